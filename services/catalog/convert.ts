@@ -1,0 +1,85 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import {
+  ApiKeySchema,
+  ItemSchema,
+  ItemStatus,
+  ItemType,
+  Plan,
+  StoreSchema,
+  type ApiKey,
+  type Item,
+  type Store,
+} from "../../gen/catalog/v1/catalog_pb.js";
+import type { ApiKeyRow, ItemRow, ItemStatusName, PlanName, StoreRow } from "./store.js";
+
+// Rows ↔ protobuf messages: the one place the two vocabularies meet.
+
+export const planNames: Record<PlanName, Plan> = {
+  starter: Plan.STARTER,
+  growth: Plan.GROWTH,
+  scale: Plan.SCALE,
+};
+
+export const itemStatusNames: Record<ItemStatusName, ItemStatus> = {
+  draft: ItemStatus.DRAFT,
+  published: ItemStatus.PUBLISHED,
+  archived: ItemStatus.ARCHIVED,
+};
+
+export function planName(plan: Plan): PlanName | undefined {
+  return (Object.keys(planNames) as PlanName[]).find((name) => planNames[name] === plan);
+}
+
+export function itemStatusName(status: ItemStatus): ItemStatusName | undefined {
+  return (Object.keys(itemStatusNames) as ItemStatusName[]).find((name) => itemStatusNames[name] === status);
+}
+
+export function storeMessage(row: StoreRow): Store {
+  return create(StoreSchema, {
+    id: row.id,
+    name: row.name,
+    plan: planNames[row.plan],
+    bankAccount:
+      row.bank_name === null
+        ? undefined
+        : {
+            bankName: row.bank_name,
+            bankCode: row.bank_code ?? "",
+            accountNumber: row.account_number ?? "",
+            accountHolder: row.account_holder ?? "",
+          },
+    redirects: {
+      successUrl: row.success_url ?? "",
+      returnUrl: row.return_url ?? "",
+      errorUrl: row.error_url ?? "",
+    },
+    createdAt: timestampFromDate(row.created_at),
+  });
+}
+
+export function apiKeyMessage(row: ApiKeyRow): ApiKey {
+  return create(ApiKeySchema, {
+    id: row.id,
+    storeId: row.store_id,
+    name: row.name,
+    prefix: row.prefix,
+    createdAt: timestampFromDate(row.created_at),
+    revokedAt: row.revoked_at ? timestampFromDate(row.revoked_at) : undefined,
+    lastUsedAt: row.last_used_at ? timestampFromDate(row.last_used_at) : undefined,
+  });
+}
+
+export function itemMessage(row: ItemRow): Item {
+  return create(ItemSchema, {
+    id: row.id,
+    storeId: row.store_id,
+    type: row.type === "bundle" ? ItemType.BUNDLE : ItemType.PRODUCT,
+    title: row.title,
+    slug: row.slug,
+    price: BigInt(row.price),
+    status: itemStatusNames[row.status],
+    productIds: row.product_ids,
+    createdAt: timestampFromDate(row.created_at),
+  });
+}

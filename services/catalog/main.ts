@@ -1,0 +1,18 @@
+// The catalog service on its own: `npm run start:catalog`.
+import { listenAddress, loadConfig } from "../lib/config.js";
+import { connectDb, openDatabaseServer } from "../lib/db.js";
+import { onShutdown } from "../lib/lifecycle.js";
+import { createLogger } from "../lib/logger.js";
+import { CATALOG_SCHEMA, startCatalogService } from "./service.js";
+
+const config = loadConfig();
+const logger = createLogger("catalog", config.LOG_LEVEL);
+const database = await openDatabaseServer(config, logger);
+const sql = connectDb(database.url, { schema: CATALOG_SCHEMA });
+const server = await startCatalogService({ sql, logger, ...listenAddress(config.CATALOG_ADDR) });
+
+onShutdown(logger, async () => {
+  await server.close();
+  await sql.end({ timeout: 5 });
+  await database.close();
+});

@@ -1,0 +1,36 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
+import { migrate, type Sql } from "../lib/db.js";
+import type { Logger } from "../lib/logger.js";
+import { startRpcServer, type RpcServer } from "../lib/rpc-server.js";
+import { createCatalogRoutes } from "./routes.js";
+import { createCatalogStore } from "./store.js";
+
+export const CATALOG_SCHEMA = "catalog";
+const migrations = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
+
+/**
+ * Migrates the catalog schema and serves the catalog's gRPC API. `sql` must be a pool
+ * whose search_path is the catalog schema (connectDb's `schema` option).
+ */
+export async function startCatalogService(options: {
+  sql: Sql;
+  logger: Logger;
+  host: string;
+  port: number;
+}): Promise<RpcServer> {
+  const { sql, logger } = options;
+  await migrate(sql, CATALOG_SCHEMA, migrations);
+  return startRpcServer({
+    name: "catalog",
+    host: options.host,
+    port: options.port,
+    logger,
+    routes: createCatalogRoutes({ store: createCatalogStore(sql), logger }),
+    services: [StoreService.typeName, CatalogService.typeName],
+    ready: async () => {
+      await sql`select 1`;
+    },
+  });
+}

@@ -1,0 +1,86 @@
+import { z } from "zod";
+
+// Durations are written the way operators write them: "500ms", "5s", "5m", "2h", "1d".
+const durationPattern = /^(\d+)(ms|s|m|h|d)$/;
+const unitMs = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+export function parseDuration(text: string): number {
+  const match = durationPattern.exec(text.trim());
+  if (!match) throw new Error(`not a duration: "${text}" (use e.g. 500ms, 5s, 5m, 2h)`);
+  return Number(match[1]) * unitMs[match[2] as keyof typeof unitMs];
+}
+
+const duration = z.string().transform((text, ctx) => {
+  try {
+    return parseDuration(text);
+  } catch (error) {
+    ctx.addIssue({ code: "custom", message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+
+const flag = z
+  .enum(["true", "false", "1", "0", "yes", "no", ""])
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+
+const url = z.string().url();
+
+const schema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  PUBLIC_BASE_URL: url.optional(),
+  DATABASE_URL: z.string().min(1).optional(),
+  DATA_DIR: z.string().min(1).default("./.data"),
+  NATS_URL: z.string().min(1).optional(),
+  CATALOG_ADDR: url.default("http://127.0.0.1:50051"),
+  ORDER_ADDR: url.default("http://127.0.0.1:50052"),
+  WEBHOOK_ADDR: url.default("http://127.0.0.1:50053"),
+  PAYMENT_GATEWAY: z.enum(["sandbox", "midtrans"]).default("sandbox"),
+  MIDTRANS_SERVER_KEY: z.string().min(1).default("sandbox-server-key"),
+  MIDTRANS_CLIENT_KEY: z.string().min(1).default("sandbox-client-key"),
+  MIDTRANS_BASE_URL: url.default("https://app.sandbox.midtrans.com"),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default("5s,5m,30m,2h,5h,10h,10h")
+    .transform((text, ctx) => {
+      try {
+        return text.split(",").map(parseDuration);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  WEBHOOK_ALLOW_HTTP: flag.default(false),
+  WEBHOOK_ALLOW_PRIVATE: flag.default(false),
+  WEBHOOK_SECRET_KEY: z.string().min(1).optional(),
+  ORDER_PAYMENT_WINDOW: duration.default(24 * 3_600_000),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export type Config = z.infer<typeof schema> & { PUBLIC_BASE_URL: string };
+
+/**
+ * Reads configuration from an environment. Empty strings count as unset, so a
+ * compose file can list every variable without forcing values.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([name, value]) => name in schema.shape && value !== undefined && value !== ""),
+  );
+  const result = schema.safeParse(present);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    throw new Error(`invalid configuration: ${problems.join("; ")}`);
+  }
+  const config = result.data;
+  return {
+    ...config,
+    PUBLIC_BASE_URL: (config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, ""),
+  };
+}
+
+/** "http://127.0.0.1:50051" → the host and port to listen on. */
+export function listenAddress(addr: string): { host: string; port: number } {
+  const parsed = new URL(addr);
+  return { host: parsed.hostname.replace(/^\[|\]$/g, ""), port: Number(parsed.port || 80) };
+}

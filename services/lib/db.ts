@@ -1,0 +1,85 @@
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import postgres from "postgres";
+
+export type Sql = postgres.Sql;
+
+export interface DbOptions {
+  /** Connections in the pool. */
+  max?: number;
+  /** The service's own schema: its unqualified table names resolve there. */
+  schema?: string;
+}
+
+/**
+ * One pool per process. int8 (money, counts) is parsed into a JS number: every amount
+ * is bounded far below 2^53 by validation, and one conversion here beats one at every
+ * call site.
+ */
+export function connectDb(url: string, options: DbOptions = {}): Sql {
+  return postgres(url, {
+    max: options.max ?? 10,
+    idle_timeout: 30,
+    connect_timeout: 5,
+    onnotice: () => {},
+    connection: options.schema ? { search_path: options.schema } : {},
+    types: {
+      bigint: {
+        to: 20,
+        from: [20],
+        serialize: (value: number | bigint) => value.toString(),
+        parse: (value: string) => Number(value),
+      },
+    },
+  });
+}
+
+/**
+ * Applies a service's numbered SQL files (`001_init.sql`, …) in order, each once, in a
+ * transaction, recording them in `<schema>.schema_migrations`. An advisory lock keyed
+ * on the schema lets several instances of one service start at once.
+ */
+export async function migrate(sql: Sql, schema: string, directory: string): Promise<string[]> {
+  const files = (await readdir(directory)).filter((name) => name.endsWith(".sql")).sort();
+  const applied: string[] = [];
+  await sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(hashtext(${"migrate:" + schema}))`;
+    await tx`create schema if not exists ${tx(schema)}`;
+    await tx`create table if not exists ${tx(schema)}.schema_migrations (
+      name text primary key,
+      applied_at timestamptz not null default now()
+    )`;
+    const done = new Set(
+      (await tx<{ name: string }[]>`select name from ${tx(schema)}.schema_migrations`).map((row) => row.name),
+    );
+    for (const name of files) {
+      if (done.has(name)) continue;
+      const text = await readFile(path.join(directory, name), "utf8");
+      await tx.unsafe(`set local search_path to "${schema}", public`);
+      await tx.unsafe(text);
+      await tx`insert into ${tx(schema)}.schema_migrations (name) values (${name})`;
+      applied.push(name);
+    }
+  });
+  return applied;
+}
+
+export interface DatabaseServer {
+  url: string;
+  /** Stops the embedded server if this process started one. */
+  close(): Promise<void>;
+}
+
+/**
+ * `DATABASE_URL` when set; otherwise an embedded PostgreSQL in `DATA_DIR`, so a bare
+ * machine needs nothing installed.
+ */
+export async function openDatabaseServer(
+  config: { DATABASE_URL?: string; DATA_DIR: string },
+  logger: import("./logger.js").Logger,
+): Promise<DatabaseServer> {
+  if (config.DATABASE_URL) return { url: config.DATABASE_URL, close: async () => {} };
+  const { startEmbeddedDb } = await import("./embedded-db.js");
+  const embedded = await startEmbeddedDb(config.DATA_DIR, logger);
+  return { url: embedded.url, close: () => embedded.stop() };
+}

@@ -1,0 +1,104 @@
+import http2 from "node:http2";
+import type { ConnectRouter } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import {
+  Health,
+  HealthCheckResponseSchema,
+  HealthCheckResponse_ServingStatus as ServingStatus,
+  HealthListResponseSchema,
+} from "../../gen/grpc/health/v1/health_pb.js";
+import type { Logger } from "./logger.js";
+
+export interface RpcServerOptions {
+  name: string;
+  host: string;
+  port: number;
+  logger: Logger;
+  /** Registers the service's handlers. */
+  routes: (router: ConnectRouter) => void;
+  /** Fully-qualified names of the services `routes` registers, for gRPC health. */
+  services: string[];
+  /** Throws when the service cannot serve (its database is gone, say). */
+  ready: () => Promise<void>;
+}
+
+export interface RpcServer {
+  port: number;
+  /** Stops accepting, lets in-flight calls finish (up to `graceMs`), then closes. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/**
+ * One HTTP/2 cleartext server that answers gRPC, gRPC-Web and Connect for the given
+ * routes plus the standard gRPC health service (`grpc.health.v1.Health`).
+ */
+export async function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
+  const { logger } = options;
+  let shuttingDown = false;
+  const status = async (service: string): Promise<ServingStatus> => {
+    if (service !== "" && !options.services.includes(service)) {
+      throw new ConnectError(`unknown service ${service}`, Code.NotFound);
+    }
+    if (shuttingDown) return ServingStatus.NOT_SERVING;
+    try {
+      await options.ready();
+      return ServingStatus.SERVING;
+    } catch (error) {
+      logger.warn({ err: error }, "not ready");
+      return ServingStatus.NOT_SERVING;
+    }
+  };
+  const handler = connectNodeAdapter({
+    routes(router) {
+      options.routes(router);
+      router.service(Health, {
+        async check(request) {
+          return create(HealthCheckResponseSchema, { status: await status(request.service) });
+        },
+        async list() {
+          const statuses: Record<string, ReturnType<typeof create<typeof HealthCheckResponseSchema>>> = {};
+          for (const service of ["", ...options.services]) {
+            statuses[service] = create(HealthCheckResponseSchema, { status: await status(service) });
+          }
+          return create(HealthListResponseSchema, { statuses });
+        },
+        async *watch(request) {
+          yield create(HealthCheckResponseSchema, { status: await status(request.service) });
+        },
+      });
+    },
+  });
+  const server = http2.createServer(handler);
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on("session", (session) => {
+    sessions.add(session);
+    session.once("close", () => sessions.delete(session));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : options.port;
+  logger.info({ address: `http://${options.host}:${port}` }, `${options.name} listening`);
+
+  return {
+    port,
+    async close(graceMs = 8_000) {
+      shuttingDown = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // GOAWAY lets clients finish their streams and open no new ones here.
+      for (const session of sessions) session.close();
+      const timer = setTimeout(() => {
+        for (const session of sessions) session.destroy();
+      }, graceMs);
+      await closed;
+      clearTimeout(timer);
+    },
+  };
+}
