@@ -39,6 +39,8 @@ const schema = z.object({
   MIDTRANS_CLIENT_KEY: z.string().min(1).default("sandbox-client-key"),
   MIDTRANS_BASE_URL: url.default("https://app.sandbox.midtrans.com"),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
+  // Failed authentications allowed per client address and minute (slows key guessing).
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(60),
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
     .default("5s,5m,30m,2h,5h,10h,10h")

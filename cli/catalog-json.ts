@@ -1,0 +1,58 @@
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { ItemStatus, ItemType, Plan, type ApiKey, type Item, type Store } from "../gen/catalog/v1/catalog_pb.js";
+
+// How the operator CLI prints catalog messages: snake_case JSON, amounts as numbers.
+
+const plans: Record<number, string> = { [Plan.STARTER]: "starter", [Plan.GROWTH]: "growth", [Plan.SCALE]: "scale" };
+const statuses: Record<number, string> = {
+  [ItemStatus.DRAFT]: "draft",
+  [ItemStatus.PUBLISHED]: "published",
+  [ItemStatus.ARCHIVED]: "archived",
+};
+
+export const planFromName = (name: string): Plan | undefined =>
+  ({ starter: Plan.STARTER, growth: Plan.GROWTH, scale: Plan.SCALE })[name];
+
+export const statusFromName = (name: string): ItemStatus | undefined =>
+  ({ draft: ItemStatus.DRAFT, published: ItemStatus.PUBLISHED, archived: ItemStatus.ARCHIVED })[name];
+
+export function storeJson(store: Store) {
+  return {
+    id: store.id,
+    name: store.name,
+    plan: plans[store.plan],
+    bank_account: store.bankAccount
+      ? {
+          bank_name: store.bankAccount.bankName,
+          bank_code: store.bankAccount.bankCode,
+          account_number: store.bankAccount.accountNumber,
+          account_holder: store.bankAccount.accountHolder,
+        }
+      : null,
+    created_at: store.createdAt ? timestampDate(store.createdAt).toISOString() : null,
+  };
+}
+
+export function apiKeyJson(key: ApiKey) {
+  return {
+    id: key.id,
+    store_id: key.storeId,
+    name: key.name,
+    prefix: key.prefix,
+    created_at: key.createdAt ? timestampDate(key.createdAt).toISOString() : null,
+    revoked_at: key.revokedAt ? timestampDate(key.revokedAt).toISOString() : null,
+  };
+}
+
+export function itemJson(item: Item) {
+  return {
+    id: item.id,
+    store_id: item.storeId,
+    type: item.type === ItemType.BUNDLE ? "bundle" : "product",
+    title: item.title,
+    slug: item.slug,
+    price: Number(item.price),
+    status: statuses[item.status],
+    ...(item.type === ItemType.BUNDLE ? { product_ids: item.productIds } : {}),
+  };
+}

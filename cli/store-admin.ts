@@ -1,0 +1,156 @@
+// store-admin: the operator CLI (CONTRACT §8). JSON on stdout; errors on stderr, exit 1.
+import { parseArgs } from "node:util";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { CatalogService, StoreService } from "../gen/catalog/v1/catalog_pb.js";
+import { loadConfig } from "../services/lib/config.js";
+import { createRpcChannel, type RpcChannel } from "../services/lib/rpc-client.js";
+import { apiKeyJson, itemJson, planFromName, statusFromName, storeJson } from "./catalog-json.js";
+import { seedDemoStore } from "./seed.js";
+
+class UsageError extends Error {}
+
+const USAGE = `usage: store-admin <command> [options]
+
+  store create --name N [--plan starter|growth|scale] [--bank-name N --bank-code C --account-number A --account-holder H]
+  store set-plan --store ID --plan P
+  key create --store ID [--name N]
+  key revoke --store ID --key ID
+  product create --store ID --title T --price N [--slug S] [--status published|draft]
+  bundle create --store ID --title T --price N --product ID [--product ID ...] [--status ...]
+  seed`;
+
+const options = {
+  name: { type: "string" },
+  plan: { type: "string" },
+  "bank-name": { type: "string" },
+  "bank-code": { type: "string" },
+  "account-number": { type: "string" },
+  "account-holder": { type: "string" },
+  store: { type: "string" },
+  key: { type: "string" },
+  title: { type: "string" },
+  price: { type: "string" },
+  slug: { type: "string" },
+  status: { type: "string" },
+  product: { type: "string", multiple: true },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>["values"];
+
+function required(values: Values, name: keyof Values): string {
+  const value = values[name];
+  if (typeof value !== "string" || value === "") throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function price(values: Values): bigint {
+  const text = required(values, "price");
+  if (!/^[0-9]{1,13}$/.test(text)) throw new UsageError("--price must be a whole number of rupiah");
+  return BigInt(text);
+}
+
+function plan(text: string) {
+  const value = planFromName(text);
+  if (value === undefined) throw new UsageError("--plan must be starter, growth or scale");
+  return value;
+}
+
+function itemStatus(values: Values) {
+  if (values.status === undefined) return statusFromName("published")!;
+  const value = statusFromName(values.status);
+  if (value === undefined) throw new UsageError("--status must be draft, published or archived");
+  return value;
+}
+
+async function run(argv: string[], catalog: RpcChannel): Promise<unknown> {
+  const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  const command = positionals.join(" ");
+  if (values.help || command === "") throw new UsageError("");
+  const stores = catalog.client(StoreService);
+  const items = catalog.client(CatalogService);
+
+  switch (command) {
+    case "store create": {
+      const bankFields = [values["bank-name"], values["bank-code"], values["account-number"], values["account-holder"]];
+      const someBank = bankFields.some((value) => value !== undefined);
+      if (someBank && !bankFields.every((value) => value !== undefined)) {
+        throw new UsageError("a bank account needs --bank-name, --bank-code, --account-number and --account-holder");
+      }
+      const { store } = await stores.createStore({
+        name: required(values, "name"),
+        plan: plan(values.plan ?? "growth"),
+        bankAccount: someBank
+          ? {
+              bankName: values["bank-name"]!,
+              bankCode: values["bank-code"]!,
+              accountNumber: values["account-number"]!,
+              accountHolder: values["account-holder"]!,
+            }
+          : undefined,
+      });
+      return storeJson(store!);
+    }
+    case "store set-plan": {
+      const { store } = await stores.setStorePlan({ storeId: required(values, "store"), plan: plan(required(values, "plan")) });
+      return storeJson(store!);
+    }
+    case "key create": {
+      const created = await stores.createApiKey({ storeId: required(values, "store"), name: values.name ?? "" });
+      return { id: created.apiKey!.id, key: created.secret };
+    }
+    case "key revoke": {
+      const { apiKey } = await stores.revokeApiKey({ storeId: required(values, "store"), keyId: required(values, "key") });
+      return apiKeyJson(apiKey!);
+    }
+    case "product create": {
+      const { item } = await items.createProduct({
+        storeId: required(values, "store"),
+        title: required(values, "title"),
+        price: price(values),
+        slug: values.slug ?? "",
+        status: itemStatus(values),
+      });
+      return itemJson(item!);
+    }
+    case "bundle create": {
+      if (!values.product || values.product.length === 0) throw new UsageError("--product is required (one or more)");
+      const { item } = await items.createBundle({
+        storeId: required(values, "store"),
+        title: required(values, "title"),
+        price: price(values),
+        slug: values.slug ?? "",
+        status: itemStatus(values),
+        productIds: values.product,
+      });
+      return itemJson(item!);
+    }
+    case "seed":
+      return seedDemoStore({ store: stores, catalog: items });
+    default:
+      throw new UsageError(`unknown command: ${command}`);
+  }
+}
+
+let channel: RpcChannel | undefined;
+try {
+  const config = loadConfig();
+  channel = createRpcChannel(config.CATALOG_ADDR, { timeoutMs: 10_000 });
+  const result = await run(process.argv.slice(2), channel);
+  process.stdout.write(JSON.stringify(result, null, 2) + "\n");
+  channel.close();
+} catch (error) {
+  channel?.close();
+  if (error instanceof UsageError) {
+    process.stderr.write((error.message ? `store-admin: ${error.message}\n\n` : "") + USAGE + "\n");
+  } else if (error instanceof ConnectError) {
+    process.stderr.write(`store-admin: ${error.rawMessage} (${codeName(error)})\n`);
+  } else {
+    process.stderr.write(`store-admin: ${(error as Error).message}\n`);
+  }
+  process.exitCode = 1;
+}
+
+function codeName(error: ConnectError): string {
+  return Code[error.code] ?? String(error.code);
+}

@@ -1,0 +1,55 @@
+import Router from "@koa/router";
+import Koa from "koa";
+import type { Sql } from "../services/lib/db.js";
+import type { Logger } from "../services/lib/logger.js";
+import { createAuthenticator } from "./auth.js";
+import type { ServiceClients } from "./clients.js";
+import { requestContext, type GatewayContext } from "./context.js";
+import { ApiError, notFound } from "./errors.js";
+import { createGuards } from "./guards.js";
+import { createMemoryRateLimiter, createPostgresRateLimiter } from "./rate-limit.js";
+import { healthRoutes } from "./routes/health.js";
+import { productRoutes } from "./routes/products.js";
+
+export interface GatewayDeps {
+  sql: Sql;
+  clients: ServiceClients;
+  logger: Logger;
+  ratePerMinute: number;
+  authFailuresPerMinute: number;
+  authCacheMs?: number;
+}
+
+/** The public HTTP surface. Middleware runs top to bottom as written here. */
+export function createGatewayApp(deps: GatewayDeps): Koa {
+  const app = new Koa({ proxy: false });
+  app.silent = true; // every error is rendered and logged by requestContext
+
+  const guards = createGuards({
+    authenticator: createAuthenticator(deps.clients, deps.authCacheMs),
+    storeLimiter: createPostgresRateLimiter(deps.sql),
+    failureLimiter: createMemoryRateLimiter(),
+    ratePerMinute: deps.ratePerMinute,
+    authFailuresPerMinute: deps.authFailuresPerMinute,
+  });
+
+  const router = new Router();
+  healthRoutes(router, { sql: deps.sql, clients: deps.clients });
+  productRoutes(router, guards, deps.clients);
+
+  app.use(requestContext(deps.logger));
+  app.use(router.routes());
+  // Whatever the router did not answer: a wrong method on a known path, or no such path.
+  app.use(async (ctx: GatewayContext) => {
+    if ((ctx as { routeMatched?: boolean }).routeMatched) return;
+    const match = router.match(ctx.path, ctx.method);
+    const allowed = [...new Set(match.path.flatMap((layer) => layer.methods))];
+    if (allowed.length > 0) {
+      throw new ApiError(405, "METHOD_NOT_ALLOWED", `${ctx.method} is not allowed here`, [], {
+        Allow: allowed.join(", "),
+      });
+    }
+    throw notFound(`no route for ${ctx.method} ${ctx.path}`);
+  });
+  return app;
+}

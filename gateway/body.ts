@@ -1,0 +1,31 @@
+import type { Context } from "koa";
+import getRawBody from "raw-body";
+import { ApiError, invalidRequest } from "./errors.js";
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+function hasBody(ctx: Context): boolean {
+  const length = ctx.get("content-length");
+  return (length !== "" && length !== "0") || ctx.get("transfer-encoding") !== "";
+}
+
+/**
+ * Reads a JSON body: 413 past 64 KiB (before reading when the length is declared),
+ * 415 when it is not `application/json`, 400 when it does not parse. Returns
+ * `undefined` for a request without a body.
+ */
+export async function readJsonBody(ctx: Context): Promise<unknown> {
+  if (!hasBody(ctx)) return undefined;
+  const declared = Number(ctx.get("content-length") || "0");
+  if (declared > MAX_BODY_BYTES) throw invalidRequest("request body is larger than 64 KiB", [], 413);
+  if (!ctx.is("application/json")) {
+    throw new ApiError(415, "INVALID_REQUEST", "request body must be application/json");
+  }
+  const text = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, encoding: "utf8" });
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw invalidRequest("request body is not valid JSON");
+  }
+}

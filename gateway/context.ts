@@ -1,0 +1,66 @@
+import { randomUUID } from "node:crypto";
+import type { Context, Next } from "koa";
+import type { Logger } from "../services/lib/logger.js";
+import type { Principal } from "./auth.js";
+import { toApiError, type ApiError } from "./errors.js";
+
+export interface GatewayState {
+  requestId: string;
+  principal?: Principal;
+  body?: unknown;
+}
+
+export type GatewayContext = Context & { state: GatewayState };
+
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._~:\-]{1,128}$/;
+
+export function ok(ctx: Context, data: unknown, status = 200): void {
+  ctx.status = status;
+  ctx.body = { success: true, data };
+}
+
+function renderError(ctx: Context, error: ApiError): void {
+  ctx.status = error.status;
+  for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+  ctx.body = {
+    success: false,
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.details.length > 0 ? { details: error.details } : {}),
+    },
+  };
+}
+
+/**
+ * Outermost middleware: gives every request an id, turns every failure into the
+ * envelope (never HTML, never a stack trace) and writes one log line per request.
+ */
+export function requestContext(logger: Logger) {
+  return async (ctx: GatewayContext, next: Next) => {
+    const started = process.hrtime.bigint();
+    const incoming = ctx.get("x-request-id");
+    ctx.state.requestId = SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    ctx.set("X-Request-Id", ctx.state.requestId);
+    let failure: unknown;
+    try {
+      await next();
+    } catch (error) {
+      failure = error;
+      const apiError = toApiError(error);
+      renderError(ctx, apiError);
+    }
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    const line = {
+      requestId: ctx.state.requestId,
+      method: ctx.method,
+      route: (ctx as { routerPath?: string }).routerPath ?? null,
+      path: ctx.path,
+      status: ctx.status,
+      ms: Math.round(ms * 10) / 10,
+      storeId: ctx.state.principal?.storeId,
+    };
+    if (ctx.status >= 500) logger.error({ ...line, err: failure }, "request failed");
+    else logger.info(line, "request");
+  };
+}

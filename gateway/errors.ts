@@ -1,0 +1,102 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+
+export type ErrorCode =
+  | "INVALID_REQUEST"
+  | "UNAUTHORIZED"
+  | "PLAN_REQUIRED"
+  | "NOT_FOUND"
+  | "METHOD_NOT_ALLOWED"
+  | "CONFLICT"
+  | "RATE_LIMITED"
+  | "INTERNAL_ERROR"
+  | "SERVICE_UNAVAILABLE";
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** An error the client is meant to see, already in the envelope's vocabulary. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: FieldError[] = [],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const invalidRequest = (message: string, details: FieldError[] = [], status = 400) =>
+  new ApiError(status, "INVALID_REQUEST", message, details);
+
+export const invalidField = (field: string, message: string) =>
+  invalidRequest(`${field}: ${message}`, [{ field, message }]);
+
+export const unauthorized = (message: string, invalidToken = false) =>
+  new ApiError(401, "UNAUTHORIZED", message, [], {
+    "WWW-Authenticate": invalidToken ? 'Bearer error="invalid_token"' : "Bearer",
+  });
+
+export const notFound = (message = "not found") => new ApiError(404, "NOT_FOUND", message);
+
+export const serviceUnavailable = (message = "a service is unavailable, try again shortly") =>
+  new ApiError(503, "SERVICE_UNAVAILABLE", message, [], { "Retry-After": "2" });
+
+/**
+ * The one mapping from internal gRPC status codes to the public envelope. Internal
+ * messages pass through only for codes whose messages are written for clients.
+ */
+export function fromConnectError(error: ConnectError): ApiError {
+  switch (error.code) {
+    case Code.InvalidArgument:
+      return invalidRequest(error.rawMessage);
+    case Code.NotFound:
+      return notFound(error.rawMessage);
+    case Code.Unauthenticated:
+      return unauthorized("invalid API key", true);
+    case Code.PermissionDenied:
+      return new ApiError(403, "PLAN_REQUIRED", error.rawMessage);
+    case Code.AlreadyExists:
+    case Code.Aborted:
+    case Code.FailedPrecondition:
+      return new ApiError(409, "CONFLICT", error.rawMessage);
+    case Code.ResourceExhausted:
+      return new ApiError(409, "CONFLICT", error.rawMessage);
+    case Code.Unavailable:
+    case Code.DeadlineExceeded:
+      return serviceUnavailable();
+    default:
+      return new ApiError(500, "INTERNAL_ERROR", "internal error");
+  }
+}
+
+/** Anything thrown while serving a request, as an ApiError (500 for the unexpected). */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof ConnectError) return fromConnectError(error);
+  if (error instanceof URIError) return invalidRequest("malformed URL");
+  const status = (error as { status?: number; expose?: boolean }).status;
+  if (status === 413) return invalidRequest("request body is larger than 64 KiB", [], 413);
+  if (typeof status === "number" && status >= 400 && status < 500 && (error as { expose?: boolean }).expose) {
+    return invalidRequest((error as Error).message);
+  }
+  if (isConnectionFailure(error)) return serviceUnavailable();
+  return new ApiError(500, "INTERNAL_ERROR", "internal error");
+}
+
+function isConnectionFailure(error: unknown): boolean {
+  const code = (error as { code?: string }).code;
+  return (
+    code === "ECONNREFUSED" ||
+    code === "ECONNRESET" ||
+    code === "ETIMEDOUT" ||
+    code === "CONNECT_TIMEOUT" ||
+    code === "CONNECTION_CLOSED" ||
+    code === "CONNECTION_ENDED" ||
+    code === "CONNECTION_DESTROYED" ||
+    code === "57P01" // admin_shutdown: the database is going away
+  );
+}

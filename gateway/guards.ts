@@ -1,0 +1,69 @@
+import type { Next } from "koa";
+import type { Authenticator } from "./auth.js";
+import { readJsonBody } from "./body.js";
+import type { GatewayContext } from "./context.js";
+import { ApiError, unauthorized } from "./errors.js";
+import type { RateLimiter } from "./rate-limit.js";
+
+const BEARER = /^bearer[ \t]+([^\s]+)[ \t]*$/i;
+const PLANS_WITH_API = new Set(["growth", "scale"]);
+
+export interface GuardOptions {
+  authenticator: Authenticator;
+  storeLimiter: RateLimiter;
+  failureLimiter: RateLimiter & { peek(bucket: string, perMinute: number): { allowed: boolean; retryAfterSeconds: number } };
+  ratePerMinute: number;
+  authFailuresPerMinute: number;
+}
+
+function rateLimited(retryAfterSeconds: number, message = "rate limit exceeded"): ApiError {
+  return new ApiError(429, "RATE_LIMITED", message, [], { "Retry-After": String(retryAfterSeconds) });
+}
+
+/**
+ * The checks every keyed `/v1` call passes, in the contract's order: authentication,
+ * plan, rate limit, then the body (validation proper is the route's).
+ */
+export function createGuards(options: GuardOptions) {
+  const { authenticator, storeLimiter, failureLimiter, ratePerMinute, authFailuresPerMinute } = options;
+
+  async function authenticate(ctx: GatewayContext, next: Next) {
+    const failureBucket = `auth-failures:${ctx.ip}`;
+    const standing = failureLimiter.peek(failureBucket, authFailuresPerMinute);
+    if (!standing.allowed) throw rateLimited(standing.retryAfterSeconds, "too many failed authentications");
+    const fail = async (message: string, invalidToken: boolean) => {
+      await failureLimiter.take(failureBucket, authFailuresPerMinute);
+      return unauthorized(message, invalidToken);
+    };
+    const header = ctx.get("authorization");
+    if (header === "") throw await fail("missing Authorization header", false);
+    const match = BEARER.exec(header);
+    if (!match) throw await fail("Authorization header must be 'Bearer <API key>'", false);
+    const principal = await authenticator.authenticate(match[1]!);
+    if (!principal) throw await fail("invalid API key", true);
+    ctx.state.principal = principal;
+    await next();
+  }
+
+  async function requirePlan(ctx: GatewayContext, next: Next) {
+    if (!PLANS_WITH_API.has(ctx.state.principal!.plan)) {
+      throw new ApiError(403, "PLAN_REQUIRED", "the API is available on the Growth and Scale plans");
+    }
+    await next();
+  }
+
+  async function rateLimit(ctx: GatewayContext, next: Next) {
+    const result = await storeLimiter.take(`store:${ctx.state.principal!.storeId}`, ratePerMinute);
+    ctx.set("RateLimit-Policy", `"store";q=${ratePerMinute};w=60`);
+    ctx.set("RateLimit", `"store";r=${result.remaining};t=${result.resetSeconds}`);
+    if (!result.allowed) throw rateLimited(result.retryAfterSeconds);
+    await next();
+  }
+
+  async function body(ctx: GatewayContext, next: Next) {
+    ctx.state.body = await readJsonBody(ctx);
+    await next();
+  }
+
+  return [authenticate, requirePlan, rateLimit, body];
+}

@@ -1,0 +1,29 @@
+// The gateway on its own: `npm run start:gateway`.
+import { loadConfig } from "../services/lib/config.js";
+import { connectDb, openDatabaseServer } from "../services/lib/db.js";
+import { onShutdown } from "../services/lib/lifecycle.js";
+import { createLogger } from "../services/lib/logger.js";
+import { createServiceClients } from "./clients.js";
+import { GATEWAY_SCHEMA, startGateway } from "./service.js";
+
+const config = loadConfig();
+const logger = createLogger("gateway", config.LOG_LEVEL);
+const database = await openDatabaseServer(config, logger);
+const sql = connectDb(database.url, { schema: GATEWAY_SCHEMA });
+const clients = createServiceClients({ catalog: config.CATALOG_ADDR });
+const gateway = await startGateway({
+  sql,
+  clients,
+  logger,
+  host: "0.0.0.0",
+  port: config.PORT,
+  ratePerMinute: config.RATE_LIMIT_PER_MINUTE,
+  authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
+});
+
+onShutdown(logger, async () => {
+  await gateway.close();
+  clients.close();
+  await sql.end({ timeout: 5 });
+  await database.close();
+});

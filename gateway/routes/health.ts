@@ -1,0 +1,60 @@
+import type { RouterInstance as Router, RouterMiddleware } from "@koa/router";
+import { HealthCheckResponse_ServingStatus as ServingStatus } from "../../gen/grpc/health/v1/health_pb.js";
+import type { Sql } from "../../services/lib/db.js";
+import type { ServiceClients } from "../clients.js";
+import type { GatewayContext } from "../context.js";
+
+/**
+ * /healthz: the process answers. /readyz: the database and every internal service
+ * answer too; 503 with each check's result otherwise.
+ */
+export function healthRoutes(router: Router, deps: { sql: Sql; clients: ServiceClients; extraChecks?: Record<string, () => Promise<void>> }) {
+  router.get("/healthz", (ctx: GatewayContext) => {
+    ctx.body = { success: true, data: { status: "ok" } };
+  });
+
+  router.get("/readyz", async (ctx: GatewayContext) => {
+    const checks: Record<string, () => Promise<void>> = {
+      database: async () => {
+        await deps.sql`select 1`;
+      },
+      ...Object.fromEntries(
+        Object.entries(deps.clients.health).map(([name, client]) => [
+          name,
+          async () => {
+            const answer = await client.check({ service: "" }, { timeoutMs: 1_000 });
+            if (answer.status !== ServingStatus.SERVING) throw new Error("not serving");
+          },
+        ]),
+      ),
+      ...deps.extraChecks,
+    };
+    const results = Object.fromEntries(
+      await Promise.all(
+        Object.entries(checks).map(async ([name, check]) => {
+          try {
+            await check();
+            return [name, "ok"];
+          } catch (error) {
+            return [name, `unavailable: ${(error as Error).message}`];
+          }
+        }),
+      ),
+    );
+    const ready = Object.values(results).every((result) => result === "ok");
+    ctx.status = ready ? 200 : 503;
+    if (!ready) ctx.set("Retry-After", "5");
+    ctx.body = ready
+      ? { success: true, data: { status: "ready", checks: results } }
+      : {
+          success: false,
+          error: {
+            code: "SERVICE_UNAVAILABLE",
+            message: "not ready",
+            details: Object.entries(results)
+              .filter(([, result]) => result !== "ok")
+              .map(([field, message]) => ({ field, message })),
+          },
+        };
+  });
+}

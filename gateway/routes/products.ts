@@ -1,0 +1,25 @@
+import type { RouterInstance as Router, RouterMiddleware } from "@koa/router";
+import { ItemType } from "../../gen/catalog/v1/catalog_pb.js";
+import type { ServiceClients } from "../clients.js";
+import { ok, type GatewayContext } from "../context.js";
+import { queryInt } from "../query.js";
+
+/** GET /v1/products: the store's published products and bundles, oldest first. */
+export function productRoutes(router: Router, guards: RouterMiddleware<any, any>[], clients: ServiceClients) {
+  router.get("/v1/products", ...guards, async (ctx: GatewayContext) => {
+    const limit = queryInt(ctx.query, "limit", { min: 1, max: 50, fallback: 20 });
+    const offset = queryInt(ctx.query, "offset", { min: 0, max: 1_000_000_000, fallback: 0 });
+    const page = await clients.catalog.listPublishedItems({ storeId: ctx.state.principal!.storeId, limit, offset });
+    ok(ctx, {
+      items: page.items.map((item) => ({
+        id: item.id,
+        type: item.type === ItemType.BUNDLE ? "bundle" : "product",
+        title: item.title,
+        slug: item.slug,
+        price: Number(item.price),
+        status: "published",
+      })),
+      has_more: page.hasMore,
+    });
+  });
+}

@@ -1,0 +1,44 @@
+import http from "node:http";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { migrate, type Sql } from "../services/lib/db.js";
+import type { Logger } from "../services/lib/logger.js";
+import { createGatewayApp, type GatewayDeps } from "./app.js";
+
+export const GATEWAY_SCHEMA = "gateway";
+const migrations = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
+
+export interface Gateway {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Migrates the gateway's own schema (rate buckets) and serves HTTP. */
+export async function startGateway(
+  options: Omit<GatewayDeps, "sql"> & { sql: Sql; host: string; port: number },
+): Promise<Gateway> {
+  await migrate(options.sql, GATEWAY_SCHEMA, migrations);
+  const app = createGatewayApp(options);
+  const server = http.createServer(app.callback());
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : options.port;
+  options.logger.info({ address: `http://${options.host}:${port}` }, "gateway listening");
+  return {
+    port,
+    async close() {
+      // Stop accepting; idle keep-alive sockets go now, busy ones once they answer.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), 8_000);
+      await closed;
+      clearTimeout(timer);
+    },
+  };
+}

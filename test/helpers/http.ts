@@ -1,0 +1,38 @@
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+/** fetch, with the body read and parsed when it is JSON. */
+export async function api<T = any>(
+  baseUrl: string,
+  path: string,
+  init: RequestInit & { key?: string; json?: unknown } = {},
+): Promise<ApiResponse<T>> {
+  const headers = new Headers(init.headers);
+  if (init.key) headers.set("authorization", `Bearer ${init.key}`);
+  let body = init.body;
+  if (init.json !== undefined) {
+    headers.set("content-type", "application/json");
+    body = JSON.stringify(init.json);
+  }
+  const response = await fetch(baseUrl + path, { ...init, headers, body, redirect: "manual" });
+  const text = await response.text();
+  let parsed: any = undefined;
+  try {
+    parsed = text === "" ? undefined : JSON.parse(text);
+  } catch {}
+  return { status: response.status, headers: response.headers, body: parsed as T, text };
+}
+
+/** Polls `check` until it returns true or `ms` pass; returns the elapsed milliseconds. */
+export async function waitFor(check: () => Promise<boolean> | boolean, ms = 10_000, every = 100): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    if (await check()) return Date.now() - started;
+    if (Date.now() - started > ms) throw new Error(`condition not met within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, every));
+  }
+}
