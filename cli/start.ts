@@ -7,6 +7,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { createServiceClients } from "../gateway/clients.js";
 import { GATEWAY_SCHEMA, startGateway } from "../gateway/service.js";
 import { CATALOG_SCHEMA, startCatalogService } from "../services/catalog/service.js";
+import { ORDER_SCHEMA, startOrderService } from "../services/order/service.js";
 import { listenAddress, loadConfig } from "../services/lib/config.js";
 import { connectDb, openDatabaseServer } from "../services/lib/db.js";
 import { onShutdown } from "../services/lib/lifecycle.js";
@@ -25,8 +26,16 @@ const catalog = await startCatalogService({
   ...listenAddress(config.CATALOG_ADDR),
 });
 
+const orderSql = connectDb(database.url, { schema: ORDER_SCHEMA });
+const order = await startOrderService({
+  sql: orderSql,
+  logger: createLogger("order", config.LOG_LEVEL),
+  config,
+  ...listenAddress(config.ORDER_ADDR),
+});
+
 const gatewaySql = connectDb(database.url, { schema: GATEWAY_SCHEMA });
-const clients = createServiceClients({ catalog: config.CATALOG_ADDR });
+const clients = createServiceClients({ catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR });
 const gateway = await startGateway({
   sql: gatewaySql,
   clients,
@@ -42,8 +51,9 @@ const demo = await ensureDemoStore();
 onShutdown(logger, async () => {
   await gateway.close();
   clients.close();
+  await order.close();
   await catalog.close();
-  await Promise.all([gatewaySql.end({ timeout: 5 }), catalogSql.end({ timeout: 5 })]);
+  await Promise.all([gatewaySql.end({ timeout: 5 }), orderSql.end({ timeout: 5 }), catalogSql.end({ timeout: 5 })]);
   await database.close();
 });
 

@@ -2,6 +2,8 @@
 import { parseArgs } from "node:util";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CatalogService, StoreService } from "../gen/catalog/v1/catalog_pb.js";
+import { OrderService } from "../gen/order/v1/order_pb.js";
+import { orderJson } from "../services/lib/public-json.js";
 import { loadConfig } from "../services/lib/config.js";
 import { createRpcChannel, type RpcChannel } from "../services/lib/rpc-client.js";
 import { apiKeyJson, itemJson, planFromName, statusFromName, storeJson } from "./catalog-json.js";
@@ -17,6 +19,8 @@ const USAGE = `usage: store-admin <command> [options]
   key revoke --store ID --key ID
   product create --store ID --title T --price N [--slug S] [--status published|draft]
   bundle create --store ID --title T --price N --product ID [--product ID ...] [--status ...]
+  order mark-paid --store ID --order ID
+  order cancel --store ID --order ID
   seed`;
 
 const options = {
@@ -28,6 +32,7 @@ const options = {
   "account-holder": { type: "string" },
   store: { type: "string" },
   key: { type: "string" },
+  order: { type: "string" },
   title: { type: "string" },
   price: { type: "string" },
   slug: { type: "string" },
@@ -63,12 +68,18 @@ function itemStatus(values: Values) {
   return value;
 }
 
-async function run(argv: string[], catalog: RpcChannel): Promise<unknown> {
+interface Channels {
+  catalog: RpcChannel;
+  order: RpcChannel;
+}
+
+async function run(argv: string[], channels: Channels): Promise<unknown> {
   const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   const command = positionals.join(" ");
   if (values.help || command === "") throw new UsageError("");
-  const stores = catalog.client(StoreService);
-  const items = catalog.client(CatalogService);
+  const stores = channels.catalog.client(StoreService);
+  const items = channels.catalog.client(CatalogService);
+  const orders = channels.order.client(OrderService);
 
   switch (command) {
     case "store create": {
@@ -125,6 +136,14 @@ async function run(argv: string[], catalog: RpcChannel): Promise<unknown> {
       });
       return itemJson(item!);
     }
+    case "order mark-paid": {
+      const { order } = await orders.markOrderPaid({ storeId: required(values, "store"), orderId: required(values, "order") });
+      return orderJson(order!);
+    }
+    case "order cancel": {
+      const { order } = await orders.cancelOrder({ storeId: required(values, "store"), orderId: required(values, "order") });
+      return orderJson(order!);
+    }
     case "seed":
       return seedDemoStore({ store: stores, catalog: items });
     default:
@@ -132,15 +151,22 @@ async function run(argv: string[], catalog: RpcChannel): Promise<unknown> {
   }
 }
 
-let channel: RpcChannel | undefined;
+let channels: Channels | undefined;
+const closeAll = () => {
+  channels?.catalog.close();
+  channels?.order.close();
+};
 try {
   const config = loadConfig();
-  channel = createRpcChannel(config.CATALOG_ADDR, { timeoutMs: 10_000 });
-  const result = await run(process.argv.slice(2), channel);
+  channels = {
+    catalog: createRpcChannel(config.CATALOG_ADDR, { timeoutMs: 10_000 }),
+    order: createRpcChannel(config.ORDER_ADDR, { timeoutMs: 10_000 }),
+  };
+  const result = await run(process.argv.slice(2), channels);
   process.stdout.write(JSON.stringify(result, null, 2) + "\n");
-  channel.close();
+  closeAll();
 } catch (error) {
-  channel?.close();
+  closeAll();
   if (error instanceof UsageError) {
     process.stderr.write((error.message ? `store-admin: ${error.message}\n\n` : "") + USAGE + "\n");
   } else if (error instanceof ConnectError) {

@@ -9,6 +9,9 @@ import { ApiError, notFound } from "./errors.js";
 import { createGuards } from "./guards.js";
 import { createMemoryRateLimiter, createPostgresRateLimiter } from "./rate-limit.js";
 import { healthRoutes } from "./routes/health.js";
+import { notificationRoutes } from "./routes/notifications.js";
+import { orderRoutes } from "./routes/orders.js";
+import { paymentMethodRoutes } from "./routes/payment-methods.js";
 import { productRoutes } from "./routes/products.js";
 
 export interface GatewayDeps {
@@ -36,6 +39,9 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
   const router = new Router();
   healthRoutes(router, { sql: deps.sql, clients: deps.clients });
   productRoutes(router, guards, deps.clients);
+  paymentMethodRoutes(router, guards, deps.clients);
+  orderRoutes(router, guards, deps.clients);
+  notificationRoutes(router, deps.clients);
 
   app.use(requestContext(deps.logger));
   app.use(router.routes());

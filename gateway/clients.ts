@@ -1,19 +1,24 @@
 import { CatalogService, StoreService } from "../gen/catalog/v1/catalog_pb.js";
 import { Health } from "../gen/grpc/health/v1/health_pb.js";
+import { OrderService } from "../gen/order/v1/order_pb.js";
 import { createRpcChannel } from "../services/lib/rpc-client.js";
 
 /**
- * One gRPC channel per internal service. Calls carry a short deadline so a stuck
- * service turns into a 503 instead of a hung request.
+ * One gRPC channel per internal service. Calls carry a deadline so a stuck service
+ * turns into a 503 instead of a hung request; order calls get longer, since creating
+ * an order may wait on the payment gateway.
  */
-export function createServiceClients(addrs: { catalog: string }, timeoutMs = 1_500) {
+export function createServiceClients(addrs: { catalog: string; order: string }, timeoutMs = 1_500) {
   const catalogChannel = createRpcChannel(addrs.catalog, { timeoutMs });
+  const orderChannel = createRpcChannel(addrs.order, { timeoutMs: Math.max(timeoutMs, 10_000) });
   return {
     store: catalogChannel.client(StoreService),
     catalog: catalogChannel.client(CatalogService),
-    health: { catalog: catalogChannel.client(Health) },
+    order: orderChannel.client(OrderService),
+    health: { catalog: catalogChannel.client(Health), order: orderChannel.client(Health) },
     close() {
       catalogChannel.close();
+      orderChannel.close();
     },
   };
 }

@@ -1,4 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
+import { FieldViolationSchema } from "../gen/order/v1/order_pb.js";
 
 export type ErrorCode =
   | "INVALID_REQUEST"
@@ -52,11 +53,14 @@ export const serviceUnavailable = (message = "a service is unavailable, try agai
 export function fromConnectError(error: ConnectError): ApiError {
   switch (error.code) {
     case Code.InvalidArgument:
-      return invalidRequest(error.rawMessage);
+      return invalidRequest(
+        error.rawMessage,
+        error.findDetails(FieldViolationSchema).map((v) => ({ field: v.field, message: v.description })),
+      );
     case Code.NotFound:
       return notFound(error.rawMessage);
     case Code.Unauthenticated:
-      return unauthorized("invalid API key", true);
+      return unauthorized(error.rawMessage, true);
     case Code.PermissionDenied:
       return new ApiError(403, "PLAN_REQUIRED", error.rawMessage);
     case Code.AlreadyExists:

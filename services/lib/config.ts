@@ -56,6 +56,10 @@ const schema = z.object({
   WEBHOOK_ALLOW_PRIVATE: flag.default(false),
   WEBHOOK_SECRET_KEY: z.string().min(1).optional(),
   ORDER_PAYMENT_WINDOW: duration.default(24 * 3_600_000),
+  // A gateway payment page may be given a shorter life than its order; a new one is
+  // prepared on the next read (unset: the page lives as long as the order).
+  PAYMENT_SESSION_TTL: duration.optional(),
+  MIDTRANS_TIMEOUT: duration.default(5_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 

@@ -1,0 +1,81 @@
+import type { Order, OrderDetail, Payment, Redirect } from "../../gen/order/v1/order_pb.js";
+
+// The public JSON shape of an order (CONTRACT §4). The gateway renders REST responses
+// with it and the order service renders webhook event payloads with it, so the two
+// can never disagree about what an order looks like.
+
+export function orderJson(order: Order) {
+  return {
+    id: order.id,
+    status: order.status,
+    payment_reference: order.paymentReference,
+    amount: Number(order.amount),
+    subtotal: Number(order.subtotal),
+    currency: order.currency,
+    settlement_channel: order.settlementChannel,
+    payment_provider: order.paymentProvider,
+    payment_method: order.paymentMethod,
+    buyer: { name: order.buyer?.name ?? "", email: order.buyer?.email ?? "", phone: order.buyer?.phone ?? "" },
+    items: order.items.map((item) => ({
+      type: item.type,
+      title: item.title,
+      quantity: item.quantity,
+      unit_price: Number(item.unitPrice),
+      line_total: Number(item.lineTotal),
+      ...(item.productId !== undefined ? { product_id: item.productId } : {}),
+      ...(item.bundleId !== undefined ? { bundle_id: item.bundleId } : {}),
+    })),
+    external_id: order.externalId ?? null,
+    expires_at: order.expiresAt,
+    created_at: order.createdAt,
+    updated_at: order.updatedAt,
+    checkout_url: order.checkoutUrl,
+    payment_url: order.paymentUrl,
+    requires_payment: order.requiresPayment,
+  };
+}
+
+export function paymentJson(payment: Payment) {
+  return {
+    kind: payment.kind,
+    seller_bank: payment.sellerBank
+      ? {
+          bank_name: payment.sellerBank.bankName,
+          bank_code: payment.sellerBank.bankCode,
+          account_number: payment.sellerBank.accountNumber,
+          account_holder: payment.sellerBank.accountHolder,
+          payment_reference: payment.sellerBank.paymentReference,
+          unique_amount_code: Number(payment.sellerBank.uniqueAmountCode),
+          transfer_amount: Number(payment.sellerBank.transferAmount),
+        }
+      : null,
+    snap: payment.snap
+      ? { token: payment.snap.token, client_key: payment.snap.clientKey, snap_script_url: payment.snap.snapScriptUrl }
+      : null,
+    provider: payment.provider,
+    method: payment.method,
+    amount: Number(payment.amount),
+    currency: payment.currency,
+    checkout_url: payment.checkoutUrl,
+    payment_url: payment.paymentUrl,
+    expires_at: payment.expiresAt,
+  };
+}
+
+export function redirectJson(redirect: Redirect | undefined) {
+  return {
+    success_url: redirect?.successUrl ?? "",
+    return_url: redirect?.returnUrl ?? "",
+    error_url: redirect?.errorUrl ?? "",
+  };
+}
+
+export function orderDetailJson(detail: OrderDetail) {
+  return {
+    order: orderJson(detail.order!),
+    payment: paymentJson(detail.payment!),
+    redirect: redirectJson(detail.redirect),
+  };
+}
+
+export type OrderJson = ReturnType<typeof orderJson>;

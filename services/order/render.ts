@@ -1,0 +1,86 @@
+import { create } from "@bufbuild/protobuf";
+import { OrderDetailSchema, OrderSchema, type Order, type OrderDetail } from "../../gen/order/v1/order_pb.js";
+import type { PaymentGateway } from "./payment-gateways/types.js";
+import type { OrderItemRow, OrderRow, SessionRow } from "./store.js";
+
+export interface RenderContext {
+  publicBaseUrl: string;
+  gateway: PaymentGateway;
+}
+
+const iso = (date: Date) => date.toISOString();
+
+export function checkoutUrl(ctx: RenderContext, orderId: string): string {
+  return `${ctx.publicBaseUrl}/checkout/${orderId}`;
+}
+
+/** The page the buyer pays on now: the gateway's live session, else our checkout. */
+function paymentUrl(ctx: RenderContext, row: OrderRow, session: SessionRow | undefined): string {
+  if (row.payment_kind === "gateway" && row.status === "pending" && session) return session.redirect_url;
+  return checkoutUrl(ctx, row.id);
+}
+
+export function renderOrder(ctx: RenderContext, row: OrderRow, items: OrderItemRow[], session?: SessionRow): Order {
+  return create(OrderSchema, {
+    id: row.id,
+    storeId: row.store_id,
+    status: row.status,
+    paymentReference: row.payment_reference,
+    amount: BigInt(row.amount),
+    subtotal: BigInt(row.subtotal),
+    currency: row.currency,
+    settlementChannel: row.settlement_channel,
+    paymentProvider: row.payment_provider,
+    paymentMethod: row.payment_method,
+    buyer: { name: row.buyer_name, email: row.buyer_email, phone: row.buyer_phone },
+    items: items.map((item) => ({
+      type: item.type,
+      title: item.title,
+      quantity: item.quantity,
+      unitPrice: BigInt(item.unit_price),
+      lineTotal: BigInt(item.line_total),
+      ...(item.type === "bundle" ? { bundleId: item.item_id } : { productId: item.item_id }),
+    })),
+    expiresAt: iso(row.expires_at),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+    checkoutUrl: checkoutUrl(ctx, row.id),
+    paymentUrl: paymentUrl(ctx, row, session),
+    requiresPayment: row.status === "pending" && row.amount > 0,
+    externalId: row.external_id ?? undefined,
+  });
+}
+
+export function renderDetail(ctx: RenderContext, row: OrderRow, items: OrderItemRow[], session?: SessionRow): OrderDetail {
+  const order = renderOrder(ctx, row, items, session);
+  const liveSession = row.payment_kind === "gateway" && row.status === "pending" ? session : undefined;
+  return create(OrderDetailSchema, {
+    order,
+    payment: {
+      kind: row.payment_kind,
+      sellerBank:
+        row.payment_kind === "bank_transfer"
+          ? {
+              bankName: row.bank_name ?? "",
+              bankCode: row.bank_code ?? "",
+              accountNumber: row.account_number ?? "",
+              accountHolder: row.account_holder ?? "",
+              paymentReference: row.payment_reference,
+              uniqueAmountCode: BigInt(row.unique_amount_code ?? 0),
+              transferAmount: BigInt(row.amount),
+            }
+          : undefined,
+      snap: liveSession
+        ? { token: liveSession.token, clientKey: ctx.gateway.clientKey, snapScriptUrl: ctx.gateway.snapScriptUrl }
+        : undefined,
+      provider: row.payment_provider,
+      method: row.payment_method,
+      amount: BigInt(row.amount),
+      currency: row.currency,
+      checkoutUrl: order.checkoutUrl,
+      paymentUrl: order.paymentUrl,
+      expiresAt: order.expiresAt,
+    },
+    redirect: { successUrl: row.success_url, returnUrl: row.return_url, errorUrl: row.error_url },
+  });
+}

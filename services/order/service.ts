@@ -1,0 +1,90 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
+import { OrderService } from "../../gen/order/v1/order_pb.js";
+import type { Config } from "../lib/config.js";
+import { migrate, type Sql } from "../lib/db.js";
+import type { Logger } from "../lib/logger.js";
+import { createRpcChannel } from "../lib/rpc-client.js";
+import { startRpcServer } from "../lib/rpc-server.js";
+import { startExpirySweeper } from "./expiry.js";
+import { createOrderDomain } from "./orders.js";
+import { createMidtransGateway } from "./payment-gateways/midtrans.js";
+import { createSandboxGateway } from "./payment-gateways/sandbox.js";
+import type { PaymentGateway } from "./payment-gateways/types.js";
+import { createOrderRoutes } from "./routes.js";
+
+export const ORDER_SCHEMA = "orders";
+const migrations = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
+
+export type OrderServiceConfig = Pick<
+  Config,
+  | "CATALOG_ADDR"
+  | "PUBLIC_BASE_URL"
+  | "PAYMENT_GATEWAY"
+  | "MIDTRANS_SERVER_KEY"
+  | "MIDTRANS_CLIENT_KEY"
+  | "MIDTRANS_BASE_URL"
+  | "MIDTRANS_TIMEOUT"
+  | "ORDER_PAYMENT_WINDOW"
+  | "PAYMENT_SESSION_TTL"
+>;
+
+export function createPaymentGateway(config: OrderServiceConfig): PaymentGateway {
+  return config.PAYMENT_GATEWAY === "midtrans"
+    ? createMidtransGateway({
+        baseUrl: config.MIDTRANS_BASE_URL,
+        serverKey: config.MIDTRANS_SERVER_KEY,
+        clientKey: config.MIDTRANS_CLIENT_KEY,
+        timeoutMs: config.MIDTRANS_TIMEOUT,
+      })
+    : createSandboxGateway({ publicBaseUrl: config.PUBLIC_BASE_URL, clientKey: config.MIDTRANS_CLIENT_KEY });
+}
+
+/**
+ * Migrates the order schema, serves the order service's gRPC API and runs the expiry
+ * sweeper. `sql` must be a pool whose search_path is the order schema.
+ */
+export async function startOrderService(options: {
+  sql: Sql;
+  logger: Logger;
+  config: OrderServiceConfig;
+  host: string;
+  port: number;
+  sweepEveryMs?: number;
+}) {
+  const { sql, logger, config } = options;
+  await migrate(sql, ORDER_SCHEMA, migrations);
+  const catalogChannel = createRpcChannel(config.CATALOG_ADDR, { timeoutMs: 3_000 });
+  const domain = createOrderDomain({
+    sql,
+    logger,
+    stores: catalogChannel.client(StoreService),
+    catalog: catalogChannel.client(CatalogService),
+    gateway: createPaymentGateway(config),
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    paymentWindowMs: config.ORDER_PAYMENT_WINDOW,
+    sessionTtlMs: config.PAYMENT_SESSION_TTL,
+  });
+  const server = await startRpcServer({
+    name: "order",
+    host: options.host,
+    port: options.port,
+    logger,
+    routes: createOrderRoutes({ sql, domain, logger, midtransServerKey: config.MIDTRANS_SERVER_KEY }),
+    services: [OrderService.typeName],
+    ready: async () => {
+      await sql`select 1`;
+    },
+  });
+  const sweeper = startExpirySweeper({ sql, domain, logger, everyMs: options.sweepEveryMs });
+  return {
+    port: server.port,
+    domain,
+    async close(graceMs?: number) {
+      await sweeper.stop();
+      await server.close(graceMs);
+      catalogChannel.close();
+    },
+  };
+}

@@ -1,0 +1,36 @@
+// The order status machine of CONTRACT §5, in one place.
+
+export const ORDER_STATUSES = ["pending", "paid", "failed", "expired", "cancelled", "refunded"] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+const allowed: Record<OrderStatus, readonly OrderStatus[]> = {
+  pending: ["paid", "failed", "expired", "cancelled"],
+  expired: ["paid"], // a late payment still counts
+  failed: ["paid"], // the buyer retried and it went through
+  paid: ["refunded"],
+  cancelled: [],
+  refunded: [],
+};
+
+export type TransitionCheck = { kind: "change" } | { kind: "repeat" } | { kind: "refused" };
+
+/** Whether `from → to` is a change, a harmless repeat (no-op), or refused. */
+export function checkTransition(from: OrderStatus, to: OrderStatus): TransitionCheck {
+  if (from === to) return { kind: "repeat" };
+  return allowed[from].includes(to) ? { kind: "change" } : { kind: "refused" };
+}
+
+export type EventType =
+  | "order.created"
+  | "orderUpdated"
+  | "order.paid"
+  | "order.failed"
+  | "order.expired"
+  | "order.cancelled"
+  | "order.refunded";
+
+/** Every status change announces itself twice: `orderUpdated` and the status event. */
+export function eventsForChange(to: OrderStatus): EventType[] {
+  if (to === "pending") return ["orderUpdated"];
+  return ["orderUpdated", `order.${to}` as EventType];
+}

@@ -1,0 +1,73 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import { create } from "@bufbuild/protobuf";
+import { FieldViolationSchema, type CreateOrderRequest } from "../../gen/order/v1/order_pb.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// Deliberately plain: one @, no spaces, a dot in the domain. Full RFC 5322 is not what
+// a checkout wants, and the gateway confirms nothing by mail.
+const EMAIL = /^[^\s@"<>()\[\],;:]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+const PHONE = /^\+?[0-9]{8,20}$/;
+
+/** INVALID_ARGUMENT carrying the public field path, which the gateway puts in `details`. */
+export function fieldError(field: string, description: string): ConnectError {
+  return new ConnectError(`${field}: ${description}`, Code.InvalidArgument, undefined, [
+    { desc: FieldViolationSchema, value: create(FieldViolationSchema, { field, description }) },
+  ]);
+}
+
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+function checkUrl(value: string, field: string) {
+  if (value.length > 2048) throw fieldError(field, "must be at most 2048 characters");
+  try {
+    const url = new URL(value);
+    if ((url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "") return;
+  } catch {}
+  throw fieldError(field, "must be an absolute http(s) URL");
+}
+
+export interface ValidItem {
+  field: string;
+  type: "product" | "bundle";
+  id: string;
+  quantity: number;
+}
+
+/** The checks of CONTRACT §4 that need no data; the first failure is reported. */
+export function validateCreateOrder(request: CreateOrderRequest): ValidItem[] {
+  if (request.items.length < 1 || request.items.length > 50) throw fieldError("items", "must have 1 to 50 items");
+  const seen = new Set<string>();
+  const items = request.items.map((item, n): ValidItem => {
+    const field = `items[${n}]`;
+    if (item.ref.case === undefined) throw fieldError(field, "needs exactly one of product_id or bundle_id");
+    const idField = `${field}.${item.ref.case === "productId" ? "product_id" : "bundle_id"}`;
+    if (!UUID.test(item.ref.value)) throw fieldError(idField, "must be a UUID");
+    const id = item.ref.value.toLowerCase();
+    if (seen.has(id)) throw fieldError(idField, "appears more than once");
+    seen.add(id);
+    if (!Number.isInteger(item.quantity) || item.quantity < 1 || item.quantity > 1000) {
+      throw fieldError(`${field}.quantity`, "must be an integer from 1 to 1000");
+    }
+    return { field: idField, type: item.ref.case === "productId" ? "product" : "bundle", id, quantity: item.quantity };
+  });
+  const buyer = request.buyer;
+  if (!buyer) throw fieldError("buyer", "is required");
+  const name = buyer.name.trim();
+  if (name.length < 1 || name.length > 100) throw fieldError("buyer.name", "must be 1 to 100 characters");
+  if (buyer.email.length > 254 || !EMAIL.test(buyer.email)) throw fieldError("buyer.email", "must be a valid e-mail address");
+  if (!PHONE.test(buyer.phone)) throw fieldError("buyer.phone", "must be 8 to 20 digits with an optional leading +");
+  if (request.redirect) {
+    if (request.redirect.successUrl !== "") checkUrl(request.redirect.successUrl, "redirect.success_url");
+    if (request.redirect.returnUrl !== "") checkUrl(request.redirect.returnUrl, "redirect.return_url");
+    if (request.redirect.errorUrl !== "") checkUrl(request.redirect.errorUrl, "redirect.error_url");
+  }
+  if (request.externalId !== undefined && (request.externalId.length < 1 || request.externalId.length > 64)) {
+    throw fieldError("external_id", "must be 1 to 64 characters");
+  }
+  if (request.idempotencyKey !== undefined && (request.idempotencyKey.length < 1 || request.idempotencyKey.length > 255)) {
+    throw fieldError("Idempotency-Key", "must be 1 to 255 characters");
+  }
+  return items;
+}
