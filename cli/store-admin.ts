@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CatalogService, StoreService } from "../gen/catalog/v1/catalog_pb.js";
 import { OrderService } from "../gen/order/v1/order_pb.js";
+import { WebhookService, type Delivery } from "../gen/webhook/v1/webhook_pb.js";
 import { orderJson } from "../services/lib/public-json.js";
 import { loadConfig } from "../services/lib/config.js";
 import { createRpcChannel, type RpcChannel } from "../services/lib/rpc-client.js";
@@ -19,6 +20,10 @@ const USAGE = `usage: store-admin <command> [options]
   key revoke --store ID --key ID
   product create --store ID --title T --price N [--slug S] [--status published|draft]
   bundle create --store ID --title T --price N --product ID [--product ID ...] [--status ...]
+  webhook set --store ID --url URL
+  webhook rotate --store ID
+  webhook deliveries --store ID [--order ID]
+  webhook redeliver --store ID --delivery ID
   order mark-paid --store ID --order ID
   order cancel --store ID --order ID
   seed`;
@@ -33,6 +38,8 @@ const options = {
   store: { type: "string" },
   key: { type: "string" },
   order: { type: "string" },
+  url: { type: "string" },
+  delivery: { type: "string" },
   title: { type: "string" },
   price: { type: "string" },
   slug: { type: "string" },
@@ -71,6 +78,29 @@ function itemStatus(values: Values) {
 interface Channels {
   catalog: RpcChannel;
   order: RpcChannel;
+  webhook: RpcChannel;
+}
+
+function deliveryJson(d: Delivery) {
+  return {
+    id: d.id,
+    event_id: d.eventId,
+    event_type: d.eventType,
+    order_id: d.orderId || null,
+    status: d.status,
+    attempts_made: d.attemptsMade,
+    next_attempt_at: d.nextAttemptAt || null,
+    created_at: d.createdAt,
+    attempts: d.attempts.map((a) => ({
+      number: a.number,
+      started_at: a.startedAt,
+      status_code: a.statusCode || null,
+      latency_ms: a.latencyMs,
+      result: a.result,
+      error: a.error || null,
+      response_excerpt: a.responseExcerpt || null,
+    })),
+  };
 }
 
 async function run(argv: string[], channels: Channels): Promise<unknown> {
@@ -80,6 +110,7 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
   const stores = channels.catalog.client(StoreService);
   const items = channels.catalog.client(CatalogService);
   const orders = channels.order.client(OrderService);
+  const webhooks = channels.webhook.client(WebhookService);
 
   switch (command) {
     case "store create": {
@@ -136,6 +167,27 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
       });
       return itemJson(item!);
     }
+    case "webhook set": {
+      const { endpoint, secret } = await webhooks.setEndpoint({ storeId: required(values, "store"), url: required(values, "url") });
+      return { id: endpoint!.id, url: endpoint!.url, secret };
+    }
+    case "webhook rotate": {
+      const rotated = await webhooks.rotateSecret({ storeId: required(values, "store") });
+      return {
+        id: rotated.endpoint!.id,
+        url: rotated.endpoint!.url,
+        secret: rotated.secret,
+        previous_secret_expires_at: rotated.previousSecretExpiresAt,
+      };
+    }
+    case "webhook deliveries": {
+      const { deliveries } = await webhooks.listDeliveries({ storeId: required(values, "store"), orderId: values.order ?? "" });
+      return { items: deliveries.map(deliveryJson) };
+    }
+    case "webhook redeliver": {
+      const { delivery } = await webhooks.redeliver({ storeId: required(values, "store"), deliveryId: required(values, "delivery") });
+      return deliveryJson(delivery!);
+    }
     case "order mark-paid": {
       const { order } = await orders.markOrderPaid({ storeId: required(values, "store"), orderId: required(values, "order") });
       return orderJson(order!);
@@ -155,12 +207,14 @@ let channels: Channels | undefined;
 const closeAll = () => {
   channels?.catalog.close();
   channels?.order.close();
+  channels?.webhook.close();
 };
 try {
   const config = loadConfig();
   channels = {
     catalog: createRpcChannel(config.CATALOG_ADDR, { timeoutMs: 10_000 }),
     order: createRpcChannel(config.ORDER_ADDR, { timeoutMs: 10_000 }),
+    webhook: createRpcChannel(config.WEBHOOK_ADDR, { timeoutMs: 10_000 }),
   };
   const result = await run(process.argv.slice(2), channels);
   process.stdout.write(JSON.stringify(result, null, 2) + "\n");

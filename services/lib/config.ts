@@ -55,6 +55,11 @@ const schema = z.object({
   WEBHOOK_ALLOW_HTTP: flag.default(false),
   WEBHOOK_ALLOW_PRIVATE: flag.default(false),
   WEBHOOK_SECRET_KEY: z.string().min(1).optional(),
+  // How long a rotated-out webhook secret keeps signing (CONTRACT §6: 24 h).
+  WEBHOOK_ROTATION_OVERLAP: duration.default(24 * 3_600_000),
+  // JetStream stream and durable consumer names (tests give each run its own).
+  EVENTS_STREAM: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default("ORDER_EVENTS"),
+  EVENTS_CONSUMER: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default("webhook-delivery"),
   ORDER_PAYMENT_WINDOW: duration.default(24 * 3_600_000),
   // A gateway payment page may be given a shorter life than its order; a new one is
   // prepared on the next read (unset: the page lives as long as the order).

@@ -24,6 +24,8 @@ export interface OrderDomainDeps {
   paymentWindowMs: number;
   /** Caps a gateway session's life below the order's (unset: the order's expiry). */
   sessionTtlMs?: number;
+  /** Called after a transaction that wrote outbox rows commits (wakes the relay). */
+  onEventsCommitted?: () => void;
 }
 
 export interface NewOrderInput {
@@ -49,6 +51,10 @@ const UNIQUE_VIOLATION = "23505";
 
 export function createOrderDomain(deps: OrderDomainDeps) {
   const { sql, logger, gateway } = deps;
+  const committed = <T>(result: T): T => {
+    deps.onEventsCommitted?.();
+    return result;
+  };
   const ctx: RenderContext = { publicBaseUrl: deps.publicBaseUrl, gateway };
 
   async function orderMessage(db: store.Db, row: store.OrderRow): Promise<Order> {
@@ -96,11 +102,12 @@ export function createOrderDomain(deps: OrderDomainDeps) {
 
   /** Expires up to `limit` due orders (of one store, or all); returns how many. */
   async function expireDue(limit = 100, storeId?: string): Promise<number> {
-    return sql.begin(async (tx) => {
+    const expired = await sql.begin(async (tx) => {
       const due = await store.lockDueOrders(tx, limit, storeId);
       for (const row of due) await applyTransition(tx, row, "expired", "expiry");
       return due.length;
     });
+    return expired > 0 ? committed(expired) : expired;
   }
 
   async function methodsFor(storeId: string): Promise<{ methods: PaymentMethodInfo[]; storeRow: Awaited<ReturnType<typeof getStore>> }> {
@@ -168,6 +175,8 @@ export function createOrderDomain(deps: OrderDomainDeps) {
 
     const pick = (requested: string | undefined, storeDefault: string | undefined, fallback: string) =>
       requested || storeDefault || fallback;
+    // One clock reading for both, so expires_at is exactly created_at + the window.
+    const now = new Date();
     const base: Omit<store.NewOrder, "payment_reference" | "unique_amount_code" | "amount"> & { id: string } = {
       id: randomUUID(),
       store_id: input.storeId,
@@ -188,14 +197,16 @@ export function createOrderDomain(deps: OrderDomainDeps) {
       return_url: "",
       error_url: "",
       external_id: input.externalId ?? null,
-      expires_at: new Date(Date.now() + deps.paymentWindowMs),
+      expires_at: new Date(now.getTime() + deps.paymentWindowMs),
+      created_at: now,
+      updated_at: now,
     };
     const checkout = `${deps.publicBaseUrl}/checkout/${base.id}`;
     base.success_url = pick(input.redirect?.successUrl, storeRow.redirects?.successUrl, checkout);
     base.return_url = pick(input.redirect?.returnUrl, storeRow.redirects?.returnUrl, checkout);
     base.error_url = pick(input.redirect?.errorUrl, storeRow.redirects?.errorUrl, checkout);
 
-    return sql.begin(async (tx) => {
+    const created = await sql.begin(async (tx) => {
       let row: store.OrderRow | undefined;
       if (kind === "bank_transfer") {
         // Optimistic: read the taken amounts, try a random free code, and let the
@@ -238,6 +249,7 @@ export function createOrderDomain(deps: OrderDomainDeps) {
       logger.info({ orderId: row.id, storeId: row.store_id, kind, amount: row.amount }, "order created");
       return row;
     });
+    return committed(created);
   }
 
   /**
@@ -287,22 +299,26 @@ export function createOrderDomain(deps: OrderDomainDeps) {
 
   /** Loads, expires if due, and changes the status in one transaction. */
   async function changeStatus(orderId: string, to: OrderStatus, cause: string, storeId?: string) {
-    return sql.begin(async (tx) => {
-      const row = await store.findOrder(tx, orderId, { storeId, forUpdate: true });
-      if (!row) throw new ConnectError(`order ${orderId} not found`, Code.NotFound);
-      const current = to === "expired" ? row : await expireIfDue(tx, row);
-      return applyTransition(tx, current, to, cause);
-    });
+    return committed(
+      await sql.begin(async (tx) => {
+        const row = await store.findOrder(tx, orderId, { storeId, forUpdate: true });
+        if (!row) throw new ConnectError(`order ${orderId} not found`, Code.NotFound);
+        const current = to === "expired" ? row : await expireIfDue(tx, row);
+        return applyTransition(tx, current, to, cause);
+      }),
+    );
   }
 
   /** The order as of now: a due pending order is expired first. */
   async function readOrder(orderId: string, storeId?: string): Promise<store.OrderRow | undefined> {
     const row = await store.findOrder(sql, orderId, { storeId });
     if (!row || row.status !== "pending" || row.expires_at.getTime() > Date.now()) return row;
-    return sql.begin(async (tx) => {
-      const locked = await store.findOrder(tx, orderId, { storeId, forUpdate: true });
-      return locked && expireIfDue(tx, locked);
-    });
+    return committed(
+      await sql.begin(async (tx) => {
+        const locked = await store.findOrder(tx, orderId, { storeId, forUpdate: true });
+        return locked && expireIfDue(tx, locked);
+      }),
+    );
   }
 
   return {

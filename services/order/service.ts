@@ -2,12 +2,14 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
+import type { EventBus } from "../lib/bus.js";
 import type { Config } from "../lib/config.js";
 import { migrate, type Sql } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
 import { createRpcChannel } from "../lib/rpc-client.js";
 import { startRpcServer } from "../lib/rpc-server.js";
 import { startExpirySweeper } from "./expiry.js";
+import { startOutboxRelay } from "./outbox-relay.js";
 import { createOrderDomain } from "./orders.js";
 import { createMidtransGateway } from "./payment-gateways/midtrans.js";
 import { createSandboxGateway } from "./payment-gateways/sandbox.js";
@@ -52,10 +54,13 @@ export async function startOrderService(options: {
   host: string;
   port: number;
   sweepEveryMs?: number;
+  /** Where outbox events go; without one they stay in the outbox. */
+  bus?: EventBus;
 }) {
   const { sql, logger, config } = options;
   await migrate(sql, ORDER_SCHEMA, migrations);
   const catalogChannel = createRpcChannel(config.CATALOG_ADDR, { timeoutMs: 3_000 });
+  const relay = options.bus ? startOutboxRelay({ sql, bus: options.bus, logger }) : undefined;
   const domain = createOrderDomain({
     sql,
     logger,
@@ -65,6 +70,7 @@ export async function startOrderService(options: {
     publicBaseUrl: config.PUBLIC_BASE_URL,
     paymentWindowMs: config.ORDER_PAYMENT_WINDOW,
     sessionTtlMs: config.PAYMENT_SESSION_TTL,
+    onEventsCommitted: relay?.kick,
   });
   const server = await startRpcServer({
     name: "order",
@@ -75,15 +81,18 @@ export async function startOrderService(options: {
     services: [OrderService.typeName],
     ready: async () => {
       await sql`select 1`;
+      await options.bus?.ready();
     },
   });
   const sweeper = startExpirySweeper({ sql, domain, logger, everyMs: options.sweepEveryMs });
   return {
     port: server.port,
     domain,
+    relay,
     async close(graceMs?: number) {
       await sweeper.stop();
       await server.close(graceMs);
+      await relay?.stop();
       catalogChannel.close();
     },
   };

@@ -56,7 +56,7 @@ export interface SessionRow {
   created_at: Date;
 }
 
-export type NewOrder = Omit<OrderRow, "id" | "created_at" | "updated_at" | "currency" | "status">;
+export type NewOrder = Omit<OrderRow, "id" | "currency" | "status">;
 
 // postgres.js types a transaction's tag function apart from the pool's; both run the
 // same queries, so helpers accept either through this one cast.

@@ -1,0 +1,221 @@
+import { connect, nanos, type NatsConnection } from "@nats-io/transport-node";
+import {
+  AckPolicy,
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  StorageType,
+  type ConsumerMessages,
+  type JetStreamClient,
+} from "@nats-io/jetstream";
+import type { Logger } from "./logger.js";
+
+/** One order event on its way from the outbox to the webhook service. */
+export interface BusEvent {
+  /** The event id: also the JetStream message id, so a re-publish is dropped. */
+  id: string;
+  storeId: string;
+  type: string;
+  /** The event body, exactly the bytes that will be delivered and signed. */
+  body: Uint8Array;
+}
+
+export interface BusMessage extends BusEvent {
+  /** How many times this message has been handed out (1 on first delivery). */
+  deliveryCount: number;
+}
+
+/** What the consumer does with a message: done, try again after a pause, or drop. */
+export type Disposition = { ack: true } | { retryAfterMs: number };
+
+export interface EventBus {
+  /** Resolves once the bus has the event durably (JetStream ack, or a local handler done). */
+  publish(event: BusEvent): Promise<void>;
+  /** Starts consuming as the shared durable consumer; resolves when set up. */
+  consume(handler: (message: BusMessage) => Promise<Disposition>): Promise<void>;
+  /** Throws when the bus cannot take events now. */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface BusNames {
+  /** JetStream stream name; subjects are `<stream in lower case>.<store>.<type>`. */
+  stream: string;
+  /** The durable consumer every webhook-service instance shares. */
+  consumer: string;
+}
+
+export const DEFAULT_BUS_NAMES: BusNames = { stream: "ORDER_EVENTS", consumer: "webhook-delivery" };
+
+const subjectPrefix = (names: BusNames) => names.stream.toLowerCase();
+const headerName = { store: "Store-Id", type: "Event-Type" };
+
+/**
+ * NATS JetStream: a file-backed stream made (or updated) at start-up, publishes with
+ * the event id as message id, and one durable pull consumer with explicit acks. The
+ * connection reconnects forever; while NATS is away, publishes fail and the outbox
+ * keeps its rows until it is back.
+ */
+export async function createJetStreamBus(url: string, names: BusNames, logger: Logger): Promise<EventBus> {
+  const nc: NatsConnection = await connect({
+    servers: url,
+    name: "store-order",
+    waitOnFirstConnect: true,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    timeout: 2_000,
+  });
+  (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === "disconnect" || status.type === "reconnect") logger.info({ nats: status.type }, "nats connection");
+    }
+  })().catch(() => {});
+  const js: JetStreamClient = jetstream(nc, { timeout: 3_000 });
+  const prefix = subjectPrefix(names);
+
+  let ensured: Promise<void> | undefined;
+  const ensureStream = () =>
+    (ensured ??= (async () => {
+      const jsm = await jetstreamManager(nc, { timeout: 3_000 });
+      const config = {
+        name: names.stream,
+        subjects: [`${prefix}.>`],
+        storage: StorageType.File,
+        duplicate_window: nanos(10 * 60_000),
+      };
+      try {
+        await jsm.streams.info(names.stream);
+        await jsm.streams.update(names.stream, { subjects: config.subjects, duplicate_window: config.duplicate_window });
+      } catch (error) {
+        if (!/not found/i.test((error as Error).message)) throw error;
+        await jsm.streams.add(config);
+      }
+    })().catch((error) => {
+      ensured = undefined;
+      throw error;
+    }));
+
+  let messages: ConsumerMessages | undefined;
+  let closing = false;
+
+  return {
+    async ready() {
+      if (nc.isClosed()) throw new Error("nats connection closed");
+      await ensureStream();
+      await nc.flush();
+    },
+
+    async publish(event) {
+      await ensureStream();
+      const { headers } = await import("@nats-io/transport-node");
+      const h = headers();
+      h.set(headerName.store, event.storeId);
+      h.set(headerName.type, event.type);
+      await js.publish(`${prefix}.${event.storeId}.${event.type}`, event.body, { msgID: event.id, headers: h, timeout: 3_000 });
+    },
+
+    async consume(handler) {
+      await ensureStream();
+      const jsm = await jetstreamManager(nc, { timeout: 3_000 });
+      try {
+        await jsm.consumers.info(names.stream, names.consumer);
+      } catch (error) {
+        if (!/not found/i.test((error as Error).message)) throw error;
+        await jsm.consumers.add(names.stream, {
+          durable_name: names.consumer,
+          ack_policy: AckPolicy.Explicit,
+          deliver_policy: DeliverPolicy.All,
+          ack_wait: nanos(30_000),
+          max_deliver: -1,
+          max_ack_pending: 1_000,
+        });
+      }
+      // consume() re-establishes pulls itself across reconnects; the outer loop covers
+      // the rare case where the iterator ends (consumer deleted and recreated, say).
+      (async () => {
+        while (!closing) {
+          try {
+            const consumer = await js.consumers.get(names.stream, names.consumer);
+            messages = await consumer.consume({ max_messages: 200 });
+            for await (const m of messages) {
+              const storeId = m.headers?.get(headerName.store) ?? "";
+              const type = m.headers?.get(headerName.type) ?? "";
+              const id = m.headers?.get("Nats-Msg-Id") ?? "";
+              try {
+                const outcome = await handler({ id, storeId, type, body: m.data, deliveryCount: m.info.deliveryCount });
+                if ("ack" in outcome) await m.ackAck().catch(() => m.ack());
+                else m.nak(outcome.retryAfterMs);
+              } catch (error) {
+                logger.warn({ err: (error as Error).message, eventId: id }, "event handling failed; redelivering");
+                m.nak(1_000);
+              }
+            }
+          } catch (error) {
+            if (closing) break;
+            logger.warn({ err: (error as Error).message }, "consumer stopped; restarting");
+            await new Promise((resolve) => setTimeout(resolve, 1_000));
+          }
+        }
+      })();
+    },
+
+    async close() {
+      closing = true;
+      await messages?.close().catch(() => {});
+      await nc.drain().catch(() => nc.close());
+    },
+  };
+}
+
+/**
+ * The bus with nothing configured: events go straight to this process's consumer. A
+ * publish resolves only once the consumer has taken the event (its handler acked), so
+ * the outbox keeps a row until it is safely handled: the same at-least-once guarantee,
+ * for as long as the process lives.
+ */
+export function createInProcessBus(logger: Logger): EventBus {
+  let handler: ((message: BusMessage) => Promise<Disposition>) | undefined;
+  const waiting: (() => void)[] = [];
+  const seen = new Map<string, number>(); // id → when: the dedupe window
+  const windowMs = 10 * 60_000;
+  return {
+    async ready() {},
+    async publish(event) {
+      const now = Date.now();
+      for (const [id, at] of seen) {
+        if (now - at < windowMs) break;
+        seen.delete(id);
+      }
+      if (seen.has(event.id)) return;
+      // No consumer yet (the webhook service starts after the relay): wait briefly.
+      if (!handler) await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error("no consumer on the in-process bus")), 5_000);
+        waiting.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      const outcome = await handler!({ ...event, deliveryCount: 1 });
+      if (!("ack" in outcome)) throw new Error(`consumer asked to retry event ${event.id}`);
+      seen.set(event.id, now);
+    },
+    async consume(next) {
+      handler = next;
+      for (const wake of waiting.splice(0)) wake();
+      logger.debug("in-process bus consumer attached");
+    },
+    async close() {
+      handler = undefined;
+    },
+  };
+}
+
+export async function createEventBus(
+  config: { NATS_URL?: string },
+  names: BusNames,
+  logger: Logger,
+  local?: EventBus,
+): Promise<EventBus> {
+  if (config.NATS_URL) return createJetStreamBus(config.NATS_URL, names, logger);
+  return local ?? createInProcessBus(logger);
+}

@@ -1,0 +1,21 @@
+// The webhook service on its own: `npm run start:webhook`.
+import { createEventBus } from "../lib/bus.js";
+import { listenAddress, loadConfig } from "../lib/config.js";
+import { connectDb, openDatabaseServer } from "../lib/db.js";
+import { onShutdown } from "../lib/lifecycle.js";
+import { createLogger } from "../lib/logger.js";
+import { startWebhookService, WEBHOOK_SCHEMA } from "./service.js";
+
+const config = loadConfig();
+const logger = createLogger("webhook", config.LOG_LEVEL);
+const database = await openDatabaseServer(config, logger);
+const sql = connectDb(database.url, { schema: WEBHOOK_SCHEMA });
+const bus = await createEventBus(config, { stream: config.EVENTS_STREAM, consumer: config.EVENTS_CONSUMER }, logger);
+const service = await startWebhookService({ sql, logger, config, bus, ...listenAddress(config.WEBHOOK_ADDR) });
+
+onShutdown(logger, async () => {
+  await service.close();
+  await bus.close();
+  await sql.end({ timeout: 5 });
+  await database.close();
+});

@@ -1,0 +1,75 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { WebhookService } from "../../gen/webhook/v1/webhook_pb.js";
+import type { EventBus } from "../lib/bus.js";
+import type { Config } from "../lib/config.js";
+import { migrate, type Sql } from "../lib/db.js";
+import type { Logger } from "../lib/logger.js";
+import { startRpcServer } from "../lib/rpc-server.js";
+import { createEventConsumer } from "./consumer.js";
+import { createWebhookRoutes } from "./routes.js";
+import { createSecretBox } from "./secret-box.js";
+import { startDeliveryWorker } from "./worker.js";
+
+export const WEBHOOK_SCHEMA = "webhooks";
+const migrations = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
+
+export type WebhookServiceConfig = Pick<
+  Config,
+  "WEBHOOK_RETRY_SCHEDULE" | "WEBHOOK_ALLOW_HTTP" | "WEBHOOK_ALLOW_PRIVATE" | "WEBHOOK_SECRET_KEY" | "WEBHOOK_ROTATION_OVERLAP"
+>;
+
+/**
+ * Migrates the webhook schema, serves its gRPC API, consumes order events from the bus
+ * and runs the delivery worker. `sql` must be a pool on the webhook schema.
+ */
+export async function startWebhookService(options: {
+  sql: Sql;
+  logger: Logger;
+  config: WebhookServiceConfig;
+  bus: EventBus;
+  host: string;
+  port: number;
+  /** Per-attempt timeout (CONTRACT §6: 15 s). */
+  timeoutMs?: number;
+}) {
+  const { sql, logger, config } = options;
+  await migrate(sql, WEBHOOK_SCHEMA, migrations);
+  const box = createSecretBox(config.WEBHOOK_SECRET_KEY);
+  const worker = startDeliveryWorker({
+    sql,
+    logger,
+    box,
+    schedule: config.WEBHOOK_RETRY_SCHEDULE,
+    allowHttp: config.WEBHOOK_ALLOW_HTTP,
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    timeoutMs: options.timeoutMs,
+  });
+  await options.bus.consume(createEventConsumer({ sql, logger, onRecorded: worker.kick }));
+  const server = await startRpcServer({
+    name: "webhook",
+    host: options.host,
+    port: options.port,
+    logger,
+    routes: createWebhookRoutes({
+      sql,
+      logger,
+      box,
+      allowHttp: config.WEBHOOK_ALLOW_HTTP,
+      rotationOverlapMs: config.WEBHOOK_ROTATION_OVERLAP,
+      onRequeued: worker.kick,
+    }),
+    services: [WebhookService.typeName],
+    ready: async () => {
+      await sql`select 1`;
+      await options.bus.ready();
+    },
+  });
+  return {
+    port: server.port,
+    async close(graceMs?: number) {
+      await server.close(graceMs);
+      await worker.stop();
+    },
+  };
+}

@@ -1,0 +1,159 @@
+import type { Sql } from "../lib/db.js";
+import type { Logger } from "../lib/logger.js";
+import { nextAttemptDelay, parseRetryAfter, RETRY_AFTER_STATUSES } from "./retry-policy.js";
+import type { SecretBox } from "./secret-box.js";
+import { sendWebhook, type SendResult } from "./sender.js";
+import { signatureHeader } from "./signing.js";
+import * as store from "./store.js";
+
+export interface WorkerOptions {
+  sql: Sql;
+  logger: Logger;
+  box: SecretBox;
+  schedule: number[];
+  allowHttp: boolean;
+  allowPrivate: boolean;
+  timeoutMs?: number;
+  /** Deliveries in flight to one endpoint at most, so a slow receiver only slows itself. */
+  perEndpoint?: number;
+  /** Deliveries in flight in this instance at most. */
+  total?: number;
+  pollMs?: number;
+  onAttempt?: (result: SendResult["result"], latencyMs: number) => void;
+}
+
+/**
+ * Sends due deliveries: leases them, signs with every live secret, records each
+ * attempt, and schedules the next one. Everything it needs to resume is in the
+ * database, so a restart picks up where the last run stopped.
+ */
+export function startDeliveryWorker(options: WorkerOptions) {
+  const { sql, logger } = options;
+  const perEndpoint = options.perEndpoint ?? 4;
+  const total = options.total ?? 64;
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const leaseMs = timeoutMs + 5_000;
+  const inFlight = new Map<string, number>();
+  const running = new Set<Promise<void>>();
+  let count = 0;
+  let stopped = false;
+  let pumping = false;
+  let again = false;
+
+  async function deliver(delivery: store.DeliveryRow & { url: string; enabled: boolean }) {
+    const started = new Date();
+    if (!delivery.enabled) {
+      await store.recordAttempt(
+        sql,
+        { delivery_id: delivery.id, started_at: started, status_code: null, latency_ms: 0, result: "endpoint_disabled", error: "endpoint is disabled", response_excerpt: null },
+        { status: "failed", error: "endpoint is disabled" },
+      );
+      return;
+    }
+    const secrets = (await store.liveSecrets(sql, delivery.endpoint_id)).map((sealed) => options.box.open(sealed));
+    const timestamp = Math.floor(Date.now() / 1000);
+    const result = await sendWebhook(
+      delivery.url,
+      {
+        "content-type": "application/json",
+        "user-agent": "store-order-webhooks/1",
+        "webhook-id": delivery.event_id,
+        "webhook-timestamp": String(timestamp),
+        "webhook-signature": signatureHeader(secrets, delivery.event_id, timestamp, delivery.body),
+      },
+      delivery.body,
+      { allowHttp: options.allowHttp, allowPrivate: options.allowPrivate, timeoutMs },
+    );
+    options.onAttempt?.(result.result, result.latencyMs);
+    const attempt = {
+      delivery_id: delivery.id,
+      started_at: started,
+      status_code: result.statusCode ?? null,
+      latency_ms: result.latencyMs,
+      result: result.result,
+      error: result.error ?? null,
+      response_excerpt: result.responseExcerpt?.slice(0, 1_024) ?? null,
+    };
+    const attemptsMade = delivery.attempts + 1;
+    if (result.result === "succeeded") {
+      await store.recordAttempt(sql, attempt, { status: "succeeded" });
+    } else if (result.result === "refused") {
+      await store.recordAttempt(sql, attempt, { status: "refused", error: result.error });
+      logger.warn({ deliveryId: delivery.id, reason: result.error }, "webhook destination refused");
+    } else if (result.statusCode === 410) {
+      await store.disableEndpoint(sql, delivery.endpoint_id, "receiver answered 410 Gone");
+      await store.recordAttempt(sql, attempt, { status: "failed", error: "410 Gone: endpoint disabled" });
+      logger.warn({ endpointId: delivery.endpoint_id }, "webhook endpoint disabled after 410");
+    } else {
+      const retryAfter = result.statusCode && RETRY_AFTER_STATUSES.has(result.statusCode) ? parseRetryAfter(result.retryAfter) : undefined;
+      const delay = nextAttemptDelay(options.schedule, attemptsMade, retryAfter);
+      const error = result.error ?? `HTTP ${result.statusCode}`;
+      if (delay === undefined) {
+        await store.recordAttempt(sql, attempt, { status: "failed", error });
+        logger.warn({ deliveryId: delivery.id, attempts: attemptsMade }, "webhook delivery failed for good");
+      } else {
+        await store.recordAttempt(sql, attempt, { status: "pending", nextAttemptAt: new Date(Date.now() + delay), error });
+        setTimeout(kick, delay + 10).unref();
+      }
+    }
+  }
+
+  async function pump() {
+    if (pumping) {
+      again = true;
+      return;
+    }
+    pumping = true;
+    try {
+      do {
+        again = false;
+        const room = total - count;
+        if (room <= 0 || stopped) break;
+        const saturated = [...inFlight].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
+        const leased = await store.leaseDue(sql, room, leaseMs, saturated);
+        for (const delivery of leased) {
+          if ((inFlight.get(delivery.endpoint_id) ?? 0) >= perEndpoint) {
+            // Over this endpoint's share: give the lease back for a later round.
+            await sql`update deliveries set leased_until = null where id = ${delivery.id}`;
+            again = true;
+            continue;
+          }
+          inFlight.set(delivery.endpoint_id, (inFlight.get(delivery.endpoint_id) ?? 0) + 1);
+          count++;
+          const task = deliver(delivery)
+            .catch((error) => logger.error({ err: error, deliveryId: delivery.id }, "delivery attempt failed unexpectedly"))
+            .finally(() => {
+              inFlight.set(delivery.endpoint_id, inFlight.get(delivery.endpoint_id)! - 1);
+              count--;
+              running.delete(task);
+              kick();
+            });
+          running.add(task);
+        }
+        if (leased.length === room) again = true;
+      } while (again && !stopped);
+    } catch (error) {
+      logger.warn({ err: (error as Error).message }, "delivery worker could not lease; will retry");
+    } finally {
+      pumping = false;
+    }
+  }
+
+  function kick() {
+    if (!stopped) void pump();
+  }
+
+  const poll = setInterval(kick, options.pollMs ?? 500);
+  poll.unref();
+  kick();
+
+  return {
+    kick,
+    /** Stops taking work and waits for the attempts in flight to finish. */
+    async stop() {
+      stopped = true;
+      clearInterval(poll);
+      await Promise.allSettled([...running]);
+    },
+  };
+}
