@@ -44,6 +44,7 @@ const gateway = await startGateway({
   port: config.PORT,
   ratePerMinute: config.RATE_LIMIT_PER_MINUTE,
   authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
+  midtransServerKey: config.MIDTRANS_SERVER_KEY,
 });
 
 const demo = await ensureDemoStore();

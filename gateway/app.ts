@@ -8,6 +8,7 @@ import { requestContext, type GatewayContext } from "./context.js";
 import { ApiError, notFound } from "./errors.js";
 import { createGuards } from "./guards.js";
 import { createMemoryRateLimiter, createPostgresRateLimiter } from "./rate-limit.js";
+import { pageRoutes } from "./pages/index.js";
 import { healthRoutes } from "./routes/health.js";
 import { notificationRoutes } from "./routes/notifications.js";
 import { orderRoutes } from "./routes/orders.js";
@@ -21,6 +22,10 @@ export interface GatewayDeps {
   ratePerMinute: number;
   authFailuresPerMinute: number;
   authCacheMs?: number;
+  /** Signs the sandbox payment page's notifications (MIDTRANS_SERVER_KEY). */
+  midtransServerKey: string;
+  /** This gateway's own origin over loopback, once it listens (startGateway sets it). */
+  selfUrl?: () => string | undefined;
 }
 
 /** The public HTTP surface. Middleware runs top to bottom as written here. */
@@ -42,6 +47,12 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
   paymentMethodRoutes(router, guards, deps.clients);
   orderRoutes(router, guards, deps.clients);
   notificationRoutes(router, deps.clients);
+  pageRoutes(router, {
+    clients: deps.clients,
+    logger: deps.logger,
+    midtransServerKey: deps.midtransServerKey,
+    selfUrl: deps.selfUrl,
+  });
 
   app.use(requestContext(deps.logger));
   app.use(router.routes());

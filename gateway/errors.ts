@@ -71,6 +71,9 @@ export function fromConnectError(error: ConnectError): ApiError {
       return new ApiError(409, "CONFLICT", error.rawMessage);
     case Code.Unavailable:
     case Code.DeadlineExceeded:
+    // The gateway never cancels its own calls: a cancelled call is a stream the
+    // transport tore down (the service died mid-call, HTTP/2 RST_STREAM CANCEL).
+    case Code.Canceled:
       return serviceUnavailable();
     default:
       return new ApiError(500, "INTERNAL_ERROR", "internal error");

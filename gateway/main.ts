@@ -19,6 +19,7 @@ const gateway = await startGateway({
   port: config.PORT,
   ratePerMinute: config.RATE_LIMIT_PER_MINUTE,
   authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
+  midtransServerKey: config.MIDTRANS_SERVER_KEY,
 });
 
 onShutdown(logger, async () => {

@@ -15,10 +15,11 @@ export interface Gateway {
 
 /** Migrates the gateway's own schema (rate buckets) and serves HTTP. */
 export async function startGateway(
-  options: Omit<GatewayDeps, "sql"> & { sql: Sql; host: string; port: number },
+  options: Omit<GatewayDeps, "sql" | "selfUrl"> & { sql: Sql; host: string; port: number },
 ): Promise<Gateway> {
   await migrate(options.sql, GATEWAY_SCHEMA, migrations);
-  const app = createGatewayApp(options);
+  let selfUrl: string | undefined;
+  const app = createGatewayApp({ ...options, selfUrl: () => selfUrl });
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
@@ -29,6 +30,7 @@ export async function startGateway(
   });
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : options.port;
+  selfUrl = `http://${loopbackHost(options.host)}:${port}`;
   options.logger.info({ address: `http://${options.host}:${port}` }, "gateway listening");
   return {
     port,
@@ -41,4 +43,10 @@ export async function startGateway(
       clearTimeout(timer);
     },
   };
+}
+
+/** Where this process reaches a server listening on `host`: loopback for a wildcard. */
+function loopbackHost(host: string): string {
+  if (host === "" || host === "0.0.0.0" || host === "::" || host === "[::]") return "127.0.0.1";
+  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
 }

@@ -57,6 +57,7 @@ export async function startStack(options: StackOptions = {}) {
     ratePerMinute: options.ratePerMinute ?? 10_000,
     authFailuresPerMinute: options.authFailuresPerMinute ?? 10_000,
     authCacheMs: options.authCacheMs,
+    midtransServerKey: config.MIDTRANS_SERVER_KEY,
   });
   const admin = createRpcChannel(catalogAddr);
   const orderAdmin = createRpcChannel(orderAddr);

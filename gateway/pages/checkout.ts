@@ -1,0 +1,184 @@
+import type { RouterInstance as Router } from "@koa/router";
+import type { OrderDetail } from "../../gen/order/v1/order_pb.js";
+import type { Logger } from "../../services/lib/logger.js";
+import type { ServiceClients } from "../clients.js";
+import type { GatewayContext } from "../context.js";
+import {
+  escapeHtml,
+  groupDigits,
+  notFoundPage,
+  pageHandler,
+  page,
+  rupiah,
+  safeHttpUrl,
+  sendPage,
+  statusBadge,
+  STATUS_LABELS,
+  timeTag,
+} from "./html.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function itemsSection(detail: OrderDetail): string {
+  const order = detail.order!;
+  const payment = detail.payment!;
+  const lines = order.items
+    .map(
+      (item) => `<li>
+<div><div class="item-title">${escapeHtml(item.title)}</div>
+<div class="muted"><span class="qty">${escapeHtml(item.quantity)}</span> × <span class="unit-price">${escapeHtml(rupiah(item.unitPrice))}</span></div></div>
+<div class="num line-total">${escapeHtml(rupiah(item.lineTotal))}</div>
+</li>`,
+    )
+    .join("\n");
+  const uniqueCode = payment.sellerBank && payment.sellerBank.uniqueAmountCode > 0n ? payment.sellerBank.uniqueAmountCode : undefined;
+  return `<section aria-labelledby="items-title">
+<h2 id="items-title">Order summary</h2>
+<ul class="items">
+${lines}
+</ul>
+<table class="sum">
+<tr><td class="muted">Subtotal</td><td class="num">${escapeHtml(rupiah(order.subtotal))}</td></tr>
+${uniqueCode !== undefined ? `<tr><td class="muted">Unique transfer code</td><td class="num">+ ${escapeHtml(rupiah(uniqueCode))}</td></tr>` : ""}
+<tr class="total"><td>Total</td><td class="num">${escapeHtml(rupiah(order.amount))}</td></tr>
+</table>
+</section>`;
+}
+
+function bankTransferSection(detail: OrderDetail): string {
+  const order = detail.order!;
+  const bank = detail.payment!.sellerBank!;
+  const amount = bank.transferAmount;
+  const digits = amount.toString();
+  const code = bank.uniqueAmountCode;
+  const grouped = groupDigits(amount);
+  // The last three digits carry the unique code: underline them in the big amount.
+  const codeDigits = grouped.length > 3 ? grouped.slice(-3) : grouped;
+  const head = grouped.length > 3 ? grouped.slice(0, -3) : "";
+  return `<section aria-labelledby="pay-title">
+<h2 id="pay-title">Pay by bank transfer</h2>
+<p class="amount-label">Transfer exactly</p>
+<p class="amount transfer-amount">Rp ${escapeHtml(head)}<span class="code">${escapeHtml(codeDigits)}</span></p>
+<p class="muted">Amount to type in your banking app: <span class="copy transfer-digits">${escapeHtml(digits)}</span></p>
+<p class="note"><strong>Transfer exactly this amount, including the last 3 digits.</strong>
+The last digits (unique code ${escapeHtml(code)}, ${escapeHtml(rupiah(code))}) are how the store recognises your payment.
+A rounded amount cannot be matched to your order.</p>
+<dl class="details" style="margin-top:18px">
+<dt>Bank</dt><dd>${escapeHtml(bank.bankName)}${bank.bankCode ? ` <span class="muted">(${escapeHtml(bank.bankCode)})</span>` : ""}</dd>
+<dt>Account number</dt><dd><span class="copy account-number">${escapeHtml(bank.accountNumber)}</span></dd>
+<dt>Account holder</dt><dd>${escapeHtml(bank.accountHolder)}</dd>
+<dt>Payment reference</dt><dd><span class="copy">${escapeHtml(bank.paymentReference)}</span><div class="muted small">Put it in the transfer note if your bank allows one.</div></dd>
+<dt>Pay before</dt><dd>${timeTag(order.expiresAt)}</dd>
+</dl>
+<p class="muted small" style="margin:16px 0 0">After you transfer, the store confirms your payment and this page shows it as paid. <a href="">Refresh status</a></p>
+</section>`;
+}
+
+function gatewaySection(detail: OrderDetail): string {
+  const order = detail.order!;
+  const paymentUrl = safeHttpUrl(order.paymentUrl);
+  const ready = paymentUrl !== undefined && order.paymentUrl !== order.checkoutUrl;
+  return `<section aria-labelledby="pay-title">
+<h2 id="pay-title">Pay online</h2>
+<p class="amount-label">Amount due</p>
+<p class="amount">${escapeHtml(rupiah(order.amount))}</p>
+<dl class="details">
+<dt>Method</dt><dd>${escapeHtml(methodName(order.paymentMethod))}</dd>
+<dt>Payment reference</dt><dd class="mono">${escapeHtml(order.paymentReference)}</dd>
+<dt>Pay before</dt><dd>${timeTag(order.expiresAt)}</dd>
+</dl>
+${
+  ready
+    ? `<a class="button button-primary pay-button" href="${escapeHtml(paymentUrl)}" rel="noreferrer">Pay ${escapeHtml(rupiah(order.amount))} now</a>
+<p class="muted small" style="margin:10px 0 0;text-align:center">You will continue on the secure payment page.</p>`
+    : `<p class="note">The payment page is being prepared. <a href="">Refresh this page</a> in a moment to continue.</p>`
+}
+</section>`;
+}
+
+function statusSection(detail: OrderDetail): string {
+  const order = detail.order!;
+  const bankTransfer = detail.payment!.kind === "bank_transfer";
+  const messages: Record<string, [string, string]> = {
+    paid: ["Payment received", "Thank you! This order is paid. The store has been notified."],
+    failed: [
+      "The payment did not go through",
+      "No payment was taken for this order. Contact the store if you would like to try again.",
+    ],
+    expired: [
+      "This order has expired",
+      bankTransfer
+        ? "It was not paid in time. If you already transferred the money, contact the store with the payment reference " +
+          `${order.paymentReference}.`
+        : "It was not paid in time. Please place a new order with the store.",
+    ],
+    cancelled: ["This order was cancelled", "The store cancelled this order. Nothing more needs to be paid."],
+    refunded: ["This order was refunded", "The payment for this order has been returned."],
+  };
+  const [title, text] = messages[order.status] ?? [STATUS_LABELS[order.status] ?? order.status, ""];
+  return `<section>
+<div class="notice notice-${escapeHtml(order.status)}" role="status"><strong>${escapeHtml(title)}</strong>${escapeHtml(text)}</div>
+</section>`;
+}
+
+const METHOD_NAMES: Record<string, string> = {
+  bank_transfer: "Bank transfer",
+  qris: "QRIS",
+  gopay: "GoPay",
+  shopeepay: "ShopeePay",
+  bca_va: "BCA Virtual Account",
+  bni_va: "BNI Virtual Account",
+  bri_va: "BRI Virtual Account",
+  permata_va: "Permata Virtual Account",
+  credit_card: "Credit card",
+  none: "No payment needed",
+};
+
+export function methodName(code: string): string {
+  return METHOD_NAMES[code] ?? code;
+}
+
+/** The hosted checkout page of one order. */
+export function renderCheckout(detail: OrderDetail, storeName: string): string {
+  const order = detail.order!;
+  const payment = detail.payment!;
+  let action: string;
+  if (order.status === "pending" && payment.kind === "bank_transfer" && payment.sellerBank) action = bankTransferSection(detail);
+  else if (order.status === "pending" && payment.kind === "gateway") action = gatewaySection(detail);
+  else action = statusSection(detail);
+  const body = `<main class="card">
+<section>
+<header class="top">
+<div><p class="muted" style="margin:0">Checkout</p><h1 class="store">${escapeHtml(storeName)}</h1>
+<p class="muted small mono" style="margin:4px 0 0">Order ${escapeHtml(order.paymentReference)}</p></div>
+<div class="status">${statusBadge(order.status)}</div>
+</header>
+</section>
+${action}
+${itemsSection(detail)}
+<section>
+<dl class="details">
+<dt>Billed to</dt><dd>${escapeHtml(order.buyer?.name ?? "")}</dd>
+<dt>Ordered</dt><dd>${timeTag(order.createdAt)}</dd>
+</dl>
+</section>
+</main>
+<footer>
+<p>Keep this link private: anyone who has it can see this order.</p>
+<p class="mono">${escapeHtml(order.id)}</p>
+</footer>`;
+  return page({ title: `${STATUS_LABELS[order.status] ?? order.status} · ${rupiah(order.amount)} · ${storeName}`, body });
+}
+
+/** GET /checkout/{order_id}: no key; the order id is the capability. */
+export function checkoutRoutes(router: Router, deps: { clients: ServiceClients; logger: Logger }) {
+  router.get(
+    "/checkout/:order_id",
+    pageHandler(deps.logger, "order", async (ctx: GatewayContext) => {
+      const orderId = (ctx as unknown as { params: { order_id: string } }).params.order_id;
+      if (!UUID.test(orderId)) return notFoundPage(ctx, "order");
+      const { detail, storeName } = await deps.clients.order.getCheckout({ key: { case: "orderId", value: orderId } });
+      sendPage(ctx, 200, renderCheckout(detail!, storeName));
+    }),
+  );
+}

@@ -1,0 +1,27 @@
+import type { RouterInstance as Router } from "@koa/router";
+import type { Logger } from "../../services/lib/logger.js";
+import type { ServiceClients } from "../clients.js";
+import type { GatewayContext } from "../context.js";
+import { checkoutRoutes } from "./checkout.js";
+import { sandboxRoutes } from "./sandbox.js";
+
+export interface PageDeps {
+  clients: ServiceClients;
+  logger: Logger;
+  midtransServerKey: string;
+  /** This gateway's own loopback origin, once it listens (the sandbox posts to it). */
+  selfUrl?: () => string | undefined;
+}
+
+/** The hosted pages (CONTRACT §7): outside /v1, no API key, HTML. */
+export function pageRoutes(router: Router, deps: PageDeps) {
+  checkoutRoutes(router, deps);
+  sandboxRoutes(router, {
+    clients: deps.clients,
+    logger: deps.logger,
+    midtransServerKey: deps.midtransServerKey,
+    // Before startGateway knows its address (an app served some other way), the
+    // socket the request came in on is this very server.
+    selfUrl: (ctx: GatewayContext) => deps.selfUrl?.() ?? `http://127.0.0.1:${ctx.req.socket.localPort}`,
+  });
+}

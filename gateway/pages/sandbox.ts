@@ -1,0 +1,200 @@
+import { createHash, randomUUID } from "node:crypto";
+import type { RouterInstance as Router } from "@koa/router";
+import type { OrderDetail } from "../../gen/order/v1/order_pb.js";
+import type { ServiceClients } from "../clients.js";
+import type { GatewayContext } from "../context.js";
+import type { Logger } from "../../services/lib/logger.js";
+import { methodName } from "./checkout.js";
+import { escapeHtml, messagePage, notFoundPage, page, pageHandler, rupiah, safeHttpUrl, sendPage, statusBadge, timeTag } from "./html.js";
+
+// The sandbox payment gateway's pages (CONTRACT §7). Pay and Fail send a
+// Midtrans-format HTTP notification to this gateway's own notification endpoint, so a
+// sandbox payment takes exactly the path a real Midtrans payment takes.
+
+const TOKEN = /^[A-Za-z0-9_-]{1,200}$/;
+
+/** Midtrans' signature: SHA-512 hex of order_id + status_code + gross_amount + server key. */
+export function midtransSignature(orderId: string, statusCode: string, grossAmount: string, serverKey: string): string {
+  return createHash("sha512").update(orderId + statusCode + grossAmount + serverKey, "utf8").digest("hex");
+}
+
+/** Our method codes as Snap's payment codes (what `enabled_payments` names). */
+const SNAP_PAYMENT_TYPES: Record<string, string> = {
+  qris: "other_qris",
+  gopay: "gopay",
+  shopeepay: "shopeepay",
+  bca_va: "bca_va",
+  bni_va: "bni_va",
+  bri_va: "bri_va",
+  permata_va: "permata_va",
+  credit_card: "credit_card",
+};
+
+/** "2026-11-21 17:40:00": Midtrans' transaction_time, Jakarta wall clock. */
+function midtransTime(date: Date): string {
+  const iso = new Date(date.getTime() + 7 * 3_600_000).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
+}
+
+type Outcome = "pay" | "fail";
+
+/** The notification Midtrans would send for this outcome, signed with the server key. */
+export function sandboxNotification(detail: OrderDetail, outcome: Outcome, serverKey: string) {
+  const order = detail.order!;
+  const statusCode = outcome === "pay" ? "200" : "202";
+  const grossAmount = `${order.amount.toString()}.00`;
+  return {
+    transaction_time: midtransTime(new Date()),
+    transaction_status: outcome === "pay" ? "settlement" : "deny",
+    transaction_id: randomUUID(),
+    status_message: outcome === "pay" ? "midtrans payment notification" : "payment denied (sandbox)",
+    status_code: statusCode,
+    signature_key: midtransSignature(order.paymentReference, statusCode, grossAmount, serverKey),
+    payment_type: SNAP_PAYMENT_TYPES[order.paymentMethod] ?? "other_qris",
+    order_id: order.paymentReference,
+    merchant_id: "SANDBOX",
+    gross_amount: grossAmount,
+    fraud_status: "accept",
+    currency: "IDR",
+  };
+}
+
+/** Origins a form on the sandbox page may end up at (it answers with a redirect there). */
+function redirectOrigins(detail: OrderDetail): string[] {
+  const origins = new Set<string>();
+  for (const url of [detail.redirect?.successUrl, detail.redirect?.errorUrl]) {
+    const safe = url ? safeHttpUrl(url) : undefined;
+    if (safe) origins.add(new URL(safe).origin);
+  }
+  return [...origins];
+}
+
+function renderSandboxPage(detail: OrderDetail, storeName: string, token: string): string {
+  const order = detail.order!;
+  // Relative to this page (/sandbox/pay/{token}), so it also works behind a path prefix.
+  const base = `./${encodeURIComponent(token)}`;
+  const checkout = safeHttpUrl(order.checkoutUrl);
+  const actions =
+    order.status === "pending"
+      ? `<section>
+<form method="post" action="${escapeHtml(`${base}/pay`)}" class="pay-form">
+<button type="submit" class="button button-primary">Pay</button>
+</form>
+<form method="post" action="${escapeHtml(`${base}/fail`)}" class="fail-form">
+<button type="submit" class="button button-danger">Fail</button>
+</form>
+<p class="muted small" style="margin:12px 0 0">Pay sends a <span class="mono">settlement</span> notification, Fail a
+<span class="mono">deny</span> notification, both signed like Midtrans' and sent to
+<span class="mono">POST /v1/payments/notifications/midtrans</span>.</p>
+</section>`
+      : `<section><div class="notice notice-${escapeHtml(order.status)}" role="status"><strong>Nothing to pay</strong>This order is ${escapeHtml(
+          order.status,
+        )}.${checkout ? ` <a href="${escapeHtml(checkout)}">See the order</a>` : ""}</div></section>`;
+  const body = `<main class="card">
+<div class="sandbox">Sandbox payment · no real money moves</div>
+<section>
+<header class="top">
+<div><p class="muted" style="margin:0">Pay to</p><h1 class="store">${escapeHtml(storeName)}</h1></div>
+<div class="status">${statusBadge(order.status)}</div>
+</header>
+<p class="amount-label" style="margin-top:16px">Amount</p>
+<p class="amount">${escapeHtml(rupiah(order.amount))}</p>
+<dl class="details">
+<dt>Method</dt><dd>${escapeHtml(methodName(order.paymentMethod))}</dd>
+<dt>Order</dt><dd class="mono">${escapeHtml(order.paymentReference)}</dd>
+<dt>Pay before</dt><dd>${timeTag(order.expiresAt)}</dd>
+</dl>
+</section>
+${actions}
+</main>`;
+  return page({ title: `Sandbox payment · ${rupiah(order.amount)} · ${storeName}`, body });
+}
+
+const SNAP_JS = `// Sandbox stand-in for Midtrans Snap: snap.pay(token) opens the sandbox payment page.
+(function () {
+  var script = document.currentScript;
+  var base = script && script.src ? script.src.replace(/\\/sandbox\\/snap\\.js(?:[?#].*)?$/, "") : "";
+  function url(token) {
+    return base + "/sandbox/pay/" + encodeURIComponent(token);
+  }
+  window.snap = {
+    pay: function (token) {
+      window.location.href = url(token);
+    },
+    embed: function (token) {
+      window.location.href = url(token);
+    },
+    hide: function () {},
+  };
+})();
+`;
+
+export interface SandboxPageDeps {
+  clients: ServiceClients;
+  logger: Logger;
+  midtransServerKey: string;
+  /** Where this gateway answers over loopback, e.g. http://127.0.0.1:8080. */
+  selfUrl(ctx: GatewayContext): string;
+}
+
+/** GET /sandbox/pay/{token}, POST …/pay and …/fail, GET /sandbox/snap.js. */
+export function sandboxRoutes(router: Router, deps: SandboxPageDeps) {
+  async function load(ctx: GatewayContext): Promise<{ detail: OrderDetail; storeName: string; token: string } | undefined> {
+    const token = (ctx as unknown as { params: { token: string } }).params.token;
+    if (!TOKEN.test(token)) return undefined;
+    const { detail, storeName } = await deps.clients.order.getCheckout({ key: { case: "sessionToken", value: token } });
+    return { detail: detail!, storeName, token };
+  }
+
+  router.get("/sandbox/snap.js", (ctx: GatewayContext) => {
+    ctx.set("Cache-Control", "public, max-age=300");
+    ctx.set("X-Content-Type-Options", "nosniff");
+    ctx.type = "application/javascript; charset=utf-8";
+    ctx.body = SNAP_JS;
+  });
+
+  router.get(
+    "/sandbox/pay/:token",
+    pageHandler(deps.logger, "payment page", async (ctx: GatewayContext) => {
+      const found = await load(ctx);
+      if (!found) return notFoundPage(ctx, "payment page");
+      sendPage(ctx, 200, renderSandboxPage(found.detail, found.storeName, found.token), {
+        formAction: redirectOrigins(found.detail),
+      });
+    }),
+  );
+
+  /** Sends the notification for `outcome`, then sends the buyer where the store asked. */
+  async function complete(ctx: GatewayContext, outcome: Outcome) {
+    const found = await load(ctx);
+    if (!found) return notFoundPage(ctx, "payment page");
+    const notification = sandboxNotification(found.detail, outcome, deps.midtransServerKey);
+    const response = await fetch(`${deps.selfUrl(ctx)}/v1/payments/notifications/midtrans`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json", "x-request-id": ctx.state.requestId },
+      body: JSON.stringify(notification),
+      signal: AbortSignal.timeout(15_000),
+      redirect: "error",
+    });
+    const answer = (await response.json().catch(() => undefined)) as { success?: boolean; error?: { message?: string } } | undefined;
+    if (!response.ok || answer?.success !== true) {
+      const reason = `The notification endpoint answered ${response.status}: ${answer?.error?.message ?? "no details"}.`;
+      return sendPage(ctx, 502, messagePage("The sandbox payment was not accepted", reason));
+    }
+    const redirect = found.detail.redirect;
+    const target =
+      safeHttpUrl((outcome === "pay" ? redirect?.successUrl : redirect?.errorUrl) ?? "") ??
+      safeHttpUrl(found.detail.order!.checkoutUrl) ??
+      "/";
+    ctx.set("Cache-Control", "no-store");
+    ctx.redirect(target);
+    ctx.status = 303;
+  }
+
+  for (const outcome of ["pay", "fail"] as const) {
+    router.post(
+      `/sandbox/pay/:token/${outcome}`,
+      pageHandler(deps.logger, "payment page", (ctx: GatewayContext) => complete(ctx, outcome)),
+    );
+  }
+}
