@@ -8,6 +8,8 @@ import { createServiceClients } from "../gateway/clients.js";
 import { GATEWAY_SCHEMA, startGateway } from "../gateway/service.js";
 import { CATALOG_SCHEMA, startCatalogService } from "../services/catalog/service.js";
 import { ORDER_SCHEMA, startOrderService } from "../services/order/service.js";
+import { startWebhookService, WEBHOOK_SCHEMA } from "../services/webhook/service.js";
+import { createEventBus } from "../services/lib/bus.js";
 import { listenAddress, loadConfig } from "../services/lib/config.js";
 import { connectDb, openDatabaseServer } from "../services/lib/db.js";
 import { onShutdown } from "../services/lib/lifecycle.js";
@@ -26,16 +28,29 @@ const catalog = await startCatalogService({
   ...listenAddress(config.CATALOG_ADDR),
 });
 
+// One bus for both ends: NATS JetStream when NATS_URL is set, else in this process.
+const bus = await createEventBus(config, { stream: config.EVENTS_STREAM, consumer: config.EVENTS_CONSUMER }, logger);
+
+const webhookSql = connectDb(database.url, { schema: WEBHOOK_SCHEMA });
+const webhook = await startWebhookService({
+  sql: webhookSql,
+  logger: createLogger("webhook", config.LOG_LEVEL),
+  config,
+  bus,
+  ...listenAddress(config.WEBHOOK_ADDR),
+});
+
 const orderSql = connectDb(database.url, { schema: ORDER_SCHEMA });
 const order = await startOrderService({
   sql: orderSql,
   logger: createLogger("order", config.LOG_LEVEL),
   config,
+  bus,
   ...listenAddress(config.ORDER_ADDR),
 });
 
 const gatewaySql = connectDb(database.url, { schema: GATEWAY_SCHEMA });
-const clients = createServiceClients({ catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR });
+const clients = createServiceClients({ catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR, webhook: config.WEBHOOK_ADDR });
 const gateway = await startGateway({
   sql: gatewaySql,
   clients,
@@ -53,8 +68,12 @@ onShutdown(logger, async () => {
   await gateway.close();
   clients.close();
   await order.close();
+  await webhook.close();
+  await bus.close();
   await catalog.close();
-  await Promise.all([gatewaySql.end({ timeout: 5 }), orderSql.end({ timeout: 5 }), catalogSql.end({ timeout: 5 })]);
+  await Promise.all(
+    [gatewaySql, orderSql, webhookSql, catalogSql].map((sql) => sql.end({ timeout: 5 })),
+  );
   await database.close();
 });
 

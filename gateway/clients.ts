@@ -8,17 +8,24 @@ import { createRpcChannel } from "../services/lib/rpc-client.js";
  * turns into a 503 instead of a hung request; order calls get longer, since creating
  * an order may wait on the payment gateway.
  */
-export function createServiceClients(addrs: { catalog: string; order: string }, timeoutMs = 1_500) {
+export function createServiceClients(addrs: { catalog: string; order: string; webhook?: string }, timeoutMs = 1_200) {
   const catalogChannel = createRpcChannel(addrs.catalog, { timeoutMs });
   const orderChannel = createRpcChannel(addrs.order, { timeoutMs: Math.max(timeoutMs, 10_000) });
+  // The gateway only asks the webhook service whether it is up (for /readyz).
+  const webhookChannel = addrs.webhook ? createRpcChannel(addrs.webhook, { timeoutMs }) : undefined;
   return {
     store: catalogChannel.client(StoreService),
     catalog: catalogChannel.client(CatalogService),
     order: orderChannel.client(OrderService),
-    health: { catalog: catalogChannel.client(Health), order: orderChannel.client(Health) },
+    health: {
+      catalog: catalogChannel.client(Health),
+      order: orderChannel.client(Health),
+      ...(webhookChannel ? { webhook: webhookChannel.client(Health) } : {}),
+    },
     close() {
       catalogChannel.close();
       orderChannel.close();
+      webhookChannel?.close();
     },
   };
 }

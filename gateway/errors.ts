@@ -64,11 +64,13 @@ export function fromConnectError(error: ConnectError): ApiError {
     case Code.PermissionDenied:
       return new ApiError(403, "PLAN_REQUIRED", error.rawMessage);
     case Code.AlreadyExists:
-    case Code.Aborted:
     case Code.FailedPrecondition:
       return new ApiError(409, "CONFLICT", error.rawMessage);
     case Code.ResourceExhausted:
       return new ApiError(409, "CONFLICT", error.rawMessage);
+    // The services never answer ABORTED themselves; it is the transport's word for a
+    // connection reset mid-call.
+    case Code.Aborted:
     case Code.Unavailable:
     case Code.DeadlineExceeded:
     // The gateway never cancels its own calls: a cancelled call is a stream the

@@ -10,7 +10,7 @@ const config = loadConfig();
 const logger = createLogger("gateway", config.LOG_LEVEL);
 const database = await openDatabaseServer(config, logger);
 const sql = connectDb(database.url, { schema: GATEWAY_SCHEMA });
-const clients = createServiceClients({ catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR });
+const clients = createServiceClients({ catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR, webhook: config.WEBHOOK_ADDR });
 const gateway = await startGateway({
   sql,
   clients,

@@ -1,4 +1,5 @@
 // The order service on its own: `npm run start:order`.
+import { createEventBus } from "../lib/bus.js";
 import { listenAddress, loadConfig } from "../lib/config.js";
 import { connectDb, openDatabaseServer } from "../lib/db.js";
 import { onShutdown } from "../lib/lifecycle.js";
@@ -9,10 +10,17 @@ const config = loadConfig();
 const logger = createLogger("order", config.LOG_LEVEL);
 const database = await openDatabaseServer(config, logger);
 const sql = connectDb(database.url, { schema: ORDER_SCHEMA });
-const service = await startOrderService({ sql, logger, config, ...listenAddress(config.ORDER_ADDR) });
+// Alone, the order service needs NATS to hand its events on: without NATS_URL they
+// wait in the outbox (the in-process bus only works inside `npm start`).
+const bus = config.NATS_URL
+  ? await createEventBus(config, { stream: config.EVENTS_STREAM, consumer: config.EVENTS_CONSUMER }, logger)
+  : undefined;
+if (!bus) logger.warn("NATS_URL is not set: order events stay in the outbox until a bus is configured");
+const service = await startOrderService({ sql, logger, config, bus, ...listenAddress(config.ORDER_ADDR) });
 
 onShutdown(logger, async () => {
   await service.close();
+  await bus?.close();
   await sql.end({ timeout: 5 });
   await database.close();
 });

@@ -225,7 +225,7 @@ export function createOrderDomain(deps: OrderDomainDeps) {
             if ((error as postgres.PostgresError).code !== UNIQUE_VIOLATION) throw error;
           }
         }
-        if (!row) throw new ConnectError("could not allocate a unique transfer amount, try again", Code.Aborted);
+        if (!row) throw new ConnectError("could not allocate a unique transfer amount, try again", Code.ResourceExhausted);
       } else {
         row = await store.insertOrder(tx, { ...base, payment_reference: newPaymentReference(), unique_amount_code: null, amount: subtotal }, lines);
       }

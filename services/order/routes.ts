@@ -70,7 +70,7 @@ export function createOrderRoutes({ sql, domain, logger, midtransServerKey }: Or
           }
           if (claim.kind === "in_flight") {
             if (!(claim.stale && claim.orderId)) {
-              throw new ConnectError("a request with this Idempotency-Key is still in flight", Code.Aborted);
+              throw new ConnectError("a request with this Idempotency-Key is still in flight", Code.AlreadyExists);
             }
             // The first request made its order and died before answering: answer for it.
             const row = await requireOrder(claim.orderId, storeId);

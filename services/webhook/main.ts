@@ -10,6 +10,7 @@ const config = loadConfig();
 const logger = createLogger("webhook", config.LOG_LEVEL);
 const database = await openDatabaseServer(config, logger);
 const sql = connectDb(database.url, { schema: WEBHOOK_SCHEMA });
+if (!config.NATS_URL) logger.warn("NATS_URL is not set: alone, the webhook service receives no events");
 const bus = await createEventBus(config, { stream: config.EVENTS_STREAM, consumer: config.EVENTS_CONSUMER }, logger);
 const service = await startWebhookService({ sql, logger, config, bus, ...listenAddress(config.WEBHOOK_ADDR) });
 

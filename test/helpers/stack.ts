@@ -2,6 +2,10 @@ import { createServiceClients } from "../../gateway/clients.js";
 import { GATEWAY_SCHEMA, startGateway } from "../../gateway/service.js";
 import { CATALOG_SCHEMA, startCatalogService } from "../../services/catalog/service.js";
 import { ORDER_SCHEMA, startOrderService } from "../../services/order/service.js";
+import { startWebhookService, WEBHOOK_SCHEMA } from "../../services/webhook/service.js";
+import { createInProcessBus, createJetStreamBus, type EventBus } from "../../services/lib/bus.js";
+import { WebhookService } from "../../gen/webhook/v1/webhook_pb.js";
+import { SHARED_NATS_URL, uniqueBusNames } from "./nats.js";
 import { loadConfig } from "../../services/lib/config.js";
 import { connectDb } from "../../services/lib/db.js";
 import { createLogger } from "../../services/lib/logger.js";
@@ -19,6 +23,12 @@ export interface StackOptions {
   orderEnv?: Record<string, string>;
   /** How often the expiry sweeper runs (default 5 s). */
   sweepEveryMs?: number;
+  /**
+   * Run the webhook service too, with events carried by NATS JetStream (the shared
+   * server with stream names of this stack's own, or `natsUrl`) or the in-process bus.
+   * Its configuration defaults to allowing http:// and loopback receivers.
+   */
+  webhooks?: { bus: "nats" | "in-process"; natsUrl?: string; env?: Record<string, string>; timeoutMs?: number };
 }
 
 /**
@@ -35,6 +45,27 @@ export async function startStack(options: StackOptions = {}) {
   const gatewayPort = await freePort();
   const baseUrl = `http://127.0.0.1:${gatewayPort}`;
   const config = loadConfig({ ...options.orderEnv, CATALOG_ADDR: catalogAddr, PUBLIC_BASE_URL: baseUrl });
+  const busNames = uniqueBusNames();
+  let bus: EventBus | undefined;
+  let webhook: Awaited<ReturnType<typeof startWebhookService>> | undefined;
+  let webhookSql: ReturnType<typeof connectDb> | undefined;
+  const webhookConfig = loadConfig({ WEBHOOK_ALLOW_HTTP: "true", WEBHOOK_ALLOW_PRIVATE: "true", ...options.webhooks?.env });
+  if (options.webhooks) {
+    bus =
+      options.webhooks.bus === "nats"
+        ? await createJetStreamBus(options.webhooks.natsUrl ?? SHARED_NATS_URL, { stream: busNames.EVENTS_STREAM, consumer: busNames.EVENTS_CONSUMER }, logger)
+        : createInProcessBus(logger);
+    webhookSql = connectDb(db.url, { schema: WEBHOOK_SCHEMA, max: 6 });
+    webhook = await startWebhookService({
+      sql: webhookSql,
+      logger,
+      config: webhookConfig,
+      bus,
+      host: "127.0.0.1",
+      port: 0,
+      timeoutMs: options.webhooks.timeoutMs,
+    });
+  }
   const orderSql = connectDb(db.url, { schema: ORDER_SCHEMA, max: 8 });
   const order = await startOrderService({
     sql: orderSql,
@@ -43,11 +74,13 @@ export async function startStack(options: StackOptions = {}) {
     host: "127.0.0.1",
     port: 0,
     sweepEveryMs: options.sweepEveryMs,
+    bus,
   });
   const orderAddr = `http://127.0.0.1:${order.port}`;
 
   const gatewaySql = connectDb(db.url, { schema: GATEWAY_SCHEMA, max: 4 });
-  const clients = createServiceClients({ catalog: catalogAddr, order: orderAddr });
+  const webhookAddr = webhook ? `http://127.0.0.1:${webhook.port}` : undefined;
+  const clients = createServiceClients({ catalog: catalogAddr, order: orderAddr, webhook: webhookAddr });
   const gateway = await startGateway({
     sql: gatewaySql,
     clients,
@@ -61,6 +94,7 @@ export async function startStack(options: StackOptions = {}) {
   });
   const admin = createRpcChannel(catalogAddr);
   const orderAdmin = createRpcChannel(orderAddr);
+  const webhookAdmin = webhookAddr ? createRpcChannel(webhookAddr) : undefined;
   return {
     db,
     baseUrl,
@@ -70,16 +104,27 @@ export async function startStack(options: StackOptions = {}) {
     stores: admin.client(StoreService),
     catalog: admin.client(CatalogService),
     orders: orderAdmin.client(OrderService),
+    /** Present when the stack runs the webhook service. */
+    webhooks: webhookAdmin?.client(WebhookService),
+    webhookAddr,
+    webhookSql,
+    busNames,
+    dbUrl: db.url,
     /** SQL on the order service's schema, for asserting what was (not) written. */
     orderSql,
     async close() {
       admin.close();
       orderAdmin.close();
+      webhookAdmin?.close();
       await gateway.close();
       clients.close();
       await order.close(100);
+      await webhook?.close(100);
+      await bus?.close();
       await catalog.close(100);
-      await Promise.all([catalogSql.end({ timeout: 1 }), orderSql.end({ timeout: 1 }), gatewaySql.end({ timeout: 1 })]);
+      await Promise.all(
+        [catalogSql, orderSql, gatewaySql, webhookSql].map((sql) => sql?.end({ timeout: 1 })),
+      );
       await db.drop();
     },
   };

@@ -1,0 +1,264 @@
+// The operator CLI run as a real child process (`node cli/store-admin.js …`, which is
+// what `npx store-admin` runs) against a catalog service on a database of its own.
+import test from "ava";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { StoreService } from "../../gen/catalog/v1/catalog_pb.js";
+import { CATALOG_SCHEMA, startCatalogService } from "../../services/catalog/service.js";
+import { connectDb, type Sql } from "../../services/lib/db.js";
+import { createLogger } from "../../services/lib/logger.js";
+import { createRpcChannel, type RpcChannel } from "../../services/lib/rpc-client.js";
+import type { RpcServer } from "../../services/lib/rpc-server.js";
+import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
+import { freePort, spawnProcess, type Spawned } from "../helpers/process.js";
+
+const KEY = /^sk_live_[0-9A-Za-z]{32,}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const BANK = ["--bank-name", "Bank Central Asia", "--bank-code", "BCA", "--account-number", "0123456789", "--account-holder", "Budi Santoso"];
+
+let db: TestDatabase;
+let sql: Sql;
+let server: RpcServer;
+let catalogAddr: string;
+let unusedAddr: string;
+let admin: RpcChannel;
+const running = new Set<Spawned>();
+
+test.before(async () => {
+  db = await createTestDatabase();
+  sql = connectDb(db.url, { schema: CATALOG_SCHEMA, max: 4 });
+  server = await startCatalogService({
+    sql,
+    logger: createLogger("catalog", process.env.TEST_LOG_LEVEL ?? "silent"),
+    host: "127.0.0.1",
+    port: 0,
+  });
+  catalogAddr = `http://127.0.0.1:${server.port}`;
+  unusedAddr = `http://127.0.0.1:${await freePort()}`;
+  admin = createRpcChannel(catalogAddr);
+});
+
+test.after.always(async () => {
+  await Promise.all([...running].map((child) => child.stop("SIGKILL")));
+  admin?.close();
+  await server?.close(100);
+  await sql?.end({ timeout: 1 });
+  await db?.drop();
+});
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+// Each run boots Node and tsx; a few at a time keeps a small machine responsive.
+let slots = 3;
+const waiting: (() => void)[] = [];
+async function withSlot<T>(work: () => Promise<T>): Promise<T> {
+  while (slots === 0) await new Promise<void>((resolve) => waiting.push(resolve));
+  slots--;
+  try {
+    return await work();
+  } finally {
+    slots++;
+    waiting.shift()?.();
+  }
+}
+
+function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return withSlot(() => runCli(args, env));
+}
+
+async function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  const child = spawnProcess(process.execPath, ["cli/store-admin.js", ...args], {
+    CATALOG_ADDR: catalogAddr,
+    // Nothing of ours listens there: never a shared default port.
+    ORDER_ADDR: unusedAddr,
+    WEBHOOK_ADDR: unusedAddr,
+    ...env,
+  });
+  running.add(child);
+  let stdout = "";
+  let stderr = "";
+  child.child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+  child.child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const timer = setTimeout(() => child.child.kill("SIGKILL"), 30_000);
+  const code = await child.exited;
+  clearTimeout(timer);
+  running.delete(child);
+  return { code, stdout, stderr };
+}
+
+/** Runs a command that must succeed and returns its parsed JSON. */
+async function ok(t: import("ava").ExecutionContext, args: string[]): Promise<any> {
+  const result = await cli(args);
+  t.is(result.code, 0, `store-admin ${args.join(" ")} failed:\n${result.stderr}`);
+  t.is(result.stderr, "");
+  return JSON.parse(result.stdout);
+}
+
+async function newStore(t: import("ava").ExecutionContext, name = "CLI Store"): Promise<string> {
+  const store = await ok(t, ["store", "create", "--name", name, "--plan", "growth", ...BANK]);
+  return store.id;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<ConnectError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ConnectError) return error;
+    throw error;
+  }
+  throw new Error("expected the call to fail");
+}
+
+test("store create prints the store as JSON with its plan and bank account", async (t) => {
+  const store = await ok(t, ["store", "create", "--name", "Toko Batik", "--plan", "growth", ...BANK]);
+  t.regex(store.id, UUID);
+  t.is(store.name, "Toko Batik");
+  t.is(store.plan, "growth");
+  t.deepEqual(store.bank_account, {
+    bank_name: "Bank Central Asia",
+    bank_code: "BCA",
+    account_number: "0123456789",
+    account_holder: "Budi Santoso",
+  });
+  t.false(Number.isNaN(Date.parse(store.created_at)));
+
+  const bare = await ok(t, ["store", "create", "--name", "No Bank", "--plan", "starter"]);
+  t.is(bare.plan, "starter");
+  t.is(bare.bank_account, null);
+});
+
+test("store set-plan changes the plan", async (t) => {
+  const storeId = await newStore(t);
+  const changed = await ok(t, ["store", "set-plan", "--store", storeId, "--plan", "scale"]);
+  t.is(changed.id, storeId);
+  t.is(changed.plan, "scale");
+  const stores = admin.client(StoreService);
+  const { store } = await stores.getStore({ id: storeId });
+  t.is(store!.name, "CLI Store");
+  const key = await ok(t, ["key", "create", "--store", storeId]);
+  const principal = await stores.authenticateApiKey({ secret: key.key });
+  t.is(principal.storeId, storeId);
+  t.is(principal.plan, 3); // PLAN_SCALE
+});
+
+test("key create prints exactly {id, key}; the key works until key revoke", async (t) => {
+  const storeId = await newStore(t);
+  const result = await cli(["key", "create", "--store", storeId, "--name", "checkout"]);
+  t.is(result.code, 0, result.stderr);
+  const created = JSON.parse(result.stdout);
+  t.deepEqual(Object.keys(created).sort(), ["id", "key"]);
+  t.regex(created.id, UUID);
+  t.regex(created.key, KEY);
+
+  const stores = admin.client(StoreService);
+  const principal = await stores.authenticateApiKey({ secret: created.key });
+  t.is(principal.storeId, storeId);
+  t.is(principal.keyId, created.id);
+
+  const revoked = await ok(t, ["key", "revoke", "--store", storeId, "--key", created.id]);
+  t.is(revoked.id, created.id);
+  t.is(revoked.store_id, storeId);
+  t.is(revoked.name, "checkout");
+  t.false(Number.isNaN(Date.parse(revoked.revoked_at)));
+  t.false(JSON.stringify(revoked).includes(created.key), "the secret is never shown again");
+  const error = await rejection(stores.authenticateApiKey({ secret: created.key }));
+  t.is(error.code, Code.Unauthenticated);
+});
+
+test("two keys of one store are different", async (t) => {
+  const storeId = await newStore(t);
+  const [a, b] = await Promise.all([
+    ok(t, ["key", "create", "--store", storeId]),
+    ok(t, ["key", "create", "--store", storeId]),
+  ]);
+  t.not(a.key, b.key);
+  t.not(a.id, b.id);
+});
+
+test("product create and bundle create print the item", async (t) => {
+  const storeId = await newStore(t);
+  const a = await ok(t, ["product", "create", "--store", storeId, "--title", "Kain Batik Tulis", "--price", "25000"]);
+  t.regex(a.id, UUID);
+  t.like(a, { store_id: storeId, type: "product", title: "Kain Batik Tulis", slug: "kain-batik-tulis", price: 25000, status: "published" });
+  const b = await ok(t, [
+    "product", "create", "--store", storeId, "--title", "Selendang", "--price", "0", "--slug", "selendang-sutra", "--status", "draft",
+  ]);
+  t.like(b, { type: "product", slug: "selendang-sutra", price: 0, status: "draft" });
+  const again = await ok(t, ["product", "create", "--store", storeId, "--title", "Kain Batik Tulis", "--price", "30000"]);
+  t.is(again.slug, "kain-batik-tulis-2");
+
+  const bundle = await ok(t, [
+    "bundle", "create", "--store", storeId, "--title", "Paket Batik", "--price", "50000", "--product", a.id, "--product", b.id,
+  ]);
+  t.like(bundle, { store_id: storeId, type: "bundle", title: "Paket Batik", slug: "paket-batik", price: 50000, status: "published" });
+  t.deepEqual(bundle.product_ids, [a.id, b.id]);
+});
+
+test("seed prints a demo store id and a working key", async (t) => {
+  const seeded = await ok(t, ["seed"]);
+  t.regex(seeded.store_id, UUID);
+  t.regex(seeded.key, KEY);
+  t.true(seeded.product_ids.length >= 1);
+  const principal = await admin.client(StoreService).authenticateApiKey({ secret: seeded.key });
+  t.is(principal.storeId, seeded.store_id);
+});
+
+async function fails(t: import("ava").ExecutionContext, args: string[], message: RegExp, env: Record<string, string> = {}) {
+  const result = await cli(args, env);
+  t.is(result.code, 1, `store-admin ${args.join(" ")}`);
+  t.is(result.stdout, "", "nothing on stdout");
+  t.regex(result.stderr, message);
+  t.notRegex(result.stderr, /\n\s+at .+:\d+:\d+/, "no stack trace");
+}
+
+test("an unknown command fails with exit 1 and a message on stderr", async (t) => {
+  await fails(t, ["store", "destroy", "--name", "x"], /unknown command/);
+  await fails(t, [], /usage/);
+});
+
+test("an unknown option fails with exit 1", async (t) => {
+  await fails(t, ["store", "create", "--name", "x", "--colour", "red"], /colour/);
+});
+
+test("store create without --name fails", async (t) => {
+  await fails(t, ["store", "create", "--plan", "growth"], /--name/);
+});
+
+test("a bad --plan fails", async (t) => {
+  await fails(t, ["store", "create", "--name", "x", "--plan", "gold"], /--plan/);
+});
+
+test("part of a bank account fails", async (t) => {
+  await fails(t, ["store", "create", "--name", "x", "--bank-name", "BCA"], /bank/);
+});
+
+test("a price that is not a whole number fails", async (t) => {
+  const storeId = await newStore(t);
+  await fails(t, ["product", "create", "--store", storeId, "--title", "T", "--price", "1.5"], /--price/);
+  await fails(t, ["product", "create", "--store", storeId, "--title", "T", "--price", "-5"], /price/);
+  await fails(t, ["product", "create", "--store", storeId, "--title", "T", "--price", "12abc"], /--price/);
+});
+
+test("a store id that does not exist fails", async (t) => {
+  const missing = "00000000-0000-4000-8000-000000000000";
+  await fails(t, ["key", "create", "--store", missing], /not found/i);
+  await fails(t, ["product", "create", "--store", missing, "--title", "T", "--price", "100"], /not found/i);
+  await fails(t, ["store", "set-plan", "--store", missing, "--plan", "scale"], /not found/i);
+  await fails(t, ["key", "create", "--store", "not-a-uuid"], /store_id/);
+});
+
+test("a bundle with a product of another store fails", async (t) => {
+  const mine = await newStore(t);
+  const theirs = await newStore(t, "Other");
+  const product = await ok(t, ["product", "create", "--store", theirs, "--title", "Theirs", "--price", "100"]);
+  await fails(t, ["bundle", "create", "--store", mine, "--title", "B", "--price", "100", "--product", product.id], /product/);
+  await fails(t, ["bundle", "create", "--store", mine, "--title", "B", "--price", "100"], /--product/);
+});
+
+test("an unreachable catalog service fails with exit 1", async (t) => {
+  const port = await freePort();
+  await fails(t, ["seed"], /unavailable|ECONNREFUSED|connect/i, { CATALOG_ADDR: `http://127.0.0.1:${port}` });
+});

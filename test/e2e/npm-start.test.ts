@@ -1,0 +1,207 @@
+// `npm start` on a bare machine: no DATABASE_URL, so embedded PostgreSQL in DATA_DIR.
+// It prints a demo key that works, stops cleanly on SIGTERM, and a second start on the
+// same DATA_DIR finds the same store, key and products.
+import { readdirSync, readFileSync } from "node:fs";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import test from "ava";
+import { api } from "../helpers/http.js";
+import { freePort, spawnProcess, type Spawned } from "../helpers/process.js";
+
+const BANNER = /Store Order API listening on (\S+)/;
+const DEMO_KEY = /Demo API key: (sk_live_\w+)/;
+const DEMO_STORE = /Demo store (\S+)/;
+
+let dataDir: string | undefined;
+const started: Spawned[] = [];
+/** Every process seen below an `npm start`, so none outlives the test. */
+const descendants = new Set<number>();
+
+/** The pids of every live process below `root` (Linux /proc). */
+function processTree(root: number): number[] {
+  const parents = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // pid (comm) state ppid …; comm may hold spaces and parentheses.
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const children = parents.get(ppid) ?? [];
+      children.push(Number(entry));
+      parents.set(ppid, children);
+    } catch {}
+  }
+  const found: number[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    for (const child of parents.get(queue.shift()!) ?? []) {
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitGone(pids: number[], ms: number): Promise<number[]> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const left = pids.filter(alive);
+    if (left.length === 0 || Date.now() > deadline) return left;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+test.before(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), "npm-start-"));
+  // Run as root, embedded PostgreSQL drops to the `postgres` user, which must be able
+  // to enter this directory.
+  await chmod(dataDir, 0o755);
+});
+
+test.after.always(async () => {
+  for (const child of started) {
+    if (child.child.exitCode !== null || child.child.signalCode !== null) continue;
+    for (const pid of processTree(child.child.pid!)) descendants.add(pid);
+    child.child.kill("SIGKILL");
+  }
+  await stopLeftovers([...descendants]);
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+/**
+ * Stops what an `npm start` left running: SIGTERM to the top-most survivors (the
+ * launcher, which then stops its PostgreSQL cleanly), SIGKILL to whatever remains.
+ */
+async function stopLeftovers(pids: number[]): Promise<void> {
+  const left = pids.filter(alive);
+  if (left.length === 0) return;
+  const below = new Set(left.flatMap((pid) => processTree(pid)));
+  for (const pid of left.filter((pid) => !below.has(pid))) {
+    try {
+      process.kill(pid, "SIGTERM");
+    } catch {}
+  }
+  for (const pid of await waitGone(left, 10_000)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {}
+  }
+}
+
+interface Run {
+  npm: Spawned;
+  baseUrl: string;
+  key: string;
+  storeId: string;
+  startupMs: number;
+}
+
+async function npmStart(): Promise<Run> {
+  const port = await freePort();
+  const spawnedAt = performance.now();
+  const npm = spawnProcess("npm", ["start"], {
+    DATABASE_URL: undefined,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    // Every internal service on a free port of its own, so parallel runs never meet.
+    CATALOG_ADDR: `http://127.0.0.1:${await freePort()}`,
+    ORDER_ADDR: `http://127.0.0.1:${await freePort()}`,
+    WEBHOOK_ADDR: `http://127.0.0.1:${await freePort()}`,
+    PUBLIC_BASE_URL: undefined,
+    NATS_URL: undefined,
+  });
+  started.push(npm);
+  await npm.waitFor(BANNER, 90_000);
+  const startupMs = performance.now() - spawnedAt;
+  const [, key] = await npm.waitFor(DEMO_KEY, 5_000);
+  const [, storeId] = await npm.waitFor(DEMO_STORE, 5_000);
+  for (const pid of processTree(npm.child.pid!)) descendants.add(pid);
+  return { npm, baseUrl: `http://127.0.0.1:${port}`, key: key!, storeId: storeId!, startupMs };
+}
+
+/** SIGTERM to `npm start`: exit code 0 within 10 s, and nothing of it keeps running. */
+async function stop(t: import("ava").ExecutionContext, run: Run) {
+  const tree = processTree(run.npm.child.pid!);
+  for (const pid of tree) descendants.add(pid);
+  const signalledAt = performance.now();
+  run.npm.child.kill("SIGTERM");
+  const code = await Promise.race([run.npm.exited, new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), 10_000))]);
+  const ms = performance.now() - signalledAt;
+  // The server itself must be gone too, not only npm: no child lives on, the port refuses.
+  const left = await waitGone(tree, Math.max(500, 10_000 - ms));
+  const answered = await fetch(`${run.baseUrl}/healthz`, { signal: AbortSignal.timeout(2_000) }).then(
+    () => true,
+    () => false,
+  );
+  t.log(
+    `npm start after SIGTERM: ${code === "timeout" ? "still running" : `exit code ${code}, signal ${run.npm.child.signalCode}`} after ${Math.round(ms)} ms` +
+      (left.length > 0 ? `; still running below it: ${left.map(describe).join(", ")}` : ""),
+  );
+  // Clear the way for the next start on the same DATA_DIR before asserting.
+  await stopLeftovers(left);
+
+  t.is(code, 0, `npm start exits 0 within 10 s of SIGTERM; output:\n${run.npm.output().slice(-1500)}`);
+  t.deepEqual(left.map(describe), [], "no process started by npm start outlives it");
+  t.false(answered, "the API stopped answering");
+}
+
+function describe(pid: number): string {
+  try {
+    return `${pid} (${readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim().slice(0, 80)})`;
+  } catch {
+    return String(pid);
+  }
+}
+
+let first: { key: string; storeId: string; items: unknown[] } | undefined;
+
+test.serial("npm start on a fresh DATA_DIR serves the API with a printed demo key and stops on SIGTERM", async (t) => {
+  const run = await npmStart();
+  t.log(`fresh DATA_DIR: spawn → "listening" banner in ${(run.startupMs / 1000).toFixed(2)} s`);
+  t.regex(run.key, /^sk_live_[0-9A-Za-z]{32,}$/);
+
+  const page = await api(run.baseUrl, "/v1/products?limit=2", { key: run.key });
+  t.is(page.status, 200, page.text);
+  t.deepEqual(Object.keys(page.body).sort(), ["data", "success"]);
+  t.true(page.body.success);
+  t.is(page.body.data.items.length, 2);
+  t.true(page.body.data.has_more);
+  const all = await api(run.baseUrl, "/v1/products?limit=50", { key: run.key });
+  t.is(all.status, 200);
+  first = { key: run.key, storeId: run.storeId, items: all.body.data.items };
+
+  // The banner shows the URL the API is on (PUBLIC_BASE_URL follows PORT).
+  const printed = run.npm.output().match(BANNER)![1]!;
+  t.is(printed, `http://localhost:${new URL(run.baseUrl).port}`);
+
+  await stop(t, run);
+});
+
+test.serial("npm start again on the same DATA_DIR keeps the demo store, key and products", async (t) => {
+  t.truthy(first, "the first start ran");
+  const run = await npmStart();
+  t.log(`used DATA_DIR: spawn → "listening" banner in ${(run.startupMs / 1000).toFixed(2)} s`);
+  t.is(run.key, first!.key, "the same demo key is printed");
+  t.is(run.storeId, first!.storeId, "the same demo store");
+  t.notRegex(run.npm.output(), /demo store seeded/, "nothing was seeded again");
+
+  const all = await api(run.baseUrl, "/v1/products?limit=50", { key: run.key });
+  t.is(all.status, 200, all.text);
+  t.deepEqual(all.body.data.items, first!.items);
+  const page = await api(run.baseUrl, "/v1/products?limit=2", { key: run.key });
+  t.is(page.status, 200);
+  t.is(page.body.data.items.length, 2);
+  t.true(page.body.data.has_more);
+
+  await stop(t, run);
+});
