@@ -9,6 +9,7 @@ import { ApiError, notFound } from "./errors.js";
 import { createGuards } from "./guards.js";
 import { createMemoryRateLimiter, createPostgresRateLimiter } from "./rate-limit.js";
 import { pageRoutes } from "./pages/index.js";
+import { docsRoutes } from "./routes/docs.js";
 import { healthRoutes } from "./routes/health.js";
 import { notificationRoutes } from "./routes/notifications.js";
 import { orderRoutes } from "./routes/orders.js";
@@ -43,6 +44,7 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
 
   const router = new Router();
   healthRoutes(router, { sql: deps.sql, clients: deps.clients });
+  docsRoutes(router);
   productRoutes(router, guards, deps.clients);
   paymentMethodRoutes(router, guards, deps.clients);
   orderRoutes(router, guards, deps.clients);
