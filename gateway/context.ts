@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Context, Next } from "koa";
 import type { Logger } from "../services/lib/logger.js";
+import { httpDuration, httpRequests } from "../services/lib/metrics.js";
 import type { Principal } from "./auth.js";
 import { toApiError, type ApiError } from "./errors.js";
 
@@ -51,6 +52,11 @@ export function requestContext(logger: Logger) {
       renderError(ctx, apiError);
     }
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    // Unmatched paths share one label, so scanners cannot grow the metric without bound.
+    const route = (ctx as { routerPath?: string }).routerPath ?? "unmatched";
+    const labels = { route, method: ctx.method, code: String(ctx.status) };
+    httpRequests.inc(labels);
+    httpDuration.observe(labels, ms / 1000);
     const line = {
       requestId: ctx.state.requestId,
       method: ctx.method,

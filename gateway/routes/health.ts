@@ -3,6 +3,7 @@ import { HealthCheckResponse_ServingStatus as ServingStatus } from "../../gen/gr
 import type { Sql } from "../../services/lib/db.js";
 import type { ServiceClients } from "../clients.js";
 import type { GatewayContext } from "../context.js";
+import { metricsText } from "../../services/lib/metrics.js";
 
 /**
  * /healthz: the process answers. /readyz: the database and every internal service
@@ -11,6 +12,12 @@ import type { GatewayContext } from "../context.js";
 export function healthRoutes(router: Router, deps: { sql: Sql; clients: ServiceClients; extraChecks?: Record<string, () => Promise<void>> }) {
   router.get("/healthz", (ctx: GatewayContext) => {
     ctx.body = { success: true, data: { status: "ok" } };
+  });
+
+  router.get("/metrics", async (ctx: GatewayContext) => {
+    const { contentType, body } = await metricsText();
+    ctx.type = contentType;
+    ctx.body = body;
   });
 
   router.get("/readyz", async (ctx: GatewayContext) => {

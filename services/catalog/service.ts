@@ -4,6 +4,7 @@ import { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js
 import { migrate, type Sql } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
 import { startRpcServer, type RpcServer } from "../lib/rpc-server.js";
+import { registerDbPool } from "../lib/metrics.js";
 import { createCatalogRoutes } from "./routes.js";
 import { createCatalogStore } from "./store.js";
 
@@ -22,6 +23,7 @@ export async function startCatalogService(options: {
 }): Promise<RpcServer> {
   const { sql, logger } = options;
   await migrate(sql, CATALOG_SCHEMA, migrations);
+  registerDbPool("catalog", sql);
   return startRpcServer({
     name: "catalog",
     host: options.host,

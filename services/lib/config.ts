@@ -65,6 +65,8 @@ const schema = z.object({
   // prepared on the next read (unset: the page lives as long as the order).
   PAYMENT_SESSION_TTL: duration.optional(),
   MIDTRANS_TIMEOUT: duration.default(5_000),
+  // /metrics of a service running alone (default: its gRPC port + 1000, e.g. 51051).
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 

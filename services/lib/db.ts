@@ -22,7 +22,11 @@ export function connectDb(url: string, options: DbOptions = {}): Sql {
     idle_timeout: 30,
     connect_timeout: 5,
     onnotice: () => {},
-    connection: options.schema ? { search_path: options.schema } : {},
+    // application_name lets /metrics count each service's connections.
+    connection: {
+      application_name: `store-order/${process.pid}/${options.schema ?? "admin"}`,
+      ...(options.schema ? { search_path: options.schema } : {}),
+    },
     types: {
       bigint: {
         to: 20,

@@ -1,6 +1,7 @@
 import type { DescService } from "@bufbuild/protobuf";
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
+import { rpcMetricsInterceptor } from "./metrics.js";
 
 export interface RpcChannel {
   client<T extends DescService>(service: T): Client<T>;
@@ -27,7 +28,7 @@ export function createRpcChannel(baseUrl: string, options: RpcChannelOptions = {
     baseUrl,
     sessionManager,
     defaultTimeoutMs: options.timeoutMs ?? 5_000,
-    interceptors: options.interceptors ?? [],
+    interceptors: [rpcMetricsInterceptor("client"), ...(options.interceptors ?? [])],
   });
   return {
     client: (service) => createClient(service, transport),

@@ -10,6 +10,7 @@ import {
   HealthListResponseSchema,
 } from "../../gen/grpc/health/v1/health_pb.js";
 import type { Logger } from "./logger.js";
+import { rpcMetricsInterceptor } from "./metrics.js";
 
 export interface RpcServerOptions {
   name: string;
@@ -51,6 +52,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     }
   };
   const handler = connectNodeAdapter({
+    interceptors: [rpcMetricsInterceptor("server")],
     routes(router) {
       options.routes(router);
       router.service(Health, {

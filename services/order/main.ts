@@ -4,6 +4,7 @@ import { listenAddress, loadConfig } from "../lib/config.js";
 import { connectDb, openDatabaseServer } from "../lib/db.js";
 import { onShutdown } from "../lib/lifecycle.js";
 import { createLogger } from "../lib/logger.js";
+import { startServiceMetrics } from "../lib/metrics.js";
 import { ORDER_SCHEMA, startOrderService } from "./service.js";
 
 const config = loadConfig();
@@ -17,8 +18,10 @@ const bus = config.NATS_URL
   : undefined;
 if (!bus) logger.warn("NATS_URL is not set: order events stay in the outbox until a bus is configured");
 const service = await startOrderService({ sql, logger, config, bus, ...listenAddress(config.ORDER_ADDR) });
+const metrics = await startServiceMetrics(listenAddress(config.ORDER_ADDR), config.METRICS_PORT, logger);
 
 onShutdown(logger, async () => {
+  await metrics.close();
   await service.close();
   await bus?.close();
   await sql.end({ timeout: 5 });

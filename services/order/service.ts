@@ -8,6 +8,7 @@ import { migrate, type Sql } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
 import { createRpcChannel } from "../lib/rpc-client.js";
 import { startRpcServer } from "../lib/rpc-server.js";
+import { registerDbPool, setOutboxSource } from "../lib/metrics.js";
 import { startExpirySweeper } from "./expiry.js";
 import { startOutboxRelay } from "./outbox-relay.js";
 import { createOrderDomain } from "./orders.js";
@@ -61,6 +62,8 @@ export async function startOrderService(options: {
   await migrate(sql, ORDER_SCHEMA, migrations);
   const catalogChannel = createRpcChannel(config.CATALOG_ADDR, { timeoutMs: 3_000 });
   const relay = options.bus ? startOutboxRelay({ sql, bus: options.bus, logger }) : undefined;
+  registerDbPool("orders", sql);
+  if (relay) setOutboxSource(relay.backlog);
   const domain = createOrderDomain({
     sql,
     logger,

@@ -4,6 +4,7 @@ import { listenAddress, loadConfig } from "../lib/config.js";
 import { connectDb, openDatabaseServer } from "../lib/db.js";
 import { onShutdown } from "../lib/lifecycle.js";
 import { createLogger } from "../lib/logger.js";
+import { startServiceMetrics } from "../lib/metrics.js";
 import { startWebhookService, WEBHOOK_SCHEMA } from "./service.js";
 
 const config = loadConfig();
@@ -13,8 +14,10 @@ const sql = connectDb(database.url, { schema: WEBHOOK_SCHEMA });
 if (!config.NATS_URL) logger.warn("NATS_URL is not set: alone, the webhook service receives no events");
 const bus = await createEventBus(config, { stream: config.EVENTS_STREAM, consumer: config.EVENTS_CONSUMER }, logger);
 const service = await startWebhookService({ sql, logger, config, bus, ...listenAddress(config.WEBHOOK_ADDR) });
+const metrics = await startServiceMetrics(listenAddress(config.WEBHOOK_ADDR), config.METRICS_PORT, logger);
 
 onShutdown(logger, async () => {
+  await metrics.close();
   await service.close();
   await bus.close();
   await sql.end({ timeout: 5 });

@@ -6,6 +6,7 @@ import type { Config } from "../lib/config.js";
 import { migrate, type Sql } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
 import { startRpcServer } from "../lib/rpc-server.js";
+import { registerDbPool, webhookAttemptDuration, webhookAttempts, webhookDeliveryLatency } from "../lib/metrics.js";
 import { createEventConsumer } from "./consumer.js";
 import { createWebhookRoutes } from "./routes.js";
 import { createSecretBox } from "./secret-box.js";
@@ -36,6 +37,7 @@ export async function startWebhookService(options: {
   const { sql, logger, config } = options;
   await migrate(sql, WEBHOOK_SCHEMA, migrations);
   const box = createSecretBox(config.WEBHOOK_SECRET_KEY);
+  registerDbPool("webhooks", sql);
   const worker = startDeliveryWorker({
     sql,
     logger,
@@ -44,6 +46,11 @@ export async function startWebhookService(options: {
     allowHttp: config.WEBHOOK_ALLOW_HTTP,
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
     timeoutMs: options.timeoutMs,
+    onAttempt(result, latencyMs, recordedAt) {
+      webhookAttempts.inc({ result });
+      webhookAttemptDuration.observe({ result }, latencyMs / 1000);
+      if (result === "succeeded") webhookDeliveryLatency.observe((Date.now() - recordedAt.getTime()) / 1000);
+    },
   });
   await options.bus.consume(createEventConsumer({ sql, logger, onRecorded: worker.kick }));
   const server = await startRpcServer({

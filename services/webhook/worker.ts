@@ -19,7 +19,8 @@ export interface WorkerOptions {
   /** Deliveries in flight in this instance at most. */
   total?: number;
   pollMs?: number;
-  onAttempt?: (result: SendResult["result"], latencyMs: number) => void;
+  /** Called after every attempt, with when the delivery was first recorded. */
+  onAttempt?: (result: SendResult["result"], latencyMs: number, recordedAt: Date) => void;
 }
 
 /**
@@ -64,7 +65,7 @@ export function startDeliveryWorker(options: WorkerOptions) {
       delivery.body,
       { allowHttp: options.allowHttp, allowPrivate: options.allowPrivate, timeoutMs },
     );
-    options.onAttempt?.(result.result, result.latencyMs);
+    options.onAttempt?.(result.result, result.latencyMs, delivery.created_at);
     const attempt = {
       delivery_id: delivery.id,
       started_at: started,

@@ -1,0 +1,79 @@
+import test from "ava";
+import { api, waitFor } from "../helpers/http.js";
+import { createTestDatabase } from "../helpers/db.js";
+import { freePort, spawnEntry } from "../helpers/process.js";
+import { startReceiver } from "../helpers/receiver.js";
+import { buyer, createProduct, createStore, startStack } from "../helpers/stack.js";
+
+/** The value of one sample in Prometheus text, or undefined. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(name)) continue;
+    const match = /^([a-z_]+)(?:\{(.*)\})? ([0-9.e+-]+|NaN)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const present = Object.fromEntries([...(match[2] ?? "").matchAll(/([a-z_]+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    if (Object.entries(labels).every(([k, v]) => present[k] === v)) return Number(match[3]);
+  }
+  return undefined;
+}
+
+test("the gateway's /metrics counts requests, gRPC calls, the outbox, webhook attempts and connections", async (t) => {
+  const stack = await startStack({ webhooks: { bus: "in-process" } });
+  const receiver = await startReceiver();
+  try {
+    const shop = await createStore(stack);
+    const product = await createProduct(stack, shop.storeId, "Kopi", 10_000);
+    await stack.webhooks!.setEndpoint({ storeId: shop.storeId, url: receiver.url });
+    for (let n = 0; n < 3; n++) t.is((await api(stack.baseUrl, "/v1/products", { key: shop.key })).status, 200);
+    await api(stack.baseUrl, "/v1/products?limit=0", { key: shop.key });
+    const created = await api(stack.baseUrl, "/v1/orders", {
+      method: "POST",
+      key: shop.key,
+      json: { items: [{ product_id: product.id, quantity: 1 }], buyer, payment_method: "bank_transfer" },
+    });
+    t.is(created.status, 201);
+    await waitFor(() => receiver.received.length >= 1);
+
+    const response = await api(stack.baseUrl, "/metrics");
+    t.is(response.status, 200);
+    t.regex(response.headers.get("content-type") ?? "", /^text\/plain/);
+    const text = response.text;
+    t.true((sample(text, "http_requests_total", { route: "/v1/products", method: "GET", code: "200" }) ?? 0) >= 3);
+    t.true((sample(text, "http_requests_total", { route: "/v1/products", method: "GET", code: "400" }) ?? 0) >= 1);
+    t.true((sample(text, "http_request_duration_seconds_count", { route: "/v1/orders", method: "POST", code: "201" }) ?? 0) >= 1);
+    t.true((sample(text, "rpc_calls_total", { side: "server", service: "order.v1.OrderService", method: "CreateOrder", code: "ok" }) ?? 0) >= 1);
+    t.true((sample(text, "rpc_calls_total", { side: "client", service: "catalog.v1.CatalogService", method: "ListPublishedItems", code: "ok" }) ?? 0) >= 3);
+    t.true((sample(text, "rpc_call_duration_seconds_bucket", { side: "server", le: "+Inf" }) ?? 0) >= 1);
+    t.not(sample(text, "outbox_backlog_events"), undefined);
+    t.not(sample(text, "outbox_oldest_event_age_seconds"), undefined);
+    t.true((sample(text, "webhook_attempts_total", { result: "succeeded" }) ?? 0) >= 1);
+    t.true((sample(text, "webhook_delivery_latency_seconds_count") ?? 0) >= 1);
+    t.true((sample(text, "db_connections", { service: "orders" }) ?? 0) >= 1);
+    t.not(sample(text, "process_resident_memory_bytes"), undefined);
+  } finally {
+    await receiver.close();
+    await stack.close();
+  }
+});
+
+test("a service running alone serves /metrics on its own port", async (t) => {
+  const db = await createTestDatabase();
+  const [grpc, metricsPort] = [await freePort(), await freePort()];
+  const catalog = spawnEntry("services/catalog/main.ts", {
+    DATABASE_URL: db.url,
+    CATALOG_ADDR: `http://127.0.0.1:${grpc}`,
+    METRICS_PORT: String(metricsPort),
+  });
+  try {
+    await catalog.waitFor(/metrics listening/);
+    const response = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    t.is(response.status, 200);
+    const text = await response.text();
+    t.regex(text, /^process_cpu_user_seconds_total/m);
+    t.regex(text, /^# TYPE rpc_calls_total counter/m);
+    t.is((await fetch(`http://127.0.0.1:${metricsPort}/other`)).status, 404);
+  } finally {
+    await catalog.stop();
+    await db.drop();
+  }
+});
