@@ -1,4 +1,20 @@
-# One image for every role; the compose file picks the entry point.
+# One image for every role; docker-compose.yml picks the entry point per service:
+#   services/catalog/main.ts, services/order/main.ts, services/webhook/main.ts,
+#   gateway/main.ts (or cli/start.ts for everything in one process).
+# Stage 1 checks the code against the committed generated protobuf code and types;
+# stage 2 keeps production dependencies only.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json buf.yaml buf.gen.yaml ./
+COPY proto ./proto
+COPY gen ./gen
+COPY services ./services
+COPY gateway ./gateway
+COPY cli ./cli
+RUN npx tsc --noEmit
+
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -9,10 +25,11 @@ ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
-COPY gen ./gen
-COPY services ./services
-COPY gateway ./gateway
-COPY cli ./cli
+COPY --from=build /app/gen ./gen
+COPY --from=build /app/services ./services
+COPY --from=build /app/gateway ./gateway
+COPY --from=build /app/cli ./cli
 USER node
+STOPSIGNAL SIGTERM
 ENTRYPOINT ["node", "--import", "tsx"]
 CMD ["cli/start.ts"]

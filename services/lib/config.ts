@@ -72,6 +72,9 @@ const schema = z.object({
 
 export type Config = z.infer<typeof schema> & { PUBLIC_BASE_URL: string };
 
+/** Every variable the configuration reads. */
+export const CONFIG_KEYS: readonly string[] = Object.keys(schema.shape);
+
 /**
  * Reads configuration from an environment. Empty strings count as unset, so a
  * compose file can list every variable without forcing values.
