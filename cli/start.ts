@@ -15,6 +15,7 @@ import { connectDb, openDatabaseServer } from "../services/lib/db.js";
 import { onShutdown } from "../services/lib/lifecycle.js";
 import { createLogger } from "../services/lib/logger.js";
 import { seedDemoStore, type DemoStore } from "./seed.js";
+import { createNatsProbe } from "../services/lib/nats-probe.js";
 
 const startedAt = Date.now();
 const config = loadConfig();
@@ -51,7 +52,9 @@ const order = await startOrderService({
 
 const gatewaySql = connectDb(database.url, { schema: GATEWAY_SCHEMA });
 const clients = createServiceClients({ catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR, webhook: config.WEBHOOK_ADDR });
+const nats = config.NATS_URL ? createNatsProbe(config.NATS_URL) : undefined;
 const gateway = await startGateway({
+  readinessChecks: nats ? { nats: nats.check } : {},
   sql: gatewaySql,
   clients,
   logger: createLogger("gateway", config.LOG_LEVEL),
@@ -66,6 +69,7 @@ const demo = await ensureDemoStore();
 
 onShutdown(logger, async () => {
   await gateway.close();
+  await nats?.close();
   clients.close();
   await order.close();
   await webhook.close();

@@ -4,6 +4,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { CatalogService, StoreService } from "../gen/catalog/v1/catalog_pb.js";
 import { OrderService } from "../gen/order/v1/order_pb.js";
 import { WebhookService, type Delivery } from "../gen/webhook/v1/webhook_pb.js";
+import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from "../gen/grpc/health/v1/health_pb.js";
 import { orderJson } from "../services/lib/public-json.js";
 import { loadConfig } from "../services/lib/config.js";
 import { createRpcChannel, type RpcChannel } from "../services/lib/rpc-client.js";
@@ -26,7 +27,8 @@ const USAGE = `usage: store-admin <command> [options]
   webhook redeliver --store ID --delivery ID
   order mark-paid --store ID --order ID
   order cancel --store ID --order ID
-  seed`;
+  seed
+  status                      health of every service and the gateway; exit 1 if any is down`;
 
 const options = {
   name: { type: "string" },
@@ -79,6 +81,40 @@ interface Channels {
   catalog: RpcChannel;
   order: RpcChannel;
   webhook: RpcChannel;
+  gatewayUrl: string;
+  addrs: Record<"catalog" | "order" | "webhook", string>;
+}
+
+class Unhealthy extends Error {
+  constructor(readonly report: unknown) {
+    super("not every part is healthy");
+  }
+}
+
+async function status(channels: Channels) {
+  const report: Record<string, { address: string; status: string; checks?: unknown }> = {};
+  for (const name of ["catalog", "order", "webhook"] as const) {
+    try {
+      const answer = await channels[name].client(Health).check({ service: "" }, { timeoutMs: 2_000 });
+      report[name] = { address: channels.addrs[name], status: ServingStatus[answer.status] ?? String(answer.status) };
+    } catch (error) {
+      report[name] = { address: channels.addrs[name], status: `UNREACHABLE: ${(error as Error).message}` };
+    }
+  }
+  try {
+    const response = await fetch(`${channels.gatewayUrl}/readyz`, { signal: AbortSignal.timeout(3_000) });
+    const body = (await response.json()) as { data?: { checks?: unknown }; error?: { details?: unknown } };
+    report.gateway = {
+      address: channels.gatewayUrl,
+      status: response.ok ? "READY" : "NOT_READY",
+      checks: body.data?.checks ?? body.error?.details,
+    };
+  } catch (error) {
+    report.gateway = { address: channels.gatewayUrl, status: `UNREACHABLE: ${(error as Error).message}` };
+  }
+  const healthy = Object.values(report).every((part) => part.status === "SERVING" || part.status === "READY");
+  if (!healthy) throw new Unhealthy(report);
+  return report;
 }
 
 function deliveryJson(d: Delivery) {
@@ -196,6 +232,8 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
       const { order } = await orders.cancelOrder({ storeId: required(values, "store"), orderId: required(values, "order") });
       return orderJson(order!);
     }
+    case "status":
+      return status(channels);
     case "seed":
       return seedDemoStore({ store: stores, catalog: items });
     default:
@@ -215,13 +253,19 @@ try {
     catalog: createRpcChannel(config.CATALOG_ADDR, { timeoutMs: 10_000 }),
     order: createRpcChannel(config.ORDER_ADDR, { timeoutMs: 10_000 }),
     webhook: createRpcChannel(config.WEBHOOK_ADDR, { timeoutMs: 10_000 }),
+    gatewayUrl: process.env.GATEWAY_URL ?? `http://127.0.0.1:${config.PORT}`,
+    addrs: { catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR, webhook: config.WEBHOOK_ADDR },
   };
   const result = await run(process.argv.slice(2), channels);
   process.stdout.write(JSON.stringify(result, null, 2) + "\n");
   closeAll();
 } catch (error) {
   closeAll();
-  if (error instanceof UsageError) {
+  if (error instanceof Unhealthy) {
+    // The report is the answer either way: print it, and say so on stderr with exit 1.
+    process.stdout.write(JSON.stringify(error.report, null, 2) + "\n");
+    process.stderr.write(`store-admin: ${error.message}\n`);
+  } else if (error instanceof UsageError) {
     process.stderr.write((error.message ? `store-admin: ${error.message}\n\n` : "") + USAGE + "\n");
   } else if (error instanceof ConnectError) {
     process.stderr.write(`store-admin: ${error.rawMessage} (${codeName(error)})\n`);

@@ -23,6 +23,8 @@ export interface GatewayDeps {
   ratePerMinute: number;
   authFailuresPerMinute: number;
   authCacheMs?: number;
+  /** More readiness checks by name (NATS, when it is configured). */
+  readinessChecks?: Record<string, () => Promise<void>>;
   /** Signs the sandbox payment page's notifications (MIDTRANS_SERVER_KEY). */
   midtransServerKey: string;
   /** This gateway's own origin over loopback, once it listens (startGateway sets it). */
@@ -43,7 +45,7 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
   });
 
   const router = new Router();
-  healthRoutes(router, { sql: deps.sql, clients: deps.clients });
+  healthRoutes(router, { sql: deps.sql, clients: deps.clients, extraChecks: deps.readinessChecks });
   docsRoutes(router);
   productRoutes(router, guards, deps.clients);
   paymentMethodRoutes(router, guards, deps.clients);

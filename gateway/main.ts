@@ -3,6 +3,7 @@ import { loadConfig } from "../services/lib/config.js";
 import { connectDb, openDatabaseServer } from "../services/lib/db.js";
 import { onShutdown } from "../services/lib/lifecycle.js";
 import { createLogger } from "../services/lib/logger.js";
+import { createNatsProbe } from "../services/lib/nats-probe.js";
 import { createServiceClients } from "./clients.js";
 import { GATEWAY_SCHEMA, startGateway } from "./service.js";
 
@@ -11,7 +12,9 @@ const logger = createLogger("gateway", config.LOG_LEVEL);
 const database = await openDatabaseServer(config, logger);
 const sql = connectDb(database.url, { schema: GATEWAY_SCHEMA });
 const clients = createServiceClients({ catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR, webhook: config.WEBHOOK_ADDR });
+const nats = config.NATS_URL ? createNatsProbe(config.NATS_URL) : undefined;
 const gateway = await startGateway({
+  readinessChecks: nats ? { nats: nats.check } : {},
   sql,
   clients,
   logger,
@@ -24,6 +27,7 @@ const gateway = await startGateway({
 
 onShutdown(logger, async () => {
   await gateway.close();
+  await nats?.close();
   clients.close();
   await sql.end({ timeout: 5 });
   await database.close();
