@@ -150,7 +150,9 @@ export async function insertHistory(db: Db, entry: { order_id: string; from_stat
 export async function insertOutbox(db: Db, events: { id: string; store_id: string; order_id: string; event_type: string; payload: unknown }[]) {
   if (events.length === 0) return;
   const sql = q(db);
-  await sql`insert into outbox ${sql(events.map((event) => ({ ...event, payload: sql.json(event.payload as postgres.JSONValue) })))}`;
+  // A json column (not jsonb), written from the object as postgres.js serialises it for
+  // that type: the body keeps the key order it was written in.
+  await sql`insert into outbox ${sql(events.map((event) => ({ ...event, payload: event.payload as postgres.JSONValue })))}`;
 }
 
 /** Ids of pending orders past their expiry, locked for this transaction; others skip them. */
