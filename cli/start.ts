@@ -50,7 +50,7 @@ const order = await startOrderService({
   ...listenAddress(config.ORDER_ADDR),
 });
 
-const gatewaySql = connectDb(database.url, { schema: GATEWAY_SCHEMA });
+const gatewaySql = connectDb(database.url, { schema: GATEWAY_SCHEMA, asyncCommit: true });
 const clients = createServiceClients({ catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR, webhook: config.WEBHOOK_ADDR });
 const nats = config.NATS_URL ? createNatsProbe(config.NATS_URL) : undefined;
 const gateway = await startGateway({

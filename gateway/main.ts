@@ -10,7 +10,7 @@ import { GATEWAY_SCHEMA, startGateway } from "./service.js";
 const config = loadConfig();
 const logger = createLogger("gateway", config.LOG_LEVEL);
 const database = await openDatabaseServer(config, logger);
-const sql = connectDb(database.url, { schema: GATEWAY_SCHEMA });
+const sql = connectDb(database.url, { schema: GATEWAY_SCHEMA, asyncCommit: true });
 const clients = createServiceClients({ catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR, webhook: config.WEBHOOK_ADDR });
 const nats = config.NATS_URL ? createNatsProbe(config.NATS_URL) : undefined;
 const gateway = await startGateway({

@@ -26,24 +26,66 @@ function decision(allowed: boolean, tokens: number, perMinute: number): RateDeci
 
 /**
  * Token buckets (burst = the per-minute rate, refilled continuously) kept in
- * PostgreSQL. One upsert per request does refill, take and answer atomically, so
- * any number of gateway instances share one limit per store.
+ * PostgreSQL, shared by every gateway instance. One upsert refills, takes and answers
+ * atomically. Under load a gateway takes a small batch at once, at most what refills
+ * in `leaseMs`, and spends it locally until it runs out or `leaseMs` passes (unspent
+ * tokens are then dropped, never returned): the shared limit is never exceeded, and
+ * a busy store costs one statement per batch instead of one per request. At ordinary
+ * rates (300 a minute) a batch is a single token, so every request is counted exactly.
  */
-export function createPostgresRateLimiter(sql: Sql): RateLimiter {
+export function createPostgresRateLimiter(sql: Sql, options: { leaseMs?: number } = {}): RateLimiter {
+  const leaseMs = options.leaseMs ?? 250;
+  const leases = new Map<string, { tokens: number; expires: number; globalTokens: number }>();
+  const refills = new Map<string, Promise<void>>();
+
+  async function refill(bucket: string, perMinute: number, want: number): Promise<{ granted: number; tokens: number }> {
+    const capacity = perMinute;
+    const perSecond = perMinute / 60;
+    const [row] = await sql<{ tokens: number; granted: number }[]>`
+      insert into rate_buckets as b (bucket, tokens, allowed, granted, refreshed_at)
+      values (${bucket}, ${capacity}::float8 - least(${want}::float8, ${capacity}::float8), true, least(${want}::float8, ${capacity}::float8), clock_timestamp())
+      on conflict (bucket) do update set
+        tokens = least(${capacity}::float8, b.tokens + greatest(0, extract(epoch from excluded.refreshed_at - b.refreshed_at)::float8) * ${perSecond}::float8)
+                 - least(${want}::float8, floor(least(${capacity}::float8, b.tokens + greatest(0, extract(epoch from excluded.refreshed_at - b.refreshed_at)::float8) * ${perSecond}::float8))),
+        granted = least(${want}::float8, floor(least(${capacity}::float8, b.tokens + greatest(0, extract(epoch from excluded.refreshed_at - b.refreshed_at)::float8) * ${perSecond}::float8))),
+        allowed = least(${capacity}::float8, b.tokens + greatest(0, extract(epoch from excluded.refreshed_at - b.refreshed_at)::float8) * ${perSecond}::float8) >= 1,
+        refreshed_at = excluded.refreshed_at
+      returning tokens, granted`;
+    return { granted: row!.granted, tokens: row!.tokens };
+  }
+
   return {
     async take(bucket, perMinute) {
-      const capacity = perMinute;
-      const perSecond = perMinute / 60;
-      const [row] = await sql<{ tokens: number; allowed: boolean }[]>`
-        insert into rate_buckets as b (bucket, tokens, allowed, refreshed_at)
-        values (${bucket}, ${capacity - 1}::float8, true, clock_timestamp())
-        on conflict (bucket) do update set
-          tokens = least(${capacity}::float8, b.tokens + greatest(0, extract(epoch from excluded.refreshed_at - b.refreshed_at)::float8) * ${perSecond}::float8)
-                   - case when least(${capacity}::float8, b.tokens + greatest(0, extract(epoch from excluded.refreshed_at - b.refreshed_at)::float8) * ${perSecond}::float8) >= 1 then 1 else 0 end,
-          allowed = least(${capacity}::float8, b.tokens + greatest(0, extract(epoch from excluded.refreshed_at - b.refreshed_at)::float8) * ${perSecond}::float8) >= 1,
-          refreshed_at = excluded.refreshed_at
-        returning tokens, allowed`;
-      return decision(row!.allowed, row!.tokens, perMinute);
+      const batch = Math.max(1, Math.min(Math.floor(perMinute / 10), Math.floor((perMinute / 60) * (leaseMs / 1000))));
+      for (let round = 0; round < 3; round++) {
+        const lease = leases.get(bucket);
+        if (lease && lease.tokens >= 1 && lease.expires > Date.now()) {
+          lease.tokens -= 1;
+          return decision(true, lease.globalTokens + lease.tokens, perMinute);
+        }
+        // One statement per bucket at a time: concurrent requests wait for its batch.
+        const running = refills.get(bucket);
+        if (running) {
+          await running;
+          continue;
+        }
+        let answer!: { granted: number; tokens: number };
+        const done = refill(bucket, perMinute, batch).then((result) => {
+          answer = result;
+          if (result.granted >= 1) leases.set(bucket, { tokens: result.granted, expires: Date.now() + leaseMs, globalTokens: result.tokens });
+          else leases.delete(bucket);
+        });
+        refills.set(bucket, done);
+        try {
+          await done;
+        } finally {
+          refills.delete(bucket);
+        }
+        if (answer.granted < 1) return decision(false, answer.tokens, perMinute);
+      }
+      // Others drained each batch before this request's turn: ask once more for itself.
+      const own = await refill(bucket, perMinute, 1);
+      return decision(own.granted >= 1, own.tokens, perMinute);
     },
   };
 }

@@ -9,6 +9,11 @@ export interface DbOptions {
   max?: number;
   /** The service's own schema: its unqualified table names resolve there. */
   schema?: string;
+  /**
+   * Commit without waiting for the WAL flush: only for data that may be lost in a crash
+   * (the gateway's rate buckets), never for orders or deliveries.
+   */
+  asyncCommit?: boolean;
 }
 
 /**
@@ -26,6 +31,7 @@ export function connectDb(url: string, options: DbOptions = {}): Sql {
     connection: {
       application_name: `store-order/${process.pid}/${options.schema ?? "admin"}`,
       ...(options.schema ? { search_path: options.schema } : {}),
+      ...(options.asyncCommit ? { synchronous_commit: "off" } : {}),
     },
     types: {
       bigint: {

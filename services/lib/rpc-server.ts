@@ -11,6 +11,7 @@ import {
 } from "../../gen/grpc/health/v1/health_pb.js";
 import type { Logger } from "./logger.js";
 import { rpcMetricsInterceptor } from "./metrics.js";
+import { collectUnaryRoutes, createUnaryStreamHandler } from "./grpc-unary.js";
 
 export interface RpcServerOptions {
   name: string;
@@ -51,11 +52,8 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
       return ServingStatus.NOT_SERVING;
     }
   };
-  const handler = connectNodeAdapter({
-    interceptors: [rpcMetricsInterceptor("server")],
-    routes(router) {
-      options.routes(router);
-      router.service(Health, {
+  const healthRoutes = (router: import("@connectrpc/connect").ConnectRouter) =>
+    router.service(Health, {
         async check(request) {
           return create(HealthCheckResponseSchema, { status: await status(request.service) });
         },
@@ -70,11 +68,28 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
           yield create(HealthCheckResponseSchema, { status: await status(request.service) });
         },
       });
-    },
+  const allRoutes = (router: import("@connectrpc/connect").ConnectRouter) => {
+    options.routes(router);
+    healthRoutes(router);
+  };
+  const handler = connectNodeAdapter({ interceptors: [rpcMetricsInterceptor("server")], routes: allRoutes });
+  const server = http2.createServer({ settings: { initialWindowSize: 8 * 1024 * 1024 } }, handler);
+  // Unary gRPC calls take the lean path (grpc-unary.ts); every other stream goes on to
+  // Connect's handler through the listener Node installed for it.
+  const fastPath = createUnaryStreamHandler(collectUnaryRoutes(allRoutes));
+  const connectListeners = server.listeners("stream") as ((...args: unknown[]) => void)[];
+  server.removeAllListeners("stream");
+  server.on("stream", function (this: unknown, stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, ...rest: unknown[]) {
+    if (shuttingDown || !fastPath(stream, headers)) {
+      for (const listener of connectListeners) listener.call(this, stream, headers, ...rest);
+    }
   });
-  const server = http2.createServer(handler);
+  // Answers are small frames: send them now, not after the client's delayed ACK.
+  server.on("connection", (socket: import("node:net").Socket) => socket.setNoDelay(true));
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on("session", (session) => {
+    // The connection-level window is not a SETTING; widen it once per session.
+    session.once("localSettings", () => session.setLocalWindowSize(32 * 1024 * 1024));
     sessions.add(session);
     session.once("close", () => sessions.delete(session));
   });

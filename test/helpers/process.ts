@@ -78,6 +78,6 @@ export function spawnProcess(command: string, args: string[], env: Record<string
 }
 
 /** A TypeScript entry point run as its own Node process, as `npm run start:*` would. */
-export function spawnEntry(entry: string, env: Record<string, string | undefined> = {}): Spawned {
-  return spawnProcess(process.execPath, ["--import", "tsx", entry], env);
+export function spawnEntry(entry: string, env: Record<string, string | undefined> = {}, args: string[] = []): Spawned {
+  return spawnProcess(process.execPath, ["--import", "tsx", entry, ...args], env);
 }

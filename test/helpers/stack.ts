@@ -78,7 +78,7 @@ export async function startStack(options: StackOptions = {}) {
   });
   const orderAddr = `http://127.0.0.1:${order.port}`;
 
-  const gatewaySql = connectDb(db.url, { schema: GATEWAY_SCHEMA, max: 4 });
+  const gatewaySql = connectDb(db.url, { schema: GATEWAY_SCHEMA, max: 4, asyncCommit: true });
   const webhookAddr = webhook ? `http://127.0.0.1:${webhook.port}` : undefined;
   const clients = createServiceClients({ catalog: catalogAddr, order: orderAddr, webhook: webhookAddr });
   const gateway = await startGateway({

@@ -97,7 +97,7 @@ test("each role starts from its compose command with the compose variables, agai
     }
     await waitFor(async () => (await api(`http://127.0.0.1:${ports.gateway}`, "/readyz")).status === 200, 20_000);
     const ready = await api(`http://127.0.0.1:${ports.gateway}`, "/readyz");
-    t.deepEqual(Object.keys(ready.body.data.checks).sort(), ["catalog", "database", "order", "webhook"]);
+    t.deepEqual(Object.keys(ready.body.data.checks).sort(), ["catalog", "database", "nats", "order", "webhook"]);
   } finally {
     for (const child of running.reverse()) t.is(await child.stop("SIGTERM"), 0, "exits 0 on SIGTERM");
     await db.drop();
