@@ -72,7 +72,8 @@ export function createPostgresRateLimiter(sql: Sql, options: { leaseMs?: number 
         let answer!: { granted: number; tokens: number };
         const done = refill(bucket, perMinute, batch).then((result) => {
           answer = result;
-          if (result.granted >= 1) leases.set(bucket, { tokens: result.granted, expires: Date.now() + leaseMs, globalTokens: result.tokens });
+          // This request spends one token now; only the rest is leased to others.
+          if (result.granted > 1) leases.set(bucket, { tokens: result.granted - 1, expires: Date.now() + leaseMs, globalTokens: result.tokens });
           else leases.delete(bucket);
         });
         refills.set(bucket, done);
@@ -81,7 +82,8 @@ export function createPostgresRateLimiter(sql: Sql, options: { leaseMs?: number 
         } finally {
           refills.delete(bucket);
         }
-        if (answer.granted < 1) return decision(false, answer.tokens, perMinute);
+        const left = (leases.get(bucket)?.tokens ?? 0) + answer.tokens;
+        return decision(answer.granted >= 1, answer.granted >= 1 ? left : answer.tokens, perMinute);
       }
       // Others drained each batch before this request's turn: ask once more for itself.
       const own = await refill(bucket, perMinute, 1);

@@ -1,4 +1,4 @@
-import { connect, nanos, type NatsConnection } from "@nats-io/transport-node";
+import { connect, headers, nanos, type NatsConnection } from "@nats-io/transport-node";
 import {
   AckPolicy,
   DeliverPolicy,
@@ -107,7 +107,6 @@ export async function createJetStreamBus(url: string, names: BusNames, logger: L
 
     async publish(event) {
       await ensureStream();
-      const { headers } = await import("@nats-io/transport-node");
       const h = headers();
       h.set(headerName.store, event.storeId);
       h.set(headerName.type, event.type);
@@ -143,7 +142,9 @@ export async function createJetStreamBus(url: string, names: BusNames, logger: L
               const id = m.headers?.get("Nats-Msg-Id") ?? "";
               try {
                 const outcome = await handler({ id, storeId, type, body: m.data, deliveryCount: m.info.deliveryCount });
-                if ("ack" in outcome) await m.ackAck().catch(() => m.ack());
+                // A plain ack: if it is lost the message comes again, and recording a
+                // delivery twice is a no-op (one row per event and endpoint).
+                if ("ack" in outcome) m.ack();
                 else m.nak(outcome.retryAfterMs);
               } catch (error) {
                 logger.warn({ err: (error as Error).message, eventId: id }, "event handling failed; redelivering");

@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
-import type postgres from "postgres";
 import { ItemStatus, ItemType, type CatalogService, type StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import type { Order } from "../../gen/order/v1/order_pb.js";
 import type { Sql } from "../lib/db.js";
@@ -47,8 +46,6 @@ function newPaymentReference(): string {
   return out;
 }
 
-const UNIQUE_VIOLATION = "23505";
-
 export function createOrderDomain(deps: OrderDomainDeps) {
   const { sql, logger, gateway } = deps;
   const committed = <T>(result: T): T => {
@@ -74,10 +71,10 @@ export function createOrderDomain(deps: OrderDomainDeps) {
       throw new ConnectError(`order ${row.id} cannot go from ${row.status} to ${to}`, Code.FailedPrecondition);
     }
     const updated = await store.updateStatus(tx, row.id, to);
-    await store.insertHistory(tx, { order_id: row.id, from_status: row.status, to_status: to, cause });
     const order = orderJson(await orderMessage(tx, updated));
-    await store.insertOutbox(
+    await store.insertHistoryAndEvents(
       tx,
+      { order_id: row.id, from_status: row.status, to_status: to, cause },
       eventsForChange(to).map((type) => ({
         id: randomUUID(),
         store_id: row.store_id,
@@ -130,9 +127,11 @@ export function createOrderDomain(deps: OrderDomainDeps) {
    * Makes the order and everything that must exist with it in one transaction: items,
    * history, the `order.created` event, and (for a free order) the change to paid.
    */
-  async function createOrder(input: NewOrderInput): Promise<store.OrderRow> {
-    const { methods, storeRow } = await methodsFor(input.storeId);
-    const found = await deps.catalog.getItems({ storeId: input.storeId, ids: input.items.map((item) => item.id) });
+  async function createOrder(input: NewOrderInput): Promise<{ row: store.OrderRow; items: store.OrderItemRow[] }> {
+    const [{ methods, storeRow }, found] = await Promise.all([
+      methodsFor(input.storeId),
+      deps.catalog.getItems({ storeId: input.storeId, ids: input.items.map((item) => item.id) }),
+    ]);
     const lines = input.items.map((item, position) => {
       const catalogItem = found.items.find((candidate) => candidate.id === item.id);
       const expectedType = item.type === "bundle" ? ItemType.BUNDLE : ItemType.PRODUCT;
@@ -206,32 +205,33 @@ export function createOrderDomain(deps: OrderDomainDeps) {
     base.return_url = pick(input.redirect?.returnUrl, storeRow.redirects?.returnUrl, checkout);
     base.error_url = pick(input.redirect?.errorUrl, storeRow.redirects?.errorUrl, checkout);
 
+    const itemRows = lines.map((line) => ({ ...line, order_id: base.id }));
     const created = await sql.begin(async (tx) => {
       let row: store.OrderRow | undefined;
       if (kind === "bank_transfer") {
         // Optimistic: read the taken amounts, try a random free code, and let the
-        // partial unique index settle any race; a loser simply tries again.
+        // partial unique index settle any race (ON CONFLICT DO NOTHING); a loser
+        // simply tries again.
         for (let attempt = 0; attempt < 50 && !row; attempt++) {
           const taken = await store.takenTransferAmounts(tx, input.storeId, subtotal + 1, subtotal + MAX_UNIQUE_CODE);
           const code = pickUniqueCode(subtotal, taken);
           if (code === undefined) {
             throw new ConnectError("every unique amount code for this amount is taken by pending orders", Code.ResourceExhausted);
           }
-          try {
-            row = await tx.savepoint((sp) =>
-              store.insertOrder(sp, { ...base, payment_reference: newPaymentReference(), unique_amount_code: code, amount: subtotal + code }, lines),
-            );
-          } catch (error) {
-            if ((error as postgres.PostgresError).code !== UNIQUE_VIOLATION) throw error;
-          }
+          row = await store.insertOrder(
+            tx,
+            { ...base, payment_reference: newPaymentReference(), unique_amount_code: code, amount: subtotal + code },
+            lines,
+            true,
+          );
         }
         if (!row) throw new ConnectError("could not allocate a unique transfer amount, try again", Code.ResourceExhausted);
       } else {
-        row = await store.insertOrder(tx, { ...base, payment_reference: newPaymentReference(), unique_amount_code: null, amount: subtotal }, lines);
+        row = (await store.insertOrder(tx, { ...base, payment_reference: newPaymentReference(), unique_amount_code: null, amount: subtotal }, lines))!;
       }
-      await store.insertHistory(tx, { order_id: row.id, from_status: null, to_status: "pending", cause: "created" });
-      const order = orderJson(await orderMessage(tx, row));
-      await store.insertOutbox(tx, [
+      // Rendered from what was just written: a new order has no payment session yet.
+      const order = orderJson(renderOrder(ctx, row, itemRows));
+      await store.insertHistoryAndEvents(tx, { order_id: row.id, from_status: null, to_status: "pending", cause: "created" }, [
         {
           id: randomUUID(),
           store_id: row.store_id,
@@ -249,7 +249,7 @@ export function createOrderDomain(deps: OrderDomainDeps) {
       logger.info({ orderId: row.id, storeId: row.store_id, kind, amount: row.amount }, "order created");
       return row;
     });
-    return committed(created);
+    return { row: committed(created), items: itemRows };
   }
 
   /**

@@ -29,9 +29,9 @@ function requireUuid(value: string, field: string): string {
 
 /** The order service's gRPC handlers: request checks here, rules in orders.ts, SQL in store.ts. */
 export function createOrderRoutes({ sql, domain, logger, midtransServerKey }: OrderRouteDeps) {
-  async function detailOf(row: store.OrderRow, prepareSession: boolean): Promise<OrderDetail> {
+  async function detailOf(row: store.OrderRow, prepareSession: boolean, knownItems?: store.OrderItemRow[]): Promise<OrderDetail> {
     const session = prepareSession ? await domain.ensureSession(row) : (await store.liveSessionsOf(sql, [row.id])).get(row.id);
-    const items = (await store.itemsOf(sql, [row.id])).get(row.id)!;
+    const items = knownItems ?? (await store.itemsOf(sql, [row.id])).get(row.id)!;
     return renderDetail(domain.ctx, row, items, session);
   }
 
@@ -79,9 +79,9 @@ export function createOrderRoutes({ sql, domain, logger, midtransServerKey }: Or
             return { ...response, replayed: true };
           }
         }
-        let row: store.OrderRow;
+        let created: Awaited<ReturnType<typeof domain.createOrder>>;
         try {
-          row = await domain.createOrder({
+          created = await domain.createOrder({
             storeId,
             items,
             buyer: request.buyer!,
@@ -95,7 +95,8 @@ export function createOrderRoutes({ sql, domain, logger, midtransServerKey }: Or
           if (key !== undefined) await store.releaseIdempotencyKey(sql, storeId, key);
           throw error;
         }
-        const response = create(CreateOrderResponseSchema, { detail: await detailOf(row, true) });
+        const { row, items: createdItems } = created;
+        const response = create(CreateOrderResponseSchema, { detail: await detailOf(row, true, createdItems) });
         if (key !== undefined) {
           await store.completeIdempotencyKey(sql, storeId, key, row.id, toBinary(CreateOrderResponseSchema, response));
         }

@@ -62,11 +62,43 @@ export type NewOrder = Omit<OrderRow, "id" | "currency" | "status">;
 // same queries, so helpers accept either through this one cast.
 const q = (db: Db) => db as Sql;
 
-export async function insertOrder(db: Db, order: NewOrder, items: Omit<OrderItemRow, "order_id">[]): Promise<OrderRow> {
+/**
+ * The order and its items in one statement. With `unlessAmountTaken`, a bank-transfer
+ * order whose amount another pending one holds is not inserted (undefined), so the
+ * caller can try another code without a savepoint.
+ */
+export async function insertOrder(
+  db: Db,
+  order: NewOrder & { id: string },
+  items: Omit<OrderItemRow, "order_id">[],
+  unlessAmountTaken = false,
+): Promise<OrderRow | undefined> {
   const sql = q(db);
-  const [row] = await sql<OrderRow[]>`insert into orders ${sql({ ...order, status: "pending" })} returning *`;
-  await sql`insert into order_items ${sql(items.map((item) => ({ ...item, order_id: row!.id })))}`;
-  return row!;
+  const [row] = await sql<OrderRow[]>`
+    with o as (
+      insert into orders ${sql({ ...order, status: "pending" })}
+      ${unlessAmountTaken ? sql`on conflict (store_id, amount) where status = 'pending' and payment_kind = 'bank_transfer' do nothing` : sql``}
+      returning *
+    ), i as (
+      insert into order_items (order_id, position, type, item_id, title, quantity, unit_price, line_total)
+      select o.id, x.position, x.type, x.item_id, x.title, x.quantity, x.unit_price, x.line_total
+      from o, jsonb_to_recordset(${sql.json(items as unknown as postgres.JSONValue)}) as x(
+        position int, type text, item_id uuid, title text, quantity int, unit_price bigint, line_total bigint)
+    )
+    select * from o`;
+  return row;
+}
+
+/** A status change's history row and its outbox events, in one statement. */
+export async function insertHistoryAndEvents(
+  db: Db,
+  entry: { order_id: string; from_status: OrderStatus | null; to_status: OrderStatus; cause: string },
+  events: { id: string; store_id: string; order_id: string; event_type: string; payload: unknown }[],
+) {
+  const sql = q(db);
+  await sql`
+    with h as (insert into order_status_history ${sql(entry)})
+    insert into outbox ${sql(events.map((event) => ({ ...event, payload: event.payload as postgres.JSONValue })))}`;
 }
 
 export async function findOrder(db: Db, id: string, options: { storeId?: string; forUpdate?: boolean } = {}) {
@@ -140,19 +172,6 @@ export async function updateStatus(db: Db, id: string, status: OrderStatus): Pro
   const [row] = await q(db)<OrderRow[]>`
     update orders set status = ${status}, updated_at = clock_timestamp() where id = ${id} returning *`;
   return row!;
-}
-
-export async function insertHistory(db: Db, entry: { order_id: string; from_status: OrderStatus | null; to_status: OrderStatus; cause: string }) {
-  const sql = q(db);
-  await sql`insert into order_status_history ${sql(entry)}`;
-}
-
-export async function insertOutbox(db: Db, events: { id: string; store_id: string; order_id: string; event_type: string; payload: unknown }[]) {
-  if (events.length === 0) return;
-  const sql = q(db);
-  // A json column (not jsonb), written from the object as postgres.js serialises it for
-  // that type: the body keeps the key order it was written in.
-  await sql`insert into outbox ${sql(events.map((event) => ({ ...event, payload: event.payload as postgres.JSONValue })))}`;
 }
 
 /** Ids of pending orders past their expiry, locked for this transaction; others skip them. */
