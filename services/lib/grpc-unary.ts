@@ -130,15 +130,20 @@ export function createUnaryStreamHandler(routes: Map<string, UnaryRoute>) {
         rpcCalls.inc(labels);
         rpcDuration.observe(labels, (performance.now() - started) / 1000);
         if (stream.destroyed || stream.closed) return;
-        const trailer = headersToObject(setTrailerStatus(responseTrailer, error));
-        if (error || !output) {
-          // "Trailers-only": the status travels in the one header block.
-          stream.respond({ ":status": 200, "content-type": contentType, ...trailer }, { endStream: true });
-          return;
+        try {
+          const trailer = headersToObject(setTrailerStatus(responseTrailer, error));
+          if (error || !output) {
+            // "Trailers-only": the status travels in the one header block.
+            stream.respond({ ":status": 200, "content-type": contentType, ...trailer }, { endStream: true });
+            return;
+          }
+          stream.respond({ ":status": 200, "content-type": contentType, "grpc-accept-encoding": "identity" }, { waitForTrailers: true });
+          stream.once("wantTrailers", () => stream.sendTrailers(trailer));
+          stream.end(frame(output));
+        } catch {
+          // A header the handler set that HTTP/2 will not carry: fail this call only.
+          if (!stream.destroyed) stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
         }
-        stream.respond({ ":status": 200, "content-type": contentType, "grpc-accept-encoding": "identity" }, { waitForTrailers: true });
-        stream.once("wantTrailers", () => stream.sendTrailers(trailer));
-        stream.end(frame(output));
       })();
     });
     return true;
@@ -219,7 +224,9 @@ export function createUnaryGrpcTransport(options: {
     const existing = slots[slot];
     if (existing && !existing.closed && !existing.destroyed) return existing;
     const made = http2.connect(authority, {
-      createConnection: () => net.connect({ host, port, noDelay: true }),
+      // Keep-alive probes find a peer that vanished without a FIN (a dropped NAT or
+      // load-balancer flow) instead of leaving calls to hang until their deadline.
+      createConnection: () => net.connect({ host, port, noDelay: true, keepAlive: true, keepAliveInitialDelay: 30_000 }),
       settings: { initialWindowSize: 8 * 1024 * 1024 },
     });
     made.on("error", () => {});
@@ -267,7 +274,8 @@ export function createUnaryGrpcTransport(options: {
           "content-type": "application/grpc+proto",
           te: "trailers",
         };
-        if (deadline !== undefined && deadline > 0) requestHeaders["grpc-timeout"] = `${Math.max(1, Math.ceil(deadline))}m`;
+        // grpc-timeout takes at most 8 digits.
+        if (deadline !== undefined && deadline > 0) requestHeaders["grpc-timeout"] = `${Math.min(99_999_999, Math.max(1, Math.ceil(deadline)))}m`;
         if (header) new Headers(header).forEach((value, key) => (requestHeaders[key] = value));
         const s = session();
         hold(s);
@@ -293,7 +301,12 @@ export function createUnaryGrpcTransport(options: {
             };
             const timer =
               deadline !== undefined && deadline > 0
-                ? setTimeout(() => fail(new ConnectError("the operation timed out", Code.DeadlineExceeded)), deadline)
+                ? setTimeout(() => {
+                    // No answer at all: the connection itself may be dead. Start the
+                    // next call on a fresh one rather than queueing behind it.
+                    if (!responseHeaders) s.close();
+                    fail(new ConnectError("the operation timed out", Code.DeadlineExceeded));
+                  }, deadline)
                 : undefined;
             const onAbort = () => fail(new ConnectError("the operation was aborted", Code.Canceled));
             if (signal?.aborted) return onAbort();
@@ -314,7 +327,9 @@ export function createUnaryGrpcTransport(options: {
                 return;
               }
               // A trailers-only answer carries its status in the header block.
-              const error = findTrailerError(trailer.has("grpc-status") ? trailer : header);
+              const statusBlock = trailer.has("grpc-status") ? trailer : header;
+              if (!statusBlock.has("grpc-status")) return reject(new ConnectError("response carries no grpc-status", Code.Internal));
+              const error = findTrailerError(statusBlock);
               if (error) return reject(error);
               const message = unframe(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
               if (!message) return reject(new ConnectError("malformed response body", Code.Internal));
@@ -324,7 +339,7 @@ export function createUnaryGrpcTransport(options: {
             stream.on("close", () => {
               if (settled) return;
               if (responseHeaders && "grpc-status" in responseHeaders) return finish({});
-              fail(new ConnectError(`stream to ${authority} closed (${stream.rstCode})`, stream.rstCode === NGHTTP2_CANCEL ? Code.Canceled : Code.Unavailable));
+              fail(new ConnectError(`stream to ${authority} closed (${stream.rstCode})`, codeForReset(stream.rstCode)));
             });
             stream.end(body);
           });
@@ -354,6 +369,16 @@ export function createUnaryGrpcTransport(options: {
       for (const s of slots) s?.destroy();
     },
   };
+}
+
+/** gRPC's mapping of HTTP/2 RST_STREAM codes to status codes. */
+function codeForReset(rstCode: number | undefined): Code {
+  const c = http2.constants;
+  if (rstCode === c.NGHTTP2_CANCEL) return Code.Canceled;
+  if (rstCode === c.NGHTTP2_REFUSED_STREAM || rstCode === c.NGHTTP2_NO_ERROR || rstCode === undefined) return Code.Unavailable;
+  if (rstCode === c.NGHTTP2_ENHANCE_YOUR_CALM) return Code.ResourceExhausted;
+  if (rstCode === c.NGHTTP2_INADEQUATE_SECURITY) return Code.PermissionDenied;
+  return Code.Internal;
 }
 
 function toHeaders(source: http2.IncomingHttpHeaders): Headers {

@@ -44,7 +44,6 @@ export function statusFromMidtrans(n: Pick<MidtransNotification, "transaction_st
     case "expire":
       return "expired";
     case "refund":
-    case "partial_refund":
       return "refunded";
     default:
       return undefined; // "pending", "authorize", anything new: nothing to do yet

@@ -53,6 +53,8 @@ export function createOrderDomain(deps: OrderDomainDeps) {
     return result;
   };
   const ctx: RenderContext = { publicBaseUrl: deps.publicBaseUrl, gateway };
+  const MAX_PREPARING = 4;
+  const preparingByOrder = new Map<string, Promise<store.SessionRow | undefined>>();
 
   async function orderMessage(db: store.Db, row: store.OrderRow): Promise<Order> {
     const items = (await store.itemsOf(db, [row.id])).get(row.id)!;
@@ -244,7 +246,14 @@ export function createOrderDomain(deps: OrderDomainDeps) {
           },
         },
       ]);
-      if (input.idempotencyKey) await store.attachIdempotencyOrder(tx, input.storeId, input.idempotencyKey, row.id);
+      if (input.idempotencyKey) {
+        try {
+          await store.attachIdempotencyOrder(tx, input.storeId, input.idempotencyKey, row.id);
+        } catch (error) {
+          if (error instanceof store.IdempotencyKeyTaken) throw new ConnectError(error.message, Code.AlreadyExists);
+          throw error;
+        }
+      }
       if (kind === "none") row = (await applyTransition(tx, row, "paid", "free order")).row;
       logger.info({ orderId: row.id, storeId: row.store_id, kind, amount: row.amount }, "order created");
       return row;
@@ -261,6 +270,20 @@ export function createOrderDomain(deps: OrderDomainDeps) {
     if (row.payment_kind !== "gateway" || row.status !== "pending") return undefined;
     const existing = (await store.liveSessionsOf(sql, [row.id])).get(row.id);
     if (existing) return existing;
+    // Reads of one order in this process share one preparation; other instances wait
+    // on the order's row lock below.
+    const running = preparingByOrder.get(row.id);
+    if (running) return running;
+    // Preparing holds a pooled connection across the gateway call: a slow gateway must
+    // not take them all. Past the cap the answer is "no session yet" (snap: null), as
+    // when the gateway is down, and the next read tries again.
+    if (preparingByOrder.size >= MAX_PREPARING) return undefined;
+    const preparation = prepareSession(row).finally(() => preparingByOrder.delete(row.id));
+    preparingByOrder.set(row.id, preparation);
+    return preparation;
+  }
+
+  async function prepareSession(row: store.OrderRow): Promise<store.SessionRow | undefined> {
     try {
       return await sql.begin(async (tx) => {
         const locked = await store.findOrder(tx, row.id, { forUpdate: true });

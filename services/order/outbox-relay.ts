@@ -24,6 +24,7 @@ export function startOutboxRelay(deps: { sql: Sql; bus: EventBus; logger: Logger
   let running: Promise<void> | undefined;
   let again = false;
   let backoffMs = 0;
+  let retrying = false;
   let timer: NodeJS.Timeout | undefined;
 
   async function drainOnce(): Promise<number> {
@@ -65,6 +66,7 @@ export function startOutboxRelay(deps: { sql: Sql; bus: EventBus; logger: Logger
       } catch (error) {
         backoffMs = Math.min(10_000, Math.max(250, backoffMs * 2));
         logger.warn({ err: (error as Error).message, retryInMs: backoffMs }, "outbox relay could not publish; rows wait");
+        retrying = true;
         schedule(backoffMs);
         return;
       }
@@ -77,14 +79,14 @@ export function startOutboxRelay(deps: { sql: Sql; bus: EventBus; logger: Logger
       again = true;
       return;
     }
-    if (backoffMs > 0) return; // a retry is already scheduled
+    if (retrying) return; // a retry is already scheduled
     running = run().finally(() => (running = undefined));
   }
 
   function schedule(ms: number) {
     clearTimeout(timer);
     timer = setTimeout(() => {
-      backoffMs = 0;
+      retrying = false;
       kick();
     }, ms);
     timer.unref();

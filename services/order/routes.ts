@@ -170,8 +170,14 @@ export function createOrderRoutes({ sql, domain, logger, midtransServerKey }: Or
           // A refused transition is still a delivered notification: acknowledge it, or
           // the gateway would retry it forever.
           if (error instanceof ConnectError && error.code === Code.FailedPrecondition) {
-            logger.warn({ orderId: row.id, target }, "notification refused by the status machine");
             const current = await store.findOrder(sql, row.id);
+            if (target === "paid" && current?.status === "cancelled") {
+              // Money arrived for an order the store cancelled: the status machine keeps
+              // it cancelled, so a person must refund it.
+              logger.error({ orderId: row.id, paymentReference: row.payment_reference }, "payment received for a cancelled order: refund needed");
+            } else {
+              logger.warn({ orderId: row.id, target }, "notification refused by the status machine");
+            }
             return { orderId: row.id, status: current!.status, changed: false };
           }
           throw error;

@@ -221,7 +221,20 @@ export async function claimIdempotencyKey(db: Db, storeId: string, key: string, 
 
 /** Ties the key to its order, in the transaction that creates the order. */
 export async function attachIdempotencyOrder(db: Db, storeId: string, key: string, orderId: string) {
-  await q(db)`update idempotency_keys set order_id = ${orderId} where store_id = ${storeId} and key = ${key}`;
+  // Exactly one order per key: if another request took the key over meanwhile (this
+  // one stalled past the takeover time) and attached its order, this one must not
+  // commit a second.
+  const rows = await q(db)`
+    update idempotency_keys set order_id = ${orderId}
+    where store_id = ${storeId} and key = ${key} and order_id is null
+    returning 1`;
+  if (rows.length !== 1) throw new IdempotencyKeyTaken();
+}
+
+export class IdempotencyKeyTaken extends Error {
+  constructor() {
+    super("another request with this Idempotency-Key made the order");
+  }
 }
 
 export async function completeIdempotencyKey(db: Db, storeId: string, key: string, orderId: string, response: Uint8Array) {
@@ -231,7 +244,9 @@ export async function completeIdempotencyKey(db: Db, storeId: string, key: strin
 }
 
 export async function releaseIdempotencyKey(db: Db, storeId: string, key: string) {
-  await q(db)`delete from idempotency_keys where store_id = ${storeId} and key = ${key} and response is null`;
+  // Only a key whose request made no order: one that did must stay, or a retry would
+  // make a second order.
+  await q(db)`delete from idempotency_keys where store_id = ${storeId} and key = ${key} and response is null and order_id is null`;
 }
 
 export async function purgeIdempotencyKeys(db: Db) {

@@ -12,7 +12,8 @@ export function nextAttemptDelay(
   const base = schedule[attemptsMade - 1];
   if (base === undefined) return undefined;
   const jittered = Math.round(base * (1 + random() * 0.1));
-  return Math.max(jittered, retryAfterMs ?? 0);
+  // A receiver may ask for a longer pause, but not for more than a day.
+  return Math.max(jittered, Math.min(retryAfterMs ?? 0, 86_400_000));
 }
 
 /** `Retry-After` as seconds or an HTTP date, in milliseconds from now. */

@@ -157,6 +157,8 @@ export async function requeue(db: Db, storeId: string, deliveryId: string): Prom
   const [row] = await q(db)<DeliveryRow[]>`
     update deliveries set status = 'pending', next_attempt_at = clock_timestamp(), leased_until = null, updated_at = clock_timestamp()
     where id = ${deliveryId} and store_id = ${storeId}
+      -- Not while an attempt is under way: it would be sent twice at once.
+      and (leased_until is null or leased_until < clock_timestamp())
     returning *`;
   return row;
 }
