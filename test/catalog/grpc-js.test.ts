@@ -5,12 +5,8 @@ import path from "node:path";
 import test from "ava";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
-import { CATALOG_SCHEMA, startCatalogService } from "../../services/catalog/service.js";
-import { connectDb, type Sql } from "../../services/lib/db.js";
-import { createLogger } from "../../services/lib/logger.js";
-import type { RpcServer } from "../../services/lib/rpc-server.js";
-import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
 import { ROOT } from "../helpers/process.js";
+import { startCatalogOnly } from "../helpers/stack.js";
 
 const LOADER_OPTIONS: protoLoader.Options = {
   keepCase: false,
@@ -24,9 +20,7 @@ const LOADER_OPTIONS: protoLoader.Options = {
 type Unary = (request: object, callback: (error: grpc.ServiceError | null, response?: any) => void) => void;
 type Client = grpc.Client & Record<string, Unary>;
 
-let db: TestDatabase;
-let sql: Sql;
-let server: RpcServer;
+let catalogService: Awaited<ReturnType<typeof startCatalogOnly>>;
 let stores: Client;
 let catalog: Client;
 let health: Client;
@@ -40,15 +34,8 @@ function call(client: Client, method: string, request: object): Promise<any> {
 }
 
 test.before(async () => {
-  db = await createTestDatabase();
-  sql = connectDb(db.url, { schema: CATALOG_SCHEMA, max: 4 });
-  server = await startCatalogService({
-    sql,
-    logger: createLogger("catalog", process.env.TEST_LOG_LEVEL ?? "silent"),
-    host: "127.0.0.1",
-    port: 0,
-  });
-  const address = `127.0.0.1:${server.port}`;
+  catalogService = await startCatalogOnly();
+  const address = `127.0.0.1:${catalogService.port}`;
   const credentials = grpc.credentials.createInsecure();
 
   const definition = protoLoader.loadSync("catalog/v1/catalog.proto", LOADER_OPTIONS);
@@ -63,9 +50,7 @@ test.before(async () => {
 
 test.after.always(async () => {
   for (const client of [stores, catalog, health]) client?.close();
-  await server?.close(100);
-  await sql?.end({ timeout: 1 });
-  await db?.drop();
+  await catalogService?.close();
 });
 
 test("CreateStore, CreateApiKey, CreateProduct, ListPublishedItems and AuthenticateApiKey answer correctly", async (t) => {

@@ -3,36 +3,23 @@
 import test from "ava";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { StoreService } from "../../gen/catalog/v1/catalog_pb.js";
-import { CATALOG_SCHEMA, startCatalogService } from "../../services/catalog/service.js";
-import { connectDb, type Sql } from "../../services/lib/db.js";
-import { createLogger } from "../../services/lib/logger.js";
 import { createRpcChannel, type RpcChannel } from "../../services/lib/rpc-client.js";
-import type { RpcServer } from "../../services/lib/rpc-server.js";
-import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
+import { startCatalogOnly } from "../helpers/stack.js";
 import { freePort, spawnProcess, type Spawned } from "../helpers/process.js";
 
 const KEY = /^sk_live_[0-9A-Za-z]{32,}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const BANK = ["--bank-name", "Bank Central Asia", "--bank-code", "BCA", "--account-number", "0123456789", "--account-holder", "Budi Santoso"];
 
-let db: TestDatabase;
-let sql: Sql;
-let server: RpcServer;
+let catalogService: Awaited<ReturnType<typeof startCatalogOnly>>;
 let catalogAddr: string;
 let unusedAddr: string;
 let admin: RpcChannel;
 const running = new Set<Spawned>();
 
 test.before(async () => {
-  db = await createTestDatabase();
-  sql = connectDb(db.url, { schema: CATALOG_SCHEMA, max: 4 });
-  server = await startCatalogService({
-    sql,
-    logger: createLogger("catalog", process.env.TEST_LOG_LEVEL ?? "silent"),
-    host: "127.0.0.1",
-    port: 0,
-  });
-  catalogAddr = `http://127.0.0.1:${server.port}`;
+  catalogService = await startCatalogOnly();
+  catalogAddr = `http://127.0.0.1:${catalogService.port}`;
   unusedAddr = `http://127.0.0.1:${await freePort()}`;
   admin = createRpcChannel(catalogAddr);
 });
@@ -40,9 +27,7 @@ test.before(async () => {
 test.after.always(async () => {
   await Promise.all([...running].map((child) => child.stop("SIGKILL")));
   admin?.close();
-  await server?.close(100);
-  await sql?.end({ timeout: 1 });
-  await db?.drop();
+  await catalogService?.close();
 });
 
 interface CliResult {

@@ -4,7 +4,7 @@ import test from "ava";
 import { Plan, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { createRpcChannel, type RpcChannel } from "../../services/lib/rpc-client.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
-import { api, waitFor, type ApiResponse } from "../helpers/http.js";
+import { api, waitFor, type ApiResponse, catalogReady } from "../helpers/http.js";
 import { freePort, spawnEntry, type Spawned } from "../helpers/process.js";
 
 const RATE = 6;
@@ -45,17 +45,6 @@ test.after.always(async () => {
   await Promise.all(children.map((child) => child.stop("SIGKILL")));
   await db?.drop();
 });
-
-/** Until the gateway's /readyz reports its database and the catalog service reachable. */
-async function catalogReady(baseUrl: string): Promise<void> {
-  await waitFor(async () => {
-    const ready = await api(baseUrl, "/readyz").catch(() => undefined);
-    if (!ready) return false;
-    if (ready.status === 200) return true;
-    const failed: string[] = (ready.body?.error?.details ?? []).map((detail: { field: string }) => detail.field);
-    return !failed.includes("catalog") && !failed.includes("database");
-  }, 30_000, 200);
-}
 
 async function newKey(): Promise<string> {
   const stores = admin!.client(StoreService);

@@ -6,7 +6,7 @@ import test from "ava";
 import { Plan, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { createRpcChannel } from "../../services/lib/rpc-client.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
-import { api, waitFor, type ApiResponse } from "../helpers/http.js";
+import { api, waitFor, type ApiResponse, catalogReady } from "../helpers/http.js";
 import { freePort, spawnEntry, type Spawned } from "../helpers/process.js";
 
 const children: Spawned[] = [];
@@ -36,17 +36,6 @@ async function timed(baseUrl: string, path: string, key?: string): Promise<ApiRe
   const started = performance.now();
   const response = await api(baseUrl, path, key ? { key, signal: AbortSignal.timeout(10_000) } : { signal: AbortSignal.timeout(10_000) });
   return { ...response, ms: performance.now() - started };
-}
-
-/** Until the gateway's /readyz reports its database and the catalog service reachable. */
-async function catalogReady(baseUrl: string): Promise<void> {
-  await waitFor(async () => {
-    const ready = await api(baseUrl, "/readyz").catch(() => undefined);
-    if (!ready) return false;
-    if (ready.status === 200) return true;
-    const failed: string[] = (ready.body?.error?.details ?? []).map((detail: { field: string }) => detail.field);
-    return !failed.includes("catalog") && !failed.includes("database");
-  }, 30_000, 200);
 }
 
 function assertUnavailable(t: import("ava").ExecutionContext, response: ApiResponse & { ms: number }) {

@@ -36,3 +36,18 @@ export async function waitFor(check: () => Promise<boolean> | boolean, ms = 10_0
     await new Promise((resolve) => setTimeout(resolve, every));
   }
 }
+
+/** Until the gateway's /readyz reports its database and the catalog service reachable. */
+export async function catalogReady(baseUrl: string): Promise<void> {
+  await waitFor(
+    async () => {
+      const ready = await api(baseUrl, "/readyz").catch(() => undefined);
+      if (!ready) return false;
+      if (ready.status === 200) return true;
+      const failed: string[] = (ready.body?.error?.details ?? []).map((detail: { field: string }) => detail.field);
+      return !failed.includes("catalog") && !failed.includes("database");
+    },
+    30_000,
+    200,
+  );
+}

@@ -132,6 +132,28 @@ export async function startStack(options: StackOptions = {}) {
 
 export type Stack = Awaited<ReturnType<typeof startStack>>;
 
+/** Only the catalog service, in this process, on a database of its own. */
+export async function startCatalogOnly() {
+  const db = await createTestDatabase();
+  const sql = connectDb(db.url, { schema: CATALOG_SCHEMA, max: 4 });
+  const server = await startCatalogService({
+    sql,
+    logger: createLogger("catalog", process.env.TEST_LOG_LEVEL ?? "silent"),
+    host: "127.0.0.1",
+    port: 0,
+  });
+  return {
+    db,
+    server,
+    port: server.port,
+    async close() {
+      await server.close(100);
+      await sql.end({ timeout: 1 });
+      await db.drop();
+    },
+  };
+}
+
 /** A store with a live key (and a bank account unless `bank` is false). */
 export async function createStore(stack: Pick<Stack, "stores">, plan: Plan = Plan.GROWTH, name = "Test Store", bank = true) {
   const { store } = await stack.stores.createStore({
