@@ -16,6 +16,14 @@ const success = (data: object) => ({
   properties: { success: { const: true }, data },
 });
 
+/** A page of a list: `{items, has_more}`. */
+const page = (item: string) => ({
+  type: "object",
+  required: ["items", "has_more"],
+  additionalProperties: false,
+  properties: { items: { type: "array", items: ref(item) }, has_more: { type: "boolean" } },
+});
+
 const rateHeaders = {
   "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" },
   RateLimit: { $ref: "#/components/headers/RateLimit" },
@@ -89,12 +97,7 @@ export const openApiDocument = {
             headers: rateHeaders,
             content: {
               "application/json": {
-                schema: success({
-                  type: "object",
-                  required: ["items", "has_more"],
-                  additionalProperties: false,
-                  properties: { items: { type: "array", items: ref("CatalogItem") }, has_more: { type: "boolean" } },
-                }),
+                schema: success(page("CatalogItem")),
                 example: {
                   success: true,
                   data: {
@@ -158,12 +161,7 @@ export const openApiDocument = {
             headers: rateHeaders,
             content: {
               "application/json": {
-                schema: success({
-                  type: "object",
-                  required: ["items", "has_more"],
-                  additionalProperties: false,
-                  properties: { items: { type: "array", items: ref("Order") }, has_more: { type: "boolean" } },
-                }),
+                schema: success(page("Order")),
               },
             },
           },

@@ -352,10 +352,6 @@ export function createOrderDomain(deps: OrderDomainDeps) {
     changeStatus,
     readOrder,
     expireDue,
-    applyTransition,
-    async newPaymentReference() {
-      return newPaymentReference();
-    },
   };
 }
 
