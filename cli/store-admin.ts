@@ -7,6 +7,7 @@ import { WebhookService, type Delivery } from "../gen/webhook/v1/webhook_pb.js";
 import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from "../gen/grpc/health/v1/health_pb.js";
 import { orderJson } from "../services/lib/public-json.js";
 import { loadConfig } from "../services/lib/config.js";
+import { textProblem } from "../services/lib/text.js";
 import { createRpcChannel, type RpcChannel } from "../services/lib/rpc-client.js";
 import { apiKeyJson, itemJson, planFromName, statusFromName, storeJson } from "./catalog-json.js";
 import { seedDemoStore } from "./seed.js";
@@ -143,6 +144,14 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
   const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   const command = positionals.join(" ");
   if (values.help || command === "") throw new UsageError("");
+  // The same text rule as every other door (services/lib/text.ts), checked here so the
+  // operator reads which option was wrong rather than a field name of the gRPC API.
+  for (const [name, value] of Object.entries(values)) {
+    for (const text of Array.isArray(value) ? value : typeof value === "string" ? [value] : []) {
+      const problem = textProblem(text);
+      if (problem) throw new UsageError(`--${name} ${problem}`);
+    }
+  }
   const stores = channels.catalog.client(StoreService);
   const items = channels.catalog.client(CatalogService);
   const orders = channels.order.client(OrderService);

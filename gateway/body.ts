@@ -1,6 +1,7 @@
 import type { Context } from "koa";
 import getRawBody from "raw-body";
-import { ApiError, invalidRequest } from "./errors.js";
+import { findTextViolation } from "../services/lib/text.js";
+import { ApiError, invalidField, invalidRequest } from "./errors.js";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -23,9 +24,13 @@ export async function readJsonBody(ctx: Context): Promise<unknown> {
   }
   const text = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, encoding: "utf8" });
   if (text.trim() === "") return undefined;
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw invalidRequest("request body is not valid JSON");
   }
+  const violation = findTextViolation(value);
+  if (violation) throw invalidField(violation.field, violation.message);
+  return value;
 }

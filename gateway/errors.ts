@@ -1,4 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
+import { isOutage } from "../services/lib/rpc-errors.js";
 import { FieldViolationSchema } from "../gen/order/v1/order_pb.js";
 
 export type ErrorCode =
@@ -92,20 +93,6 @@ export function toApiError(error: unknown): ApiError {
   if (typeof status === "number" && status >= 400 && status < 500 && (error as { expose?: boolean }).expose) {
     return invalidRequest((error as Error).message);
   }
-  if (isConnectionFailure(error)) return serviceUnavailable();
+  if (isOutage(error)) return serviceUnavailable();
   return new ApiError(500, "INTERNAL_ERROR", "internal error");
-}
-
-function isConnectionFailure(error: unknown): boolean {
-  const code = (error as { code?: string }).code;
-  return (
-    code === "ECONNREFUSED" ||
-    code === "ECONNRESET" ||
-    code === "ETIMEDOUT" ||
-    code === "CONNECT_TIMEOUT" ||
-    code === "CONNECTION_CLOSED" ||
-    code === "CONNECTION_ENDED" ||
-    code === "CONNECTION_DESTROYED" ||
-    code === "57P01" // admin_shutdown: the database is going away
-  );
 }

@@ -6,6 +6,7 @@ import { invalidField } from "../errors.js";
 import { parseCreateOrderBody } from "../order-request.js";
 import { queryEnum, queryInt } from "../query.js";
 import { orderDetailJson, orderJson } from "../../services/lib/public-json.js";
+import { textProblem } from "../../services/lib/text.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const STATUSES = ["pending", "paid", "failed", "expired", "cancelled", "refunded"] as const;
@@ -29,6 +30,8 @@ export function orderRoutes(router: Router, guards: RouterMiddleware<any, any>[]
     if (ctx.headers["idempotency-key"] !== undefined && (idempotencyKey.length < 1 || idempotencyKey.length > 255)) {
       throw invalidField("Idempotency-Key", "must be 1 to 255 characters");
     }
+    const keyProblem = textProblem(idempotencyKey);
+    if (keyProblem) throw invalidField("Idempotency-Key", keyProblem);
     const body = parseCreateOrderBody(ctx.state.body);
     const response = await clients.order.createOrder({
       storeId: ctx.state.principal!.storeId,

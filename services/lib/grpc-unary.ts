@@ -19,7 +19,10 @@ import {
   type UnaryResponse,
 } from "@connectrpc/connect";
 import { findTrailerError, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
+import type { Logger } from "./logger.js";
 import { rpcCalls, rpcDuration } from "./metrics.js";
+import { toRpcError } from "./rpc-errors.js";
+import { assertRequestText } from "./rpc-text.js";
 
 // A lean path for the calls this system makes most: unary gRPC with binary protobuf.
 // It speaks the same wire protocol as Connect's gRPC handler and transport (and as
@@ -70,6 +73,19 @@ function parseGrpcTimeout(value: string | undefined): number | undefined {
   return Number(match[1]) * unit;
 }
 
+/**
+ * grpc-message as the gRPC spec writes it: only bytes outside printable ASCII and "%"
+ * are percent-encoded. (encodeURIComponent also escapes ":" and "/", which stock
+ * grpc-js, decoding with decodeURI, shows to its users as "%3A".)
+ */
+function encodeGrpcMessage(text: string): string {
+  let out = "";
+  for (const byte of Buffer.from(text.toWellFormed(), "utf8")) {
+    out += byte < 0x20 || byte > 0x7e || byte === 0x25 ? `%${byte.toString(16).toUpperCase().padStart(2, "0")}` : String.fromCharCode(byte);
+  }
+  return out;
+}
+
 /** Collects the unary methods that `routes` registers, with their implementations. */
 export function collectUnaryRoutes(routes: (router: ConnectRouter) => void): Map<string, UnaryRoute> {
   const found = new Map<string, UnaryRoute>();
@@ -97,7 +113,7 @@ export function collectUnaryRoutes(routes: (router: ConnectRouter) => void): Map
  * protobuf, no compression, a known unary method); returns false to let Connect have
  * the stream otherwise.
  */
-export function createUnaryStreamHandler(routes: Map<string, UnaryRoute>) {
+export function createUnaryStreamHandler(routes: Map<string, UnaryRoute>, logger: Logger) {
   return (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders): boolean => {
     const route = routes.get(headers[":path"] ?? "");
     const contentType = headers["content-type"];
@@ -119,12 +135,18 @@ export function createUnaryStreamHandler(routes: Map<string, UnaryRoute>) {
         try {
           const bytes = unframe(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
           if (!bytes) throw new ConnectError("request must be one uncompressed message", Code.InvalidArgument);
-          const request = fromBinary(route.method.input, bytes);
+          let request: ReturnType<typeof fromBinary>;
+          try {
+            request = fromBinary(route.method.input, bytes);
+          } catch {
+            throw new ConnectError("request is not a valid message", Code.InvalidArgument);
+          }
+          assertRequestText(route.method.input, request);
           const context = lazyContext(route.method, headers, timeoutMs, stream, responseTrailer);
           const result = await route.impl(request, context);
           output = toBinary(route.method.output, create(route.method.output, result as MessageInitShape<DescMessage>));
         } catch (caught) {
-          error = ConnectError.from(caught);
+          error = toRpcError(caught, logger, { service: labels.service, method: labels.method });
           labels.code = Code[error.code] ?? "unknown";
         }
         rpcCalls.inc(labels);
@@ -132,6 +154,7 @@ export function createUnaryStreamHandler(routes: Map<string, UnaryRoute>) {
         if (stream.destroyed || stream.closed) return;
         try {
           const trailer = headersToObject(setTrailerStatus(responseTrailer, error));
+          if (error) trailer["grpc-message"] = encodeGrpcMessage(error.rawMessage);
           if (error || !output) {
             // "Trailers-only": the status travels in the one header block.
             stream.respond({ ":status": 200, "content-type": contentType, ...trailer }, { endStream: true });
@@ -285,7 +308,7 @@ export function createUnaryGrpcTransport(options: {
             try {
               stream = s.request(requestHeaders);
             } catch (error) {
-              reject(new ConnectError(`cannot reach ${authority}: ${(error as Error).message}`, Code.Unavailable));
+              reject(new ConnectError(`${method.parent.typeName} is unreachable`, Code.Unavailable));
               return;
             }
             let responseHeaders: http2.IncomingHttpHeaders | undefined;
@@ -313,7 +336,7 @@ export function createUnaryGrpcTransport(options: {
             signal?.addEventListener("abort", onAbort, { once: true });
             stream.on("response", (h) => (responseHeaders = h));
             stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-            stream.on("error", (error) => fail(new ConnectError(`${authority}: ${error.message}`, Code.Unavailable)));
+            stream.on("error", () => fail(new ConnectError(`${method.parent.typeName} is unreachable`, Code.Unavailable)));
             const finish = (trailers: http2.IncomingHttpHeaders) => {
               if (settled) return;
               settled = true;
@@ -323,7 +346,7 @@ export function createUnaryGrpcTransport(options: {
               const trailer = toHeaders(trailers);
               const status = Number(responseHeaders?.[":status"]);
               if (status !== 200) {
-                reject(new ConnectError(`HTTP ${status} from ${authority}`, status === 503 || status === 502 ? Code.Unavailable : Code.Unknown));
+                reject(new ConnectError(`HTTP ${status} from ${method.parent.typeName}`, status === 503 || status === 502 ? Code.Unavailable : Code.Unknown));
                 return;
               }
               // A trailers-only answer carries its status in the header block.
@@ -339,7 +362,7 @@ export function createUnaryGrpcTransport(options: {
             stream.on("close", () => {
               if (settled) return;
               if (responseHeaders && "grpc-status" in responseHeaders) return finish({});
-              fail(new ConnectError(`stream to ${authority} closed (${stream.rstCode})`, codeForReset(stream.rstCode)));
+              fail(new ConnectError(`${method.parent.typeName} closed the stream (${stream.rstCode})`, codeForReset(stream.rstCode)));
             });
             stream.end(body);
           });

@@ -1,5 +1,5 @@
 import http2 from "node:http2";
-import type { ConnectRouter } from "@connectrpc/connect";
+import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -12,6 +12,23 @@ import {
 import type { Logger } from "./logger.js";
 import { rpcMetricsInterceptor } from "./metrics.js";
 import { collectUnaryRoutes, createUnaryStreamHandler } from "./grpc-unary.js";
+import { toRpcError } from "./rpc-errors.js";
+import { assertRequestText } from "./rpc-text.js";
+
+/**
+ * Every request's text is checked (rpc-text.ts) and every handler's failure leaves as
+ * a ConnectError fit for the client (rpc-errors.ts).
+ */
+function rpcErrorInterceptor(logger: Logger): Interceptor {
+  return (next) => async (request) => {
+    try {
+      if (!request.stream) assertRequestText(request.method.input, request.message);
+      return await next(request);
+    } catch (error) {
+      throw toRpcError(error, logger, { service: request.service.typeName, method: request.method.name });
+    }
+  };
+}
 
 export interface RpcServerOptions {
   name: string;
@@ -72,11 +89,12 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     options.routes(router);
     healthRoutes(router);
   };
-  const handler = connectNodeAdapter({ interceptors: [rpcMetricsInterceptor("server")], routes: allRoutes });
+  // Outermost first: metrics count the code the client gets, after the error mapping.
+  const handler = connectNodeAdapter({ interceptors: [rpcMetricsInterceptor("server"), rpcErrorInterceptor(logger)], routes: allRoutes });
   const server = http2.createServer({ settings: { initialWindowSize: 8 * 1024 * 1024 } }, handler);
   // Unary gRPC calls take the lean path (grpc-unary.ts); every other stream goes on to
   // Connect's handler through the listener Node installed for it.
-  const fastPath = createUnaryStreamHandler(collectUnaryRoutes(allRoutes));
+  const fastPath = createUnaryStreamHandler(collectUnaryRoutes(allRoutes), logger);
   const connectListeners = server.listeners("stream") as ((...args: unknown[]) => void)[];
   server.removeAllListeners("stream");
   server.on("stream", function (this: unknown, stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, ...rest: unknown[]) {

@@ -13,7 +13,8 @@ import { renderDetail, renderOrder } from "./render.js";
 import { ORDER_STATUSES, type OrderStatus } from "./status-machine.js";
 import * as store from "./store.js";
 import type { Sql } from "../lib/db.js";
-import { fieldError, isUuid, validateCreateOrder } from "./validation.js";
+import { fieldError, isPaymentReference, isUuid, validateCreateOrder } from "./validation.js";
+import { textProblem } from "../lib/text.js";
 
 export interface OrderRouteDeps {
   sql: Sql;
@@ -153,9 +154,15 @@ export function createOrderRoutes({ sql, domain, logger, midtransServerKey }: Or
         if (!verifyMidtransSignature(notification, midtransServerKey)) {
           throw new ConnectError("bad notification signature", Code.Unauthenticated);
         }
-        const row = await store.findOrderByReference(sql, notification.order_id);
+        // Signed, so the sender holds our server key; its other text still has to be
+        // text. An order_id that cannot be a reference is simply not one of ours.
+        for (const field of ["status_code", "gross_amount", "transaction_status", "fraud_status"] as const) {
+          const problem = notification[field] === undefined ? undefined : textProblem(notification[field]!);
+          if (problem) throw fieldError(field, problem);
+        }
+        const row = isPaymentReference(notification.order_id) ? await store.findOrderByReference(sql, notification.order_id) : undefined;
         if (!row || row.payment_kind !== "gateway") {
-          throw new ConnectError(`no gateway order ${notification.order_id}`, Code.NotFound);
+          throw new ConnectError("no gateway order has this order_id", Code.NotFound);
         }
         if (parseGrossAmount(notification.gross_amount) !== row.amount) {
           logger.warn({ orderId: row.id }, "notification amount does not match the order");

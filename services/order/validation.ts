@@ -19,6 +19,13 @@ export function isUuid(value: string): boolean {
   return UUID.test(value);
 }
 
+// The shape every payment reference has (the column's check constraint says the same).
+const PAYMENT_REFERENCE = /^[A-Z0-9-]{8,40}$/;
+
+export function isPaymentReference(value: string): boolean {
+  return PAYMENT_REFERENCE.test(value);
+}
+
 function checkUrl(value: string, field: string) {
   if (value.length > 2048) throw fieldError(field, "must be at most 2048 characters");
   try {

@@ -1,0 +1,72 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { Logger } from "./logger.js";
+
+// What a service lets out of a handler. A ConnectError is the handler's own answer
+// and keeps its code; anything else is a dependency that went away (UNAVAILABLE, so
+// the gateway answers 503 and the client retries) or a bug (INTERNAL). Either way
+// the driver's message, which names hosts, ports and SQL, stays in the log.
+
+/** Error codes of postgres.js, Node's sockets and PostgreSQL that mean "the database is not there right now". */
+const OUTAGE_CODES = new Set([
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+  "ENOTFOUND",
+  // PostgreSQL SQLSTATEs: admin_shutdown (pg_terminate_backend, a restart),
+  // crash_shutdown, cannot_connect_now (starting up), too_many_connections.
+  "57P01",
+  "57P02",
+  "57P03",
+  "53300",
+  // Conflicts PostgreSQL asks the client to retry.
+  "40001",
+  "40P01",
+]);
+
+/** True when `error` means a dependency (database, socket) is unreachable or dropped the connection. */
+export function isOutage(error: unknown): boolean {
+  if (!error || typeof error !== "object") return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== "string") return false;
+  // SQLSTATE class 08: connection exception.
+  return OUTAGE_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code);
+}
+
+/**
+ * A message that survives every transport: gRPC percent-encodes grpc-message and
+ * `encodeURIComponent` throws on a lone surrogate, which would turn a handler's
+ * answer into a reset stream.
+ */
+export function wellFormed(text: string): string {
+  return text.toWellFormed();
+}
+
+/** The error a client may see for whatever a handler threw. Logs what it hides. */
+export function toRpcError(error: unknown, logger: Logger, where: { service: string; method: string }): ConnectError {
+  if (error instanceof ConnectError) {
+    if (error.rawMessage.isWellFormed()) return error;
+    const copy = new ConnectError(wellFormed(error.rawMessage), error.code, error.metadata, undefined, error.cause);
+    copy.details.push(...error.details);
+    return copy;
+  }
+  if (isOutage(error)) {
+    logger.warn({ ...where, err: describe(error) }, "dependency unavailable");
+    return new ConnectError("a dependency is unavailable, try again shortly", Code.Unavailable);
+  }
+  logger.error({ ...where, err: error }, "handler failed");
+  return new ConnectError("internal error", Code.Internal);
+}
+
+/** The parts of a driver error worth a log line (postgres.js errors carry the query too). */
+function describe(error: unknown): Record<string, unknown> {
+  const e = error as { code?: string; message?: string; errno?: unknown };
+  return { code: e.code, message: e.message };
+}
