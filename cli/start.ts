@@ -12,7 +12,7 @@ import { startWebhookService, WEBHOOK_SCHEMA } from "../services/webhook/service
 import { createEventBus } from "../services/lib/bus.js";
 import { listenAddress, loadConfig } from "../services/lib/config.js";
 import { connectDb, openDatabaseServer } from "../services/lib/db.js";
-import { onShutdown } from "../services/lib/lifecycle.js";
+import { onShutdown, reportProcessFailures } from "../services/lib/lifecycle.js";
 import { createLogger } from "../services/lib/logger.js";
 import { seedDemoStore, type DemoStore } from "./seed.js";
 import { createNatsProbe } from "../services/lib/nats-probe.js";
@@ -20,6 +20,7 @@ import { createNatsProbe } from "../services/lib/nats-probe.js";
 const startedAt = Date.now();
 const config = loadConfig();
 const logger = createLogger("start", config.LOG_LEVEL);
+reportProcessFailures(logger);
 const database = await openDatabaseServer(config, logger);
 
 const catalogSql = connectDb(database.url, { schema: CATALOG_SCHEMA });
@@ -58,7 +59,7 @@ const gateway = await startGateway({
   sql: gatewaySql,
   clients,
   logger: createLogger("gateway", config.LOG_LEVEL),
-  host: "0.0.0.0",
+  host: config.HOST,
   port: config.PORT,
   ratePerMinute: config.RATE_LIMIT_PER_MINUTE,
   authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,

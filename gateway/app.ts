@@ -45,7 +45,7 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
   });
 
   const router = new Router();
-  healthRoutes(router, { sql: deps.sql, clients: deps.clients, extraChecks: deps.readinessChecks });
+  healthRoutes(router, { sql: deps.sql, clients: deps.clients, logger: deps.logger, extraChecks: deps.readinessChecks });
   docsRoutes(router);
   productRoutes(router, guards, deps.clients);
   paymentMethodRoutes(router, guards, deps.clients);

@@ -52,9 +52,13 @@ export function requestContext(logger: Logger) {
       renderError(ctx, apiError);
     }
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    // The client hung up before an answer could reach it (mid-body, or while a service
+    // worked): nobody receives a status, so none is counted or logged as a failure.
+    const aborted = (failure as { code?: string } | undefined)?.code === "ECONNABORTED" || ctx.res.destroyed;
     // Unmatched paths share one label, so scanners cannot grow the metric without bound.
     const route = (ctx as { routerPath?: string }).routerPath ?? "unmatched";
-    const labels = { route, method: ctx.method, code: String(ctx.status) };
+    // 499 is nginx's "client closed request", the common word for it on dashboards.
+    const labels = { route, method: ctx.method, code: aborted ? "499" : String(ctx.status) };
     httpRequests.inc(labels);
     httpDuration.observe(labels, ms / 1000);
     const line = {
@@ -66,7 +70,8 @@ export function requestContext(logger: Logger) {
       ms: Math.round(ms * 10) / 10,
       storeId: ctx.state.principal?.storeId,
     };
-    if (ctx.status >= 500) logger.error({ ...line, err: failure }, "request failed");
+    if (aborted) logger.info({ ...line, status: undefined, aborted: true }, "request aborted by the client");
+    else if (ctx.status >= 500) logger.error({ ...line, err: failure }, "request failed");
     else logger.info(line, "request");
   };
 }

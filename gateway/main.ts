@@ -1,7 +1,7 @@
 // The gateway on its own: `npm run start:gateway`.
 import { loadConfig } from "../services/lib/config.js";
 import { connectDb, openDatabaseServer } from "../services/lib/db.js";
-import { onShutdown } from "../services/lib/lifecycle.js";
+import { onShutdown, reportProcessFailures } from "../services/lib/lifecycle.js";
 import { createLogger } from "../services/lib/logger.js";
 import { createNatsProbe } from "../services/lib/nats-probe.js";
 import { createServiceClients } from "./clients.js";
@@ -9,6 +9,7 @@ import { GATEWAY_SCHEMA, startGateway } from "./service.js";
 
 const config = loadConfig();
 const logger = createLogger("gateway", config.LOG_LEVEL);
+reportProcessFailures(logger);
 const database = await openDatabaseServer(config, logger);
 const sql = connectDb(database.url, { schema: GATEWAY_SCHEMA, asyncCommit: true });
 const clients = createServiceClients({ catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR, webhook: config.WEBHOOK_ADDR });
@@ -18,7 +19,7 @@ const gateway = await startGateway({
   sql,
   clients,
   logger,
-  host: "0.0.0.0",
+  host: config.HOST,
   port: config.PORT,
   ratePerMinute: config.RATE_LIMIT_PER_MINUTE,
   authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,

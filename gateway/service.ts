@@ -1,4 +1,6 @@
+import { randomUUID } from "node:crypto";
 import http from "node:http";
+import type { Duplex } from "node:stream";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { migrate, type Sql } from "../services/lib/db.js";
@@ -17,13 +19,14 @@ export interface Gateway {
 export async function startGateway(
   options: Omit<GatewayDeps, "sql" | "selfUrl"> & { sql: Sql; host: string; port: number },
 ): Promise<Gateway> {
-  await migrate(options.sql, GATEWAY_SCHEMA, migrations);
+  await migrate(options.sql, GATEWAY_SCHEMA, migrations, options.logger);
   let selfUrl: string | undefined;
   const app = createGatewayApp({ ...options, selfUrl: () => selfUrl });
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = 30_000;
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, options.logger));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => resolve());
@@ -43,6 +46,34 @@ export async function startGateway(
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * What Node's HTTP parser refuses never reaches Koa: answer it here, in the envelope,
+ * when the socket still takes an answer (CONTRACT §2). A reset or a timed-out socket
+ * gets none, as nobody would read it.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, logger: Logger): void {
+  const code = error.code ?? "";
+  if (code === "ECONNRESET" || !socket.writable || (socket as { _httpMessage?: unknown })._httpMessage) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = code === "HPE_HEADER_OVERFLOW";
+  const timedOut = code === "ERR_HTTP_REQUEST_TIMEOUT";
+  const status = tooLarge ? 431 : timedOut ? 408 : 400;
+  const requestId = randomUUID();
+  const message = tooLarge ? "request headers are too large" : timedOut ? "request timed out" : "malformed HTTP request";
+  const body = JSON.stringify({ success: false, error: { code: "INVALID_REQUEST", message } });
+  logger.info({ requestId, status, reason: code || error.message }, "malformed request refused");
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n` +
+      "Content-Type: application/json; charset=utf-8\r\n" +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${requestId}\r\n` +
+      "Connection: close\r\n\r\n" +
+      body,
+  );
 }
 
 /** Where this process reaches a server listening on `host`: loopback for a wildcard. */

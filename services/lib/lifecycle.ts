@@ -29,3 +29,19 @@ export function onShutdown(logger: Logger, stop: () => Promise<void>, limitMs = 
   process.on("SIGTERM", handler);
   process.on("SIGINT", handler);
 }
+
+/**
+ * The last word on failures nothing else caught, as a JSON line an operator can read
+ * rather than a raw stack. A stray rejected promise is logged and the process goes
+ * on (its state is intact); an uncaught exception leaves it unknown, so the process
+ * exits 1 and the supervisor (compose's restart policy) starts a clean one.
+ */
+export function reportProcessFailures(logger: Logger): void {
+  process.on("unhandledRejection", (reason) => {
+    logger.error({ err: reason }, "unhandled promise rejection");
+  });
+  process.on("uncaughtException", (error, origin) => {
+    logger.fatal({ err: error, origin }, "uncaught exception; exiting");
+    process.exit(1);
+  });
+}

@@ -2,13 +2,14 @@
 import { createEventBus } from "../lib/bus.js";
 import { listenAddress, loadConfig } from "../lib/config.js";
 import { connectDb, openDatabaseServer } from "../lib/db.js";
-import { onShutdown } from "../lib/lifecycle.js";
+import { onShutdown, reportProcessFailures } from "../lib/lifecycle.js";
 import { createLogger } from "../lib/logger.js";
 import { startServiceMetrics } from "../lib/metrics.js";
 import { ORDER_SCHEMA, startOrderService } from "./service.js";
 
 const config = loadConfig();
 const logger = createLogger("order", config.LOG_LEVEL);
+reportProcessFailures(logger);
 const database = await openDatabaseServer(config, logger);
 const sql = connectDb(database.url, { schema: ORDER_SCHEMA });
 // Alone, the order service needs NATS to hand its events on: without NATS_URL they

@@ -59,7 +59,7 @@ export async function startOrderService(options: {
   bus?: EventBus;
 }) {
   const { sql, logger, config } = options;
-  await migrate(sql, ORDER_SCHEMA, migrations);
+  await migrate(sql, ORDER_SCHEMA, migrations, logger);
   const catalogChannel = createRpcChannel(config.CATALOG_ADDR, { timeoutMs: 3_000 });
   const relay = options.bus ? startOutboxRelay({ sql, bus: options.bus, logger }) : undefined;
   registerDbPool("orders", sql);

@@ -2,13 +2,14 @@
 import { createEventBus } from "../lib/bus.js";
 import { listenAddress, loadConfig } from "../lib/config.js";
 import { connectDb, openDatabaseServer } from "../lib/db.js";
-import { onShutdown } from "../lib/lifecycle.js";
+import { onShutdown, reportProcessFailures } from "../lib/lifecycle.js";
 import { createLogger } from "../lib/logger.js";
 import { startServiceMetrics } from "../lib/metrics.js";
 import { startWebhookService, WEBHOOK_SCHEMA } from "./service.js";
 
 const config = loadConfig();
 const logger = createLogger("webhook", config.LOG_LEVEL);
+reportProcessFailures(logger);
 const database = await openDatabaseServer(config, logger);
 const sql = connectDb(database.url, { schema: WEBHOOK_SCHEMA });
 if (!config.NATS_URL) logger.warn("NATS_URL is not set: alone, the webhook service receives no events");

@@ -35,7 +35,7 @@ export async function startWebhookService(options: {
   timeoutMs?: number;
 }) {
   const { sql, logger, config } = options;
-  await migrate(sql, WEBHOOK_SCHEMA, migrations);
+  await migrate(sql, WEBHOOK_SCHEMA, migrations, logger);
   const box = createSecretBox(config.WEBHOOK_SECRET_KEY);
   registerDbPool("webhooks", sql);
   const worker = startDeliveryWorker({

@@ -66,6 +66,23 @@ export function startDeliveryWorker(options: WorkerOptions) {
       { allowHttp: options.allowHttp, allowPrivate: options.allowPrivate, timeoutMs },
     );
     options.onAttempt?.(result.result, result.latencyMs, delivery.created_at);
+    // One line per attempt: where it went, for which event, and how it ended. The URL's
+    // host only (a path or query may hold the receiver's own token); never the secret.
+    logger[result.result === "succeeded" ? "info" : "warn"](
+      {
+        deliveryId: delivery.id,
+        endpointId: delivery.endpoint_id,
+        host: hostOf(delivery.url),
+        eventId: delivery.event_id,
+        eventType: delivery.event_type,
+        attempt: delivery.attempts + 1,
+        result: result.result,
+        status: result.statusCode ?? null,
+        latencyMs: Math.round(result.latencyMs),
+        ...(result.error ? { error: result.error } : {}),
+      },
+      "webhook attempt",
+    );
     const attempt = {
       delivery_id: delivery.id,
       started_at: started,
@@ -157,4 +174,12 @@ export function startDeliveryWorker(options: WorkerOptions) {
       await Promise.allSettled([...running]);
     },
   };
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "";
+  }
 }

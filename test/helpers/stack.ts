@@ -8,7 +8,7 @@ import { WebhookService } from "../../gen/webhook/v1/webhook_pb.js";
 import { SHARED_NATS_URL, uniqueBusNames } from "./nats.js";
 import { loadConfig } from "../../services/lib/config.js";
 import { connectDb } from "../../services/lib/db.js";
-import { createLogger } from "../../services/lib/logger.js";
+import { createLogger, type Logger } from "../../services/lib/logger.js";
 import { freePort } from "../../services/lib/net.js";
 import { createRpcChannel } from "../../services/lib/rpc-client.js";
 import { CatalogService, ItemStatus, Plan, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
@@ -16,6 +16,8 @@ import { OrderService } from "../../gen/order/v1/order_pb.js";
 import { createTestDatabase, type TestDatabase } from "./db.js";
 
 export interface StackOptions {
+  /** Where every role of the stack logs (default: silent, or TEST_LOG_LEVEL). */
+  logger?: Logger;
   ratePerMinute?: number;
   authFailuresPerMinute?: number;
   authCacheMs?: number;
@@ -37,7 +39,7 @@ export interface StackOptions {
  */
 export async function startStack(options: StackOptions = {}) {
   const db: TestDatabase = await createTestDatabase();
-  const logger = createLogger("test", process.env.TEST_LOG_LEVEL ?? "silent");
+  const logger = options.logger ?? createLogger("test", process.env.TEST_LOG_LEVEL ?? "silent");
   const catalogSql = connectDb(db.url, { schema: CATALOG_SCHEMA, max: 4 });
   const catalog = await startCatalogService({ sql: catalogSql, logger, host: "127.0.0.1", port: 0 });
   const catalogAddr = `http://127.0.0.1:${catalog.port}`;

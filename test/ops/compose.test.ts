@@ -20,13 +20,14 @@ function containerCommand(role: string): string[] {
   return [...entrypoint, ...compose.services[role].command];
 }
 
-test("the compose file has postgres, NATS with JetStream and the four roles, each with a healthcheck", (t) => {
+test("the compose file has postgres, NATS with JetStream and the four roles, each with a healthcheck and a restart policy", (t) => {
   t.deepEqual(Object.keys(compose.services).sort(), ["catalog", "gateway", "nats", "order", "postgres", "webhook"]);
   t.true(compose.services.nats.command.includes("-js"), "JetStream on");
   t.true("natsdata" in compose.volumes, "JetStream keeps its data in a volume");
   t.true(compose.services.nats.volumes.some((v: string) => v.startsWith("natsdata:")));
   for (const [name, service] of Object.entries<any>(compose.services)) {
     t.truthy(service.healthcheck?.test, `${name} has a healthcheck`);
+    t.is(service.restart, "unless-stopped", `${name} comes back by itself after an exit`);
     for (const dependency of Object.values<any>(service.depends_on ?? {})) t.is(dependency.condition, "service_healthy");
   }
   t.deepEqual(compose.services.gateway.ports, ["8080:8080"]);
