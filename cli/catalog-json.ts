@@ -1,17 +1,16 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { ItemStatus, ItemType, Plan, type ApiKey, type Item, type Store } from "../gen/catalog/v1/catalog_pb.js";
+import { planName } from "../common/plans.js";
+import { ItemStatus, ItemType, type ApiKey, type Item, type Store } from "../gen/catalog/v1/catalog_pb.js";
 
 // How the operator CLI prints catalog messages: snake_case JSON, amounts as numbers.
 
-const plans: Record<number, string> = { [Plan.STARTER]: "starter", [Plan.GROWTH]: "growth", [Plan.SCALE]: "scale" };
 const statuses: Record<number, string> = {
   [ItemStatus.DRAFT]: "draft",
   [ItemStatus.PUBLISHED]: "published",
   [ItemStatus.ARCHIVED]: "archived",
 };
 
-export const planFromName = (name: string): Plan | undefined =>
-  ({ starter: Plan.STARTER, growth: Plan.GROWTH, scale: Plan.SCALE })[name];
+export { planFromName } from "../common/plans.js";
 
 export const statusFromName = (name: string): ItemStatus | undefined =>
   ({ draft: ItemStatus.DRAFT, published: ItemStatus.PUBLISHED, archived: ItemStatus.ARCHIVED })[name];
@@ -20,7 +19,7 @@ export function storeJson(store: Store) {
   return {
     id: store.id,
     name: store.name,
-    plan: plans[store.plan],
+    plan: planName(store.plan),
     bank_account: store.bankAccount
       ? {
           bank_name: store.bankAccount.bankName,

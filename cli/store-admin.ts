@@ -7,7 +7,7 @@ import { WebhookService, type Delivery } from "../gen/webhook/v1/webhook_pb.js";
 import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from "../gen/grpc/health/v1/health_pb.js";
 import { orderJson } from "../services/lib/public-json.js";
 import { loadConfig } from "../services/lib/config.js";
-import { textProblem } from "../services/lib/text.js";
+import { textProblem } from "../common/text.js";
 import { createRpcChannel, type RpcChannel } from "../services/lib/rpc-client.js";
 import { apiKeyJson, itemJson, planFromName, statusFromName, storeJson } from "./catalog-json.js";
 import { seedDemoStore } from "./seed.js";

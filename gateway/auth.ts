@@ -1,21 +1,14 @@
 import { createHash } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { Plan } from "../gen/catalog/v1/catalog_pb.js";
+import { planName, type PlanName } from "../common/plans.js";
 import type { ServiceClients } from "./clients.js";
 
-export type PlanName = "starter" | "growth" | "scale";
 
 export interface Principal {
   keyId: string;
   storeId: string;
   plan: PlanName;
 }
-
-const planNames: Partial<Record<Plan, PlanName>> = {
-  [Plan.STARTER]: "starter",
-  [Plan.GROWTH]: "growth",
-  [Plan.SCALE]: "scale",
-};
 
 /**
  * Resolves keys through the catalog service, remembering each answer for `ttlMs` so
@@ -35,7 +28,7 @@ export function createAuthenticator(clients: Pick<ServiceClients, "store">, ttlM
       cache.delete(digest);
       try {
         const answer = await clients.store.authenticateApiKey({ secret });
-        const principal = { keyId: answer.keyId, storeId: answer.storeId, plan: planNames[answer.plan] ?? "starter" };
+        const principal = { keyId: answer.keyId, storeId: answer.storeId, plan: planName(answer.plan) ?? "starter" };
         if (cache.size >= maxEntries) cache.delete(cache.keys().next().value!);
         cache.set(digest, { principal, expires: now + ttlMs });
         return principal;

@@ -1,6 +1,6 @@
 import type { Context } from "koa";
 import getRawBody from "raw-body";
-import { findTextViolation } from "../services/lib/text.js";
+import { findTextViolation } from "../common/text.js";
 import { ApiError, invalidField, invalidRequest } from "./errors.js";
 
 export const MAX_BODY_BYTES = 64 * 1024;

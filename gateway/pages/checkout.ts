@@ -1,4 +1,6 @@
 import type { RouterInstance as Router } from "@koa/router";
+import { isUuid } from "../../common/ids.js";
+import { methodName } from "../../common/payment-methods.js";
 import type { OrderDetail } from "../../gen/order/v1/order_pb.js";
 import type { Logger } from "../../services/lib/logger.js";
 import type { ServiceClients } from "../clients.js";
@@ -16,8 +18,6 @@ import {
   STATUS_LABELS,
   timeTag,
 } from "./html.js";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function itemsSection(detail: OrderDetail): string {
   const order = detail.order!;
@@ -121,23 +121,6 @@ function statusSection(detail: OrderDetail): string {
 </section>`;
 }
 
-const METHOD_NAMES: Record<string, string> = {
-  bank_transfer: "Bank transfer",
-  qris: "QRIS",
-  gopay: "GoPay",
-  shopeepay: "ShopeePay",
-  bca_va: "BCA Virtual Account",
-  bni_va: "BNI Virtual Account",
-  bri_va: "BRI Virtual Account",
-  permata_va: "Permata Virtual Account",
-  credit_card: "Credit card",
-  none: "No payment needed",
-};
-
-export function methodName(code: string): string {
-  return METHOD_NAMES[code] ?? code;
-}
-
 /** The hosted checkout page of one order. */
 export function renderCheckout(detail: OrderDetail, storeName: string): string {
   const order = detail.order!;
@@ -176,7 +159,7 @@ export function checkoutRoutes(router: Router, deps: { clients: ServiceClients; 
     "/checkout/:order_id",
     pageHandler(deps.logger, "order", async (ctx: GatewayContext) => {
       const orderId = (ctx as unknown as { params: { order_id: string } }).params.order_id;
-      if (!UUID.test(orderId)) return notFoundPage(ctx, "order");
+      if (!isUuid(orderId)) return notFoundPage(ctx, "order");
       const { detail, storeName } = await deps.clients.order.getCheckout({ key: { case: "orderId", value: orderId } });
       sendPage(ctx, 200, renderCheckout(detail!, storeName));
     }),

@@ -1,4 +1,5 @@
 import type { Context } from "koa";
+import { jakartaDisplay } from "../../common/jakarta-time.js";
 import type { Logger } from "../../services/lib/logger.js";
 import type { GatewayContext } from "../context.js";
 import { notFound, toApiError } from "../errors.js";
@@ -34,35 +35,9 @@ export function rupiah(amount: bigint | number): string {
   return `Rp ${groupDigits(amount)}`;
 }
 
-const MONTHS = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December",
-];
-
-/** An RFC 3339 time as Jakarta wall-clock time: "21 November 2026, 17:40 WIB". */
-export function jakartaTime(iso: string): string {
-  const ms = Date.parse(iso);
-  if (Number.isNaN(ms)) return iso;
-  const shifted = new Date(ms + 7 * 3_600_000); // WIB is UTC+7 all year
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${shifted.getUTCDate()} ${MONTHS[shifted.getUTCMonth()]} ${shifted.getUTCFullYear()}, ${pad(shifted.getUTCHours())}:${pad(
-    shifted.getUTCMinutes(),
-  )} WIB`;
-}
-
 /** A `<time>` element showing Jakarta time, with the exact instant in `datetime`. */
 export function timeTag(iso: string): string {
-  return `<time datetime="${escapeHtml(iso)}">${escapeHtml(jakartaTime(iso))}</time>`;
+  return `<time datetime="${escapeHtml(iso)}">${escapeHtml(jakartaDisplay(iso))}</time>`;
 }
 
 /** Only http(s) URLs may become links; anything else (javascript:, data:) is dropped. */

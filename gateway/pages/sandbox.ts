@@ -1,10 +1,12 @@
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { RouterInstance as Router } from "@koa/router";
 import type { OrderDetail } from "../../gen/order/v1/order_pb.js";
 import type { ServiceClients } from "../clients.js";
 import type { GatewayContext } from "../context.js";
 import type { Logger } from "../../services/lib/logger.js";
-import { methodName } from "./checkout.js";
+import { jakartaWallClock } from "../../common/jakarta-time.js";
+import { midtransSignature } from "../../common/midtrans.js";
+import { methodName, snapPaymentType } from "../../common/payment-methods.js";
 import { escapeHtml, messagePage, notFoundPage, page, pageHandler, rupiah, safeHttpUrl, sendPage, statusBadge, timeTag } from "./html.js";
 
 // The sandbox payment gateway's pages (CONTRACT §7). Pay and Fail send a
@@ -12,29 +14,6 @@ import { escapeHtml, messagePage, notFoundPage, page, pageHandler, rupiah, safeH
 // sandbox payment takes exactly the path a real Midtrans payment takes.
 
 const TOKEN = /^[A-Za-z0-9_-]{1,200}$/;
-
-/** Midtrans' signature: SHA-512 hex of order_id + status_code + gross_amount + server key. */
-export function midtransSignature(orderId: string, statusCode: string, grossAmount: string, serverKey: string): string {
-  return createHash("sha512").update(orderId + statusCode + grossAmount + serverKey, "utf8").digest("hex");
-}
-
-/** Our method codes as Snap's payment codes (what `enabled_payments` names). */
-const SNAP_PAYMENT_TYPES: Record<string, string> = {
-  qris: "other_qris",
-  gopay: "gopay",
-  shopeepay: "shopeepay",
-  bca_va: "bca_va",
-  bni_va: "bni_va",
-  bri_va: "bri_va",
-  permata_va: "permata_va",
-  credit_card: "credit_card",
-};
-
-/** "2026-11-21 17:40:00": Midtrans' transaction_time, Jakarta wall clock. */
-function midtransTime(date: Date): string {
-  const iso = new Date(date.getTime() + 7 * 3_600_000).toISOString();
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
-}
 
 type Outcome = "pay" | "fail";
 
@@ -44,13 +23,13 @@ export function sandboxNotification(detail: OrderDetail, outcome: Outcome, serve
   const statusCode = outcome === "pay" ? "200" : "202";
   const grossAmount = `${order.amount.toString()}.00`;
   return {
-    transaction_time: midtransTime(new Date()),
+    transaction_time: jakartaWallClock(new Date()),
     transaction_status: outcome === "pay" ? "settlement" : "deny",
     transaction_id: randomUUID(),
     status_message: outcome === "pay" ? "midtrans payment notification" : "payment denied (sandbox)",
     status_code: statusCode,
-    signature_key: midtransSignature(order.paymentReference, statusCode, grossAmount, serverKey),
-    payment_type: SNAP_PAYMENT_TYPES[order.paymentMethod] ?? "other_qris",
+    signature_key: midtransSignature({ order_id: order.paymentReference, status_code: statusCode, gross_amount: grossAmount }, serverKey),
+    payment_type: snapPaymentType(order.paymentMethod) ?? "other_qris",
     order_id: order.paymentReference,
     merchant_id: "SANDBOX",
     gross_amount: grossAmount,

@@ -6,10 +6,10 @@ import { invalidField } from "../errors.js";
 import { parseCreateOrderBody } from "../order-request.js";
 import { queryEnum, queryInt } from "../query.js";
 import { orderDetailJson, orderJson } from "../../services/lib/public-json.js";
-import { textProblem } from "../../services/lib/text.js";
+import { isUuid } from "../../common/ids.js";
+import { ORDER_STATUSES } from "../../common/order-status.js";
+import { textProblem } from "../../common/text.js";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const STATUSES = ["pending", "paid", "failed", "expired", "cancelled", "refunded"] as const;
 
 /** JSON with keys sorted, so two bodies that mean the same hash the same. */
 function canonical(value: unknown): string {
@@ -64,14 +64,14 @@ export function orderRoutes(router: Router, guards: RouterMiddleware<any, any>[]
   router.get("/v1/orders", ...guards, async (ctx: GatewayContext) => {
     const limit = queryInt(ctx.query, "limit", { min: 1, max: 50, fallback: 20 });
     const offset = queryInt(ctx.query, "offset", { min: 0, max: 1_000_000_000, fallback: 0 });
-    const status = queryEnum(ctx.query, "status", STATUSES);
+    const status = queryEnum(ctx.query, "status", ORDER_STATUSES);
     const page = await clients.order.listOrders({ storeId: ctx.state.principal!.storeId, limit, offset, status: status ?? "" });
     ok(ctx, { items: page.orders.map(orderJson), has_more: page.hasMore });
   });
 
   router.get("/v1/orders/:order_id", ...guards, async (ctx: GatewayContext) => {
     const orderId = (ctx as unknown as { params: { order_id: string } }).params.order_id;
-    if (!UUID.test(orderId)) throw invalidField("order_id", "must be a UUID");
+    if (!isUuid(orderId)) throw invalidField("order_id", "must be a UUID");
     const { detail } = await clients.order.getOrder({ storeId: ctx.state.principal!.storeId, orderId });
     ok(ctx, orderDetailJson(detail!));
   });

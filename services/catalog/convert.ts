@@ -11,25 +11,16 @@ import {
   type Item,
   type Store,
 } from "../../gen/catalog/v1/catalog_pb.js";
-import type { ApiKeyRow, ItemRow, ItemStatusName, PlanName, StoreRow } from "./store.js";
+import { planFromName } from "../../common/plans.js";
+import type { ApiKeyRow, ItemRow, ItemStatusName, StoreRow } from "./store.js";
 
 // Rows ↔ protobuf messages: the one place the two vocabularies meet.
-
-export const planNames: Record<PlanName, Plan> = {
-  starter: Plan.STARTER,
-  growth: Plan.GROWTH,
-  scale: Plan.SCALE,
-};
 
 export const itemStatusNames: Record<ItemStatusName, ItemStatus> = {
   draft: ItemStatus.DRAFT,
   published: ItemStatus.PUBLISHED,
   archived: ItemStatus.ARCHIVED,
 };
-
-export function planName(plan: Plan): PlanName | undefined {
-  return (Object.keys(planNames) as PlanName[]).find((name) => planNames[name] === plan);
-}
 
 export function itemStatusName(status: ItemStatus): ItemStatusName | undefined {
   return (Object.keys(itemStatusNames) as ItemStatusName[]).find((name) => itemStatusNames[name] === status);
@@ -39,7 +30,7 @@ export function storeMessage(row: StoreRow): Store {
   return create(StoreSchema, {
     id: row.id,
     name: row.name,
-    plan: planNames[row.plan],
+    plan: planFromName(row.plan),
     bankAccount:
       row.bank_name === null
         ? undefined

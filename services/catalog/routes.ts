@@ -1,9 +1,11 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CatalogService, ItemStatus, Plan, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
+import { isUuid } from "../../common/ids.js";
 import type { Logger } from "../lib/logger.js";
 import { generateApiKey, hashApiKey, keyPrefix, API_KEY_PATTERN } from "./api-keys.js";
-import { apiKeyMessage, itemMessage, itemStatusName, planName, planNames, storeMessage } from "./convert.js";
+import { planFromName, planName } from "../../common/plans.js";
+import { apiKeyMessage, itemMessage, itemStatusName, storeMessage } from "./convert.js";
 import type { CatalogStore, ItemStatusName } from "./store.js";
 
 export interface CatalogDeps {
@@ -11,7 +13,6 @@ export interface CatalogDeps {
   logger: Logger;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SLUG = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 export const MAX_PRICE = 1_000_000_000_000;
 
@@ -20,7 +21,7 @@ function invalid(message: string): ConnectError {
 }
 
 function requireUuid(value: string, field: string): string {
-  if (!UUID.test(value)) throw invalid(`${field} must be a UUID`);
+  if (!isUuid(value)) throw invalid(`${field} must be a UUID`);
   return value.toLowerCase();
 }
 
@@ -160,7 +161,7 @@ export function createCatalogRoutes({ store, logger }: CatalogDeps) {
         return {
           keyId: found.key_id,
           storeId: found.store_id,
-          plan: planNames[found.plan],
+          plan: planFromName(found.plan),
         };
       },
     });
@@ -230,7 +231,7 @@ export function createCatalogRoutes({ store, logger }: CatalogDeps) {
         const storeId = requireUuid(request.storeId, "store_id");
         if (request.ids.length > 200) throw invalid("at most 200 ids");
         // Malformed ids cannot exist in the store: leave them out rather than fail the batch.
-        const ids = request.ids.filter((id) => UUID.test(id)).map((id) => id.toLowerCase());
+        const ids = request.ids.filter((id) => isUuid(id)).map((id) => id.toLowerCase());
         const rows = await store.getItems(storeId, ids);
         return { items: rows.map(itemMessage) };
       },

@@ -1,6 +1,8 @@
 import type { Sql } from "../lib/db.js";
 
-export type PlanName = "starter" | "growth" | "scale";
+import type { PlanName } from "../../common/plans.js";
+
+export type { PlanName };
 export type ItemStatusName = "draft" | "published" | "archived";
 export type ItemTypeName = "product" | "bundle";
 

@@ -2,7 +2,7 @@ import { create, ScalarType, type DescMessage, type Message } from "@bufbuild/pr
 import { isReflectList, isReflectMap, isReflectMessage, reflect, type ReflectMessage } from "@bufbuild/protobuf/reflect";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { FieldViolationSchema } from "../../gen/order/v1/order_pb.js";
-import { textProblem, type TextViolation } from "./text.js";
+import { textProblem, type TextViolation } from "../../common/text.js";
 
 // Every gRPC request is held to the text rule of text.ts before any handler sees it,
 // so a caller that skips the gateway (the CLI, grpcurl, another service) meets the

@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { OrderStatus } from "./status-machine.js";
 
 export interface MidtransNotification {
@@ -8,17 +7,6 @@ export interface MidtransNotification {
   signature_key: string;
   transaction_status: string;
   fraud_status?: string;
-}
-
-/** Midtrans' signature: SHA-512 hex of order_id + status_code + gross_amount + server key. */
-export function midtransSignature(n: Pick<MidtransNotification, "order_id" | "status_code" | "gross_amount">, serverKey: string): string {
-  return createHash("sha512").update(n.order_id + n.status_code + n.gross_amount + serverKey, "utf8").digest("hex");
-}
-
-export function verifyMidtransSignature(n: MidtransNotification, serverKey: string): boolean {
-  const expected = Buffer.from(midtransSignature(n, serverKey), "utf8");
-  const given = Buffer.from(n.signature_key.toLowerCase(), "utf8");
-  return expected.length === given.length && timingSafeEqual(expected, given);
 }
 
 /** "150000.00" → 150000; anything that is not a whole rupiah amount → undefined. */

@@ -1,4 +1,5 @@
 // The payment methods a store offers (CONTRACT §4).
+import { BANK_TRANSFER, GATEWAY_METHODS } from "../../common/payment-methods.js";
 
 export type PaymentProvider = "sandbox" | "midtrans";
 
@@ -10,24 +11,12 @@ export interface PaymentMethodInfo {
   settlement_channel: "seller_bank" | "gateway";
 }
 
-/** Our method codes and the Snap `enabled_payments` value each maps onto. */
-export const GATEWAY_METHODS: readonly { code: string; name: string; snap: string }[] = [
-  { code: "qris", name: "QRIS", snap: "other_qris" },
-  { code: "gopay", name: "GoPay", snap: "gopay" },
-  { code: "shopeepay", name: "ShopeePay", snap: "shopeepay" },
-  { code: "bca_va", name: "BCA Virtual Account", snap: "bca_va" },
-  { code: "bni_va", name: "BNI Virtual Account", snap: "bni_va" },
-  { code: "bri_va", name: "BRI Virtual Account", snap: "bri_va" },
-  { code: "permata_va", name: "Permata Virtual Account", snap: "permata_va" },
-  { code: "credit_card", name: "Credit Card", snap: "credit_card" },
-];
-
 export function paymentMethodsFor(store: { hasBankAccount: boolean }, provider: PaymentProvider): PaymentMethodInfo[] {
   const methods: PaymentMethodInfo[] = [];
   if (store.hasBankAccount) {
     methods.push({
-      code: "bank_transfer",
-      name: "Bank Transfer",
+      code: BANK_TRANSFER.code,
+      name: BANK_TRANSFER.name,
       kind: "bank_transfer",
       provider: "manual",
       settlement_channel: "seller_bank",
@@ -37,8 +26,4 @@ export function paymentMethodsFor(store: { hasBankAccount: boolean }, provider: 
     methods.push({ code: method.code, name: method.name, kind: "gateway", provider, settlement_channel: "gateway" });
   }
   return methods;
-}
-
-export function snapPaymentType(code: string): string | undefined {
-  return GATEWAY_METHODS.find((method) => method.code === code)?.snap;
 }

@@ -7,14 +7,16 @@ import {
   type OrderDetail,
 } from "../../gen/order/v1/order_pb.js";
 import type { Logger } from "../lib/logger.js";
-import { parseGrossAmount, parseMidtransNotification, statusFromMidtrans, verifyMidtransSignature } from "./notifications.js";
+import { verifyMidtransSignature } from "../../common/midtrans.js";
+import { parseGrossAmount, parseMidtransNotification, statusFromMidtrans } from "./notifications.js";
 import type { OrderDomain } from "./orders.js";
 import { renderDetail, renderOrder } from "./render.js";
 import { ORDER_STATUSES, type OrderStatus } from "./status-machine.js";
 import * as store from "./store.js";
 import type { Sql } from "../lib/db.js";
-import { fieldError, isPaymentReference, isUuid, validateCreateOrder } from "./validation.js";
-import { textProblem } from "../lib/text.js";
+import { isPaymentReference, isUuid } from "../../common/ids.js";
+import { textProblem } from "../../common/text.js";
+import { fieldError, validateCreateOrder } from "./validation.js";
 
 export interface OrderRouteDeps {
   sql: Sql;

@@ -1,7 +1,8 @@
 // The order status machine of CONTRACT §5, in one place.
 
-export const ORDER_STATUSES = ["pending", "paid", "failed", "expired", "cancelled", "refunded"] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
+import type { OrderStatus } from "../../common/order-status.js";
+
+export { ORDER_STATUSES, type OrderStatus } from "../../common/order-status.js";
 
 const allowed: Record<OrderStatus, readonly OrderStatus[]> = {
   pending: ["paid", "failed", "expired", "cancelled"],

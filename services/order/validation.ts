@@ -1,8 +1,8 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
+import { isUuid } from "../../common/ids.js";
 import { FieldViolationSchema, type CreateOrderRequest } from "../../gen/order/v1/order_pb.js";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // Deliberately plain: one @, no spaces, a dot in the domain. Full RFC 5322 is not what
 // a checkout wants, and the gateway confirms nothing by mail.
 const EMAIL = /^[^\s@"<>()\[\],;:]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
@@ -15,16 +15,7 @@ export function fieldError(field: string, description: string): ConnectError {
   ]);
 }
 
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
-}
 
-// The shape every payment reference has (the column's check constraint says the same).
-const PAYMENT_REFERENCE = /^[A-Z0-9-]{8,40}$/;
-
-export function isPaymentReference(value: string): boolean {
-  return PAYMENT_REFERENCE.test(value);
-}
 
 function checkUrl(value: string, field: string) {
   if (value.length > 2048) throw fieldError(field, "must be at most 2048 characters");
@@ -50,7 +41,7 @@ export function validateCreateOrder(request: CreateOrderRequest): ValidItem[] {
     const field = `items[${n}]`;
     if (item.ref.case === undefined) throw fieldError(field, "needs exactly one of product_id or bundle_id");
     const idField = `${field}.${item.ref.case === "productId" ? "product_id" : "bundle_id"}`;
-    if (!UUID.test(item.ref.value)) throw fieldError(idField, "must be a UUID");
+    if (!isUuid(item.ref.value)) throw fieldError(idField, "must be a UUID");
     const id = item.ref.value.toLowerCase();
     if (seen.has(id)) throw fieldError(idField, "appears more than once");
     seen.add(id);

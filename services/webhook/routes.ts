@@ -2,16 +2,15 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { WebhookService, type DeliverySchema } from "../../gen/webhook/v1/webhook_pb.js";
+import { isUuid } from "../../common/ids.js";
 import type { Sql } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
 import type { SecretBox } from "./secret-box.js";
 import { generateSecret } from "./signing.js";
 import * as store from "./store.js";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 function requireUuid(value: string, field: string): string {
-  if (!UUID.test(value)) throw new ConnectError(`${field} must be a UUID`, Code.InvalidArgument);
+  if (!isUuid(value)) throw new ConnectError(`${field} must be a UUID`, Code.InvalidArgument);
   return value.toLowerCase();
 }
 

@@ -1,12 +1,6 @@
-import { snapPaymentType } from "../payment-methods.js";
+import { jakartaWallClock } from "../../../common/jakarta-time.js";
+import { snapPaymentType } from "../../../common/payment-methods.js";
 import { GatewayUnavailable, type PaymentGateway, type SessionRequest } from "./types.js";
-
-/** "2026-11-21 17:40:00 +0700": the format Snap wants, in Jakarta time. */
-function jakartaTime(date: Date): string {
-  const shifted = new Date(date.getTime() + 7 * 3_600_000);
-  const iso = shifted.toISOString();
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)} +0700`;
-}
 
 /**
  * The Midtrans Snap adapter: `POST {base}/snap/v1/transactions` with the server key as
@@ -39,7 +33,7 @@ export function createMidtransGateway(options: {
         customer_details: { first_name: request.buyer.name, email: request.buyer.email, phone: request.buyer.phone },
         ...(payment ? { enabled_payments: [payment] } : {}),
         callbacks: { finish: request.finishUrl },
-        expiry: { start_time: jakartaTime(new Date(now)), unit: "minute", duration: minutes },
+        expiry: { start_time: `${jakartaWallClock(new Date(now))} +0700`, unit: "minute", duration: minutes },
       };
       let response: Response;
       try {

@@ -1,7 +1,7 @@
 // The text rule of CONTRACT §2 as one function: what it refuses, what it lets through,
 // and how it names the field a client must fix.
 import test from "ava";
-import { findTextViolation, textProblem } from "../../services/lib/text.js";
+import { findTextViolation, textProblem } from "../../common/text.js";
 
 const FORBIDDEN: [string, string][] = [
   ["NUL", "a\u0000b"],

@@ -1,0 +1,37 @@
+// Jakarta wall-clock time (WIB, UTC+7, no daylight saving) through the platform's time
+// zone database rather than a hand-written offset.
+
+const parts = new Intl.DateTimeFormat("en-GB", {
+  timeZone: "Asia/Jakarta",
+  year: "numeric",
+  month: "2-digit",
+  day: "2-digit",
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+  hourCycle: "h23",
+});
+
+const display = new Intl.DateTimeFormat("en-GB", {
+  timeZone: "Asia/Jakarta",
+  day: "numeric",
+  month: "long",
+  year: "numeric",
+  hour: "2-digit",
+  minute: "2-digit",
+  hourCycle: "h23",
+});
+
+/** "2026-11-21 17:40:00": Midtrans' wall-clock format, in Jakarta time. */
+export function jakartaWallClock(date: Date): string {
+  const p = Object.fromEntries(parts.formatToParts(date).map((part) => [part.type, part.value]));
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
+}
+
+/** "21 November 2026, 17:40 WIB" for an RFC 3339 time; an unparsable one as given. */
+export function jakartaDisplay(iso: string): string {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return iso;
+  const p = Object.fromEntries(display.formatToParts(new Date(ms)).map((part) => [part.type, part.value]));
+  return `${p.day} ${p.month} ${p.year}, ${p.hour}:${p.minute} WIB`;
+}

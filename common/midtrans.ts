@@ -1,0 +1,21 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+
+// Midtrans' notification signature (CONTRACT §7), for the order service that checks it
+// and the sandbox pages that make it.
+
+export interface SignedFields {
+  order_id: string;
+  status_code: string;
+  gross_amount: string;
+}
+
+/** SHA-512 hex of order_id + status_code + gross_amount + server key. */
+export function midtransSignature(fields: SignedFields, serverKey: string): string {
+  return createHash("sha512").update(fields.order_id + fields.status_code + fields.gross_amount + serverKey, "utf8").digest("hex");
+}
+
+export function verifyMidtransSignature(fields: SignedFields & { signature_key: string }, serverKey: string): boolean {
+  const expected = Buffer.from(midtransSignature(fields, serverKey), "utf8");
+  const given = Buffer.from(fields.signature_key.toLowerCase(), "utf8");
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}
