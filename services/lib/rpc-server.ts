@@ -11,7 +11,7 @@ import {
 } from "../../gen/grpc/health/v1/health_pb.js";
 import type { Logger } from "./logger.js";
 import { rpcMetricsInterceptor } from "./metrics.js";
-import { collectUnaryRoutes, createUnaryStreamHandler } from "./grpc-unary.js";
+import { installLeanUnaryPath } from "../../lean-grpc/index.js";
 import { toRpcError } from "./rpc-errors.js";
 import { assertRequestText } from "./rpc-text.js";
 
@@ -90,18 +90,12 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     healthRoutes(router);
   };
   // Outermost first: metrics count the code the client gets, after the error mapping.
-  const handler = connectNodeAdapter({ interceptors: [rpcMetricsInterceptor("server"), rpcErrorInterceptor(logger)], routes: allRoutes });
+  const interceptors = [rpcMetricsInterceptor("server"), rpcErrorInterceptor(logger)];
+  const handler = connectNodeAdapter({ interceptors, routes: allRoutes });
   const server = http2.createServer({ settings: { initialWindowSize: 8 * 1024 * 1024 } }, handler);
-  // Unary gRPC calls take the lean path (grpc-unary.ts); every other stream goes on to
-  // Connect's handler through the listener Node installed for it.
-  const fastPath = createUnaryStreamHandler(collectUnaryRoutes(allRoutes), logger);
-  const connectListeners = server.listeners("stream") as ((...args: unknown[]) => void)[];
-  server.removeAllListeners("stream");
-  server.on("stream", function (this: unknown, stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, ...rest: unknown[]) {
-    if (shuttingDown || !fastPath(stream, headers)) {
-      for (const listener of connectListeners) listener.call(this, stream, headers, ...rest);
-    }
-  });
+  // Unary binary gRPC calls take the lean path (lean-grpc/, with the same interceptors);
+  // every other stream goes on to Connect's handler.
+  installLeanUnaryPath(server, allRoutes, { interceptors, bypass: () => shuttingDown });
   // Answers are small frames: send them now, not after the client's delayed ACK.
   server.on("connection", (socket: import("node:net").Socket) => socket.setNoDelay(true));
   const sessions = new Set<http2.ServerHttp2Session>();
