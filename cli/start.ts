@@ -4,18 +4,12 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { createServiceClients } from "../gateway/clients.js";
-import { GATEWAY_SCHEMA, startGateway } from "../gateway/service.js";
-import { CATALOG_SCHEMA, startCatalogService } from "../services/catalog/service.js";
-import { ORDER_SCHEMA, startOrderService } from "../services/order/service.js";
-import { startWebhookService, WEBHOOK_SCHEMA } from "../services/webhook/service.js";
-import { createEventBus } from "../services/lib/bus.js";
-import { listenAddress, loadConfig } from "../services/lib/config.js";
-import { connectDb, openDatabaseServer } from "../services/lib/db.js";
+import { loadConfig } from "../services/lib/config.js";
+import { openDatabaseServer } from "../services/lib/db.js";
 import { onShutdown, reportProcessFailures } from "../services/lib/lifecycle.js";
 import { createLogger } from "../services/lib/logger.js";
 import { seedDemoStore, type DemoStore } from "./seed.js";
-import { createNatsProbe } from "../services/lib/nats-probe.js";
+import { startAll } from "./start-all.js";
 
 const startedAt = Date.now();
 const config = loadConfig();
@@ -23,62 +17,13 @@ const logger = createLogger("start", config.LOG_LEVEL);
 reportProcessFailures(logger);
 const database = await openDatabaseServer(config, logger);
 
-const catalogSql = connectDb(database.url, { schema: CATALOG_SCHEMA });
-const catalog = await startCatalogService({
-  sql: catalogSql,
-  logger: createLogger("catalog", config.LOG_LEVEL),
-  ...listenAddress(config.CATALOG_ADDR),
-});
-
-// One bus for both ends: NATS JetStream when NATS_URL is set, else in this process.
-const bus = await createEventBus(config, { stream: config.EVENTS_STREAM, consumer: config.EVENTS_CONSUMER }, logger);
-
-const webhookSql = connectDb(database.url, { schema: WEBHOOK_SCHEMA });
-const webhook = await startWebhookService({
-  sql: webhookSql,
-  logger: createLogger("webhook", config.LOG_LEVEL),
-  config,
-  bus,
-  ...listenAddress(config.WEBHOOK_ADDR),
-});
-
-const orderSql = connectDb(database.url, { schema: ORDER_SCHEMA });
-const order = await startOrderService({
-  sql: orderSql,
-  logger: createLogger("order", config.LOG_LEVEL),
-  config,
-  bus,
-  ...listenAddress(config.ORDER_ADDR),
-});
-
-const gatewaySql = connectDb(database.url, { schema: GATEWAY_SCHEMA, asyncCommit: true });
-const clients = createServiceClients({ catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR, webhook: config.WEBHOOK_ADDR });
-const nats = config.NATS_URL ? createNatsProbe(config.NATS_URL) : undefined;
-const gateway = await startGateway({
-  readinessChecks: nats ? { nats: nats.check } : {},
-  sql: gatewaySql,
-  clients,
-  logger: createLogger("gateway", config.LOG_LEVEL),
-  host: config.HOST,
-  port: config.PORT,
-  ratePerMinute: config.RATE_LIMIT_PER_MINUTE,
-  authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
-  midtransServerKey: config.MIDTRANS_SERVER_KEY,
-});
+const all = await startAll(config, database.url);
+const clients = all.clients;
 
 const demo = await ensureDemoStore();
 
 onShutdown(logger, async () => {
-  await gateway.close();
-  await nats?.close();
-  clients.close();
-  await order.close();
-  await webhook.close();
-  await bus.close();
-  await catalog.close();
-  await Promise.all(
-    [gatewaySql, orderSql, webhookSql, catalogSql].map((sql) => sql.end({ timeout: 5 })),
-  );
+  await all.close();
   await database.close();
 });
 

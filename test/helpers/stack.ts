@@ -1,9 +1,4 @@
-import { createServiceClients } from "../../gateway/clients.js";
-import { GATEWAY_SCHEMA, startGateway } from "../../gateway/service.js";
 import { CATALOG_SCHEMA, startCatalogService } from "../../services/catalog/service.js";
-import { ORDER_SCHEMA, startOrderService } from "../../services/order/service.js";
-import { startWebhookService, WEBHOOK_SCHEMA } from "../../services/webhook/service.js";
-import { createInProcessBus, createJetStreamBus, type EventBus } from "../../services/lib/bus.js";
 import { WebhookService } from "../../gen/webhook/v1/webhook_pb.js";
 import { SHARED_NATS_URL, uniqueBusNames } from "./nats.js";
 import { loadConfig } from "../../services/lib/config.js";
@@ -14,6 +9,7 @@ import { createRpcChannel } from "../../services/lib/rpc-client.js";
 import { CatalogService, ItemStatus, Plan, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
 import { createTestDatabase, type TestDatabase } from "./db.js";
+import { startAll } from "../../cli/start-all.js";
 
 export interface StackOptions {
   /** Where every role of the stack logs (default: silent, or TEST_LOG_LEVEL). */
@@ -35,98 +31,62 @@ export interface StackOptions {
 
 /**
  * The catalog and order services and the gateway in this process, on real loopback
- * ports and a database of their own: real HTTP, real gRPC, real PostgreSQL.
+ * ports and a database of their own: real HTTP, real gRPC, real PostgreSQL. Wired by
+ * the same startAll as `npm start`.
  */
 export async function startStack(options: StackOptions = {}) {
   const db: TestDatabase = await createTestDatabase();
   const logger = options.logger ?? createLogger("test", process.env.TEST_LOG_LEVEL ?? "silent");
-  const catalogSql = connectDb(db.url, { schema: CATALOG_SCHEMA, max: 4 });
-  const catalog = await startCatalogService({ sql: catalogSql, logger, host: "127.0.0.1", port: 0 });
-  const catalogAddr = `http://127.0.0.1:${catalog.port}`;
-
   const gatewayPort = await freePort();
   const baseUrl = `http://127.0.0.1:${gatewayPort}`;
-  const config = loadConfig({ ...options.orderEnv, CATALOG_ADDR: catalogAddr, PUBLIC_BASE_URL: baseUrl });
   const busNames = uniqueBusNames();
-  let bus: EventBus | undefined;
-  let webhook: Awaited<ReturnType<typeof startWebhookService>> | undefined;
-  let webhookSql: ReturnType<typeof connectDb> | undefined;
-  const webhookConfig = loadConfig({ WEBHOOK_ALLOW_HTTP: "true", WEBHOOK_ALLOW_PRIVATE: "true", ...options.webhooks?.env });
-  if (options.webhooks) {
-    bus =
-      options.webhooks.bus === "nats"
-        ? await createJetStreamBus(options.webhooks.natsUrl ?? SHARED_NATS_URL, { stream: busNames.EVENTS_STREAM, consumer: busNames.EVENTS_CONSUMER }, logger)
-        : createInProcessBus(logger);
-    webhookSql = connectDb(db.url, { schema: WEBHOOK_SCHEMA, max: 6 });
-    webhook = await startWebhookService({
-      sql: webhookSql,
-      logger,
-      config: webhookConfig,
-      bus,
-      host: "127.0.0.1",
-      port: 0,
-      timeoutMs: options.webhooks.timeoutMs,
-    });
-  }
-  const orderSql = connectDb(db.url, { schema: ORDER_SCHEMA, max: 8 });
-  const order = await startOrderService({
-    sql: orderSql,
+  const config = loadConfig({
+    WEBHOOK_ALLOW_HTTP: "true",
+    WEBHOOK_ALLOW_PRIVATE: "true",
+    ...options.webhooks?.env,
+    ...options.orderEnv,
+    ...(options.webhooks?.bus === "nats" ? { NATS_URL: options.webhooks.natsUrl ?? SHARED_NATS_URL } : {}),
+    ...busNames,
+    HOST: "127.0.0.1",
+    PORT: String(gatewayPort),
+    PUBLIC_BASE_URL: baseUrl,
+    RATE_LIMIT_PER_MINUTE: String(options.ratePerMinute ?? 10_000),
+    AUTH_FAILURES_PER_MINUTE: String(options.authFailuresPerMinute ?? 10_000),
+  });
+  const all = await startAll(config, db.url, {
     logger,
-    config,
-    host: "127.0.0.1",
-    port: 0,
+    anyServicePort: true,
+    poolSize: { catalog: 4, order: 8, webhook: 6, gateway: 4 },
+    withoutWebhooks: !options.webhooks,
     sweepEveryMs: options.sweepEveryMs,
-    bus,
-  });
-  const orderAddr = `http://127.0.0.1:${order.port}`;
-
-  const gatewaySql = connectDb(db.url, { schema: GATEWAY_SCHEMA, max: 4, asyncCommit: true });
-  const webhookAddr = webhook ? `http://127.0.0.1:${webhook.port}` : undefined;
-  const clients = createServiceClients({ catalog: catalogAddr, order: orderAddr, webhook: webhookAddr });
-  const gateway = await startGateway({
-    sql: gatewaySql,
-    clients,
-    logger,
-    host: "127.0.0.1",
-    port: gatewayPort,
-    ratePerMinute: options.ratePerMinute ?? 10_000,
-    authFailuresPerMinute: options.authFailuresPerMinute ?? 10_000,
     authCacheMs: options.authCacheMs,
-    midtransServerKey: config.MIDTRANS_SERVER_KEY,
+    webhookTimeoutMs: options.webhooks?.timeoutMs,
   });
-  const admin = createRpcChannel(catalogAddr);
-  const orderAdmin = createRpcChannel(orderAddr);
-  const webhookAdmin = webhookAddr ? createRpcChannel(webhookAddr) : undefined;
+  const admin = createRpcChannel(all.addrs.catalog);
+  const orderAdmin = createRpcChannel(all.addrs.order);
+  const webhookAdmin = all.addrs.webhook ? createRpcChannel(all.addrs.webhook) : undefined;
   return {
     db,
     baseUrl,
-    catalogAddr,
-    orderAddr,
+    catalogAddr: all.addrs.catalog,
+    orderAddr: all.addrs.order,
     config,
     stores: admin.client(StoreService),
     catalog: admin.client(CatalogService),
     orders: orderAdmin.client(OrderService),
     /** Present when the stack runs the webhook service. */
     webhooks: webhookAdmin?.client(WebhookService),
-    webhookAddr,
-    webhookSql,
+    webhookAddr: all.addrs.webhook,
+    webhookSql: all.sql.webhook,
     busNames,
     dbUrl: db.url,
     /** SQL on the order service's schema, for asserting what was (not) written. */
-    orderSql,
+    orderSql: all.sql.order,
     async close() {
       admin.close();
       orderAdmin.close();
       webhookAdmin?.close();
-      await gateway.close();
-      clients.close();
-      await order.close(100);
-      await webhook?.close(100);
-      await bus?.close();
-      await catalog.close(100);
-      await Promise.all(
-        [catalogSql, orderSql, gatewaySql, webhookSql].map((sql) => sql?.end({ timeout: 1 })),
-      );
+      await all.close(100);
       await db.drop();
     },
   };

@@ -274,7 +274,7 @@ for (const [name, make] of Object.entries(fallbacks)) {
     t.teardown(() => sessionManager.abort());
     const client = createClient(OrderService, make(baseUrl, sessionManager));
     const before = seen.interceptorCalls;
-    let header: string | null = null;
+    let header = null as string | null;
     const response = await client.getOrder(
       { storeId: "s", orderId: "headers" },
       { headers: { "x-request-tag": name }, onHeader: (h) => (header = h.get("x-answer-header")) },

@@ -1,0 +1,115 @@
+// The one composition root for every role in one process: `npm start` (cli/start.ts)
+// and the test stack (test/helpers/stack.ts) both call startAll. Each role's own main
+// (services/*/main.ts, gateway/main.ts) wires one role alone.
+import { createServiceClients } from "../gateway/clients.js";
+import { GATEWAY_SCHEMA, startGateway } from "../gateway/service.js";
+import { CATALOG_SCHEMA, startCatalogService } from "../services/catalog/service.js";
+import { ORDER_SCHEMA, startOrderService } from "../services/order/service.js";
+import { startWebhookService, WEBHOOK_SCHEMA } from "../services/webhook/service.js";
+import { createEventBus, type EventBus } from "../services/lib/bus.js";
+import { listenAddress, type Config } from "../services/lib/config.js";
+import { connectDb, type Sql } from "../services/lib/db.js";
+import { createLogger, type Logger } from "../services/lib/logger.js";
+import { createNatsProbe } from "../services/lib/nats-probe.js";
+
+export interface StartAllOverrides {
+  /** A logger for every role (default: one per role at LOG_LEVEL). */
+  logger?: Logger;
+  /** Listen on port 0 (any free port) for every service instead of the *_ADDR ports. */
+  anyServicePort?: boolean;
+  /** Pool sizes by schema (defaults: postgres.js's 10 each). */
+  poolSize?: Partial<Record<"catalog" | "order" | "webhook" | "gateway", number>>;
+  /** Run without the webhook service (and so without a bus). */
+  withoutWebhooks?: boolean;
+  /** The bus to use instead of the one NATS_URL chooses. */
+  bus?: EventBus;
+  sweepEveryMs?: number;
+  authCacheMs?: number;
+  webhookTimeoutMs?: number;
+}
+
+export interface AllRoles {
+  url: string;
+  addrs: { catalog: string; order: string; webhook?: string };
+  gatewayPort: number;
+  clients: ReturnType<typeof createServiceClients>;
+  sql: { catalog: Sql; order: Sql; webhook?: Sql; gateway: Sql };
+  order: Awaited<ReturnType<typeof startOrderService>>;
+  close(graceMs?: number): Promise<void>;
+}
+
+const loopback = (host: string, port: number) => `http://${host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host}:${port}`;
+
+/**
+ * Starts catalog, webhook, order and gateway against `databaseUrl`, in dependency
+ * order, each on its own pool and schema; `close()` stops them in reverse.
+ */
+export async function startAll(config: Config, databaseUrl: string, overrides: StartAllOverrides = {}): Promise<AllRoles> {
+  const log = (role: string) => overrides.logger ?? createLogger(role, config.LOG_LEVEL);
+  const where = (addr: string) => ({ ...listenAddress(addr), ...(overrides.anyServicePort ? { port: 0 } : {}) });
+
+  const catalogSql = connectDb(databaseUrl, { schema: CATALOG_SCHEMA, max: overrides.poolSize?.catalog });
+  const catalogAt = where(config.CATALOG_ADDR);
+  const catalog = await startCatalogService({ sql: catalogSql, logger: log("catalog"), ...catalogAt });
+  const catalogAddr = loopback(catalogAt.host, catalog.port);
+
+  let bus: EventBus | undefined;
+  let webhookSql: Sql | undefined;
+  let webhook: Awaited<ReturnType<typeof startWebhookService>> | undefined;
+  let webhookAddr: string | undefined;
+  if (!overrides.withoutWebhooks) {
+    // One bus for both ends: NATS JetStream when NATS_URL is set, else in this process.
+    bus = overrides.bus ?? (await createEventBus(config, { stream: config.EVENTS_STREAM, consumer: config.EVENTS_CONSUMER }, log("bus")));
+    webhookSql = connectDb(databaseUrl, { schema: WEBHOOK_SCHEMA, max: overrides.poolSize?.webhook });
+    const webhookAt = where(config.WEBHOOK_ADDR);
+    webhook = await startWebhookService({ sql: webhookSql, logger: log("webhook"), config, bus, timeoutMs: overrides.webhookTimeoutMs, ...webhookAt });
+    webhookAddr = loopback(webhookAt.host, webhook.port);
+  }
+
+  const orderSql = connectDb(databaseUrl, { schema: ORDER_SCHEMA, max: overrides.poolSize?.order });
+  const orderAt = where(config.ORDER_ADDR);
+  const order = await startOrderService({
+    sql: orderSql,
+    logger: log("order"),
+    config: { ...config, CATALOG_ADDR: catalogAddr },
+    bus,
+    sweepEveryMs: overrides.sweepEveryMs,
+    ...orderAt,
+  });
+  const orderAddr = loopback(orderAt.host, order.port);
+
+  const gatewaySql = connectDb(databaseUrl, { schema: GATEWAY_SCHEMA, asyncCommit: true, max: overrides.poolSize?.gateway });
+  const clients = createServiceClients({ catalog: catalogAddr, order: orderAddr, webhook: webhookAddr });
+  const nats = config.NATS_URL ? createNatsProbe(config.NATS_URL) : undefined;
+  const gateway = await startGateway({
+    readinessChecks: nats ? { nats: nats.check } : {},
+    sql: gatewaySql,
+    clients,
+    logger: log("gateway"),
+    host: config.HOST,
+    port: config.PORT,
+    ratePerMinute: config.RATE_LIMIT_PER_MINUTE,
+    authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
+    authCacheMs: overrides.authCacheMs,
+    midtransServerKey: config.MIDTRANS_SERVER_KEY,
+  });
+
+  return {
+    url: config.PUBLIC_BASE_URL,
+    addrs: { catalog: catalogAddr, order: orderAddr, webhook: webhookAddr },
+    gatewayPort: gateway.port,
+    clients,
+    sql: { catalog: catalogSql, order: orderSql, webhook: webhookSql, gateway: gatewaySql },
+    order,
+    async close(graceMs) {
+      await gateway.close();
+      await nats?.close();
+      clients.close();
+      await order.close(graceMs);
+      await webhook?.close(graceMs);
+      await bus?.close();
+      await catalog.close(graceMs);
+      await Promise.all([gatewaySql, orderSql, webhookSql, catalogSql].map((sql) => sql?.end({ timeout: 5 })));
+    },
+  };
+}
