@@ -1,23 +1,70 @@
+// Expiry (CONTRACT §5): a pending order past `expires_at` turns `expired` within 60 s,
+// and reads never show `pending` for it. Reads expire what they are about to show;
+// the sweeper expires the rest.
 import type { Logger } from "../lib/logger.js";
-import type { OrderDomain } from "./orders.js";
-import { purgeIdempotencyKeys } from "./store.js";
-import type { Sql } from "../lib/db.js";
+import type { StatusChanges } from "./status-changes.js";
+import type { Db, OrderRow, Pool } from "./store.js";
+import type * as sqlStore from "./store.js";
+
+/** Whether a pending order's payment window has closed. */
+export function isDue(row: Pick<OrderRow, "status" | "expires_at">, now = Date.now()): boolean {
+  return row.status === "pending" && row.expires_at.getTime() <= now;
+}
+
+export type ExpiryStore = Pick<typeof sqlStore, "transaction" | "lockDueOrders">;
+
+export function createExpiry(deps: {
+  sql: Pool;
+  store: ExpiryStore;
+  statusChanges: StatusChanges;
+  /** Called after a transaction that wrote outbox rows commits (wakes the relay). */
+  onEventsCommitted?: () => void;
+}) {
+  const { sql, store, statusChanges } = deps;
+
+  /** The row as it must be seen now: a due pending order is expired first (caller's transaction, row locked). */
+  async function expireIfDue(tx: Db, row: OrderRow): Promise<OrderRow> {
+    if (!isDue(row)) return row;
+    return (await statusChanges.apply(tx, row, "expired", "expiry")).row;
+  }
+
+  /** Expires up to `limit` due orders (of one store, or all); returns how many. */
+  async function expireDue(limit = 100, storeId?: string): Promise<number> {
+    const expired = await store.transaction(sql, async (tx) => {
+      const due = await store.lockDueOrders(tx, limit, storeId);
+      for (const row of due) await statusChanges.apply(tx, row, "expired", "expiry");
+      return due.length;
+    });
+    if (expired > 0) deps.onEventsCommitted?.();
+    return expired;
+  }
+
+  return { isDue, expireIfDue, expireDue };
+}
+
+export type Expiry = ReturnType<typeof createExpiry>;
 
 /**
- * Turns pending orders past `expires_at` into `expired` every `everyMs`. Rows are
- * taken with SKIP LOCKED, so any number of order-service instances can run it.
+ * Turns pending orders past `expires_at` into `expired` every `everyMs`, and drops
+ * idempotency records past their life once an hour. Rows are taken with SKIP LOCKED,
+ * so any number of order-service instances can run it.
  */
-export function startExpirySweeper(deps: { sql: Sql; domain: OrderDomain; logger: Logger; everyMs?: number }) {
+export function startExpirySweeper(deps: {
+  expiry: Pick<Expiry, "expireDue">;
+  idempotency: { purgeExpired(): Promise<void> };
+  logger: Logger;
+  everyMs?: number;
+}) {
   const everyMs = deps.everyMs ?? 5_000;
   let running: Promise<void> | undefined;
   let lastPurge = 0;
   const sweep = async () => {
     try {
       let expired = 0;
-      for (let batch = 100; batch === 100; expired += batch) batch = await deps.domain.expireDue(100);
+      for (let batch = 100; batch === 100; expired += batch) batch = await deps.expiry.expireDue(100);
       if (expired > 0) deps.logger.info({ expired }, "expired orders");
       if (Date.now() - lastPurge > 3_600_000) {
-        await purgeIdempotencyKeys(deps.sql);
+        await deps.idempotency.purgeExpired();
         lastPurge = Date.now();
       }
     } catch (error) {

@@ -1,4 +1,17 @@
+// Midtrans HTTP notifications (CONTRACT §7): verify the signature and that the amount
+// is the order's, else change nothing; map the transaction status onto the status
+// machine; acknowledge what the machine refuses. The checks are pure functions;
+// `createNotifications` looks the order up and applies the change.
+import { Code, ConnectError } from "@connectrpc/connect";
+import { isPaymentReference } from "../../common/ids.js";
+import { verifyMidtransSignature } from "../../common/midtrans.js";
+import { textProblem } from "../../common/text.js";
+import type { Logger } from "../lib/logger.js";
+import type { StatusChangeResult } from "./status-changes.js";
 import type { OrderStatus } from "./status-machine.js";
+import type { OrderRow, Pool } from "./store.js";
+import type * as sqlStore from "./store.js";
+import { fieldError } from "./validation.js";
 
 export interface MidtransNotification {
   order_id: string;
@@ -64,3 +77,100 @@ export function parseMidtransNotification(body: Uint8Array): MidtransNotificatio
     fraud_status: text("fraud_status"),
   };
 }
+
+/**
+ * A notification the order service may act on: a known provider, a Midtrans body,
+ * signed with our server key (else UNAUTHENTICATED), and whose other text is text.
+ * Throws INVALID_ARGUMENT otherwise.
+ */
+export function readNotification(provider: string, body: Uint8Array, serverKey: string): MidtransNotification {
+  if (provider !== "midtrans") throw new ConnectError(`unknown provider ${provider}`, Code.InvalidArgument);
+  const notification = parseMidtransNotification(body);
+  if (!notification) throw new ConnectError("not a Midtrans notification", Code.InvalidArgument);
+  if (!verifyMidtransSignature(notification, serverKey)) {
+    throw new ConnectError("bad notification signature", Code.Unauthenticated);
+  }
+  // Signed, so the sender holds our server key; its other text still has to be text.
+  for (const field of ["status_code", "gross_amount", "transaction_status", "fraud_status"] as const) {
+    const problem = notification[field] === undefined ? undefined : textProblem(notification[field]!);
+    if (problem) throw fieldError(field, problem);
+  }
+  return notification;
+}
+
+/** Whether the notification is for this order's amount (to the rupiah). */
+export function amountMatches(notification: Pick<MidtransNotification, "gross_amount">, orderAmount: number): boolean {
+  return parseGrossAmount(notification.gross_amount) === orderAmount;
+}
+
+/**
+ * How a notification the status machine refused is acknowledged in the log. Money
+ * that arrived for an order the store cancelled stays cancelled by the machine, so a
+ * person must refund it.
+ */
+export function refusalLog(target: OrderStatus, current: OrderStatus | undefined): { level: "error" | "warn"; message: string } {
+  return target === "paid" && current === "cancelled"
+    ? { level: "error", message: "payment received for a cancelled order: refund needed" }
+    : { level: "warn", message: "notification refused by the status machine" };
+}
+
+export interface NotificationOutcome {
+  orderId: string;
+  status: string;
+  changed: boolean;
+}
+
+export type NotificationStore = Pick<typeof sqlStore, "findOrderByReference" | "findOrder">;
+
+export function createNotifications(deps: {
+  sql: Pool;
+  store: NotificationStore;
+  logger: Logger;
+  midtransServerKey: string;
+  changeStatus: (orderId: string, to: OrderStatus, cause: string) => Promise<StatusChangeResult>;
+}) {
+  const { sql, store, logger } = deps;
+
+  /** The gateway order a notification names; NOT_FOUND for anything else. */
+  async function orderOf(notification: MidtransNotification): Promise<OrderRow> {
+    // An order_id that cannot be a reference is simply not one of ours.
+    const row = isPaymentReference(notification.order_id) ? await store.findOrderByReference(sql, notification.order_id) : undefined;
+    if (!row || row.payment_kind !== "gateway") {
+      throw new ConnectError("no gateway order has this order_id", Code.NotFound);
+    }
+    return row;
+  }
+
+  async function handle(provider: string, body: Uint8Array): Promise<NotificationOutcome> {
+    const notification = readNotification(provider, body, deps.midtransServerKey);
+    const row = await orderOf(notification);
+    if (!amountMatches(notification, row.amount)) {
+      logger.warn({ orderId: row.id }, "notification amount does not match the order");
+      throw new ConnectError("gross_amount does not match the order amount", Code.InvalidArgument);
+    }
+    const target = statusFromMidtrans(notification);
+    if (!target) return { orderId: row.id, status: row.status, changed: false };
+    try {
+      const result = await deps.changeStatus(row.id, target, `midtrans ${notification.transaction_status}`);
+      return { orderId: row.id, status: result.row.status, changed: result.changed };
+    } catch (error) {
+      // A refused transition is still a delivered notification: acknowledge it, or
+      // the gateway would retry it forever.
+      if (error instanceof ConnectError && error.code === Code.FailedPrecondition) {
+        const current = await store.findOrder(sql, row.id);
+        const log = refusalLog(target, current?.status);
+        if (log.level === "error") {
+          logger.error({ orderId: row.id, paymentReference: row.payment_reference }, log.message);
+        } else {
+          logger.warn({ orderId: row.id, target }, log.message);
+        }
+        return { orderId: row.id, status: current!.status, changed: false };
+      }
+      throw error;
+    }
+  }
+
+  return { handle };
+}
+
+export type Notifications = ReturnType<typeof createNotifications>;

@@ -1,14 +1,9 @@
-import type { Sql } from "../lib/db.js";
 import type { EventBus } from "../lib/bus.js";
 import type { Logger } from "../lib/logger.js";
+import type { Pool } from "./store.js";
+import * as sqlStore from "./store.js";
 
-interface OutboxRow {
-  id: string;
-  store_id: string;
-  event_type: string;
-  payload: unknown;
-  created_at: Date;
-}
+export type OutboxStore = Pick<typeof sqlStore, "transaction" | "lockUnsentEvents" | "markEventsSent" | "outboxBacklog">;
 
 /**
  * Moves outbox rows to the bus. A batch is locked with SKIP LOCKED, published (each
@@ -17,8 +12,9 @@ interface OutboxRow {
  * publish and commit re-publishes with the same message id, which JetStream drops.
  * Runs on a kick after each commit and on a slow timer, so several instances are safe.
  */
-export function startOutboxRelay(deps: { sql: Sql; bus: EventBus; logger: Logger; pollMs?: number; batch?: number }) {
+export function startOutboxRelay(deps: { sql: Pool; bus: EventBus; logger: Logger; pollMs?: number; batch?: number; store?: OutboxStore }) {
   const { sql, bus, logger } = deps;
+  const store = deps.store ?? sqlStore;
   const batch = deps.batch ?? 100;
   let stopped = false;
   let running: Promise<void> | undefined;
@@ -28,16 +24,8 @@ export function startOutboxRelay(deps: { sql: Sql; bus: EventBus; logger: Logger
   let timer: NodeJS.Timeout | undefined;
 
   async function drainOnce(): Promise<number> {
-    return sql.begin(async (tx) => {
-      // Losing this commit in a crash only re-publishes the batch, which JetStream
-      // drops by message id: no need to wait for the WAL flush.
-      await tx`set local synchronous_commit = off`;
-      const rows = await tx<OutboxRow[]>`
-        select id, store_id, event_type, payload, created_at from outbox
-        where published_at is null
-        order by created_at
-        limit ${batch}
-        for update skip locked`;
+    return store.transaction(sql, async (tx) => {
+      const rows = await store.lockUnsentEvents(tx, batch);
       // Published together: events carry no order guarantee, and each publish still
       // waits for the bus to confirm it before the batch is marked sent.
       await Promise.all(
@@ -50,9 +38,7 @@ export function startOutboxRelay(deps: { sql: Sql; bus: EventBus; logger: Logger
           }),
         ),
       );
-      if (rows.length > 0) {
-        await tx`update outbox set published_at = clock_timestamp() where id = any(${rows.map((row) => row.id)}::uuid[])`;
-      }
+      await store.markEventsSent(tx, rows.map((row) => row.id));
       return rows.length;
     });
   }
@@ -100,10 +86,7 @@ export function startOutboxRelay(deps: { sql: Sql; bus: EventBus; logger: Logger
     kick,
     /** Oldest unsent event's age in seconds and how many wait (for metrics). */
     async backlog(): Promise<{ count: number; oldestSeconds: number }> {
-      const [row] = await sql<{ count: number; oldest: number | null }[]>`
-        select count(*)::int as count, extract(epoch from clock_timestamp() - min(created_at))::float8 as oldest
-        from outbox where published_at is null`;
-      return { count: row!.count, oldestSeconds: row!.oldest ?? 0 };
+      return store.outboxBacklog(sql);
     },
     async stop() {
       stopped = true;

@@ -1,5 +1,9 @@
-// Integer-only order arithmetic. Amounts are IDR; every bound keeps them exact in a
-// JS number (far below 2^53).
+// What an order costs (CONTRACT §4): the catalog price at creation times the quantity,
+// summed, plus a bank transfer's unique code. Integer-only: amounts are IDR and every
+// bound keeps them exact in a JS number (far below 2^53). Pure.
+import { ItemStatus, ItemType, type Item } from "../../gen/catalog/v1/catalog_pb.js";
+import type { OrderItemRow } from "./store.js";
+import { fieldError, type ValidItem } from "./validation.js";
 
 export const MAX_ORDER_TOTAL = 1_000_000_000_000;
 export const MAX_UNIQUE_CODE = 999;
@@ -38,4 +42,40 @@ export function pickUniqueCode(subtotal: number, takenAmounts: Iterable<number>,
   }
   if (free.length === 0) return undefined;
   return free[Math.floor(random() * free.length)];
+}
+
+export type OrderLine = Omit<OrderItemRow, "order_id">;
+
+export type CatalogItem = Pick<Item, "id" | "type" | "title" | "price" | "status">;
+
+/**
+ * The requested items priced from the catalog's answer, and their subtotal. Refuses
+ * (INVALID_ARGUMENT naming the field) an item the store does not have as that type,
+ * one not published, and a total above MAX_ORDER_TOTAL.
+ */
+export function priceItems(requested: ValidItem[], catalogItems: CatalogItem[]): { lines: OrderLine[]; subtotal: number } {
+  const lines = requested.map((item, position): OrderLine => {
+    const catalogItem = catalogItems.find((candidate) => candidate.id === item.id);
+    const expectedType = item.type === "bundle" ? ItemType.BUNDLE : ItemType.PRODUCT;
+    if (!catalogItem || catalogItem.type !== expectedType) {
+      throw fieldError(item.field, `no such ${item.type} in this store`);
+    }
+    if (catalogItem.status !== ItemStatus.PUBLISHED) throw fieldError(item.field, `${item.type} is not published`);
+    const unitPrice = Number(catalogItem.price);
+    return {
+      position,
+      type: item.type,
+      item_id: item.id,
+      title: catalogItem.title,
+      quantity: item.quantity,
+      unit_price: unitPrice,
+      line_total: lineTotal({ unitPrice, quantity: item.quantity }),
+    };
+  });
+  try {
+    return { lines, subtotal: subtotalOf(lines.map((line) => ({ unitPrice: line.unit_price, quantity: line.quantity }))) };
+  } catch (error) {
+    if (error instanceof TotalTooLarge) throw fieldError("items", error.message);
+    throw error;
+  }
 }

@@ -9,13 +9,14 @@ import type { Logger } from "../lib/logger.js";
 import { createRpcChannel } from "../lib/rpc-client.js";
 import { startRpcServer } from "../lib/rpc-server.js";
 import { registerDbPool, setOutboxSource } from "../lib/metrics.js";
+import { createOrderDomain } from "./domain.js";
 import { startExpirySweeper } from "./expiry.js";
 import { startOutboxRelay } from "./outbox-relay.js";
-import { createOrderDomain } from "./orders.js";
 import { createMidtransGateway } from "./payment-gateways/midtrans.js";
 import { createSandboxGateway } from "./payment-gateways/sandbox.js";
 import type { PaymentGateway } from "./payment-gateways/types.js";
 import { createOrderRoutes } from "./routes.js";
+import { ping } from "./store.js";
 
 export const ORDER_SCHEMA = "orders";
 const migrations = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
@@ -73,6 +74,7 @@ export async function startOrderService(options: {
     publicBaseUrl: config.PUBLIC_BASE_URL,
     paymentWindowMs: config.ORDER_PAYMENT_WINDOW,
     sessionTtlMs: config.PAYMENT_SESSION_TTL,
+    midtransServerKey: config.MIDTRANS_SERVER_KEY,
     onEventsCommitted: relay?.kick,
   });
   const server = await startRpcServer({
@@ -80,14 +82,14 @@ export async function startOrderService(options: {
     host: options.host,
     port: options.port,
     logger,
-    routes: createOrderRoutes({ sql, domain, logger, midtransServerKey: config.MIDTRANS_SERVER_KEY }),
+    routes: createOrderRoutes(domain),
     services: [OrderService.typeName],
     ready: async () => {
-      await sql`select 1`;
+      await ping(sql);
       await options.bus?.ready();
     },
   });
-  const sweeper = startExpirySweeper({ sql, domain, logger, everyMs: options.sweepEveryMs });
+  const sweeper = startExpirySweeper({ expiry: domain.expiry, idempotency: domain.idempotency, logger, everyMs: options.sweepEveryMs });
   return {
     port: server.port,
     domain,

@@ -1,7 +1,8 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
 import { isUuid } from "../../common/ids.js";
-import { FieldViolationSchema, type CreateOrderRequest } from "../../gen/order/v1/order_pb.js";
+import { FieldViolationSchema, type CreateOrderRequest, type ListOrdersRequest } from "../../gen/order/v1/order_pb.js";
+import { ORDER_STATUSES, type OrderStatus } from "./status-machine.js";
 
 // Deliberately plain: one @, no spaces, a dot in the domain. Full RFC 5322 is not what
 // a checkout wants, and the gateway confirms nothing by mail.
@@ -15,7 +16,11 @@ export function fieldError(field: string, description: string): ConnectError {
   ]);
 }
 
-
+/** The id, lower-cased; INVALID_ARGUMENT naming `field` when it is not a UUID. */
+export function requireUuid(value: string, field: string): string {
+  if (!isUuid(value)) throw fieldError(field, "must be a UUID");
+  return value.toLowerCase();
+}
 
 function checkUrl(value: string, field: string) {
   if (value.length > 2048) throw fieldError(field, "must be at most 2048 characters");
@@ -68,4 +73,18 @@ export function validateCreateOrder(request: CreateOrderRequest): ValidItem[] {
     throw fieldError("Idempotency-Key", "must be 1 to 255 characters");
   }
   return items;
+}
+
+/** GET /v1/orders paging and filter (CONTRACT §4). */
+export function validateListOrders(request: Pick<ListOrdersRequest, "limit" | "offset" | "status">): {
+  limit: number;
+  offset: number;
+  status?: OrderStatus;
+} {
+  if (request.limit < 1 || request.limit > 50) throw fieldError("limit", "must be an integer from 1 to 50");
+  if (request.offset < 0) throw fieldError("offset", "must be 0 or more");
+  if (request.status !== "" && !ORDER_STATUSES.includes(request.status as OrderStatus)) {
+    throw fieldError("status", `must be one of ${ORDER_STATUSES.join(", ")}`);
+  }
+  return { limit: request.limit, offset: request.offset, status: (request.status || undefined) as OrderStatus | undefined };
 }

@@ -1,0 +1,70 @@
+// Wires the order service's domain modules together: the one place that says which
+// module uses which. routes.ts gets the result; tests pass a fake store and clients.
+import type { Client } from "@connectrpc/connect";
+import type { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
+import type { Logger } from "../lib/logger.js";
+import { createExpiry } from "./expiry.js";
+import { createIdempotency } from "./idempotency.js";
+import { createNotifications } from "./notifications.js";
+import { createOrders } from "./orders.js";
+import type { PaymentGateway } from "./payment-gateways/types.js";
+import type { RenderContext } from "./render.js";
+import { createSessions } from "./sessions.js";
+import { createStatusChanges } from "./status-changes.js";
+import * as sqlStore from "./store.js";
+
+/** Everything store.ts offers; a test may pass an in-memory one. */
+export type OrderStore = typeof sqlStore;
+
+export interface OrderDomainDeps {
+  /** The pool; only `store` uses it. */
+  sql: sqlStore.Pool;
+  /** Default: store.ts (PostgreSQL). */
+  store?: OrderStore;
+  logger: Logger;
+  stores: Pick<Client<typeof StoreService>, "getStore">;
+  catalog: Pick<Client<typeof CatalogService>, "getItems">;
+  gateway: PaymentGateway;
+  publicBaseUrl: string;
+  paymentWindowMs: number;
+  /** Caps a gateway session's life below the order's (unset: the order's expiry). */
+  sessionTtlMs?: number;
+  /** Signs Midtrans notifications (CONTRACT §7). */
+  midtransServerKey: string;
+  /** Called after a transaction that wrote outbox rows commits (wakes the relay). */
+  onEventsCommitted?: () => void;
+}
+
+export function createOrderDomain(deps: OrderDomainDeps) {
+  const { sql, logger, onEventsCommitted } = deps;
+  const store = deps.store ?? sqlStore;
+  const render: RenderContext = { publicBaseUrl: deps.publicBaseUrl, gateway: deps.gateway };
+  const statusChanges = createStatusChanges({ store, render, logger });
+  const expiry = createExpiry({ sql, store, statusChanges, onEventsCommitted });
+  const sessions = createSessions({ sql, store, gateway: deps.gateway, logger, sessionTtlMs: deps.sessionTtlMs });
+  const idempotency = createIdempotency({ sql, store });
+  const orders = createOrders({
+    sql,
+    store,
+    logger,
+    stores: deps.stores,
+    catalog: deps.catalog,
+    render,
+    paymentWindowMs: deps.paymentWindowMs,
+    sessions,
+    statusChanges,
+    expiry,
+    idempotency,
+    onEventsCommitted,
+  });
+  const notifications = createNotifications({
+    sql,
+    store,
+    logger,
+    midtransServerKey: deps.midtransServerKey,
+    changeStatus: (orderId, to, cause) => orders.changeStatus(orderId, to, cause),
+  });
+  return { render, orders, notifications, expiry, sessions, idempotency, statusChanges };
+}
+
+export type OrderDomain = ReturnType<typeof createOrderDomain>;

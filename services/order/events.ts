@@ -1,0 +1,65 @@
+// The one builder of order event payloads (CONTRACT §5, §6). Each event is an outbox
+// row whose payload becomes the webhook body byte for byte, so the key order here is
+// the key order receivers see: {"type","timestamp","data":{"store_id","order","previous_status"}}.
+import { randomUUID } from "node:crypto";
+import type { Order } from "../../gen/order/v1/order_pb.js";
+import { orderJson, type OrderJson } from "../lib/public-json.js";
+import { eventsForChange, type EventType, type OrderStatus } from "./status-machine.js";
+import type { NewOutboxRow, OrderRow } from "./store.js";
+
+export interface OrderEventPayload {
+  type: EventType;
+  timestamp: string;
+  data: { store_id: string; order: OrderJson; previous_status: OrderStatus | null };
+}
+
+export interface OrderEvent extends NewOutboxRow {
+  event_type: EventType;
+  payload: OrderEventPayload;
+}
+
+/** One event's body. */
+export function orderEventPayload(
+  type: EventType,
+  at: Date,
+  storeId: string,
+  order: OrderJson,
+  previousStatus: OrderStatus | null,
+): OrderEventPayload {
+  return { type, timestamp: at.toISOString(), data: { store_id: storeId, order, previous_status: previousStatus } };
+}
+
+/** Outbox rows for `types`, all carrying the same rendering of the order. */
+export function orderEvents(
+  types: EventType[],
+  subject: { orderId: string; storeId: string; at: Date; order: Order; previousStatus: OrderStatus | null },
+  newId: () => string = randomUUID,
+): OrderEvent[] {
+  const order = orderJson(subject.order);
+  return types.map((type) => ({
+    id: newId(),
+    store_id: subject.storeId,
+    order_id: subject.orderId,
+    event_type: type,
+    payload: orderEventPayload(type, subject.at, subject.storeId, order, subject.previousStatus),
+  }));
+}
+
+/** `order.created`, stamped with the order's creation time. */
+export function createdEvents(row: Pick<OrderRow, "id" | "store_id" | "created_at">, order: Order, newId?: () => string): OrderEvent[] {
+  return orderEvents(["order.created"], { orderId: row.id, storeId: row.store_id, at: row.created_at, order, previousStatus: null }, newId);
+}
+
+/** `orderUpdated` and the status event, stamped with the change's time. */
+export function statusChangeEvents(
+  updated: Pick<OrderRow, "id" | "store_id" | "status" | "updated_at">,
+  order: Order,
+  previousStatus: OrderStatus,
+  newId?: () => string,
+): OrderEvent[] {
+  return orderEvents(
+    eventsForChange(updated.status),
+    { orderId: updated.id, storeId: updated.store_id, at: updated.updated_at, order, previousStatus },
+    newId,
+  );
+}

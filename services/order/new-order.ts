@@ -1,0 +1,91 @@
+// What a new order row holds before it is written (CONTRACT §4): the buyer, the chosen
+// method, the seller's bank details as they are now, the redirect URLs with their
+// defaults, the expiry, and a payment reference. Pure: the caller supplies the id and
+// the clock reading.
+import { randomBytes } from "node:crypto";
+import type { Store } from "../../gen/catalog/v1/catalog_pb.js";
+import type { PaymentKind, PaymentMethodInfo } from "./payment-methods.js";
+import type { NewOrder } from "./store.js";
+
+/** A new order without what the insert decides: reference, unique code, amount. */
+export type OrderDraft = Omit<NewOrder, "payment_reference" | "unique_amount_code" | "amount"> & { id: string };
+
+export interface RedirectUrls {
+  successUrl: string;
+  returnUrl: string;
+  errorUrl: string;
+}
+
+export interface DraftInput {
+  id: string;
+  storeId: string;
+  /** One clock reading for both, so expires_at is exactly created_at + the window. */
+  now: Date;
+  paymentWindowMs: number;
+  checkoutUrl: string;
+  kind: PaymentKind;
+  method?: PaymentMethodInfo;
+  subtotal: number;
+  buyer: { name: string; email: string; phone: string };
+  store: Pick<Store, "name" | "bankAccount" | "redirects">;
+  redirect?: RedirectUrls;
+  externalId?: string;
+}
+
+/** Each URL: the request's, else the store's, else the order's checkout page. */
+export function redirectsFor(requested: RedirectUrls | undefined, storeDefaults: RedirectUrls | undefined, checkoutUrl: string): RedirectUrls {
+  const pick = (mine: string | undefined, theirs: string | undefined) => mine || theirs || checkoutUrl;
+  return {
+    successUrl: pick(requested?.successUrl, storeDefaults?.successUrl),
+    returnUrl: pick(requested?.returnUrl, storeDefaults?.returnUrl),
+    errorUrl: pick(requested?.errorUrl, storeDefaults?.errorUrl),
+  };
+}
+
+export function draftOrder(input: DraftInput): OrderDraft {
+  const bank = input.kind === "bank_transfer" ? input.store.bankAccount! : undefined;
+  const redirect = redirectsFor(input.redirect, input.store.redirects, input.checkoutUrl);
+  return {
+    id: input.id,
+    store_id: input.storeId,
+    payment_kind: input.kind,
+    payment_method: input.method?.code ?? "none",
+    payment_provider: input.method?.provider ?? "none",
+    settlement_channel: input.method?.settlement_channel ?? "none",
+    subtotal: input.subtotal,
+    buyer_name: input.buyer.name.trim(),
+    buyer_email: input.buyer.email,
+    buyer_phone: input.buyer.phone,
+    bank_name: bank ? bank.bankName : null,
+    bank_code: bank ? bank.bankCode : null,
+    account_number: bank ? bank.accountNumber : null,
+    account_holder: bank ? bank.accountHolder : null,
+    store_name: input.store.name,
+    success_url: redirect.successUrl,
+    return_url: redirect.returnUrl,
+    error_url: redirect.errorUrl,
+    external_id: input.externalId ?? null,
+    expires_at: new Date(input.now.getTime() + input.paymentWindowMs),
+    created_at: input.now,
+    updated_at: input.now,
+  };
+}
+
+/** The row to insert: a fresh reference, and `amount = subtotal + code` (code null: no code). */
+export function withReference(draft: OrderDraft, uniqueAmountCode: number | null): NewOrder & { id: string } {
+  return {
+    ...draft,
+    payment_reference: newPaymentReference(),
+    unique_amount_code: uniqueAmountCode,
+    amount: draft.subtotal + (uniqueAmountCode ?? 0),
+  };
+}
+
+const REFERENCE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+
+/** "SO-" and 12 characters that cannot be misread (no O/0, I/1). */
+export function newPaymentReference(bytes: Uint8Array = randomBytes(12)): string {
+  let out = "SO-";
+  for (const byte of bytes) out += REFERENCE_ALPHABET[byte % 32];
+  return out;
+}

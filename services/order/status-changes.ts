@@ -1,0 +1,53 @@
+// Writing one status change (CONTRACT §5): the rule comes from status-machine.ts, the
+// event bodies from events.ts; this writes the new status, a history row and the
+// outbox events, all in the caller's transaction.
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { Order } from "../../gen/order/v1/order_pb.js";
+import type { Logger } from "../lib/logger.js";
+import { statusChangeEvents } from "./events.js";
+import { renderOrder, type RenderContext } from "./render.js";
+import { checkTransition, type OrderStatus } from "./status-machine.js";
+import type { Db, OrderRow } from "./store.js";
+import type * as sqlStore from "./store.js";
+
+export type StatusChangeStore = Pick<typeof sqlStore, "updateStatus" | "insertHistoryAndEvents" | "itemsOf" | "liveSessionsOf">;
+
+export interface StatusChangeResult {
+  row: OrderRow;
+  changed: boolean;
+}
+
+export function createStatusChanges(deps: { store: StatusChangeStore; render: RenderContext; logger: Logger }) {
+  const { store, render, logger } = deps;
+
+  async function orderMessage(tx: Db, row: OrderRow): Promise<Order> {
+    const items = (await store.itemsOf(tx, [row.id])).get(row.id)!;
+    const session = (await store.liveSessionsOf(tx, [row.id])).get(row.id);
+    return renderOrder(render, row, items, session);
+  }
+
+  /**
+   * Writes `row → to` in the caller's transaction. Returns the row unchanged for a
+   * repeat; refuses the rest with FAILED_PRECONDITION.
+   */
+  async function apply(tx: Db, row: OrderRow, to: OrderStatus, cause: string): Promise<StatusChangeResult> {
+    const check = checkTransition(row.status, to);
+    if (check.kind === "repeat") return { row, changed: false };
+    if (check.kind === "refused") {
+      throw new ConnectError(`order ${row.id} cannot go from ${row.status} to ${to}`, Code.FailedPrecondition);
+    }
+    const updated = await store.updateStatus(tx, row.id, to);
+    const order = await orderMessage(tx, updated);
+    await store.insertHistoryAndEvents(
+      tx,
+      { order_id: row.id, from_status: row.status, to_status: to, cause },
+      statusChangeEvents(updated, order, row.status),
+    );
+    logger.info({ orderId: row.id, from: row.status, to, cause }, "order status changed");
+    return { row: updated, changed: true };
+  }
+
+  return { apply };
+}
+
+export type StatusChanges = ReturnType<typeof createStatusChanges>;

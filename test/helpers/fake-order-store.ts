@@ -1,0 +1,181 @@
+// An in-memory stand-in for services/order/store.ts, for tests that run the order
+// service's domain and routes without PostgreSQL. It keeps the rules the SQL keeps
+// (unique references, one pending bank-transfer order per amount, a takeover rule for
+// idempotency records, newest-first listing) and rolls a failed transaction back.
+// The `db` argument is ignored: there is one state.
+import { randomUUID } from "node:crypto";
+import type { OrderStore } from "../../services/order/domain.js";
+import type { OrderItemRow, OrderRow, Pool, SessionRow } from "../../services/order/store.js";
+
+interface IdempotencyRow {
+  store_id: string;
+  key: string;
+  request_hash: string;
+  order_id: string | null;
+  response: Uint8Array | null;
+  created_at: number;
+}
+
+interface State {
+  orders: Map<string, OrderRow>;
+  items: Map<string, OrderItemRow[]>;
+  sessions: SessionRow[];
+  history: { order_id: string; from_status: string | null; to_status: string; cause: string }[];
+  outbox: { id: string; store_id: string; order_id: string; event_type: string; payload: unknown; created_at: Date; published_at: Date | null }[];
+  idempotency: Map<string, IdempotencyRow>;
+}
+
+const copy = <T>(value: T): T => structuredClone(value);
+
+export function createFakeOrderStore(options: { now?: () => number } = {}) {
+  const now = options.now ?? Date.now;
+  let state: State = { orders: new Map(), items: new Map(), sessions: [], history: [], outbox: [], idempotency: new Map() };
+  const idemKey = (storeId: string, key: string) => `${storeId}/${key}`;
+
+  const store: OrderStore = {
+    async transaction(_pool, work) {
+      const before = copy(state);
+      try {
+        return await work(_pool);
+      } catch (error) {
+        state = before;
+        throw error;
+      }
+    },
+    async ping() {},
+
+    async insertOrder(_db, order, items, unlessAmountTaken = false) {
+      if ([...state.orders.values()].some((row) => row.payment_reference === order.payment_reference)) {
+        throw Object.assign(new Error("duplicate payment_reference"), { code: "23505" });
+      }
+      const clash = [...state.orders.values()].some(
+        (row) => row.store_id === order.store_id && row.status === "pending" && row.payment_kind === "bank_transfer" && row.amount === order.amount,
+      );
+      if (clash && order.payment_kind === "bank_transfer") {
+        if (unlessAmountTaken) return undefined;
+        throw Object.assign(new Error("duplicate amount"), { code: "23505" });
+      }
+      const row: OrderRow = { ...order, status: "pending", currency: "IDR" };
+      state.orders.set(row.id, row);
+      state.items.set(row.id, items.map((item) => ({ ...item, order_id: row.id })));
+      return copy(row);
+    },
+    async insertHistoryAndEvents(_db, entry, events) {
+      state.history.push({ ...entry });
+      for (const event of events) state.outbox.push({ ...copy(event), created_at: new Date(now()), published_at: null });
+    },
+    async findOrder(_db, id, options = {}) {
+      const row = state.orders.get(id);
+      return row && (!options.storeId || row.store_id === options.storeId) ? copy(row) : undefined;
+    },
+    async findOrderByReference(_db, reference) {
+      const row = [...state.orders.values()].find((candidate) => candidate.payment_reference === reference);
+      return row && copy(row);
+    },
+    async itemsOf(_db, orderIds) {
+      return new Map(orderIds.map((id) => [id, copy(state.items.get(id) ?? [])]));
+    },
+    async listOrders(_db, storeId, limit, offset, status) {
+      const rows = [...state.orders.values()]
+        .filter((row) => row.store_id === storeId && (!status || row.status === status))
+        .sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || (a.id < b.id ? 1 : -1))
+        .slice(offset, offset + limit + 1);
+      return { rows: copy(rows.slice(0, limit)), hasMore: rows.length > limit };
+    },
+    async takenTransferAmounts(_db, storeId, low, high) {
+      return [...state.orders.values()]
+        .filter((row) => row.store_id === storeId && row.status === "pending" && row.payment_kind === "bank_transfer")
+        .map((row) => row.amount)
+        .filter((amount) => amount >= low && amount <= high);
+    },
+    async updateStatus(_db, id, status) {
+      const row = state.orders.get(id)!;
+      // updated_at moves forward even within one millisecond, as clock_timestamp() does.
+      const updated = { ...row, status, updated_at: new Date(Math.max(now(), row.updated_at.getTime() + 1)) };
+      state.orders.set(id, updated);
+      return copy(updated);
+    },
+    async lockDueOrders(_db, limit, storeId) {
+      return copy(
+        [...state.orders.values()]
+          .filter((row) => row.status === "pending" && row.expires_at.getTime() <= now() && (!storeId || row.store_id === storeId))
+          .sort((a, b) => a.expires_at.getTime() - b.expires_at.getTime())
+          .slice(0, limit),
+      );
+    },
+
+    async findSessionByToken(_db, token) {
+      const row = state.sessions.find((session) => session.token === token);
+      return row && copy(row);
+    },
+    async liveSessionsOf(_db, orderIds) {
+      const live = new Map<string, SessionRow>();
+      for (const session of state.sessions) {
+        if (!orderIds.includes(session.order_id) || session.expires_at.getTime() <= now()) continue;
+        const known = live.get(session.order_id);
+        if (!known || known.created_at <= session.created_at) live.set(session.order_id, copy(session));
+      }
+      return live;
+    },
+    async insertSession(_db, session) {
+      const row: SessionRow = { ...session, id: randomUUID(), created_at: new Date(now()) };
+      state.sessions.push(row);
+      return copy(row);
+    },
+
+    async tryClaimIdempotencyKey(_db, storeId, key, requestHash, rule) {
+      const existing = state.idempotency.get(idemKey(storeId, key));
+      const age = existing ? (now() - existing.created_at) / 1000 : 0;
+      const gone = existing && (age > rule.keepSeconds || (existing.response === null && existing.order_id === null && age > rule.staleSeconds));
+      if (existing && !gone) return false;
+      state.idempotency.set(idemKey(storeId, key), { store_id: storeId, key, request_hash: requestHash, order_id: null, response: null, created_at: now() });
+      return true;
+    },
+    async findIdempotencyRecord(_db, storeId, key, staleSeconds) {
+      const row = state.idempotency.get(idemKey(storeId, key));
+      if (!row) return undefined;
+      return { request_hash: row.request_hash, response: row.response && copy(row.response), order_id: row.order_id, stale: (now() - row.created_at) / 1000 > staleSeconds };
+    },
+    async attachIdempotencyOrder(_db, storeId, key, orderId) {
+      const row = state.idempotency.get(idemKey(storeId, key));
+      if (!row || row.order_id !== null) return false;
+      row.order_id = orderId;
+      return true;
+    },
+    async completeIdempotencyKey(_db, storeId, key, orderId, response) {
+      const row = state.idempotency.get(idemKey(storeId, key));
+      if (row) Object.assign(row, { order_id: orderId, response: copy(response) });
+    },
+    async releaseIdempotencyKey(_db, storeId, key) {
+      const row = state.idempotency.get(idemKey(storeId, key));
+      if (row && row.response === null && row.order_id === null) state.idempotency.delete(idemKey(storeId, key));
+    },
+    async purgeIdempotencyKeys(_db, keepSeconds) {
+      for (const [id, row] of state.idempotency) if ((now() - row.created_at) / 1000 > keepSeconds) state.idempotency.delete(id);
+    },
+
+    async lockUnsentEvents(_db, limit) {
+      return copy(state.outbox.filter((event) => event.published_at === null).slice(0, limit));
+    },
+    async markEventsSent(_db, ids) {
+      for (const event of state.outbox) if (ids.includes(event.id)) event.published_at = new Date(now());
+    },
+    async outboxBacklog() {
+      const waiting = state.outbox.filter((event) => event.published_at === null);
+      const oldest = waiting.reduce((min, event) => Math.min(min, event.created_at.getTime()), Infinity);
+      return { count: waiting.length, oldestSeconds: waiting.length ? (now() - oldest) / 1000 : 0 };
+    },
+  };
+
+  return {
+    store,
+    /** Stands in for the pool: the fake store never looks at it. */
+    pool: {} as Pool,
+    /** What was written, for assertions. */
+    get state(): Readonly<State> {
+      return state;
+    },
+  };
+}
+
+export type FakeOrderStore = ReturnType<typeof createFakeOrderStore>;

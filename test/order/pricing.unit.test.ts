@@ -1,0 +1,103 @@
+// Pricing of CONTRACT §4 as pure functions: line totals, the subtotal and its cap, the
+// catalog check, and the bank-transfer unique code. No database, no process.
+import test from "ava";
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { ItemSchema, ItemStatus, ItemType } from "../../gen/catalog/v1/catalog_pb.js";
+import { FieldViolationSchema } from "../../gen/order/v1/order_pb.js";
+import {
+  lineTotal,
+  MAX_ORDER_TOTAL,
+  MAX_UNIQUE_CODE,
+  pickUniqueCode,
+  priceItems,
+  subtotalOf,
+  TotalTooLarge,
+} from "../../services/order/pricing.js";
+import type { ValidItem } from "../../services/order/validation.js";
+
+const P1 = "11111111-1111-4111-8111-111111111111";
+const B1 = "22222222-2222-4222-8222-222222222222";
+
+/** The FieldViolation's field of a ConnectError; undefined for anything else. */
+function fieldOf(error: unknown): string | undefined {
+  return error instanceof ConnectError ? error.findDetails(FieldViolationSchema)[0]?.field : undefined;
+}
+
+test("lineTotal is unit price × quantity", (t) => {
+  t.is(lineTotal({ unitPrice: 15_000, quantity: 3 }), 45_000);
+  t.is(lineTotal({ unitPrice: 0, quantity: 1000 }), 0);
+});
+
+test("subtotalOf sums the line totals; an empty list is 0", (t) => {
+  t.is(subtotalOf([]), 0);
+  t.is(subtotalOf([{ unitPrice: 15_000, quantity: 2 }, { unitPrice: 7_500, quantity: 1 }]), 37_500);
+});
+
+test("subtotalOf allows exactly MAX_ORDER_TOTAL and refuses one rupiah more with TotalTooLarge", (t) => {
+  t.is(subtotalOf([{ unitPrice: MAX_ORDER_TOTAL / 1000, quantity: 1000 }]), MAX_ORDER_TOTAL);
+  const error = t.throws(() => subtotalOf([{ unitPrice: MAX_ORDER_TOTAL, quantity: 1 }, { unitPrice: 1, quantity: 1 }]), {
+    instanceOf: TotalTooLarge,
+  });
+  t.regex(error!.message, /exceeds 1000000000000 IDR/);
+});
+
+test("pickUniqueCode picks a free code in 1–999 with the given randomness", (t) => {
+  t.is(pickUniqueCode(50_000, [], () => 0), 1);
+  t.is(pickUniqueCode(50_000, [], () => 0.999999), MAX_UNIQUE_CODE);
+  // Taken amounts are skipped: with 50_001 and 50_002 taken the lowest free code is 3.
+  t.is(pickUniqueCode(50_000, [50_001, 50_002], () => 0), 3);
+  for (let i = 0; i < 200; i++) {
+    const code = pickUniqueCode(10_000, [10_005])!;
+    t.true(code >= 1 && code <= MAX_UNIQUE_CODE && code !== 5);
+  }
+});
+
+test("pickUniqueCode ignores amounts outside the subtotal's range and answers undefined when all 999 are taken", (t) => {
+  t.is(pickUniqueCode(1_000, [1_000, 2_000], () => 0), 1);
+  const all = Array.from({ length: MAX_UNIQUE_CODE }, (_, i) => 1_000 + i + 1);
+  t.is(pickUniqueCode(1_000, all), undefined);
+  t.is(pickUniqueCode(1_000, all.slice(1), () => 0.5), 1);
+});
+
+const item = (id: string, type: ItemType, price: bigint, status = ItemStatus.PUBLISHED, title = "Kopi") =>
+  create(ItemSchema, { id, type, price, status, title });
+
+const want = (id: string, type: "product" | "bundle", quantity: number, n = 0): ValidItem => ({
+  field: `items[${n}].${type}_id`,
+  type,
+  id,
+  quantity,
+});
+
+test("priceItems snapshots the catalog price and title per line, in request order", (t) => {
+  const priced = priceItems(
+    [want(B1, "bundle", 2, 0), want(P1, "product", 3, 1)],
+    [item(P1, ItemType.PRODUCT, 15_000n, ItemStatus.PUBLISHED, "Kopi Gayo"), item(B1, ItemType.BUNDLE, 20_000n, ItemStatus.PUBLISHED, "Paket")],
+  );
+  t.deepEqual(priced.lines, [
+    { position: 0, type: "bundle", item_id: B1, title: "Paket", quantity: 2, unit_price: 20_000, line_total: 40_000 },
+    { position: 1, type: "product", item_id: P1, title: "Kopi Gayo", quantity: 3, unit_price: 15_000, line_total: 45_000 },
+  ]);
+  t.is(priced.subtotal, 85_000);
+});
+
+test("priceItems names the field of an item the store lacks, of the wrong type, or unpublished", (t) => {
+  const missing = t.throws(() => priceItems([want(P1, "product", 1)], []));
+  t.is(fieldOf(missing), "items[0].product_id");
+  t.is((missing as ConnectError).code, Code.InvalidArgument);
+  t.regex(missing!.message, /no such product in this store/);
+
+  const wrongType = t.throws(() => priceItems([want(P1, "bundle", 1)], [item(P1, ItemType.PRODUCT, 1n)]));
+  t.is(fieldOf(wrongType), "items[0].bundle_id");
+  t.regex(wrongType!.message, /no such bundle in this store/);
+
+  const draft = t.throws(() => priceItems([want(P1, "product", 1)], [item(P1, ItemType.PRODUCT, 1n, ItemStatus.DRAFT)]));
+  t.regex(draft!.message, /product is not published/);
+});
+
+test("priceItems turns TotalTooLarge into INVALID_ARGUMENT on items", (t) => {
+  const error = t.throws(() => priceItems([want(P1, "product", 1000)], [item(P1, ItemType.PRODUCT, BigInt(MAX_ORDER_TOTAL))]));
+  t.is(fieldOf(error), "items");
+  t.is((error as ConnectError).code, Code.InvalidArgument);
+});

@@ -1,0 +1,476 @@
+// The order service's gRPC handlers in memory (createRouterTransport): the real routes
+// and domain modules over an in-memory store, fake catalog clients and a fake payment
+// gateway. No database, no network, no process. Each RPC's happy path, its argument
+// errors (INVALID_ARGUMENT with a FieldViolation), NOT_FOUND, and the notification
+// checks. services/lib/rpc-server.ts's interceptor (text rule, error mapping) is not
+// exported, so it does not run here: these are the handlers' own answers.
+import { Writable } from "node:stream";
+import test from "ava";
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
+import { pino } from "pino";
+import { GetItemsResponseSchema, GetStoreResponseSchema, ItemSchema, ItemStatus, ItemType, StoreSchema } from "../../gen/catalog/v1/catalog_pb.js";
+import { FieldViolationSchema, OrderService } from "../../gen/order/v1/order_pb.js";
+import { midtransSignature } from "../../common/midtrans.js";
+import { createOrderDomain } from "../../services/order/domain.js";
+import type { PaymentGateway } from "../../services/order/payment-gateways/types.js";
+import { createOrderRoutes } from "../../services/order/routes.js";
+import { createFakeOrderStore } from "../helpers/fake-order-store.js";
+
+const BASE = "https://shop.example";
+const SERVER_KEY = "SB-Mid-server-router";
+const SHOP = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"; // has a bank account
+const KIOSK = "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb"; // has none
+const NOWHERE = "cccccccc-cccc-4ccc-8ccc-cccccccccccc"; // no such store
+const KOPI = "11111111-1111-4111-8111-111111111111"; // 15 000
+const TEH = "22222222-2222-4222-8222-222222222222"; // 7 500
+const PAKET = "33333333-3333-4333-8333-333333333333"; // bundle, 20 000
+const STIKER = "44444444-4444-4444-8444-444444444444"; // free
+const DRAFT = "55555555-5555-4555-8555-555555555555"; // not published
+const MISSING = "99999999-9999-4999-8999-999999999999";
+
+const catalogItems = [
+  create(ItemSchema, { id: KOPI, storeId: SHOP, type: ItemType.PRODUCT, title: "Kopi Gayo", price: 15_000n, status: ItemStatus.PUBLISHED }),
+  create(ItemSchema, { id: TEH, storeId: SHOP, type: ItemType.PRODUCT, title: "Teh Melati", price: 7_500n, status: ItemStatus.PUBLISHED }),
+  create(ItemSchema, { id: PAKET, storeId: SHOP, type: ItemType.BUNDLE, title: "Paket", price: 20_000n, status: ItemStatus.PUBLISHED }),
+  create(ItemSchema, { id: STIKER, storeId: SHOP, type: ItemType.PRODUCT, title: "Stiker", price: 0n, status: ItemStatus.PUBLISHED }),
+  create(ItemSchema, { id: DRAFT, storeId: SHOP, type: ItemType.PRODUCT, title: "Draft", price: 1_000n, status: ItemStatus.DRAFT }),
+];
+
+const stores = {
+  async getStore({ id }: { id?: string }) {
+    if (id === SHOP) {
+      return create(GetStoreResponseSchema, {
+        store: {
+          id,
+          name: "Toko Kopi",
+          bankAccount: { bankName: "BCA", bankCode: "014", accountNumber: "1234567890", accountHolder: "Budi" },
+          redirects: { successUrl: "https://shop.example/thanks" },
+        },
+      });
+    }
+    if (id === KIOSK) return create(GetStoreResponseSchema, { store: create(StoreSchema, { id, name: "Kios" }) });
+    throw new ConnectError(`store ${id} not found`, Code.NotFound);
+  },
+};
+
+const catalog = {
+  async getItems({ storeId, ids }: { storeId?: string; ids?: string[] }) {
+    return create(GetItemsResponseSchema, { items: catalogItems.filter((item) => item.storeId === storeId && (ids ?? []).includes(item.id)) });
+  },
+};
+
+function fakeGateway(): PaymentGateway & { sessions: number } {
+  const gateway = {
+    provider: "sandbox" as const,
+    snapScriptUrl: `${BASE}/sandbox/snap.js`,
+    clientKey: "client-key",
+    sessions: 0,
+    async createSession() {
+      gateway.sessions++;
+      return { token: `tok-${gateway.sessions}`, redirectUrl: `${BASE}/sandbox/pay/tok-${gateway.sessions}` };
+    },
+  };
+  return gateway;
+}
+
+/** A fresh service: its own store, gateway and log. */
+function setup(options: { paymentWindowMs?: number } = {}) {
+  const fake = createFakeOrderStore();
+  const gateway = fakeGateway();
+  const logs: { level: string; msg: string }[] = [];
+  const logger = pino(
+    { level: "info", formatters: { level: (label) => ({ level: label }) } },
+    new Writable({
+      write(chunk, _encoding, done) {
+        logs.push(JSON.parse(String(chunk)));
+        done();
+      },
+    }),
+  );
+  const domain = createOrderDomain({
+    sql: fake.pool,
+    store: fake.store,
+    logger,
+    stores,
+    catalog,
+    gateway,
+    publicBaseUrl: BASE,
+    paymentWindowMs: options.paymentWindowMs ?? 3_600_000,
+    midtransServerKey: SERVER_KEY,
+  });
+  const client = createClient(OrderService, createRouterTransport(createOrderRoutes(domain)));
+  return { client, fake, gateway, logs };
+}
+
+type OrderClient = Client<typeof OrderService>;
+
+const buyer = { name: "  Budi Santoso ", email: "budi@example.co.id", phone: "+6281234567890" };
+
+function newOrder(client: OrderClient, fields: Record<string, unknown> = {}) {
+  return client.createOrder({
+    storeId: SHOP,
+    items: [{ ref: { case: "productId", value: KOPI }, quantity: 2 }],
+    buyer,
+    paymentMethod: "bank_transfer",
+    requestHash: "hash-1",
+    ...fields,
+  });
+}
+
+/** Code, and the FieldViolation's field when there is one, of a failed call. */
+async function failure(call: Promise<unknown>): Promise<{ code: Code; field?: string; message: string }> {
+  try {
+    await call;
+  } catch (error) {
+    const e = ConnectError.from(error);
+    return { code: e.code, field: e.findDetails(FieldViolationSchema)[0]?.field, message: e.rawMessage };
+  }
+  throw new Error("the call succeeded");
+}
+
+function notification(reference: string, amount: number, transactionStatus: string, extra: Record<string, unknown> = {}, key = SERVER_KEY) {
+  const fields = { order_id: reference, status_code: "200", gross_amount: `${amount}.00` };
+  const body = { ...fields, transaction_status: transactionStatus, fraud_status: "accept", signature_key: midtransSignature(fields, key), ...extra };
+  return { provider: "midtrans", body: new TextEncoder().encode(JSON.stringify(body)) };
+}
+
+// ListPaymentMethods
+
+test("ListPaymentMethods: bank_transfer first for a store with a bank account, then the gateway codes", async (t) => {
+  const { client } = setup();
+  const { methods } = await client.listPaymentMethods({ storeId: SHOP.toUpperCase() });
+  t.like(methods[0], { code: "bank_transfer", kind: "bank_transfer", provider: "manual", settlementChannel: "seller_bank" });
+  t.true(methods.slice(1).every((m) => m.kind === "gateway" && m.provider === "sandbox" && m.settlementChannel === "gateway"));
+  t.true(methods.some((m) => m.code === "qris"));
+  const kiosk = await client.listPaymentMethods({ storeId: KIOSK });
+  t.false(kiosk.methods.some((m) => m.code === "bank_transfer"));
+});
+
+test("ListPaymentMethods: a store_id that is not a UUID is INVALID_ARGUMENT; an unknown store NOT_FOUND", async (t) => {
+  const { client } = setup();
+  t.deepEqual(await failure(client.listPaymentMethods({ storeId: "shop" })), {
+    code: Code.InvalidArgument,
+    field: "store_id",
+    message: "store_id: must be a UUID",
+  });
+  t.like(await failure(client.listPaymentMethods({ storeId: NOWHERE })), { code: Code.NotFound, message: `store ${NOWHERE} not found` });
+});
+
+// CreateOrder
+
+test("CreateOrder: a bank-transfer order is priced from the catalog plus a unique code, with the seller's bank", async (t) => {
+  const { client, fake } = setup();
+  const { detail, replayed } = await newOrder(client, {
+    items: [
+      { ref: { case: "productId", value: KOPI }, quantity: 2 },
+      { ref: { case: "bundleId", value: PAKET }, quantity: 1 },
+    ],
+  });
+  t.false(replayed);
+  const order = detail!.order!;
+  t.is(order.status, "pending");
+  t.is(order.subtotal, 50_000n);
+  t.true(order.amount > 50_000n && order.amount <= 50_999n);
+  t.deepEqual(
+    order.items.map((item) => [item.type, item.title, item.quantity, item.unitPrice, item.lineTotal]),
+    [
+      ["product", "Kopi Gayo", 2, 15_000n, 30_000n],
+      ["bundle", "Paket", 1, 20_000n, 20_000n],
+    ],
+  );
+  t.is(order.buyer?.name, "Budi Santoso");
+  t.regex(order.paymentReference, /^SO-[A-Z2-9]{12}$/);
+  t.is(order.checkoutUrl, `${BASE}/checkout/${order.id}`);
+  t.is(order.paymentUrl, order.checkoutUrl);
+  t.true(order.requiresPayment);
+  t.like(detail!.payment, { kind: "bank_transfer", provider: "manual", method: "bank_transfer", amount: order.amount });
+  t.like(detail!.payment!.sellerBank, { bankName: "BCA", accountNumber: "1234567890", transferAmount: order.amount });
+  t.is(detail!.payment!.sellerBank!.uniqueAmountCode, order.amount - 50_000n);
+  // The request named no redirect: the store's success URL, else the checkout page.
+  t.like(detail!.redirect, { successUrl: "https://shop.example/thanks", returnUrl: order.checkoutUrl, errorUrl: order.checkoutUrl });
+  // One order.created event, written with the order.
+  t.deepEqual(
+    fake.state.outbox.map((event) => event.event_type),
+    ["order.created"],
+  );
+  t.deepEqual(fake.state.history, [{ order_id: order.id, from_status: null, to_status: "pending", cause: "created" }]);
+});
+
+test("CreateOrder: a gateway order gets its payment session at creation", async (t) => {
+  const { client, gateway } = setup();
+  const { detail } = await newOrder(client, { paymentMethod: "qris" });
+  t.is(gateway.sessions, 1);
+  t.like(detail!.payment, { kind: "gateway", provider: "sandbox", method: "qris", amount: 30_000n });
+  t.like(detail!.payment!.snap, { token: "tok-1", clientKey: "client-key", snapScriptUrl: `${BASE}/sandbox/snap.js` });
+  t.is(detail!.order!.paymentUrl, `${BASE}/sandbox/pay/tok-1`);
+  t.is(detail!.order!.amount, 30_000n);
+});
+
+test("CreateOrder: a free order is paid at once, with no payment method", async (t) => {
+  const { client, fake } = setup();
+  const { detail } = await newOrder(client, { items: [{ ref: { case: "productId", value: STIKER }, quantity: 3 }], paymentMethod: "" });
+  t.like(detail!.order, { status: "paid", amount: 0n, paymentMethod: "none", paymentProvider: "none", settlementChannel: "none", requiresPayment: false });
+  t.is(detail!.payment!.kind, "none");
+  t.deepEqual(
+    fake.state.outbox.map((event) => event.event_type),
+    ["order.created", "orderUpdated", "order.paid"],
+  );
+});
+
+test("CreateOrder: argument errors name their field", async (t) => {
+  const { client, fake } = setup();
+  const cases: [Record<string, unknown>, string][] = [
+    [{ storeId: "not-a-uuid" }, "store_id"],
+    [{ items: [] }, "items"],
+    [{ items: [{ ref: { case: "productId", value: "x" }, quantity: 1 }] }, "items[0].product_id"],
+    [{ items: [{ ref: { case: "productId", value: KOPI }, quantity: 1001 }] }, "items[0].quantity"],
+    [{ buyer: { ...buyer, email: "budi" } }, "buyer.email"],
+    [{ buyer: undefined }, "buyer"],
+    [{ redirect: { successUrl: "ftp://x", returnUrl: "", errorUrl: "" } }, "redirect.success_url"],
+    [{ externalId: "x".repeat(65) }, "external_id"],
+    [{ items: [{ ref: { case: "productId", value: MISSING }, quantity: 1 }] }, "items[0].product_id"],
+    [{ items: [{ ref: { case: "productId", value: DRAFT }, quantity: 1 }] }, "items[0].product_id"],
+    [{ items: [{ ref: { case: "bundleId", value: KOPI }, quantity: 1 }] }, "items[0].bundle_id"],
+    [{ paymentMethod: "" }, "payment_method"],
+    [{ paymentMethod: "bitcoin" }, "payment_method"],
+  ];
+  for (const [fields, field] of cases) {
+    t.like(await failure(newOrder(client, fields)), { code: Code.InvalidArgument, field }, JSON.stringify(fields));
+  }
+  // Another store's item is not in this store.
+  t.like(await failure(newOrder(client, { storeId: KIOSK })), { code: Code.InvalidArgument, field: "items[0].product_id" });
+  t.like(await failure(newOrder(client, { storeId: NOWHERE })), { code: Code.NotFound });
+  t.is(fake.state.orders.size, 0);
+});
+
+test("CreateOrder: the same Idempotency-Key and body replay the first response; another body is ALREADY_EXISTS", async (t) => {
+  const { client, fake } = setup();
+  const first = await newOrder(client, { idempotencyKey: "key-1" });
+  const again = await newOrder(client, { idempotencyKey: "key-1" });
+  t.false(first.replayed);
+  t.true(again.replayed);
+  t.deepEqual(again.detail, first.detail);
+  t.like(await failure(newOrder(client, { idempotencyKey: "key-1", requestHash: "hash-2" })), { code: Code.AlreadyExists });
+  t.is(fake.state.orders.size, 1);
+  // A refused request frees its key for a corrected retry.
+  t.like(await failure(newOrder(client, { idempotencyKey: "key-2", paymentMethod: "bitcoin" })), { field: "payment_method" });
+  t.false((await newOrder(client, { idempotencyKey: "key-2" })).replayed);
+  t.is(fake.state.orders.size, 2);
+});
+
+// GetOrder
+
+test("GetOrder: the order of the store; a gateway order without a session gets one", async (t) => {
+  const { client, gateway } = setup();
+  gateway.createSession = async () => Promise.reject(new Error("gateway down"));
+  const { detail: created } = await newOrder(client, { paymentMethod: "gopay" });
+  t.is(created!.payment!.snap, undefined);
+  t.is(created!.order!.paymentUrl, created!.order!.checkoutUrl);
+  gateway.createSession = async () => ({ token: "tok-late", redirectUrl: `${BASE}/sandbox/pay/tok-late` });
+  const { detail } = await client.getOrder({ storeId: SHOP, orderId: created!.order!.id.toUpperCase() });
+  t.is(detail!.order!.id, created!.order!.id);
+  t.is(detail!.payment!.snap?.token, "tok-late");
+  t.is((await client.getOrder({ storeId: SHOP, orderId: created!.order!.id })).detail!.payment!.snap?.token, "tok-late");
+});
+
+test("GetOrder: bad ids are INVALID_ARGUMENT (store_id first); absent or another store's order NOT_FOUND", async (t) => {
+  const { client } = setup();
+  const { detail } = await newOrder(client);
+  const id = detail!.order!.id;
+  t.like(await failure(client.getOrder({ storeId: "x", orderId: "y" })), { code: Code.InvalidArgument, field: "store_id" });
+  t.like(await failure(client.getOrder({ storeId: SHOP, orderId: "y" })), { code: Code.InvalidArgument, field: "order_id" });
+  t.like(await failure(client.getOrder({ storeId: SHOP, orderId: MISSING })), { code: Code.NotFound, message: `order ${MISSING} not found` });
+  t.like(await failure(client.getOrder({ storeId: KIOSK, orderId: id })), { code: Code.NotFound });
+});
+
+test("GetOrder: a pending order past its window reads as expired, with its events", async (t) => {
+  const { client, fake } = setup({ paymentWindowMs: 0 });
+  const { detail } = await newOrder(client);
+  const read = await client.getOrder({ storeId: SHOP, orderId: detail!.order!.id });
+  t.is(read.detail!.order!.status, "expired");
+  t.false(read.detail!.order!.requiresPayment);
+  t.deepEqual(
+    fake.state.outbox.map((event) => event.event_type),
+    ["order.created", "orderUpdated", "order.expired"],
+  );
+});
+
+// ListOrders
+
+test("ListOrders: newest first, paged, filtered by status", async (t) => {
+  const { client } = setup();
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    ids.push((await newOrder(client)).detail!.order!.id);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  await client.cancelOrder({ storeId: SHOP, orderId: ids[0]! });
+  const page = await client.listOrders({ storeId: SHOP, limit: 2, offset: 0, status: "" });
+  t.deepEqual(
+    page.orders.map((order) => order.id),
+    [ids[2], ids[1]],
+  );
+  t.true(page.hasMore);
+  const rest = await client.listOrders({ storeId: SHOP, limit: 2, offset: 2, status: "" });
+  t.deepEqual(
+    rest.orders.map((order) => order.id),
+    [ids[0]],
+  );
+  t.false(rest.hasMore);
+  const cancelled = await client.listOrders({ storeId: SHOP, limit: 50, offset: 0, status: "cancelled" });
+  t.deepEqual(
+    cancelled.orders.map((order) => [order.id, order.status]),
+    [[ids[0], "cancelled"]],
+  );
+  t.deepEqual((await client.listOrders({ storeId: KIOSK, limit: 50, offset: 0, status: "" })).orders, []);
+});
+
+test("ListOrders: argument errors name limit, offset, status and store_id", async (t) => {
+  const { client } = setup();
+  const base = { storeId: SHOP, limit: 20, offset: 0, status: "" };
+  t.like(await failure(client.listOrders({ ...base, storeId: "x" })), { code: Code.InvalidArgument, field: "store_id" });
+  t.like(await failure(client.listOrders({ ...base, limit: 0 })), { code: Code.InvalidArgument, field: "limit" });
+  t.like(await failure(client.listOrders({ ...base, limit: 51 })), { code: Code.InvalidArgument, field: "limit" });
+  t.like(await failure(client.listOrders({ ...base, offset: -1 })), { code: Code.InvalidArgument, field: "offset" });
+  t.like(await failure(client.listOrders({ ...base, status: "shipped" })), { code: Code.InvalidArgument, field: "status" });
+});
+
+// MarkOrderPaid and CancelOrder
+
+test("MarkOrderPaid: pending → paid with history and both events; a repeat changes nothing", async (t) => {
+  const { client, fake } = setup();
+  const id = (await newOrder(client)).detail!.order!.id;
+  const { order } = await client.markOrderPaid({ storeId: SHOP, orderId: id });
+  t.like(order, { id, status: "paid", requiresPayment: false });
+  t.deepEqual(fake.state.history.at(-1), { order_id: id, from_status: "pending", to_status: "paid", cause: "marked paid by the seller" });
+  const events = fake.state.outbox.filter((event) => event.event_type !== "order.created");
+  t.deepEqual(
+    events.map((event) => event.event_type),
+    ["orderUpdated", "order.paid"],
+  );
+  t.deepEqual(Object.keys(events[0]!.payload as object), ["type", "timestamp", "data"]);
+  t.like((events[1]!.payload as { data: unknown }).data, { store_id: SHOP, previous_status: "pending", order: { id, status: "paid" } });
+  await client.markOrderPaid({ storeId: SHOP, orderId: id });
+  t.is(fake.state.outbox.length, 3);
+});
+
+test("MarkOrderPaid and CancelOrder: bad ids (order_id first), NOT_FOUND, and a refused transition", async (t) => {
+  const { client } = setup();
+  const id = (await newOrder(client)).detail!.order!.id;
+  for (const call of [client.markOrderPaid, client.cancelOrder]) {
+    t.like(await failure(call({ storeId: "x", orderId: "y" })), { code: Code.InvalidArgument, field: "order_id" });
+    t.like(await failure(call({ storeId: "x", orderId: id })), { code: Code.InvalidArgument, field: "store_id" });
+    t.like(await failure(call({ storeId: SHOP, orderId: MISSING })), { code: Code.NotFound });
+    t.like(await failure(call({ storeId: KIOSK, orderId: id })), { code: Code.NotFound });
+  }
+  t.is((await client.cancelOrder({ storeId: SHOP, orderId: id })).order!.status, "cancelled");
+  t.like(await failure(client.markOrderPaid({ storeId: SHOP, orderId: id })), {
+    code: Code.FailedPrecondition,
+    message: `order ${id} cannot go from cancelled to paid`,
+  });
+});
+
+// HandlePaymentNotification
+
+test("HandlePaymentNotification: a signed settlement pays the order; the repeat is a no-op", async (t) => {
+  const { client } = setup();
+  const order = (await newOrder(client, { paymentMethod: "qris" })).detail!.order!;
+  const settle = notification(order.paymentReference, Number(order.amount), "settlement");
+  t.like(await client.handlePaymentNotification(settle), { orderId: order.id, status: "paid", changed: true });
+  t.like(await client.handlePaymentNotification(settle), { orderId: order.id, status: "paid", changed: false });
+  // "pending" means nothing to do yet.
+  const other = (await newOrder(client, { paymentMethod: "qris" })).detail!.order!;
+  t.like(await client.handlePaymentNotification(notification(other.paymentReference, Number(other.amount), "pending")), {
+    status: "pending",
+    changed: false,
+  });
+});
+
+test("HandlePaymentNotification: a bad signature is UNAUTHENTICATED and changes nothing", async (t) => {
+  const { client } = setup();
+  const order = (await newOrder(client, { paymentMethod: "qris" })).detail!.order!;
+  const forged = notification(order.paymentReference, Number(order.amount), "settlement", {}, "not-our-key");
+  t.like(await failure(client.handlePaymentNotification(forged)), { code: Code.Unauthenticated, message: "bad notification signature" });
+  const tampered = notification(order.paymentReference, Number(order.amount), "settlement", { signature_key: "00" });
+  t.like(await failure(client.handlePaymentNotification(tampered)), { code: Code.Unauthenticated });
+  t.is((await client.getOrder({ storeId: SHOP, orderId: order.id })).detail!.order!.status, "pending");
+});
+
+test("HandlePaymentNotification: unknown provider, not a notification, bad text, unknown order, wrong amount", async (t) => {
+  const { client } = setup();
+  const order = (await newOrder(client, { paymentMethod: "qris" })).detail!.order!;
+  const transfer = (await newOrder(client)).detail!.order!;
+  const amount = Number(order.amount);
+  t.like(await failure(client.handlePaymentNotification({ ...notification(order.paymentReference, amount, "settlement"), provider: "xendit" })), {
+    code: Code.InvalidArgument,
+  });
+  t.like(await failure(client.handlePaymentNotification({ provider: "midtrans", body: new TextEncoder().encode("{}") })), {
+    code: Code.InvalidArgument,
+    message: "not a Midtrans notification",
+  });
+  t.like(await failure(client.handlePaymentNotification(notification(order.paymentReference, amount, "settle\u0001ment"))), {
+    code: Code.InvalidArgument,
+    field: "transaction_status",
+  });
+  t.like(await failure(client.handlePaymentNotification(notification("SO-NOSUCHORDER", amount, "settlement"))), { code: Code.NotFound });
+  t.like(await failure(client.handlePaymentNotification(notification("not a reference", amount, "settlement"))), { code: Code.NotFound });
+  // A bank-transfer order is not the gateway's.
+  t.like(await failure(client.handlePaymentNotification(notification(transfer.paymentReference, Number(transfer.amount), "settlement"))), {
+    code: Code.NotFound,
+  });
+  t.like(await failure(client.handlePaymentNotification(notification(order.paymentReference, amount + 1, "settlement"))), {
+    code: Code.InvalidArgument,
+    message: "gross_amount does not match the order amount",
+  });
+  t.is((await client.getOrder({ storeId: SHOP, orderId: order.id })).detail!.order!.status, "pending");
+});
+
+test("HandlePaymentNotification: money for a cancelled order is acknowledged and logged as needing a refund", async (t) => {
+  const { client, logs } = setup();
+  const order = (await newOrder(client, { paymentMethod: "qris" })).detail!.order!;
+  await client.cancelOrder({ storeId: SHOP, orderId: order.id });
+  const paid = notification(order.paymentReference, Number(order.amount), "settlement");
+  t.like(await client.handlePaymentNotification(paid), { orderId: order.id, status: "cancelled", changed: false });
+  t.true(logs.some((line) => line.level === "error" && line.msg === "payment received for a cancelled order: refund needed"));
+  const failed = notification(order.paymentReference, Number(order.amount), "deny");
+  t.like(await client.handlePaymentNotification(failed), { status: "cancelled", changed: false });
+  t.true(logs.some((line) => line.level === "warn" && line.msg === "notification refused by the status machine"));
+});
+
+// GetCheckout
+
+test("GetCheckout: by order id (any case) or session token, with the store's name; anything else NOT_FOUND", async (t) => {
+  const { client } = setup();
+  const order = (await newOrder(client, { paymentMethod: "qris" })).detail!.order!;
+  const byId = await client.getCheckout({ key: { case: "orderId", value: order.id.toUpperCase() } });
+  t.is(byId.storeName, "Toko Kopi");
+  t.is(byId.detail!.order!.id, order.id);
+  const token = byId.detail!.payment!.snap!.token;
+  const byToken = await client.getCheckout({ key: { case: "sessionToken", value: token } });
+  t.is(byToken.detail!.order!.id, order.id);
+  t.like(await failure(client.getCheckout({ key: { case: "orderId", value: "not-a-uuid" } })), { code: Code.NotFound, message: "order not found" });
+  t.like(await failure(client.getCheckout({ key: { case: "orderId", value: MISSING } })), { code: Code.NotFound });
+  t.like(await failure(client.getCheckout({ key: { case: "sessionToken", value: "tok-none" } })), { code: Code.NotFound });
+  t.like(await failure(client.getCheckout({})), { code: Code.NotFound });
+});
+
+// The seam itself.
+
+test("the routes need only the domain: a fake orders object is enough", async (t) => {
+  const calls: unknown[] = [];
+  const routes = createOrderRoutes({
+    orders: {
+      paymentMethods: async (storeId) => {
+        calls.push(storeId);
+        return [{ code: "qris", name: "QRIS", kind: "gateway", provider: "midtrans", settlement_channel: "gateway" }];
+      },
+    } as Parameters<typeof createOrderRoutes>[0]["orders"],
+    notifications: { handle: async () => ({ orderId: "o", status: "paid", changed: true }) },
+  });
+  const client = createClient(OrderService, createRouterTransport(routes));
+  const { methods } = await client.listPaymentMethods({ storeId: SHOP.toUpperCase() });
+  t.like(methods, [{ code: "qris", name: "QRIS", kind: "gateway", provider: "midtrans", settlementChannel: "gateway" }]);
+  t.deepEqual(calls, [SHOP]);
+  t.like(await client.handlePaymentNotification({ provider: "anything" }), { orderId: "o", changed: true });
+});
