@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { Code, ConnectError } from "@connectrpc/connect";
 import type { Context, Next } from "koa";
 import type { Logger } from "../services/lib/logger.js";
 import { httpDuration, httpRequests } from "../services/lib/metrics.js";
@@ -71,7 +72,16 @@ export function requestContext(logger: Logger) {
       storeId: ctx.state.principal?.storeId,
     };
     if (aborted) logger.info({ ...line, status: undefined, aborted: true }, "request aborted by the client");
+    // An outage is expected and already logged by the service that met it: one warn
+    // line naming the cause, not a stack per request for the length of the outage.
+    else if (ctx.status === 503) logger.warn({ ...line, reason: failureReason(failure) }, "request failed: a dependency is unavailable");
     else if (ctx.status >= 500) logger.error({ ...line, err: failure }, "request failed");
     else logger.info(line, "request");
   };
+}
+
+function failureReason(failure: unknown): string | undefined {
+  if (failure instanceof ConnectError) return `${Code[failure.code]}: ${failure.rawMessage}`;
+  const e = failure as { code?: unknown; message?: unknown } | undefined;
+  return typeof e?.code === "string" ? e.code : typeof e?.message === "string" ? e.message : undefined;
 }
