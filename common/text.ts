@@ -24,30 +24,42 @@ function join(path: string, key: string | number): string {
   return typeof key === "number" ? `${path}[${key}]` : path ? `${path}.${key}` : key;
 }
 
+/** How deep a JSON value may nest before it is refused (the API's own bodies use 3). */
+export const MAX_JSON_DEPTH = 64;
+
+type Pending = { kind: "value"; value: unknown; path: string; depth: number } | { kind: "key"; path: string; message: string };
+
 /**
  * The first string in a parsed JSON value (object keys included) that breaks the
- * rule, with its path. Depth is bounded by the JSON parser's own limits.
+ * rule, with its path; or the first place the value nests deeper than `maxDepth`.
+ * Iterative, so a hostile body cannot exhaust the stack (JSON.parse itself accepts
+ * tens of thousands of levels).
  */
-export function findTextViolation(value: unknown, path = ""): TextViolation | undefined {
-  if (typeof value === "string") {
-    const message = textProblem(value);
-    return message ? { field: path || "body", message } : undefined;
-  }
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findTextViolation(value[i], join(path, i));
-      if (found) return found;
+export function findTextViolation(value: unknown, maxDepth = MAX_JSON_DEPTH): TextViolation | undefined {
+  const pending: Pending[] = [{ kind: "value", value, path: "", depth: 0 }];
+  while (pending.length > 0) {
+    const next = pending.pop()!;
+    if (next.kind === "key") return { field: next.path, message: next.message };
+    if (typeof next.value === "string") {
+      const message = textProblem(next.value);
+      if (message) return { field: next.path || "body", message };
+      continue;
     }
-    return undefined;
-  }
-  if (value !== null && typeof value === "object") {
-    for (const [key, inner] of Object.entries(value)) {
-      // A key is named by its well-formed, control-free rendering.
-      const keyProblem = textProblem(key);
-      if (keyProblem) return { field: join(path, JSON.stringify(key.toWellFormed()).slice(1, -1)), message: `field name ${keyProblem}` };
-      const found = findTextViolation(inner, join(path, key));
-      if (found) return found;
+    if (next.value === null || typeof next.value !== "object") continue;
+    if (next.depth >= maxDepth) return { field: next.path || "body", message: `is nested more than ${maxDepth} levels deep` };
+    const children: Pending[] = [];
+    if (Array.isArray(next.value)) {
+      next.value.forEach((inner, i) => children.push({ kind: "value", value: inner, path: join(next.path, i), depth: next.depth + 1 }));
+    } else {
+      for (const [key, inner] of Object.entries(next.value)) {
+        const keyProblem = textProblem(key);
+        // A bad key is named by its escaped, well-formed rendering.
+        if (keyProblem) children.push({ kind: "key", path: join(next.path, JSON.stringify(key.toWellFormed()).slice(1, -1)), message: `field name ${keyProblem}` });
+        else children.push({ kind: "value", value: inner, path: join(next.path, key), depth: next.depth + 1 });
+      }
     }
+    // Reversed onto the stack, so the first violation in document order is reported.
+    for (let i = children.length - 1; i >= 0; i--) pending.push(children[i]!);
   }
   return undefined;
 }

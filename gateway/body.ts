@@ -5,6 +5,8 @@ import { ApiError, invalidField, invalidRequest } from "./errors.js";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
 function hasBody(ctx: Context): boolean {
   const length = ctx.get("content-length");
   return (length !== "" && length !== "0") || ctx.get("transfer-encoding") !== "";
@@ -22,7 +24,15 @@ export async function readJsonBody(ctx: Context): Promise<unknown> {
   if (!ctx.is("application/json")) {
     throw new ApiError(415, "INVALID_REQUEST", "request body must be application/json");
   }
-  const text = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, encoding: "utf8" });
+  const bytes = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES });
+  let text: string;
+  try {
+    // Strict: invalid UTF-8 (an overlong form, an encoded surrogate) is refused rather
+    // than turned into U+FFFD and stored.
+    text = utf8.decode(bytes);
+  } catch {
+    throw invalidRequest("request body is not valid UTF-8");
+  }
   if (text.trim() === "") return undefined;
   let value: unknown;
   try {

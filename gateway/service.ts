@@ -22,11 +22,17 @@ export async function startGateway(
   await migrate(options.sql, GATEWAY_SCHEMA, migrations, options.logger);
   let selfUrl: string | undefined;
   const app = createGatewayApp({ ...options, selfUrl: () => selfUrl });
-  const server = http.createServer(app.callback());
+  // An HTTP/1.1 request without Host is answered by the app (Node's own 400 carries no
+  // envelope); nothing here routes by Host.
+  const server = http.createServer({ requireHostHeader: false }, app.callback());
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = 30_000;
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, options.logger));
+  // CONNECT (a proxy tunnel request) never reaches the app: refuse it in the envelope.
+  server.on("connect", (_request: http.IncomingMessage, socket: Duplex) => {
+    writeRawError(socket, 405, "CONNECT is not allowed here", "METHOD_NOT_ALLOWED", options.logger, "CONNECT");
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => resolve());
@@ -55,22 +61,32 @@ export async function startGateway(
  */
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, logger: Logger): void {
   const code = error.code ?? "";
-  if (code === "ECONNRESET" || !socket.writable || (socket as { _httpMessage?: unknown })._httpMessage) {
+  // A request already handed to the app whose body then broke (a bad chunk size, say)
+  // still has its answer to give, if nothing was sent yet; the app's own later write
+  // then finds the socket closed.
+  const inFlight = (socket as { _httpMessage?: http.ServerResponse })._httpMessage;
+  if (code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) {
     socket.destroy();
     return;
   }
   const tooLarge = code === "HPE_HEADER_OVERFLOW";
   const timedOut = code === "ERR_HTTP_REQUEST_TIMEOUT";
   const status = tooLarge ? 431 : timedOut ? 408 : 400;
-  const requestId = randomUUID();
   const message = tooLarge ? "request headers are too large" : timedOut ? "request timed out" : "malformed HTTP request";
-  const body = JSON.stringify({ success: false, error: { code: "INVALID_REQUEST", message } });
-  logger.info({ requestId, status, reason: code || error.message }, "malformed request refused");
+  writeRawError(socket, status, message, "INVALID_REQUEST", logger, code || error.message);
+}
+
+/** An envelope written straight to a socket Koa will not answer on, then closed. */
+function writeRawError(socket: Duplex, status: number, message: string, code: string, logger: Logger, reason: string): void {
+  const requestId = randomUUID();
+  const body = JSON.stringify({ success: false, error: { code, message } });
+  logger.info({ requestId, status, reason }, "malformed request refused");
   socket.end(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n` +
       "Content-Type: application/json; charset=utf-8\r\n" +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       `X-Request-Id: ${requestId}\r\n` +
+      (status === 405 ? "Allow: GET, POST\r\n" : "") +
       "Connection: close\r\n\r\n" +
       body,
   );

@@ -51,3 +51,15 @@ test("a forbidden field name is reported with the name escaped", (t) => {
   t.is(found?.field, "buyer.na\\u0000me");
   t.regex(found!.message, /^field name /);
 });
+
+test("a value nested deeper than the limit is refused, however deep, without exhausting the stack", (t) => {
+  const deep = JSON.parse("[".repeat(30_000) + "]".repeat(30_000));
+  t.deepEqual(findTextViolation(deep), { field: "[0]".repeat(64), message: "is nested more than 64 levels deep" });
+  const within = JSON.parse(`{"a":${"[".repeat(60)}"ok"${"]".repeat(60)}}`);
+  t.is(findTextViolation(within), undefined);
+});
+
+test("the first violation in document order is the one reported", (t) => {
+  t.is(findTextViolation({ a: "ok", b: ["fine", "x\u0001"], c: "\u0000" })?.field, "b[1]");
+  t.is(findTextViolation({ ["k\u0001"]: 1, z: "\u0000" })?.field, "k\\u0001");
+});

@@ -91,3 +91,42 @@ test.serial("a client that hangs up mid-body is logged as aborted, never as a 50
   t.regex(metrics, /http_requests_total\{route="\/v1\/orders",method="POST",code="499"\} [1-9]/);
   t.notRegex(metrics, /http_requests_total\{route="\/v1\/orders",method="POST",code="500"\}/);
 });
+
+test.serial("a request without Host, CONNECT, a broken chunked body and an unknown transfer coding all get the envelope", async (t) => {
+  const port = Number(new URL(stack.baseUrl).port);
+  const noHost = parse(await raw(`GET /v1/products HTTP/1.1\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`));
+  t.is(noHost.status, 200, "Host is not needed to route");
+  t.is(noHost.body.success, true);
+  const connect = parse(await raw(`CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`));
+  t.is(connect.status, 405);
+  t.is(connect.body.error.code, "METHOD_NOT_ALLOWED");
+  const badChunk = parse(
+    await raw(
+      `POST /v1/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+    ),
+  );
+  t.is(badChunk.status, 400);
+  t.is(badChunk.body.error.code, "INVALID_REQUEST");
+  const gzipOnly = parse(
+    await raw(`POST /v1/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip\r\nConnection: close\r\n\r\n{}`),
+  );
+  t.is(gzipOnly.status, 400);
+  t.is(gzipOnly.body.error.code, "INVALID_REQUEST");
+});
+
+test.serial("a body of invalid UTF-8 or nested 10,000 deep is 400 INVALID_REQUEST", async (t) => {
+  const invalid = await fetch(`${stack.baseUrl}/v1/orders`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: Buffer.concat([Buffer.from('{"buyer":{"name":"Bu'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('di"}}')]),
+  });
+  t.is(invalid.status, 400);
+  t.is(((await invalid.json()) as any).error.message, "request body is not valid UTF-8");
+  const deep = await fetch(`${stack.baseUrl}/v1/orders`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: "[".repeat(10_000) + "]".repeat(10_000),
+  });
+  t.is(deep.status, 400);
+  t.regex(((await deep.json()) as any).error.message, /nested more than 64 levels/);
+});
