@@ -19,7 +19,7 @@ import { assertRequestText } from "./rpc-text.js";
  * Every request's text is checked (rpc-text.ts) and every handler's failure leaves as
  * a ConnectError fit for the client (rpc-errors.ts).
  */
-function rpcErrorInterceptor(logger: Logger): Interceptor {
+export function rpcErrorInterceptor(logger: Logger): Interceptor {
   return (next) => async (request) => {
     try {
       if (!request.stream) assertRequestText(request.method.input, request.message);
@@ -28,6 +28,15 @@ function rpcErrorInterceptor(logger: Logger): Interceptor {
       throw toRpcError(error, logger, { service: request.service.typeName, method: request.method.name });
     }
   };
+}
+
+/**
+ * What every service's server runs around each handler, on both the lean path and
+ * Connect's: metrics outermost (they count the code the client gets), then the text
+ * check and error mapping. In-memory tests pass the same to createRouterTransport.
+ */
+export function serverInterceptors(logger: Logger): Interceptor[] {
+  return [rpcMetricsInterceptor("server"), rpcErrorInterceptor(logger)];
 }
 
 export interface RpcServerOptions {
@@ -90,7 +99,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     healthRoutes(router);
   };
   // Outermost first: metrics count the code the client gets, after the error mapping.
-  const interceptors = [rpcMetricsInterceptor("server"), rpcErrorInterceptor(logger)];
+  const interceptors = serverInterceptors(logger);
   const handler = connectNodeAdapter({ interceptors, routes: allRoutes });
   const server = http2.createServer({ settings: { initialWindowSize: 8 * 1024 * 1024 } }, handler);
   // Unary binary gRPC calls take the lean path (lean-grpc/, with the same interceptors);

@@ -2,8 +2,8 @@
 // and domain modules over an in-memory store, fake catalog clients and a fake payment
 // gateway. No database, no network, no process. Each RPC's happy path, its argument
 // errors (INVALID_ARGUMENT with a FieldViolation), NOT_FOUND, and the notification
-// checks. services/lib/rpc-server.ts's interceptor (text rule, error mapping) is not
-// exported, so it does not run here: these are the handlers' own answers.
+// checks. The routes run behind the same server interceptors as on a real server
+// (services/lib/rpc-server.ts: the text rule and the error mapping).
 import { Writable } from "node:stream";
 import test from "ava";
 import { create } from "@bufbuild/protobuf";
@@ -15,7 +15,10 @@ import { midtransSignature } from "../../common/midtrans.js";
 import { createOrderDomain } from "../../services/order/domain.js";
 import type { PaymentGateway } from "../../services/order/payment-gateways/types.js";
 import { createOrderRoutes } from "../../services/order/routes.js";
+import { serverInterceptors } from "../../services/lib/rpc-server.js";
 import { createFakeOrderStore } from "../helpers/fake-order-store.js";
+
+const silent = pino({ level: "silent" });
 
 const BASE = "https://shop.example";
 const SERVER_KEY = "SB-Mid-server-router";
@@ -99,7 +102,7 @@ function setup(options: { paymentWindowMs?: number } = {}) {
     paymentWindowMs: options.paymentWindowMs ?? 3_600_000,
     midtransServerKey: SERVER_KEY,
   });
-  const client = createClient(OrderService, createRouterTransport(createOrderRoutes(domain)));
+  const client = createClient(OrderService, createRouterTransport(createOrderRoutes(domain), { router: { interceptors: serverInterceptors(silent) } }));
   return { client, fake, gateway, logs };
 }
 
@@ -473,4 +476,22 @@ test("the routes need only the domain: a fake orders object is enough", async (t
   t.like(methods, [{ code: "qris", name: "QRIS", kind: "gateway", provider: "midtrans", settlementChannel: "gateway" }]);
   t.deepEqual(calls, [SHOP]);
   t.like(await client.handlePaymentNotification({ provider: "anything" }), { orderId: "o", changed: true });
+});
+
+test("behind the server interceptors: a control character is INVALID_ARGUMENT and a dropped database is UNAVAILABLE", async (t) => {
+  const routes = createOrderRoutes({
+    orders: {
+      paymentMethods: async () => {
+        throw Object.assign(new Error("write CONNECTION_CLOSED 127.0.0.1:5432"), { code: "CONNECTION_CLOSED" });
+      },
+    } as unknown as Parameters<typeof createOrderRoutes>[0]["orders"],
+    notifications: { handle: async () => ({ orderId: "o", status: "paid", changed: true }) },
+  });
+  const client = createClient(OrderService, createRouterTransport(routes, { router: { interceptors: serverInterceptors(silent) } }));
+  const bad = ConnectError.from(await t.throwsAsync(client.listPaymentMethods({ storeId: `${SHOP}\u0000` })));
+  t.is(bad.code, Code.InvalidArgument);
+  t.is(bad.findDetails(FieldViolationSchema)[0]?.field, "store_id");
+  const down = ConnectError.from(await t.throwsAsync(client.listPaymentMethods({ storeId: SHOP })));
+  t.is(down.code, Code.Unavailable);
+  t.notRegex(down.rawMessage, /5432|CONNECTION_CLOSED/);
 });
