@@ -5,7 +5,7 @@ import { CatalogService, StoreService } from "../gen/catalog/v1/catalog_pb.js";
 import { OrderService } from "../gen/order/v1/order_pb.js";
 import { WebhookService, type Delivery } from "../gen/webhook/v1/webhook_pb.js";
 import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from "../gen/grpc/health/v1/health_pb.js";
-import { orderJson } from "../services/lib/public-json.js";
+import { orderJson } from "../common/public-json.js";
 import { loadConfig } from "../services/lib/config.js";
 import { textProblem } from "../common/text.js";
 import { createRpcChannel, type RpcChannel } from "../services/lib/rpc-client.js";

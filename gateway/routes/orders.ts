@@ -5,7 +5,7 @@ import { ok, type GatewayContext } from "../context.js";
 import { invalidField } from "../errors.js";
 import { parseCreateOrderBody } from "../order-request.js";
 import { queryEnum, queryInt } from "../query.js";
-import { orderDetailJson, orderJson } from "../../services/lib/public-json.js";
+import { orderDetailJson, orderJson } from "../../common/public-json.js";
 import { isUuid } from "../../common/ids.js";
 import { ORDER_STATUSES } from "../../common/order-status.js";
 import { textProblem } from "../../common/text.js";

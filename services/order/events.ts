@@ -3,7 +3,7 @@
 // the key order receivers see: {"type","timestamp","data":{"store_id","order","previous_status"}}.
 import { randomUUID } from "node:crypto";
 import type { Order } from "../../gen/order/v1/order_pb.js";
-import { orderJson, type OrderJson } from "../lib/public-json.js";
+import { orderJson, type OrderJson } from "../../common/public-json.js";
 import { eventsForChange, type EventType, type OrderStatus } from "./status-machine.js";
 import type { NewOutboxRow, OrderRow } from "./store.js";
 

@@ -4,7 +4,7 @@ import test from "ava";
 import { create } from "@bufbuild/protobuf";
 import { OrderSchema } from "../../gen/order/v1/order_pb.js";
 import { createdEvents, orderEventPayload, orderEvents, statusChangeEvents } from "../../services/order/events.js";
-import { orderJson } from "../../services/lib/public-json.js";
+import { orderJson } from "../../common/public-json.js";
 
 const ORDER_ID = "33333333-3333-4333-8333-333333333333";
 const STORE_ID = "44444444-4444-4444-8444-444444444444";

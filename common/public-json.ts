@@ -1,4 +1,4 @@
-import type { Order, OrderDetail, Payment, Redirect } from "../../gen/order/v1/order_pb.js";
+import type { Order, OrderDetail, Payment, Redirect } from "../gen/order/v1/order_pb.js";
 
 // The public JSON shape of an order (CONTRACT §4). The gateway renders REST responses
 // with it and the order service renders webhook event payloads with it, so the two
