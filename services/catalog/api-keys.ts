@@ -1,10 +1,24 @@
+// API keys (CONTRACT §3): `sk_live_` and random base62, shown once, stored as a hash;
+// authentication finds the live key by its hash and answers with its store's plan.
 import { createHash, randomBytes } from "node:crypto";
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { PlanName } from "../../common/plans.js";
+import type { Logger } from "../lib/logger.js";
+import type { Stores } from "./stores.js";
+import type { ApiKeyRow, Pool } from "./store.js";
+import type * as sqlStore from "./store.js";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const KEY_PREFIX = "sk_live_";
 const RANDOM_LENGTH = 40;
 /** What a well-formed key looks like; anything else is refused before any lookup. */
 export const API_KEY_PATTERN = /^sk_live_[0-9A-Za-z]{32,128}$/;
+
+/**
+ * `last_used_at` is refreshed at most this often, so authentication stays a read on
+ * the hot path (the dashboard shows it "within a minute", CONTRACT §10).
+ */
+export const LAST_USED_RESOLUTION_SECONDS = 60;
 
 /** `sk_live_` and 40 base62 characters (~238 bits), drawn without modulo bias. */
 export function generateApiKey(): string {
@@ -26,3 +40,52 @@ export function hashApiKey(key: string): Buffer {
 export function keyPrefix(key: string): string {
   return key.slice(0, KEY_PREFIX.length + 4);
 }
+
+/** A key's label: trimmed, at most 100 characters, may be empty. */
+export function keyName(name: string): string {
+  return name.trim().slice(0, 100);
+}
+
+export interface AuthenticatedKey {
+  keyId: string;
+  storeId: string;
+  plan: PlanName;
+}
+
+export type ApiKeysStore = Pick<typeof sqlStore, "insertApiKey" | "revokeApiKey" | "findLiveKey" | "touchApiKey">;
+
+export function createApiKeys({ sql, store, stores, logger }: { sql: Pool; store: ApiKeysStore; stores: Pick<Stores, "get">; logger: Logger }) {
+  return {
+    /** A new key for the store: the row, and the key itself, which is never stored. */
+    async create(storeId: string, name: string): Promise<{ apiKey: ApiKeyRow; secret: string }> {
+      const owner = await stores.get(storeId);
+      const secret = generateApiKey();
+      const apiKey = await store.insertApiKey(sql, {
+        store_id: owner.id,
+        name: keyName(name),
+        prefix: keyPrefix(secret),
+        key_hash: hashApiKey(secret),
+      });
+      logger.info({ storeId: owner.id, keyId: apiKey.id }, "api key created");
+      return { apiKey, secret };
+    },
+
+    /** Undefined when the store has no such key. Revoking twice keeps the first time. */
+    async revoke(storeId: string, keyId: string): Promise<ApiKeyRow | undefined> {
+      const row = await store.revokeApiKey(sql, storeId, keyId);
+      if (row) logger.info({ storeId: row.store_id, keyId: row.id }, "api key revoked");
+      return row;
+    },
+
+    /** The live key's id, store and plan; UNAUTHENTICATED for a malformed, unknown or revoked key. */
+    async authenticate(secret: string): Promise<AuthenticatedKey> {
+      if (!API_KEY_PATTERN.test(secret)) throw new ConnectError("malformed key", Code.Unauthenticated);
+      const found = await store.findLiveKey(sql, hashApiKey(secret), LAST_USED_RESOLUTION_SECONDS);
+      if (!found) throw new ConnectError("unknown or revoked key", Code.Unauthenticated);
+      if (found.stale) await store.touchApiKey(sql, found.key_id);
+      return { keyId: found.key_id, storeId: found.store_id, plan: found.plan };
+    },
+  };
+}
+
+export type ApiKeys = ReturnType<typeof createApiKeys>;

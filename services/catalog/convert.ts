@@ -5,7 +5,6 @@ import {
   ItemSchema,
   ItemStatus,
   ItemType,
-  Plan,
   StoreSchema,
   type ApiKey,
   type Item,

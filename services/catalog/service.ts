@@ -5,8 +5,9 @@ import { migrate, type Sql } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
 import { startRpcServer, type RpcServer } from "../lib/rpc-server.js";
 import { registerDbPool } from "../lib/metrics.js";
+import { createCatalogDomain } from "./domain.js";
 import { createCatalogRoutes } from "./routes.js";
-import { createCatalogStore } from "./store.js";
+import { ping } from "./store.js";
 
 export const CATALOG_SCHEMA = "catalog";
 const migrations = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
@@ -29,10 +30,8 @@ export async function startCatalogService(options: {
     host: options.host,
     port: options.port,
     logger,
-    routes: createCatalogRoutes({ store: createCatalogStore(sql), logger }),
+    routes: createCatalogRoutes(createCatalogDomain({ sql, logger })),
     services: [StoreService.typeName, CatalogService.typeName],
-    ready: async () => {
-      await sql`select 1`;
-    },
+    ready: () => ping(sql),
   });
 }

@@ -2,6 +2,8 @@ import { connect, headers, nanos, type NatsConnection } from "@nats-io/transport
 import {
   AckPolicy,
   DeliverPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
   jetstream,
   jetstreamManager,
   StorageType,
@@ -26,14 +28,17 @@ export interface BusMessage extends BusEvent {
   deliveryCount: number;
 }
 
-/** What the consumer does with a message: done, try again after a pause, or drop. */
-export type Disposition = { ack: true } | { retryAfterMs: number };
+/**
+ * Handles one message: resolving acks it; throwing hands it out again a moment later.
+ * (A message worth nothing is dropped by resolving.)
+ */
+export type BusHandler = (message: BusMessage) => Promise<void>;
 
 export interface EventBus {
   /** Resolves once the bus has the event durably (JetStream ack, or a local handler done). */
   publish(event: BusEvent): Promise<void>;
   /** Starts consuming as the shared durable consumer; resolves when set up. */
-  consume(handler: (message: BusMessage) => Promise<Disposition>): Promise<void>;
+  consume(handler: BusHandler): Promise<void>;
   /** Throws when the bus cannot take events now. */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -46,10 +51,13 @@ export interface BusNames {
   consumer: string;
 }
 
-export const DEFAULT_BUS_NAMES: BusNames = { stream: "ORDER_EVENTS", consumer: "webhook-delivery" };
-
 const subjectPrefix = (names: BusNames) => names.stream.toLowerCase();
 const headerName = { store: "Store-Id", type: "Event-Type" };
+
+/** The JetStream API's "no such stream" / "no such consumer" answers, by their error codes. */
+function isApiError(error: unknown, code: JetStreamApiCodes): boolean {
+  return error instanceof JetStreamApiError && error.code === code;
+}
 
 /**
  * NATS JetStream: a file-backed stream made (or updated) at start-up, publishes with
@@ -90,7 +98,7 @@ export async function createJetStreamBus(url: string, names: BusNames, logger: L
         await jsm.streams.info(names.stream);
         await jsm.streams.update(names.stream, { subjects: config.subjects, duplicate_window: config.duplicate_window, max_age: config.max_age });
       } catch (error) {
-        if (!/not found/i.test((error as Error).message)) throw error;
+        if (!isApiError(error, JetStreamApiCodes.StreamNotFound)) throw error;
         await jsm.streams.add(config);
       }
     })().catch((error) => {
@@ -104,7 +112,7 @@ export async function createJetStreamBus(url: string, names: BusNames, logger: L
     try {
       await jsm.consumers.info(names.stream, names.consumer);
     } catch (error) {
-      if (!/not found/i.test((error as Error).message)) throw error;
+      if (!isApiError(error, JetStreamApiCodes.ConsumerNotFound)) throw error;
       await jsm.consumers.add(names.stream, {
         durable_name: names.consumer,
         ack_policy: AckPolicy.Explicit,
@@ -154,11 +162,10 @@ export async function createJetStreamBus(url: string, names: BusNames, logger: L
                 continue;
               }
               try {
-                const outcome = await handler({ id, storeId, type, body: m.data, deliveryCount: m.info.deliveryCount });
+                await handler({ id, storeId, type, body: m.data, deliveryCount: m.info.deliveryCount });
                 // A plain ack: if it is lost the message comes again, and recording a
                 // delivery twice is a no-op (one row per event and endpoint).
-                if ("ack" in outcome) m.ack();
-                else m.nak(outcome.retryAfterMs);
+                m.ack();
               } catch (error) {
                 logger.warn({ err: (error as Error).message, eventId: id }, "event handling failed; redelivering");
                 m.nak(1_000);
@@ -188,7 +195,7 @@ export async function createJetStreamBus(url: string, names: BusNames, logger: L
  * for as long as the process lives.
  */
 export function createInProcessBus(logger: Logger): EventBus {
-  let handler: ((message: BusMessage) => Promise<Disposition>) | undefined;
+  let handler: BusHandler | undefined;
   const waiting: (() => void)[] = [];
   const seen = new Map<string, number>(); // id → when: the dedupe window
   const windowMs = 10 * 60_000;
@@ -209,8 +216,8 @@ export function createInProcessBus(logger: Logger): EventBus {
           resolve();
         });
       });
-      const outcome = await handler!({ ...event, deliveryCount: 1 });
-      if (!("ack" in outcome)) throw new Error(`consumer asked to retry event ${event.id}`);
+      // A handler that throws fails the publish: the outbox keeps the row and retries.
+      await handler!({ ...event, deliveryCount: 1 });
       seen.set(event.id, now);
     },
     async consume(next) {

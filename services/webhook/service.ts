@@ -8,8 +8,10 @@ import type { Logger } from "../lib/logger.js";
 import { startRpcServer } from "../lib/rpc-server.js";
 import { registerDbPool, webhookAttemptDuration, webhookAttempts, webhookDeliveryLatency } from "../lib/metrics.js";
 import { createEventConsumer } from "./consumer.js";
+import { createWebhookDomain } from "./domain.js";
 import { createWebhookRoutes } from "./routes.js";
 import { createSecretBox } from "./secret-box.js";
+import * as store from "./store.js";
 import { startDeliveryWorker } from "./worker.js";
 
 export const WEBHOOK_SCHEMA = "webhooks";
@@ -40,6 +42,7 @@ export async function startWebhookService(options: {
   registerDbPool("webhooks", sql);
   const worker = startDeliveryWorker({
     sql,
+    store,
     logger,
     box,
     schedule: config.WEBHOOK_RETRY_SCHEDULE,
@@ -52,23 +55,26 @@ export async function startWebhookService(options: {
       if (result === "succeeded") webhookDeliveryLatency.observe((Date.now() - recordedAt.getTime()) / 1000);
     },
   });
-  await options.bus.consume(createEventConsumer({ sql, logger, onRecorded: worker.kick }));
+  await options.bus.consume(createEventConsumer({ sql, store, logger, onRecorded: worker.kick }));
   const server = await startRpcServer({
     name: "webhook",
     host: options.host,
     port: options.port,
     logger,
-    routes: createWebhookRoutes({
-      sql,
-      logger,
-      box,
-      allowHttp: config.WEBHOOK_ALLOW_HTTP,
-      rotationOverlapMs: config.WEBHOOK_ROTATION_OVERLAP,
-      onRequeued: worker.kick,
-    }),
+    routes: createWebhookRoutes(
+      createWebhookDomain({
+        sql,
+        store,
+        logger,
+        box,
+        allowHttp: config.WEBHOOK_ALLOW_HTTP,
+        rotationOverlapMs: config.WEBHOOK_ROTATION_OVERLAP,
+        onRequeued: worker.kick,
+      }),
+    ),
     services: [WebhookService.typeName],
     ready: async () => {
-      await sql`select 1`;
+      await store.ping(sql);
       await options.bus.ready();
     },
   });

@@ -1,13 +1,19 @@
-import type { Sql } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
 import { nextAttemptDelay, parseRetryAfter, RETRY_AFTER_STATUSES } from "./retry-policy.js";
 import type { SecretBox } from "./secret-box.js";
 import { sendWebhook, type SendResult } from "./sender.js";
 import { signatureHeader } from "./signing.js";
-import * as store from "./store.js";
+import type { AttemptOutcome, AttemptRow, DueDelivery, Pool } from "./store.js";
+import type * as sqlStore from "./store.js";
+
+export type WorkerStore = Pick<
+  typeof sqlStore,
+  "transaction" | "leaseDue" | "releaseLease" | "liveSecrets" | "disableEndpoint" | "finishAttempt" | "insertAttempt"
+>;
 
 export interface WorkerOptions {
-  sql: Sql;
+  sql: Pool;
+  store: WorkerStore;
   logger: Logger;
   box: SecretBox;
   schedule: number[];
@@ -29,7 +35,7 @@ export interface WorkerOptions {
  * database, so a restart picks up where the last run stopped.
  */
 export function startDeliveryWorker(options: WorkerOptions) {
-  const { sql, logger } = options;
+  const { sql, store, logger } = options;
   const perEndpoint = options.perEndpoint ?? 4;
   const total = options.total ?? 64;
   const timeoutMs = options.timeoutMs ?? 15_000;
@@ -41,11 +47,18 @@ export function startDeliveryWorker(options: WorkerOptions) {
   let pumping = false;
   let again = false;
 
-  async function deliver(delivery: store.DeliveryRow & { url: string; enabled: boolean }) {
+  /** The attempt's row and its delivery's new state, in one transaction. */
+  async function recordAttempt(attempt: Omit<AttemptRow, "number">, outcome: AttemptOutcome) {
+    await store.transaction(sql, async (tx) => {
+      const number = await store.finishAttempt(tx, attempt.delivery_id, outcome);
+      await store.insertAttempt(tx, { ...attempt, number });
+    });
+  }
+
+  async function deliver(delivery: DueDelivery) {
     const started = new Date();
     if (!delivery.enabled) {
-      await store.recordAttempt(
-        sql,
+      await recordAttempt(
         { delivery_id: delivery.id, started_at: started, status_code: null, latency_ms: 0, result: "endpoint_disabled", error: "endpoint is disabled", response_excerpt: null },
         { status: "failed", error: "endpoint is disabled" },
       );
@@ -94,23 +107,23 @@ export function startDeliveryWorker(options: WorkerOptions) {
     };
     const attemptsMade = delivery.attempts + 1;
     if (result.result === "succeeded") {
-      await store.recordAttempt(sql, attempt, { status: "succeeded" });
+      await recordAttempt(attempt, { status: "succeeded" });
     } else if (result.result === "refused") {
-      await store.recordAttempt(sql, attempt, { status: "refused", error: result.error });
+      await recordAttempt(attempt, { status: "refused", error: result.error });
       logger.warn({ deliveryId: delivery.id, reason: result.error }, "webhook destination refused");
     } else if (result.statusCode === 410) {
       await store.disableEndpoint(sql, delivery.endpoint_id, "receiver answered 410 Gone");
-      await store.recordAttempt(sql, attempt, { status: "failed", error: "410 Gone: endpoint disabled" });
+      await recordAttempt(attempt, { status: "failed", error: "410 Gone: endpoint disabled" });
       logger.warn({ endpointId: delivery.endpoint_id }, "webhook endpoint disabled after 410");
     } else {
       const retryAfter = result.statusCode && RETRY_AFTER_STATUSES.has(result.statusCode) ? parseRetryAfter(result.retryAfter) : undefined;
       const delay = nextAttemptDelay(options.schedule, attemptsMade, retryAfter);
       const error = result.error ?? `HTTP ${result.statusCode}`;
       if (delay === undefined) {
-        await store.recordAttempt(sql, attempt, { status: "failed", error });
+        await recordAttempt(attempt, { status: "failed", error });
         logger.warn({ deliveryId: delivery.id, attempts: attemptsMade }, "webhook delivery failed for good");
       } else {
-        await store.recordAttempt(sql, attempt, { status: "pending", nextAttemptAt: new Date(Date.now() + delay), error });
+        await recordAttempt(attempt, { status: "pending", nextAttemptAt: new Date(Date.now() + delay), error });
         setTimeout(kick, delay + 10).unref();
       }
     }
@@ -132,7 +145,7 @@ export function startDeliveryWorker(options: WorkerOptions) {
         for (const delivery of leased) {
           if ((inFlight.get(delivery.endpoint_id) ?? 0) >= perEndpoint) {
             // Over this endpoint's share: give the lease back for a later round.
-            await sql`update deliveries set leased_until = null where id = ${delivery.id}`;
+            await store.releaseLease(sql, delivery.id);
             again = true;
             continue;
           }

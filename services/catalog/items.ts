@@ -1,0 +1,165 @@
+// Products and bundles: prices, statuses, slugs (given, or made from the title and
+// unique in the store), and what a bundle may hold (products of its own store).
+import { Code, ConnectError } from "@connectrpc/connect";
+import {
+  ItemStatus,
+  type CreateBundleRequest,
+  type CreateProductRequest,
+} from "../../gen/catalog/v1/catalog_pb.js";
+import { isUuid } from "../../common/ids.js";
+import { itemStatusName } from "./convert.js";
+import type { Stores } from "./stores.js";
+import type { ItemRow, ItemStatusName, NewItem, Pool } from "./store.js";
+import type * as sqlStore from "./store.js";
+import { invalid, requireText, requireUuid } from "./validation.js";
+
+export const MAX_PRICE = 1_000_000_000_000;
+const SLUG = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+const MAX_SLUG_LENGTH = 120;
+/** Ids one GetItems call may ask for. */
+export const MAX_ITEMS_PER_LOOKUP = 200;
+
+/** A slug made from a title: lower-case ASCII words joined by single dashes, "item" when none is left. */
+export function slugify(title: string): string {
+  const slug = title
+    .normalize("NFKD")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 100)
+    .replace(/-+$/, "");
+  return slug || "item";
+}
+
+/** A whole number of rupiah from 0 to MAX_PRICE. */
+export function requirePrice(value: bigint): number {
+  if (value < 0n || value > BigInt(MAX_PRICE)) throw invalid(`price must be an integer from 0 to ${MAX_PRICE}`);
+  return Number(value);
+}
+
+/** The status a request names; INVALID_ARGUMENT when it names none. */
+export function requireStatus(status: ItemStatus): ItemStatusName {
+  const name = itemStatusName(status);
+  if (!name) throw invalid("status must be draft, published or archived");
+  return name;
+}
+
+/** A new item is published unless the request says otherwise. */
+export function statusOrPublished(status: ItemStatus): ItemStatusName {
+  return status === ItemStatus.UNSPECIFIED ? "published" : requireStatus(status);
+}
+
+/** A requested slug's shape (its uniqueness needs the store). */
+export function checkSlug(slug: string): string {
+  if (!SLUG.test(slug) || slug.length > MAX_SLUG_LENGTH) {
+    throw invalid("slug must be lowercase letters, digits and single dashes");
+  }
+  return slug;
+}
+
+/** A bundle's product ids: at least one, each a UUID (lower-cased), none twice. */
+export function bundleProductIds(productIds: string[]): string[] {
+  if (productIds.length === 0) throw invalid("a bundle needs at least one product");
+  const ids = productIds.map((id, n) => requireUuid(id, `product_ids[${n}]`));
+  if (new Set(ids).size !== ids.length) throw invalid("product_ids must not repeat");
+  return ids;
+}
+
+/** Every id must be a product of the store: `found` is what the store holds of them. */
+export function checkBundleProducts(ids: string[], found: Pick<ItemRow, "id" | "type">[]): void {
+  for (const [n, id] of ids.entries()) {
+    const item = found.find((row) => row.id === id);
+    if (!item || item.type !== "product") {
+      throw invalid(`product_ids[${n}]: ${id} is not a product of this store`);
+    }
+  }
+}
+
+/** The ids a lookup may hold: malformed ones cannot exist, so they are left out rather than failing the batch. */
+export function lookupIds(ids: string[]): string[] {
+  if (ids.length > MAX_ITEMS_PER_LOOKUP) throw invalid(`at most ${MAX_ITEMS_PER_LOOKUP} ids`);
+  return ids.filter((id) => isUuid(id)).map((id) => id.toLowerCase());
+}
+
+export type ItemsStore = Pick<
+  typeof sqlStore,
+  "transaction" | "slugTaken" | "insertItem" | "insertBundleProducts" | "updateItem" | "getItems" | "listPublished"
+>;
+
+export function createItems({ sql, store, stores }: { sql: Pool; store: ItemsStore; stores: Pick<Stores, "get"> }) {
+  /** The requested slug if free, else ALREADY_EXISTS; without one, the title's slug with -2, -3… until free. */
+  async function pickSlug(storeId: string, requested: string, title: string): Promise<string> {
+    if (requested !== "") {
+      checkSlug(requested);
+      if (await store.slugTaken(sql, storeId, requested)) {
+        throw new ConnectError(`slug ${requested} is already used in this store`, Code.AlreadyExists);
+      }
+      return requested;
+    }
+    const base = slugify(title);
+    for (let n = 1; ; n++) {
+      const candidate = n === 1 ? base : `${base}-${n}`;
+      if (!(await store.slugTaken(sql, storeId, candidate))) return candidate;
+    }
+  }
+
+  /** The item and its bundle products in one transaction. */
+  async function insert(item: NewItem, productIds: string[]): Promise<ItemRow> {
+    const id = await store.transaction(sql, async (tx) => {
+      const id = await store.insertItem(tx, item);
+      await store.insertBundleProducts(tx, id, productIds);
+      return id;
+    });
+    return (await store.getItems(sql, item.store_id, [id]))[0]!;
+  }
+
+  async function update(storeId: string, itemId: string, change: { price?: number; status?: ItemStatusName }) {
+    if (!(await store.updateItem(sql, storeId, itemId, change))) return undefined;
+    return (await store.getItems(sql, storeId, [itemId]))[0];
+  }
+
+  return {
+    async createProduct(request: Pick<CreateProductRequest, "storeId" | "title" | "slug" | "price" | "status">): Promise<ItemRow> {
+      const owner = await stores.get(request.storeId);
+      const title = requireText(request.title, "title", 200);
+      const price = requirePrice(request.price);
+      const status = statusOrPublished(request.status);
+      const slug = await pickSlug(owner.id, request.slug, title);
+      return insert({ store_id: owner.id, type: "product", title, slug, price, status }, []);
+    },
+
+    async createBundle(
+      request: Pick<CreateBundleRequest, "storeId" | "title" | "slug" | "price" | "status" | "productIds">,
+    ): Promise<ItemRow> {
+      const owner = await stores.get(request.storeId);
+      const title = requireText(request.title, "title", 200);
+      const price = requirePrice(request.price);
+      const status = statusOrPublished(request.status);
+      const ids = bundleProductIds(request.productIds);
+      checkBundleProducts(ids, await store.getItems(sql, owner.id, ids));
+      const slug = await pickSlug(owner.id, request.slug, title);
+      return insert({ store_id: owner.id, type: "bundle", title, slug, price, status }, ids);
+    },
+
+    /** Undefined when the store has no such item. */
+    async setPrice(storeId: string, itemId: string, price: bigint): Promise<ItemRow | undefined> {
+      return update(storeId, itemId, { price: requirePrice(price) });
+    },
+
+    /** Undefined when the store has no such item. */
+    async setStatus(storeId: string, itemId: string, status: ItemStatusName): Promise<ItemRow | undefined> {
+      return update(storeId, itemId, { status });
+    },
+
+    async listPublished(storeId: string, limit: number, offset: number): Promise<{ items: ItemRow[]; hasMore: boolean }> {
+      return store.listPublished(sql, storeId, limit, offset);
+    },
+
+    /** The store's items among `ids`; ids of other stores, unknown or malformed ones are left out. */
+    async getMany(storeId: string, ids: string[]): Promise<ItemRow[]> {
+      return store.getItems(sql, storeId, lookupIds(ids));
+    },
+  };
+}
+
+export type Items = ReturnType<typeof createItems>;

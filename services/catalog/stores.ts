@@ -1,0 +1,75 @@
+// Stores and their plans (CONTRACT §3): what a new store needs, the plan it gets when
+// none is named, and the lookup every store-scoped call starts with.
+import { Code, ConnectError } from "@connectrpc/connect";
+import { Plan, type CreateStoreRequest } from "../../gen/catalog/v1/catalog_pb.js";
+import { planName, type PlanName } from "../../common/plans.js";
+import type { Logger } from "../lib/logger.js";
+import type { NewStore, Pool, StoreRow } from "./store.js";
+import type * as sqlStore from "./store.js";
+import { invalid, optionalUrl, requireText, requireUuid } from "./validation.js";
+
+/** A store created without a plan gets this one. */
+export const DEFAULT_PLAN: PlanName = "growth";
+
+/** The plan's name; INVALID_ARGUMENT for anything but starter, growth or scale. */
+export function requirePlan(plan: Plan): PlanName {
+  const name = planName(plan);
+  if (!name) throw invalid("plan must be starter, growth or scale");
+  return name;
+}
+
+/**
+ * A new store from a request: a name of 1–200 characters, the plan (DEFAULT_PLAN when
+ * unspecified), a bank account of all four fields or none, and optional absolute
+ * http(s) redirect URLs.
+ */
+export function newStoreFrom(request: Pick<CreateStoreRequest, "name" | "plan" | "bankAccount" | "redirects">): NewStore {
+  const name = requireText(request.name, "name", 200);
+  const plan = request.plan === Plan.UNSPECIFIED ? DEFAULT_PLAN : requirePlan(request.plan);
+  const bank = request.bankAccount
+    ? {
+        bank_name: requireText(request.bankAccount.bankName, "bank_name", 100),
+        bank_code: requireText(request.bankAccount.bankCode, "bank_code", 20),
+        account_number: requireText(request.bankAccount.accountNumber, "account_number", 40),
+        account_holder: requireText(request.bankAccount.accountHolder, "account_holder", 100),
+      }
+    : null;
+  return {
+    name,
+    plan,
+    bank,
+    redirects: {
+      success_url: optionalUrl(request.redirects?.successUrl ?? "", "success_url"),
+      return_url: optionalUrl(request.redirects?.returnUrl ?? "", "return_url"),
+      error_url: optionalUrl(request.redirects?.errorUrl ?? "", "error_url"),
+    },
+  };
+}
+
+export type StoresStore = Pick<typeof sqlStore, "insertStore" | "findStore" | "updateStorePlan">;
+
+export function createStores({ sql, store, logger }: { sql: Pool; store: StoresStore; logger: Logger }) {
+  return {
+    async create(input: NewStore): Promise<StoreRow> {
+      const row = await store.insertStore(sql, input);
+      logger.info({ storeId: row.id, plan: row.plan }, "store created");
+      return row;
+    },
+
+    /** The store with this id: INVALID_ARGUMENT when it is not a UUID, NOT_FOUND when there is none. */
+    async get(id: string): Promise<StoreRow> {
+      const row = await store.findStore(sql, requireUuid(id, "store_id"));
+      if (!row) throw new ConnectError(`store ${id} not found`, Code.NotFound);
+      return row;
+    },
+
+    /** Undefined when there is no such store. */
+    async setPlan(storeId: string, plan: PlanName): Promise<StoreRow | undefined> {
+      const row = await store.updateStorePlan(sql, storeId, plan);
+      if (row) logger.info({ storeId: row.id, plan }, "store plan changed");
+      return row;
+    },
+  };
+}
+
+export type Stores = ReturnType<typeof createStores>;

@@ -1,0 +1,34 @@
+// Wires the webhook service's request-side domain modules: routes.ts gets the result;
+// tests pass an in-memory store. (The consumer and the delivery worker are started by
+// service.ts with the same store.)
+import type { Logger } from "../lib/logger.js";
+import { createDeliveries } from "./deliveries.js";
+import { createEndpoints } from "./endpoints.js";
+import type { SecretBox } from "./secret-box.js";
+import * as sqlStore from "./store.js";
+
+/** Everything store.ts offers; a test may pass an in-memory one. */
+export type WebhookStore = typeof sqlStore;
+
+export interface WebhookDomainDeps {
+  /** The pool; only `store` uses it. */
+  sql: sqlStore.Pool;
+  /** Default: store.ts (PostgreSQL). */
+  store?: WebhookStore;
+  logger: Logger;
+  box: SecretBox;
+  allowHttp: boolean;
+  rotationOverlapMs: number;
+  /** Called when a delivery is queued again (wakes the worker). */
+  onRequeued: () => void;
+}
+
+export function createWebhookDomain(deps: WebhookDomainDeps) {
+  const { sql, logger, box } = deps;
+  const store = deps.store ?? sqlStore;
+  const endpoints = createEndpoints({ sql, store, logger, box, allowHttp: deps.allowHttp, rotationOverlapMs: deps.rotationOverlapMs });
+  const deliveries = createDeliveries({ sql, store, onRequeued: deps.onRequeued });
+  return { endpoints, deliveries };
+}
+
+export type WebhookDomain = ReturnType<typeof createWebhookDomain>;
