@@ -2,16 +2,15 @@
 // transaction (postgres.js `ISql`), so a caller decides what runs in one transaction;
 // `transaction` opens one on the pool. No other module of services/catalog runs SQL.
 import type postgres from "postgres";
-import type { Sql } from "../lib/db.js";
+import { ping, transaction, type Db, type Sql } from "../lib/db.js";
 import type { PlanName } from "../../common/plans.js";
 
 export type { PlanName };
 
-/** A pool or a transaction: every helper works in either. */
-export type Db = postgres.ISql;
-
 /** The pool: the one thing that can open a transaction. */
 export type Pool = Sql;
+
+export { ping, transaction, type Db };
 
 export type ItemStatusName = "draft" | "published" | "archived";
 export type ItemTypeName = "product" | "bundle";
@@ -89,16 +88,6 @@ export interface NewItem {
   slug: string;
   price: number;
   status: ItemStatusName;
-}
-
-/** Runs `work` in one transaction on the pool: all of it commits, or none. */
-export async function transaction<T>(pool: Pool, work: (tx: Db) => Promise<T>): Promise<T> {
-  return (await pool.begin(work)) as T;
-}
-
-/** Throws when the database cannot answer (for the readiness check). */
-export async function ping(db: Db): Promise<void> {
-  await db`select 1`;
 }
 
 // Stores.

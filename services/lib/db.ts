@@ -6,6 +6,19 @@ import { untilAvailable } from "./retry.js";
 
 export type Sql = postgres.Sql;
 
+/** A pool or a transaction: every store.ts helper takes one, so callers choose the scope. */
+export type Db = postgres.ISql;
+
+/** Runs `work` in one transaction on the pool: all of it commits, or none. */
+export async function transaction<T>(pool: Sql, work: (tx: Db) => Promise<T>): Promise<T> {
+  return (await pool.begin(work)) as T;
+}
+
+/** Throws when the database cannot answer (for readiness checks). */
+export async function ping(db: Db): Promise<void> {
+  await db`select 1`;
+}
+
 export interface DbOptions {
   /** Connections in the pool. */
   max?: number;

@@ -2,14 +2,13 @@
 // transaction (postgres.js `ISql`), so a caller decides what runs in one transaction;
 // `transaction` opens one on the pool. No other module of services/order runs SQL.
 import type postgres from "postgres";
-import type { Sql } from "../lib/db.js";
+import { ping, transaction, type Db, type Sql } from "../lib/db.js";
 import type { OrderStatus } from "./status-machine.js";
-
-/** A pool or a transaction: every helper works in either. */
-export type Db = postgres.ISql;
 
 /** The pool: the one thing that can open a transaction. */
 export type Pool = Sql;
+
+export { ping, transaction, type Db };
 
 export interface OrderRow {
   id: string;
@@ -85,16 +84,6 @@ export interface OutboxRow {
   event_type: string;
   payload: unknown;
   created_at: Date;
-}
-
-/** Runs `work` in one transaction on the pool: all of it commits, or none. */
-export async function transaction<T>(pool: Pool, work: (tx: Db) => Promise<T>): Promise<T> {
-  return (await pool.begin(work)) as T;
-}
-
-/** Throws when the database cannot answer (for the readiness check). */
-export async function ping(db: Db): Promise<void> {
-  await db`select 1`;
 }
 
 // Orders, items, history.

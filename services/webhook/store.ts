@@ -2,13 +2,12 @@
 // transaction (postgres.js `ISql`), so a caller decides what runs in one transaction;
 // `transaction` opens one on the pool. No other module of services/webhook runs SQL.
 import type postgres from "postgres";
-import type { Sql } from "../lib/db.js";
-
-/** A pool or a transaction: every helper works in either. */
-export type Db = postgres.ISql;
+import { ping, transaction, type Db, type Sql } from "../lib/db.js";
 
 /** The pool: the one thing that can open a transaction. */
 export type Pool = Sql;
+
+export { ping, transaction, type Db };
 
 export interface EndpointRow {
   id: string;
@@ -57,16 +56,6 @@ export interface AttemptOutcome {
   status: DeliveryStatus;
   nextAttemptAt?: Date;
   error?: string;
-}
-
-/** Runs `work` in one transaction on the pool: all of it commits, or none. */
-export async function transaction<T>(pool: Pool, work: (tx: Db) => Promise<T>): Promise<T> {
-  return (await pool.begin(work)) as T;
-}
-
-/** Throws when the database cannot answer (for the readiness check). */
-export async function ping(db: Db): Promise<void> {
-  await db`select 1`;
 }
 
 // Endpoints and their secrets.
