@@ -13,7 +13,8 @@ export function uniqueBusNames(prefix = "T") {
 
 export const SHARED_NATS_URL = process.env.TEST_NATS_URL ?? "nats://127.0.0.1:4222";
 
-async function reachable(url: string): Promise<boolean> {
+/** True when a NATS server answers at `url`. */
+export async function reachable(url: string): Promise<boolean> {
   try {
     const nc = await connect({ servers: url, timeout: 500, reconnect: false });
     await nc.close();

@@ -4,18 +4,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { connect } from "@nats-io/transport-node";
+import { reachable } from "./nats.js";
 import { freePort, spawnProcess, type Spawned } from "./process.js";
-
-async function reachable(url: string): Promise<boolean> {
-  try {
-    const nc = await connect({ servers: url, timeout: 500, reconnect: false });
-    await nc.close();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export async function reservePrivateNats() {
   const port = await freePort();

@@ -56,8 +56,7 @@ test.after.always(async () => {
 
 type Call = (orderId: string) => Promise<{ code: Code; message: string; field?: string }>;
 
-function connectCall(transport: Parameters<typeof createClient>[1]): Call {
-  const client = createClient(OrderService, transport);
+function callWith(client: ReturnType<typeof createClient<typeof OrderService>>): Call {
   return async (orderId) => {
     try {
       await client.getOrder({ storeId: "s", orderId });
@@ -69,22 +68,12 @@ function connectCall(transport: Parameters<typeof createClient>[1]): Call {
   };
 }
 
+const connectCall = (transport: Parameters<typeof createClient>[1]): Call => callWith(createClient(OrderService, transport));
+
 const clients: Record<string, () => { call: Call; close(): void }> = {};
 clients["lean gRPC"] = () => {
   const channel = createRpcChannel(baseUrl());
-  const client = channel.client(OrderService);
-  return {
-    call: async (orderId) => {
-      try {
-        await client.getOrder({ storeId: "s", orderId });
-        return { code: Code.Unknown, message: "no error" };
-      } catch (error) {
-        const e = ConnectError.from(error);
-        return { code: e.code, message: e.rawMessage, field: e.findDetails(FieldViolationSchema)[0]?.field };
-      }
-    },
-    close: channel.close,
-  };
+  return { call: callWith(channel.client(OrderService)), close: channel.close };
 };
 clients["Connect gRPC"] = () => ({ call: connectCall(createGrpcTransport({ baseUrl: baseUrl() })), close() {} });
 clients["Connect protocol"] = () => ({ call: connectCall(createConnectTransport({ baseUrl: baseUrl(), httpVersion: "2" })), close() {} });
