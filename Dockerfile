@@ -6,10 +6,14 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# patches/ must be there before npm ci: the postinstall (patch-package) patches node_modules.
+COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json buf.yaml buf.gen.yaml ./
 COPY proto ./proto
 COPY gen ./gen
+COPY common ./common
+COPY lean-grpc ./lean-grpc
 COPY services ./services
 COPY gateway ./gateway
 COPY cli ./cli
@@ -18,6 +22,7 @@ RUN npx tsc --noEmit
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY patches ./patches
 RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim
@@ -26,6 +31,8 @@ WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
 COPY --from=build /app/gen ./gen
+COPY --from=build /app/common ./common
+COPY --from=build /app/lean-grpc ./lean-grpc
 COPY --from=build /app/services ./services
 COPY --from=build /app/gateway ./gateway
 COPY --from=build /app/cli ./cli
