@@ -99,7 +99,7 @@ export function createLeanGrpcTransport(options: LeanTransportOptions): Transpor
 
   /** The innermost step: one HTTP/2 stream carrying one request and one answer. */
   const send =
-    (timeoutMs: number | undefined): UnaryNext =>
+    (timeoutMs: number | undefined, original: LazyRequest): UnaryNext =>
     async (request) => {
       const method = request.method;
       const body = frame(toBinary(method.input, request.message));
@@ -109,12 +109,17 @@ export function createLeanGrpcTransport(options: LeanTransportOptions): Transpor
         "content-type": "application/grpc+proto",
         te: "trailers",
       };
-      request.header.forEach((value, key) => (requestHeaders[key] = value));
+      // The request the caller made, untouched by interceptors, carries no Headers or
+      // AbortSignal object unless somebody asked for one: most calls need neither.
+      const unchanged = request === original.request;
+      const header = unchanged ? original.headerIfAny() : request.header;
+      header?.forEach((value, key) => (requestHeaders[key] = value));
+      const signal = unchanged ? original.signalIfAny() : request.signal;
       if (timeoutMs !== undefined) requestHeaders["grpc-timeout"] = formatGrpcTimeout(timeoutMs);
       const s = session();
       hold(s);
       try {
-        const answer = await exchange(s, requestHeaders, body, request.signal, timeoutMs, method.parent.typeName);
+        const answer = await exchange(s, requestHeaders, body, signal, timeoutMs, method.parent.typeName);
         return {
           stream: false,
           service: method.parent,
@@ -132,7 +137,7 @@ export function createLeanGrpcTransport(options: LeanTransportOptions): Transpor
     s: http2.ClientHttp2Session,
     requestHeaders: http2.OutgoingHttpHeaders,
     body: Buffer,
-    signal: AbortSignal,
+    signal: AbortSignal | undefined,
     timeoutMs: number | undefined,
     serviceName: string,
   ): Promise<{ message: Uint8Array; header: Headers; trailer: Headers }> {
@@ -152,7 +157,7 @@ export function createLeanGrpcTransport(options: LeanTransportOptions): Transpor
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
+        signal?.removeEventListener("abort", onAbort);
         if (!stream.destroyed) stream.close(http2.constants.NGHTTP2_CANCEL);
         reject(error);
       };
@@ -165,9 +170,9 @@ export function createLeanGrpcTransport(options: LeanTransportOptions): Transpor
               fail(new ConnectError("the operation timed out", Code.DeadlineExceeded));
             }, timeoutMs)
           : undefined;
-      const onAbort = () => fail(ConnectError.from(signal.reason ?? new ConnectError("the operation was aborted", Code.Canceled), Code.Canceled));
-      if (signal.aborted) return onAbort();
-      signal.addEventListener("abort", onAbort, { once: true });
+      const onAbort = () => fail(ConnectError.from(signal?.reason ?? new ConnectError("the operation was aborted", Code.Canceled), Code.Canceled));
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener("abort", onAbort, { once: true });
       stream.on("response", (h) => (responseHeaders = h));
       stream.on("data", (chunk: Buffer) => {
         received += chunk.length;
@@ -179,7 +184,7 @@ export function createLeanGrpcTransport(options: LeanTransportOptions): Transpor
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
+        signal?.removeEventListener("abort", onAbort);
         const header = toHeaders(responseHeaders ?? {});
         const trailer = toHeaders(trailers);
         const status = Number(responseHeaders?.[":status"]);
@@ -217,19 +222,10 @@ export function createLeanGrpcTransport(options: LeanTransportOptions): Transpor
     ): Promise<UnaryResponse<I, O>> {
       // As Connect's transports: undefined takes the default, 0 or less means none.
       const deadline = timeoutMs === undefined ? options.defaultTimeoutMs || undefined : timeoutMs <= 0 ? undefined : timeoutMs;
-      const request: UnaryRequest = {
-        stream: false,
-        service: method.parent,
-        method: method as unknown as DescMethodUnary,
-        requestMethod: "POST",
-        url: `${authority}/${method.parent.typeName}/${method.name}`,
-        header: new Headers(header),
-        contextValues: contextValues ?? createContextValues(),
-        message: (isMessage(input, method.input) ? input : create(method.input, input)) as MessageShape<DescMessage>,
-        signal: signal ?? new AbortController().signal,
-      };
-      let next = send(deadline);
+      const lazy = lazyRequest(method as unknown as DescMethodUnary, `${authority}/${method.parent.typeName}/${method.name}`, header, signal, contextValues, input);
+      let next = send(deadline, lazy);
       for (let i = interceptors.length - 1; i >= 0; i--) next = interceptors[i]!(next as never) as UnaryNext;
+      const request = lazy.request;
       try {
         return (await next(request)) as unknown as UnaryResponse<I, O>;
       } catch (error) {
@@ -241,5 +237,47 @@ export function createLeanGrpcTransport(options: LeanTransportOptions): Transpor
       closed = true;
       for (const s of slots) s?.destroy();
     },
+  };
+}
+
+interface LazyRequest {
+  request: UnaryRequest;
+  headerIfAny(): Headers | undefined;
+  signalIfAny(): AbortSignal | undefined;
+}
+
+/** A UnaryRequest whose Headers, AbortSignal and context values are made when first read. */
+function lazyRequest(
+  method: DescMethodUnary,
+  url: string,
+  init: ConstructorParameters<typeof Headers>[0] | undefined,
+  signal: AbortSignal | undefined,
+  contextValues: ContextValues | undefined,
+  input: unknown,
+): LazyRequest {
+  let header: Headers | undefined;
+  let values = contextValues;
+  let ownSignal = signal;
+  const request = {
+    stream: false,
+    service: method.parent,
+    method,
+    requestMethod: "POST",
+    url,
+    message: (isMessage(input, method.input) ? input : create(method.input, input as MessageInitShape<DescMessage>)) as MessageShape<DescMessage>,
+    get header() {
+      return (header ??= new Headers(init));
+    },
+    get signal() {
+      return (ownSignal ??= new AbortController().signal);
+    },
+    get contextValues() {
+      return (values ??= createContextValues());
+    },
+  } as UnaryRequest;
+  return {
+    request,
+    headerIfAny: () => header ?? (init === undefined ? undefined : (header = new Headers(init))),
+    signalIfAny: () => ownSignal,
   };
 }

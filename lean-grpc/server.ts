@@ -181,8 +181,11 @@ class CallState {
         this.fail(error);
       }, timeoutMs);
     }
-    // The client cancelled (RST_STREAM) or went away before the answer.
-    stream.once("close", () => {
+  }
+
+  /** Set once a handler holds the signal: the client resetting the stream aborts it. */
+  private watchCancellation() {
+    this.stream.once("close", () => {
       if (!this.answered) {
         this.answered = true;
         clearTimeout(this.timer);
@@ -200,6 +203,8 @@ class CallState {
     if (!this.controller) {
       this.controller = new AbortController();
       if (this.abortedWith) this.controller.abort(this.abortedWith);
+      else if (this.stream.closed || this.stream.destroyed) this.abort(new ConnectError("the client cancelled the call", Code.Canceled));
+      else this.watchCancellation();
     }
     return this.controller.signal;
   }

@@ -1,43 +1,70 @@
-import { create, ScalarType, type DescMessage, type Message } from "@bufbuild/protobuf";
-import { isReflectList, isReflectMap, isReflectMessage, reflect, type ReflectMessage } from "@bufbuild/protobuf/reflect";
+import { create, ScalarType, type DescField, type DescMessage, type Message } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { FieldViolationSchema } from "../../gen/order/v1/order_pb.js";
 import { textProblem, type TextViolation } from "../../common/text.js";
 
-// Every gRPC request is held to the text rule of text.ts before any handler sees it,
-// so a caller that skips the gateway (the CLI, grpcurl, another service) meets the
-// same rule. Binary protobuf cannot carry a lone surrogate (UTF-8 has no encoding for
-// one), but a NUL or another control character travels fine and would reach SQL.
+// Every gRPC request is held to the text rule of common/text.ts before any handler
+// sees it, so a caller that skips the gateway (the CLI, grpcurl, another service) meets
+// the same rule. Binary protobuf cannot carry a lone surrogate (UTF-8 has no encoding
+// for one), but a NUL or another control character travels fine and would reach SQL.
+// This runs on every internal call, so it reads fields directly (no reflection
+// objects) and skips, per message type, the fields that can hold no text at all.
 
-function walk(message: ReflectMessage, path: string): TextViolation | undefined {
-  for (const field of message.fields) {
-    if (!message.isSet(field)) continue;
+const textFields = new Map<DescMessage, DescField[]>();
+
+/** The fields of `schema` that can hold a string, however deep; computed once per type. */
+function fieldsWithText(schema: DescMessage, visiting = new Set<DescMessage>()): DescField[] {
+  const known = textFields.get(schema);
+  if (known) return known;
+  visiting.add(schema);
+  const holdsText = (field: DescField): boolean => {
+    const nested = field.fieldKind === "message" ? field.message : (field.fieldKind === "list" || field.fieldKind === "map") ? field.message : undefined;
+    if (field.fieldKind === "map" && field.mapKey === ScalarType.STRING) return true;
+    if (nested) return visiting.has(nested) || fieldsWithText(nested, visiting).length > 0;
+    return field.scalar === ScalarType.STRING;
+  };
+  const found = schema.fields.filter(holdsText);
+  visiting.delete(schema);
+  textFields.set(schema, found);
+  return found;
+}
+
+function valueOf(message: Record<string, unknown>, field: DescField): unknown {
+  if (field.oneof) {
+    const chosen = message[field.oneof.localName] as { case?: string; value?: unknown } | undefined;
+    return chosen?.case === field.localName ? chosen.value : undefined;
+  }
+  return message[field.localName];
+}
+
+function check(schema: DescMessage | undefined, value: unknown, at: string): TextViolation | undefined {
+  if (typeof value === "string") {
+    const message = textProblem(value);
+    return message ? { field: at, message } : undefined;
+  }
+  return schema && value && typeof value === "object" ? walk(schema, value as Record<string, unknown>, at) : undefined;
+}
+
+function walk(schema: DescMessage, message: Record<string, unknown>, path: string): TextViolation | undefined {
+  for (const field of fieldsWithText(schema)) {
+    const value = valueOf(message, field);
+    if (value === undefined || value === null) continue;
     const name = path ? `${path}.${field.name}` : field.name;
-    const check = (value: unknown, at: string): TextViolation | undefined => {
-      if (typeof value === "string") {
-        const problem = textProblem(value);
-        return problem ? { field: at, message: problem } : undefined;
-      }
-      return isReflectMessage(value) ? walk(value, at) : undefined;
-    };
-    const value = message.get(field);
-    if (field.fieldKind === "scalar" && field.scalar === ScalarType.STRING) {
-      const found = check(value, name);
-      if (found) return found;
-    } else if (field.fieldKind === "message") {
-      const found = check(value, name);
-      if (found) return found;
-    } else if (isReflectList(value)) {
-      let i = 0;
-      for (const item of value) {
-        const found = check(item, `${name}[${i++}]`);
+    const nested = field.fieldKind === "scalar" || field.fieldKind === "enum" ? undefined : field.message;
+    if (field.fieldKind === "list") {
+      const items = value as unknown[];
+      for (let i = 0; i < items.length; i++) {
+        const found = check(nested, items[i], `${name}[${i}]`);
         if (found) return found;
       }
-    } else if (isReflectMap(value)) {
-      for (const [key, item] of value) {
-        const found = check(String(key), `${name}[${String(key)}]`) ?? check(item, `${name}[${String(key)}]`);
+    } else if (field.fieldKind === "map") {
+      for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+        const found = check(undefined, key, `${name}[${key}]`) ?? check(nested, item, `${name}[${key}]`);
         if (found) return found;
       }
+    } else {
+      const found = check(nested, value, name);
+      if (found) return found;
     }
   }
   return undefined;
@@ -45,7 +72,7 @@ function walk(message: ReflectMessage, path: string): TextViolation | undefined 
 
 /** The first string field of `message` that breaks the text rule. */
 export function findMessageTextViolation(schema: DescMessage, message: Message): TextViolation | undefined {
-  return walk(reflect(schema, message), "");
+  return walk(schema, message as unknown as Record<string, unknown>, "");
 }
 
 /** Throws INVALID_ARGUMENT naming the field when a request holds forbidden text. */

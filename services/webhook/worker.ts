@@ -1,4 +1,5 @@
 import type { Logger } from "../lib/logger.js";
+import { isOutage } from "../lib/rpc-errors.js";
 import { nextAttemptDelay, parseRetryAfter, RETRY_AFTER_STATUSES } from "./retry-policy.js";
 import type { SecretBox } from "./secret-box.js";
 import { sendWebhook, type SendResult } from "./sender.js";
@@ -152,7 +153,13 @@ export function startDeliveryWorker(options: WorkerOptions) {
           inFlight.set(delivery.endpoint_id, (inFlight.get(delivery.endpoint_id) ?? 0) + 1);
           count++;
           const task = deliver(delivery)
-            .catch((error) => logger.error({ err: error, deliveryId: delivery.id }, "delivery attempt failed unexpectedly"))
+            .catch((error) =>
+              // The database went away mid-attempt: the lease lapses and the attempt is
+              // made again; only anything else is a surprise.
+              isOutage(error)
+                ? logger.warn({ deliveryId: delivery.id, reason: (error as { code?: string }).code }, "delivery attempt interrupted: database unavailable")
+                : logger.error({ err: error, deliveryId: delivery.id }, "delivery attempt failed unexpectedly"),
+            )
             .finally(() => {
               inFlight.set(delivery.endpoint_id, inFlight.get(delivery.endpoint_id)! - 1);
               count--;
