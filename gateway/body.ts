@@ -13,18 +13,26 @@ function hasBody(ctx: Context): boolean {
 }
 
 /**
- * Reads a JSON body: 413 past 64 KiB (before reading when the length is declared),
- * 415 when it is not `application/json`, 400 when it does not parse. Returns
- * `undefined` for a request without a body.
+ * Reads a JSON request's raw bytes: 413 past 64 KiB (before reading when the length is
+ * declared), 415 when it is not `application/json`. Undefined without a body.
  */
-export async function readJsonBody(ctx: Context): Promise<unknown> {
+export async function readRawJsonBody(ctx: Context): Promise<Buffer | undefined> {
   if (!hasBody(ctx)) return undefined;
   const declared = Number(ctx.get("content-length") || "0");
   if (declared > MAX_BODY_BYTES) throw invalidRequest("request body is larger than 64 KiB", [], 413);
   if (!ctx.is("application/json")) {
     throw new ApiError(415, "INVALID_REQUEST", "request body must be application/json");
   }
-  const bytes = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES });
+  return getRawBody(ctx.req, { limit: MAX_BODY_BYTES });
+}
+
+/**
+ * Reads a JSON body (readRawJsonBody's limits), 400 when it is not strict UTF-8, does
+ * not parse, nests too deep or holds forbidden text. `undefined` without a body.
+ */
+export async function readJsonBody(ctx: Context): Promise<unknown> {
+  const bytes = await readRawJsonBody(ctx);
+  if (bytes === undefined) return undefined;
   let text: string;
   try {
     // Strict: invalid UTF-8 (an overlong form, an encoded surrogate) is refused rather
