@@ -43,6 +43,19 @@ export function apiKeyJson(key: ApiKey) {
   };
 }
 
+/** A key as `key list` shows it (CONTRACT §8): never the key, its hash or its store. */
+export function apiKeyListJson(key: ApiKey) {
+  const at = (value: ApiKey["createdAt"]) => (value ? timestampDate(value).toISOString() : null);
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    created_at: at(key.createdAt),
+    last_used_at: at(key.lastUsedAt),
+    revoked_at: at(key.revokedAt),
+  };
+}
+
 export function itemJson(item: Item) {
   return {
     id: item.id,

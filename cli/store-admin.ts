@@ -9,7 +9,7 @@ import { orderJson } from "../common/public-json.js";
 import { loadConfig } from "../services/lib/config.js";
 import { textProblem } from "../common/text.js";
 import { createRpcChannel, type RpcChannel } from "../services/lib/rpc-client.js";
-import { apiKeyJson, itemJson, planFromName, statusFromName, storeJson } from "./catalog-json.js";
+import { apiKeyJson, apiKeyListJson, itemJson, planFromName, statusFromName, storeJson } from "./catalog-json.js";
 import { seedDemoStore } from "./seed.js";
 
 class UsageError extends Error {}
@@ -20,6 +20,7 @@ const USAGE = `usage: store-admin <command> [options]
   store set-plan --store ID --plan P
   key create --store ID [--name N]
   key revoke --store ID --key ID
+  key list --store ID         every key: name, prefix, created, last used, revoked (never the key)
   product create --store ID --title T --price N [--slug S] [--status published|draft]
   bundle create --store ID --title T --price N --product ID [--product ID ...] [--status ...]
   webhook set --store ID --url URL
@@ -185,6 +186,10 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
     case "key create": {
       const created = await stores.createApiKey({ storeId: required(values, "store"), name: values.name ?? "" });
       return { id: created.apiKey!.id, key: created.secret };
+    }
+    case "key list": {
+      const { apiKeys } = await stores.listApiKeys({ storeId: required(values, "store") });
+      return { keys: apiKeys.map(apiKeyListJson) };
     }
     case "key revoke": {
       const { apiKey } = await stores.revokeApiKey({ storeId: required(values, "store"), keyId: required(values, "key") });

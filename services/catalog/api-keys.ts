@@ -52,7 +52,7 @@ export interface AuthenticatedKey {
   plan: PlanName;
 }
 
-export type ApiKeysStore = Pick<typeof sqlStore, "insertApiKey" | "revokeApiKey" | "findLiveKey" | "touchApiKey">;
+export type ApiKeysStore = Pick<typeof sqlStore, "insertApiKey" | "revokeApiKey" | "listApiKeys" | "findLiveKey" | "touchApiKey">;
 
 export function createApiKeys({ sql, store, stores, logger }: { sql: Pool; store: ApiKeysStore; stores: Pick<Stores, "get">; logger: Logger }) {
   return {
@@ -77,12 +77,18 @@ export function createApiKeys({ sql, store, stores, logger }: { sql: Pool; store
       return row;
     },
 
+    /** The store's keys, newest first; NOT_FOUND for an unknown store. */
+    async list(storeId: string): Promise<ApiKeyRow[]> {
+      const owner = await stores.get(storeId);
+      return store.listApiKeys(sql, owner.id);
+    },
+
     /** The live key's id, store and plan; UNAUTHENTICATED for a malformed, unknown or revoked key. */
     async authenticate(secret: string): Promise<AuthenticatedKey> {
       if (!API_KEY_PATTERN.test(secret)) throw new ConnectError("malformed key", Code.Unauthenticated);
       const found = await store.findLiveKey(sql, hashApiKey(secret), LAST_USED_RESOLUTION_SECONDS);
       if (!found) throw new ConnectError("unknown or revoked key", Code.Unauthenticated);
-      if (found.stale) await store.touchApiKey(sql, found.key_id);
+      if (found.stale) await store.touchApiKey(sql, found.key_id, LAST_USED_RESOLUTION_SECONDS);
       return { keyId: found.key_id, storeId: found.store_id, plan: found.plan };
     },
   };

@@ -13,7 +13,7 @@ import { requirePage, requireUuid } from "./validation.js";
 
 export interface CatalogRouteDeps {
   stores: Pick<Stores, "create" | "get" | "setPlan">;
-  apiKeys: Pick<ApiKeys, "create" | "revoke" | "authenticate">;
+  apiKeys: Pick<ApiKeys, "create" | "revoke" | "list" | "authenticate">;
   items: Pick<Items, "createProduct" | "createBundle" | "setPrice" | "setStatus" | "listPublished" | "getMany">;
 }
 
@@ -44,6 +44,11 @@ export function createCatalogRoutes({ stores, apiKeys, items }: CatalogRouteDeps
         const row = await apiKeys.revoke(requireUuid(request.storeId, "store_id"), requireUuid(request.keyId, "key_id"));
         if (!row) throw new ConnectError(`key ${request.keyId} not found in store ${request.storeId}`, Code.NotFound);
         return { apiKey: apiKeyMessage(row) };
+      },
+
+      async listApiKeys(request) {
+        const rows = await apiKeys.list(requireUuid(request.storeId, "store_id"));
+        return { apiKeys: rows.map(apiKeyMessage) };
       },
 
       async authenticateApiKey(request) {

@@ -127,6 +127,14 @@ export async function insertApiKey(db: Db, key: NewApiKey): Promise<ApiKeyRow> {
   return row!;
 }
 
+/** Every key of the store, newest first (the hash stays here). */
+export async function listApiKeys(db: Db, storeId: string): Promise<ApiKeyRow[]> {
+  return db<ApiKeyRow[]>`
+    select id, store_id, name, prefix, created_at, revoked_at, last_used_at from api_keys
+    where store_id = ${storeId}
+    order by created_at desc, id desc`;
+}
+
 /** Revokes a key of this store (a second revoke keeps the first time); undefined when the store has no such key. */
 export async function revokeApiKey(db: Db, storeId: string, keyId: string): Promise<ApiKeyRow | undefined> {
   const [row] = await db<ApiKeyRow[]>`
@@ -149,8 +157,14 @@ export async function findLiveKey(db: Db, keyHash: Buffer, staleAfterSeconds: nu
   return row;
 }
 
-export async function touchApiKey(db: Db, keyId: string): Promise<void> {
-  await db`update api_keys set last_used_at = now() where id = ${keyId}`;
+/**
+ * Marks the key used now, unless another request already did within `staleAfterSeconds`:
+ * a burst of requests that all found the key stale writes the row once.
+ */
+export async function touchApiKey(db: Db, keyId: string, staleAfterSeconds: number): Promise<void> {
+  await db`
+    update api_keys set last_used_at = now()
+    where id = ${keyId} and (last_used_at is null or last_used_at < now() - ${staleAfterSeconds} * interval '1 second')`;
 }
 
 // Products and bundles.

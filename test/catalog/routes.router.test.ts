@@ -284,3 +284,24 @@ test("GetItems: the store's items among the ids; other stores' and malformed ids
   await rejects(t, clients.catalog.getItems({ storeId, ids: Array.from({ length: 201 }, () => randomUUID()) }), Code.InvalidArgument, /^at most 200 ids$/);
   await rejects(t, clients.catalog.getItems({ storeId: "x", ids: [] }), Code.InvalidArgument, /store_id/);
 });
+
+test("ListApiKeys: every key of the store newest first, revoked ones marked, none of another store; unknown store NOT_FOUND", async (t) => {
+  const clients = setup();
+  const storeId = await newStore(clients);
+  const otherId = await newStore(clients);
+  const first = await clients.stores.createApiKey({ storeId, name: "first" });
+  const second = await clients.stores.createApiKey({ storeId, name: "second" });
+  await clients.stores.createApiKey({ storeId: otherId, name: "other" });
+  await clients.stores.revokeApiKey({ storeId, keyId: first.apiKey!.id });
+  const { apiKeys } = await clients.stores.listApiKeys({ storeId });
+  t.deepEqual(
+    apiKeys.map((k) => [k.name, k.revokedAt !== undefined]),
+    [
+      ["second", false],
+      ["first", true],
+    ],
+  );
+  t.is(apiKeys[0]!.prefix, second.apiKey!.prefix);
+  t.false(JSON.stringify(apiKeys, (_k, v) => (typeof v === "bigint" ? String(v) : v)).includes(second.secret), "the key itself is never listed");
+  await rejects(t, clients.stores.listApiKeys({ storeId: randomUUID() }), Code.NotFound);
+});

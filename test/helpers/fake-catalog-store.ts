@@ -87,6 +87,12 @@ export function createFakeCatalogStore() {
       row.revoked_at ??= now();
       return keyRow(row);
     },
+    async listApiKeys(_db, storeId) {
+      return [...state.keys.values()]
+        .filter((k) => k.store_id === storeId)
+        .sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || (a.id < b.id ? 1 : -1))
+        .map(keyRow);
+    },
     async findLiveKey(_db, keyHash, staleAfterSeconds) {
       const row = [...state.keys.values()].find((k) => k.key_hash.equals(keyHash) && k.revoked_at === null);
       if (!row) return undefined;

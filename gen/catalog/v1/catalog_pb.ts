@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file catalog/v1/catalog.proto.
  */
 export const file_catalog_v1_catalog: GenFile = /*@__PURE__*/
-  fileDesc("ChhjYXRhbG9nL3YxL2NhdGFsb2cucHJvdG8SCmNhdGFsb2cudjEiYwoLQmFua0FjY291bnQSEQoJYmFua19uYW1lGAEgASgJEhEKCWJhbmtfY29kZRgCIAEoCRIWCg5hY2NvdW50X251bWJlchgDIAEoCRIWCg5hY2NvdW50X2hvbGRlchgEIAEoCSJHCglSZWRpcmVjdHMSEwoLc3VjY2Vzc191cmwYASABKAkSEgoKcmV0dXJuX3VybBgCIAEoCRIRCgllcnJvcl91cmwYAyABKAki4AEKBVN0b3JlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSHgoEcGxhbhgDIAEoDjIQLmNhdGFsb2cudjEuUGxhbhIyCgxiYW5rX2FjY291bnQYBCABKAsyFy5jYXRhbG9nLnYxLkJhbmtBY2NvdW50SACIAQESKAoJcmVkaXJlY3RzGAUgASgLMhUuY2F0YWxvZy52MS5SZWRpcmVjdHMSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDwoNX2JhbmtfYWNjb3VudCKAAgoGQXBpS2V5EgoKAmlkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSDgoGcHJlZml4GAQgASgJEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKCnJldm9rZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQESNQoMbGFzdF91c2VkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBQg0KC19yZXZva2VkX2F0Qg8KDV9sYXN0X3VzZWRfYXQi4QEKBEl0ZW0SCgoCaWQYASABKAkSEAoIc3RvcmVfaWQYAiABKAkSIgoEdHlwZRgDIAEoDjIULmNhdGFsb2cudjEuSXRlbVR5cGUSDQoFdGl0bGUYBCABKAkSDAoEc2x1ZxgFIAEoCRINCgVwcmljZRgGIAEoAxImCgZzdGF0dXMYByABKA4yFi5jYXRhbG9nLnYxLkl0ZW1TdGF0dXMSEwoLcHJvZHVjdF9pZHMYCCADKAkSLgoKY3JlYXRlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAisQEKEkNyZWF0ZVN0b3JlUmVxdWVzdBIMCgRuYW1lGAEgASgJEh4KBHBsYW4YAiABKA4yEC5jYXRhbG9nLnYxLlBsYW4SMgoMYmFua19hY2NvdW50GAMgASgLMhcuY2F0YWxvZy52MS5CYW5rQWNjb3VudEgAiAEBEigKCXJlZGlyZWN0cxgEIAEoCzIVLmNhdGFsb2cudjEuUmVkaXJlY3RzQg8KDV9iYW5rX2FjY291bnQiNwoTQ3JlYXRlU3RvcmVSZXNwb25zZRIgCgVzdG9yZRgBIAEoCzIRLmNhdGFsb2cudjEuU3RvcmUiHQoPR2V0U3RvcmVSZXF1ZXN0EgoKAmlkGAEgASgJIjQKEEdldFN0b3JlUmVzcG9uc2USIAoFc3RvcmUYASABKAsyES5jYXRhbG9nLnYxLlN0b3JlIkcKE1NldFN0b3JlUGxhblJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSHgoEcGxhbhgCIAEoDjIQLmNhdGFsb2cudjEuUGxhbiI4ChRTZXRTdG9yZVBsYW5SZXNwb25zZRIgCgVzdG9yZRgBIAEoCzIRLmNhdGFsb2cudjEuU3RvcmUiNQoTQ3JlYXRlQXBpS2V5UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIMCgRuYW1lGAIgASgJIksKFENyZWF0ZUFwaUtleVJlc3BvbnNlEiMKB2FwaV9rZXkYASABKAsyEi5jYXRhbG9nLnYxLkFwaUtleRIOCgZzZWNyZXQYAiABKAkiNwoTUmV2b2tlQXBpS2V5UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIOCgZrZXlfaWQYAiABKAkiOwoUUmV2b2tlQXBpS2V5UmVzcG9uc2USIwoHYXBpX2tleRgBIAEoCzISLmNhdGFsb2cudjEuQXBpS2V5IisKGUF1dGhlbnRpY2F0ZUFwaUtleVJlcXVlc3QSDgoGc2VjcmV0GAEgASgJIl4KGkF1dGhlbnRpY2F0ZUFwaUtleVJlc3BvbnNlEg4KBmtleV9pZBgBIAEoCRIQCghzdG9yZV9pZBgCIAEoCRIeCgRwbGFuGAMgASgOMhAuY2F0YWxvZy52MS5QbGFuInwKFENyZWF0ZVByb2R1Y3RSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg0KBXRpdGxlGAIgASgJEgwKBHNsdWcYAyABKAkSDQoFcHJpY2UYBCABKAMSJgoGc3RhdHVzGAUgASgOMhYuY2F0YWxvZy52MS5JdGVtU3RhdHVzIjcKFUNyZWF0ZVByb2R1Y3RSZXNwb25zZRIeCgRpdGVtGAEgASgLMhAuY2F0YWxvZy52MS5JdGVtIpABChNDcmVhdGVCdW5kbGVSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg0KBXRpdGxlGAIgASgJEgwKBHNsdWcYAyABKAkSDQoFcHJpY2UYBCABKAMSJgoGc3RhdHVzGAUgASgOMhYuY2F0YWxvZy52MS5JdGVtU3RhdHVzEhMKC3Byb2R1Y3RfaWRzGAYgAygJIjYKFENyZWF0ZUJ1bmRsZVJlc3BvbnNlEh4KBGl0ZW0YASABKAsyEC5jYXRhbG9nLnYxLkl0ZW0iRwoTU2V0SXRlbVByaWNlUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIPCgdpdGVtX2lkGAIgASgJEg0KBXByaWNlGAMgASgDIjYKFFNldEl0ZW1QcmljZVJlc3BvbnNlEh4KBGl0ZW0YASABKAsyEC5jYXRhbG9nLnYxLkl0ZW0iYQoUU2V0SXRlbVN0YXR1c1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSDwoHaXRlbV9pZBgCIAEoCRImCgZzdGF0dXMYAyABKA4yFi5jYXRhbG9nLnYxLkl0ZW1TdGF0dXMiNwoVU2V0SXRlbVN0YXR1c1Jlc3BvbnNlEh4KBGl0ZW0YASABKAsyEC5jYXRhbG9nLnYxLkl0ZW0iTAoZTGlzdFB1Ymxpc2hlZEl0ZW1zUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBRIOCgZvZmZzZXQYAyABKAUiTwoaTGlzdFB1Ymxpc2hlZEl0ZW1zUmVzcG9uc2USHwoFaXRlbXMYASADKAsyEC5jYXRhbG9nLnYxLkl0ZW0SEAoIaGFzX21vcmUYAiABKAgiMAoPR2V0SXRlbXNSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEgsKA2lkcxgCIAMoCSIzChBHZXRJdGVtc1Jlc3BvbnNlEh8KBWl0ZW1zGAEgAygLMhAuY2F0YWxvZy52MS5JdGVtKk8KBFBsYW4SFAoQUExBTl9VTlNQRUNJRklFRBAAEhAKDFBMQU5fU1RBUlRFUhABEg8KC1BMQU5fR1JPV1RIEAISDgoKUExBTl9TQ0FMRRADKlIKCEl0ZW1UeXBlEhkKFUlURU1fVFlQRV9VTlNQRUNJRklFRBAAEhUKEUlURU1fVFlQRV9QUk9EVUNUEAESFAoQSVRFTV9UWVBFX0JVTkRMRRACKnUKCkl0ZW1TdGF0dXMSGwoXSVRFTV9TVEFUVVNfVU5TUEVDSUZJRUQQABIVChFJVEVNX1NUQVRVU19EUkFGVBABEhkKFUlURU1fU1RBVFVTX1BVQkxJU0hFRBACEhgKFElURU1fU1RBVFVTX0FSQ0hJVkVEEAMygwQKDFN0b3JlU2VydmljZRJOCgtDcmVhdGVTdG9yZRIeLmNhdGFsb2cudjEuQ3JlYXRlU3RvcmVSZXF1ZXN0Gh8uY2F0YWxvZy52MS5DcmVhdGVTdG9yZVJlc3BvbnNlEkUKCEdldFN0b3JlEhsuY2F0YWxvZy52MS5HZXRTdG9yZVJlcXVlc3QaHC5jYXRhbG9nLnYxLkdldFN0b3JlUmVzcG9uc2USUQoMU2V0U3RvcmVQbGFuEh8uY2F0YWxvZy52MS5TZXRTdG9yZVBsYW5SZXF1ZXN0GiAuY2F0YWxvZy52MS5TZXRTdG9yZVBsYW5SZXNwb25zZRJRCgxDcmVhdGVBcGlLZXkSHy5jYXRhbG9nLnYxLkNyZWF0ZUFwaUtleVJlcXVlc3QaIC5jYXRhbG9nLnYxLkNyZWF0ZUFwaUtleVJlc3BvbnNlElEKDFJldm9rZUFwaUtleRIfLmNhdGFsb2cudjEuUmV2b2tlQXBpS2V5UmVxdWVzdBogLmNhdGFsb2cudjEuUmV2b2tlQXBpS2V5UmVzcG9uc2USYwoSQXV0aGVudGljYXRlQXBpS2V5EiUuY2F0YWxvZy52MS5BdXRoZW50aWNhdGVBcGlLZXlSZXF1ZXN0GiYuY2F0YWxvZy52MS5BdXRoZW50aWNhdGVBcGlLZXlSZXNwb25zZTKOBAoOQ2F0YWxvZ1NlcnZpY2USVAoNQ3JlYXRlUHJvZHVjdBIgLmNhdGFsb2cudjEuQ3JlYXRlUHJvZHVjdFJlcXVlc3QaIS5jYXRhbG9nLnYxLkNyZWF0ZVByb2R1Y3RSZXNwb25zZRJRCgxDcmVhdGVCdW5kbGUSHy5jYXRhbG9nLnYxLkNyZWF0ZUJ1bmRsZVJlcXVlc3QaIC5jYXRhbG9nLnYxLkNyZWF0ZUJ1bmRsZVJlc3BvbnNlElEKDFNldEl0ZW1QcmljZRIfLmNhdGFsb2cudjEuU2V0SXRlbVByaWNlUmVxdWVzdBogLmNhdGFsb2cudjEuU2V0SXRlbVByaWNlUmVzcG9uc2USVAoNU2V0SXRlbVN0YXR1cxIgLmNhdGFsb2cudjEuU2V0SXRlbVN0YXR1c1JlcXVlc3QaIS5jYXRhbG9nLnYxLlNldEl0ZW1TdGF0dXNSZXNwb25zZRJjChJMaXN0UHVibGlzaGVkSXRlbXMSJS5jYXRhbG9nLnYxLkxpc3RQdWJsaXNoZWRJdGVtc1JlcXVlc3QaJi5jYXRhbG9nLnYxLkxpc3RQdWJsaXNoZWRJdGVtc1Jlc3BvbnNlEkUKCEdldEl0ZW1zEhsuY2F0YWxvZy52MS5HZXRJdGVtc1JlcXVlc3QaHC5jYXRhbG9nLnYxLkdldEl0ZW1zUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("ChhjYXRhbG9nL3YxL2NhdGFsb2cucHJvdG8SCmNhdGFsb2cudjEiYwoLQmFua0FjY291bnQSEQoJYmFua19uYW1lGAEgASgJEhEKCWJhbmtfY29kZRgCIAEoCRIWCg5hY2NvdW50X251bWJlchgDIAEoCRIWCg5hY2NvdW50X2hvbGRlchgEIAEoCSJHCglSZWRpcmVjdHMSEwoLc3VjY2Vzc191cmwYASABKAkSEgoKcmV0dXJuX3VybBgCIAEoCRIRCgllcnJvcl91cmwYAyABKAki4AEKBVN0b3JlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSHgoEcGxhbhgDIAEoDjIQLmNhdGFsb2cudjEuUGxhbhIyCgxiYW5rX2FjY291bnQYBCABKAsyFy5jYXRhbG9nLnYxLkJhbmtBY2NvdW50SACIAQESKAoJcmVkaXJlY3RzGAUgASgLMhUuY2F0YWxvZy52MS5SZWRpcmVjdHMSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDwoNX2JhbmtfYWNjb3VudCKAAgoGQXBpS2V5EgoKAmlkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSDgoGcHJlZml4GAQgASgJEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKCnJldm9rZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQESNQoMbGFzdF91c2VkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBQg0KC19yZXZva2VkX2F0Qg8KDV9sYXN0X3VzZWRfYXQi4QEKBEl0ZW0SCgoCaWQYASABKAkSEAoIc3RvcmVfaWQYAiABKAkSIgoEdHlwZRgDIAEoDjIULmNhdGFsb2cudjEuSXRlbVR5cGUSDQoFdGl0bGUYBCABKAkSDAoEc2x1ZxgFIAEoCRINCgVwcmljZRgGIAEoAxImCgZzdGF0dXMYByABKA4yFi5jYXRhbG9nLnYxLkl0ZW1TdGF0dXMSEwoLcHJvZHVjdF9pZHMYCCADKAkSLgoKY3JlYXRlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAisQEKEkNyZWF0ZVN0b3JlUmVxdWVzdBIMCgRuYW1lGAEgASgJEh4KBHBsYW4YAiABKA4yEC5jYXRhbG9nLnYxLlBsYW4SMgoMYmFua19hY2NvdW50GAMgASgLMhcuY2F0YWxvZy52MS5CYW5rQWNjb3VudEgAiAEBEigKCXJlZGlyZWN0cxgEIAEoCzIVLmNhdGFsb2cudjEuUmVkaXJlY3RzQg8KDV9iYW5rX2FjY291bnQiNwoTQ3JlYXRlU3RvcmVSZXNwb25zZRIgCgVzdG9yZRgBIAEoCzIRLmNhdGFsb2cudjEuU3RvcmUiHQoPR2V0U3RvcmVSZXF1ZXN0EgoKAmlkGAEgASgJIjQKEEdldFN0b3JlUmVzcG9uc2USIAoFc3RvcmUYASABKAsyES5jYXRhbG9nLnYxLlN0b3JlIkcKE1NldFN0b3JlUGxhblJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSHgoEcGxhbhgCIAEoDjIQLmNhdGFsb2cudjEuUGxhbiI4ChRTZXRTdG9yZVBsYW5SZXNwb25zZRIgCgVzdG9yZRgBIAEoCzIRLmNhdGFsb2cudjEuU3RvcmUiNQoTQ3JlYXRlQXBpS2V5UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIMCgRuYW1lGAIgASgJIksKFENyZWF0ZUFwaUtleVJlc3BvbnNlEiMKB2FwaV9rZXkYASABKAsyEi5jYXRhbG9nLnYxLkFwaUtleRIOCgZzZWNyZXQYAiABKAkiNwoTUmV2b2tlQXBpS2V5UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIOCgZrZXlfaWQYAiABKAkiOwoUUmV2b2tlQXBpS2V5UmVzcG9uc2USIwoHYXBpX2tleRgBIAEoCzISLmNhdGFsb2cudjEuQXBpS2V5IiYKEkxpc3RBcGlLZXlzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCSI7ChNMaXN0QXBpS2V5c1Jlc3BvbnNlEiQKCGFwaV9rZXlzGAEgAygLMhIuY2F0YWxvZy52MS5BcGlLZXkiKwoZQXV0aGVudGljYXRlQXBpS2V5UmVxdWVzdBIOCgZzZWNyZXQYASABKAkiXgoaQXV0aGVudGljYXRlQXBpS2V5UmVzcG9uc2USDgoGa2V5X2lkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEh4KBHBsYW4YAyABKA4yEC5jYXRhbG9nLnYxLlBsYW4ifAoUQ3JlYXRlUHJvZHVjdFJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSDQoFdGl0bGUYAiABKAkSDAoEc2x1ZxgDIAEoCRINCgVwcmljZRgEIAEoAxImCgZzdGF0dXMYBSABKA4yFi5jYXRhbG9nLnYxLkl0ZW1TdGF0dXMiNwoVQ3JlYXRlUHJvZHVjdFJlc3BvbnNlEh4KBGl0ZW0YASABKAsyEC5jYXRhbG9nLnYxLkl0ZW0ikAEKE0NyZWF0ZUJ1bmRsZVJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSDQoFdGl0bGUYAiABKAkSDAoEc2x1ZxgDIAEoCRINCgVwcmljZRgEIAEoAxImCgZzdGF0dXMYBSABKA4yFi5jYXRhbG9nLnYxLkl0ZW1TdGF0dXMSEwoLcHJvZHVjdF9pZHMYBiADKAkiNgoUQ3JlYXRlQnVuZGxlUmVzcG9uc2USHgoEaXRlbRgBIAEoCzIQLmNhdGFsb2cudjEuSXRlbSJHChNTZXRJdGVtUHJpY2VSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg8KB2l0ZW1faWQYAiABKAkSDQoFcHJpY2UYAyABKAMiNgoUU2V0SXRlbVByaWNlUmVzcG9uc2USHgoEaXRlbRgBIAEoCzIQLmNhdGFsb2cudjEuSXRlbSJhChRTZXRJdGVtU3RhdHVzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIPCgdpdGVtX2lkGAIgASgJEiYKBnN0YXR1cxgDIAEoDjIWLmNhdGFsb2cudjEuSXRlbVN0YXR1cyI3ChVTZXRJdGVtU3RhdHVzUmVzcG9uc2USHgoEaXRlbRgBIAEoCzIQLmNhdGFsb2cudjEuSXRlbSJMChlMaXN0UHVibGlzaGVkSXRlbXNSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg0KBWxpbWl0GAIgASgFEg4KBm9mZnNldBgDIAEoBSJPChpMaXN0UHVibGlzaGVkSXRlbXNSZXNwb25zZRIfCgVpdGVtcxgBIAMoCzIQLmNhdGFsb2cudjEuSXRlbRIQCghoYXNfbW9yZRgCIAEoCCIwCg9HZXRJdGVtc1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSCwoDaWRzGAIgAygJIjMKEEdldEl0ZW1zUmVzcG9uc2USHwoFaXRlbXMYASADKAsyEC5jYXRhbG9nLnYxLkl0ZW0qTwoEUGxhbhIUChBQTEFOX1VOU1BFQ0lGSUVEEAASEAoMUExBTl9TVEFSVEVSEAESDwoLUExBTl9HUk9XVEgQAhIOCgpQTEFOX1NDQUxFEAMqUgoISXRlbVR5cGUSGQoVSVRFTV9UWVBFX1VOU1BFQ0lGSUVEEAASFQoRSVRFTV9UWVBFX1BST0RVQ1QQARIUChBJVEVNX1RZUEVfQlVORExFEAIqdQoKSXRlbVN0YXR1cxIbChdJVEVNX1NUQVRVU19VTlNQRUNJRklFRBAAEhUKEUlURU1fU1RBVFVTX0RSQUZUEAESGQoVSVRFTV9TVEFUVVNfUFVCTElTSEVEEAISGAoUSVRFTV9TVEFUVVNfQVJDSElWRUQQAzLTBAoMU3RvcmVTZXJ2aWNlEk4KC0NyZWF0ZVN0b3JlEh4uY2F0YWxvZy52MS5DcmVhdGVTdG9yZVJlcXVlc3QaHy5jYXRhbG9nLnYxLkNyZWF0ZVN0b3JlUmVzcG9uc2USRQoIR2V0U3RvcmUSGy5jYXRhbG9nLnYxLkdldFN0b3JlUmVxdWVzdBocLmNhdGFsb2cudjEuR2V0U3RvcmVSZXNwb25zZRJRCgxTZXRTdG9yZVBsYW4SHy5jYXRhbG9nLnYxLlNldFN0b3JlUGxhblJlcXVlc3QaIC5jYXRhbG9nLnYxLlNldFN0b3JlUGxhblJlc3BvbnNlElEKDENyZWF0ZUFwaUtleRIfLmNhdGFsb2cudjEuQ3JlYXRlQXBpS2V5UmVxdWVzdBogLmNhdGFsb2cudjEuQ3JlYXRlQXBpS2V5UmVzcG9uc2USUQoMUmV2b2tlQXBpS2V5Eh8uY2F0YWxvZy52MS5SZXZva2VBcGlLZXlSZXF1ZXN0GiAuY2F0YWxvZy52MS5SZXZva2VBcGlLZXlSZXNwb25zZRJOCgtMaXN0QXBpS2V5cxIeLmNhdGFsb2cudjEuTGlzdEFwaUtleXNSZXF1ZXN0Gh8uY2F0YWxvZy52MS5MaXN0QXBpS2V5c1Jlc3BvbnNlEmMKEkF1dGhlbnRpY2F0ZUFwaUtleRIlLmNhdGFsb2cudjEuQXV0aGVudGljYXRlQXBpS2V5UmVxdWVzdBomLmNhdGFsb2cudjEuQXV0aGVudGljYXRlQXBpS2V5UmVzcG9uc2UyjgQKDkNhdGFsb2dTZXJ2aWNlElQKDUNyZWF0ZVByb2R1Y3QSIC5jYXRhbG9nLnYxLkNyZWF0ZVByb2R1Y3RSZXF1ZXN0GiEuY2F0YWxvZy52MS5DcmVhdGVQcm9kdWN0UmVzcG9uc2USUQoMQ3JlYXRlQnVuZGxlEh8uY2F0YWxvZy52MS5DcmVhdGVCdW5kbGVSZXF1ZXN0GiAuY2F0YWxvZy52MS5DcmVhdGVCdW5kbGVSZXNwb25zZRJRCgxTZXRJdGVtUHJpY2USHy5jYXRhbG9nLnYxLlNldEl0ZW1QcmljZVJlcXVlc3QaIC5jYXRhbG9nLnYxLlNldEl0ZW1QcmljZVJlc3BvbnNlElQKDVNldEl0ZW1TdGF0dXMSIC5jYXRhbG9nLnYxLlNldEl0ZW1TdGF0dXNSZXF1ZXN0GiEuY2F0YWxvZy52MS5TZXRJdGVtU3RhdHVzUmVzcG9uc2USYwoSTGlzdFB1Ymxpc2hlZEl0ZW1zEiUuY2F0YWxvZy52MS5MaXN0UHVibGlzaGVkSXRlbXNSZXF1ZXN0GiYuY2F0YWxvZy52MS5MaXN0UHVibGlzaGVkSXRlbXNSZXNwb25zZRJFCghHZXRJdGVtcxIbLmNhdGFsb2cudjEuR2V0SXRlbXNSZXF1ZXN0GhwuY2F0YWxvZy52MS5HZXRJdGVtc1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message catalog.v1.BankAccount
@@ -437,6 +437,40 @@ export const RevokeApiKeyResponseSchema: GenMessage<RevokeApiKeyResponse> = /*@_
   messageDesc(file_catalog_v1_catalog, 14);
 
 /**
+ * @generated from message catalog.v1.ListApiKeysRequest
+ */
+export type ListApiKeysRequest = Message<"catalog.v1.ListApiKeysRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+};
+
+/**
+ * Describes the message catalog.v1.ListApiKeysRequest.
+ * Use `create(ListApiKeysRequestSchema)` to create a new message.
+ */
+export const ListApiKeysRequestSchema: GenMessage<ListApiKeysRequest> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 15);
+
+/**
+ * @generated from message catalog.v1.ListApiKeysResponse
+ */
+export type ListApiKeysResponse = Message<"catalog.v1.ListApiKeysResponse"> & {
+  /**
+   * @generated from field: repeated catalog.v1.ApiKey api_keys = 1;
+   */
+  apiKeys: ApiKey[];
+};
+
+/**
+ * Describes the message catalog.v1.ListApiKeysResponse.
+ * Use `create(ListApiKeysResponseSchema)` to create a new message.
+ */
+export const ListApiKeysResponseSchema: GenMessage<ListApiKeysResponse> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 16);
+
+/**
  * @generated from message catalog.v1.AuthenticateApiKeyRequest
  */
 export type AuthenticateApiKeyRequest = Message<"catalog.v1.AuthenticateApiKeyRequest"> & {
@@ -451,7 +485,7 @@ export type AuthenticateApiKeyRequest = Message<"catalog.v1.AuthenticateApiKeyRe
  * Use `create(AuthenticateApiKeyRequestSchema)` to create a new message.
  */
 export const AuthenticateApiKeyRequestSchema: GenMessage<AuthenticateApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 15);
+  messageDesc(file_catalog_v1_catalog, 17);
 
 /**
  * @generated from message catalog.v1.AuthenticateApiKeyResponse
@@ -478,7 +512,7 @@ export type AuthenticateApiKeyResponse = Message<"catalog.v1.AuthenticateApiKeyR
  * Use `create(AuthenticateApiKeyResponseSchema)` to create a new message.
  */
 export const AuthenticateApiKeyResponseSchema: GenMessage<AuthenticateApiKeyResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 16);
+  messageDesc(file_catalog_v1_catalog, 18);
 
 /**
  * @generated from message catalog.v1.CreateProductRequest
@@ -517,7 +551,7 @@ export type CreateProductRequest = Message<"catalog.v1.CreateProductRequest"> & 
  * Use `create(CreateProductRequestSchema)` to create a new message.
  */
 export const CreateProductRequestSchema: GenMessage<CreateProductRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 17);
+  messageDesc(file_catalog_v1_catalog, 19);
 
 /**
  * @generated from message catalog.v1.CreateProductResponse
@@ -534,7 +568,7 @@ export type CreateProductResponse = Message<"catalog.v1.CreateProductResponse"> 
  * Use `create(CreateProductResponseSchema)` to create a new message.
  */
 export const CreateProductResponseSchema: GenMessage<CreateProductResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 18);
+  messageDesc(file_catalog_v1_catalog, 20);
 
 /**
  * @generated from message catalog.v1.CreateBundleRequest
@@ -576,7 +610,7 @@ export type CreateBundleRequest = Message<"catalog.v1.CreateBundleRequest"> & {
  * Use `create(CreateBundleRequestSchema)` to create a new message.
  */
 export const CreateBundleRequestSchema: GenMessage<CreateBundleRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 19);
+  messageDesc(file_catalog_v1_catalog, 21);
 
 /**
  * @generated from message catalog.v1.CreateBundleResponse
@@ -593,7 +627,7 @@ export type CreateBundleResponse = Message<"catalog.v1.CreateBundleResponse"> & 
  * Use `create(CreateBundleResponseSchema)` to create a new message.
  */
 export const CreateBundleResponseSchema: GenMessage<CreateBundleResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 20);
+  messageDesc(file_catalog_v1_catalog, 22);
 
 /**
  * @generated from message catalog.v1.SetItemPriceRequest
@@ -620,7 +654,7 @@ export type SetItemPriceRequest = Message<"catalog.v1.SetItemPriceRequest"> & {
  * Use `create(SetItemPriceRequestSchema)` to create a new message.
  */
 export const SetItemPriceRequestSchema: GenMessage<SetItemPriceRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 21);
+  messageDesc(file_catalog_v1_catalog, 23);
 
 /**
  * @generated from message catalog.v1.SetItemPriceResponse
@@ -637,7 +671,7 @@ export type SetItemPriceResponse = Message<"catalog.v1.SetItemPriceResponse"> & 
  * Use `create(SetItemPriceResponseSchema)` to create a new message.
  */
 export const SetItemPriceResponseSchema: GenMessage<SetItemPriceResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 22);
+  messageDesc(file_catalog_v1_catalog, 24);
 
 /**
  * @generated from message catalog.v1.SetItemStatusRequest
@@ -664,7 +698,7 @@ export type SetItemStatusRequest = Message<"catalog.v1.SetItemStatusRequest"> & 
  * Use `create(SetItemStatusRequestSchema)` to create a new message.
  */
 export const SetItemStatusRequestSchema: GenMessage<SetItemStatusRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 23);
+  messageDesc(file_catalog_v1_catalog, 25);
 
 /**
  * @generated from message catalog.v1.SetItemStatusResponse
@@ -681,7 +715,7 @@ export type SetItemStatusResponse = Message<"catalog.v1.SetItemStatusResponse"> 
  * Use `create(SetItemStatusResponseSchema)` to create a new message.
  */
 export const SetItemStatusResponseSchema: GenMessage<SetItemStatusResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 24);
+  messageDesc(file_catalog_v1_catalog, 26);
 
 /**
  * @generated from message catalog.v1.ListPublishedItemsRequest
@@ -708,7 +742,7 @@ export type ListPublishedItemsRequest = Message<"catalog.v1.ListPublishedItemsRe
  * Use `create(ListPublishedItemsRequestSchema)` to create a new message.
  */
 export const ListPublishedItemsRequestSchema: GenMessage<ListPublishedItemsRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 25);
+  messageDesc(file_catalog_v1_catalog, 27);
 
 /**
  * @generated from message catalog.v1.ListPublishedItemsResponse
@@ -730,7 +764,7 @@ export type ListPublishedItemsResponse = Message<"catalog.v1.ListPublishedItemsR
  * Use `create(ListPublishedItemsResponseSchema)` to create a new message.
  */
 export const ListPublishedItemsResponseSchema: GenMessage<ListPublishedItemsResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 26);
+  messageDesc(file_catalog_v1_catalog, 28);
 
 /**
  * @generated from message catalog.v1.GetItemsRequest
@@ -752,7 +786,7 @@ export type GetItemsRequest = Message<"catalog.v1.GetItemsRequest"> & {
  * Use `create(GetItemsRequestSchema)` to create a new message.
  */
 export const GetItemsRequestSchema: GenMessage<GetItemsRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 27);
+  messageDesc(file_catalog_v1_catalog, 29);
 
 /**
  * @generated from message catalog.v1.GetItemsResponse
@@ -771,7 +805,7 @@ export type GetItemsResponse = Message<"catalog.v1.GetItemsResponse"> & {
  * Use `create(GetItemsResponseSchema)` to create a new message.
  */
 export const GetItemsResponseSchema: GenMessage<GetItemsResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 28);
+  messageDesc(file_catalog_v1_catalog, 30);
 
 /**
  * @generated from enum catalog.v1.Plan
@@ -906,6 +940,17 @@ export const StoreService: GenService<{
     methodKind: "unary";
     input: typeof RevokeApiKeyRequestSchema;
     output: typeof RevokeApiKeyResponseSchema;
+  },
+  /**
+   * Every key of the store, newest first, with when it was last used (kept current
+   * within a minute); never the key itself. NOT_FOUND for an unknown store.
+   *
+   * @generated from rpc catalog.v1.StoreService.ListApiKeys
+   */
+  listApiKeys: {
+    methodKind: "unary";
+    input: typeof ListApiKeysRequestSchema;
+    output: typeof ListApiKeysResponseSchema;
   },
   /**
    * Resolves a presented secret key to its store. NOT_FOUND / UNAUTHENTICATED when
