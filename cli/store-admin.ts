@@ -145,7 +145,7 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
   const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   const command = positionals.join(" ");
   if (values.help || command === "") throw new UsageError("");
-  // The same text rule as every other door (services/lib/text.ts), checked here so the
+  // The same text rule as every other door (common/text.ts), checked here so the
   // operator reads which option was wrong rather than a field name of the gRPC API.
   for (const [name, value] of Object.entries(values)) {
     for (const text of Array.isArray(value) ? value : typeof value === "string" ? [value] : []) {

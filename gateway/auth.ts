@@ -3,7 +3,6 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { planName, type PlanName } from "../common/plans.js";
 import type { ServiceClients } from "./clients.js";
 
-
 export interface Principal {
   keyId: string;
   storeId: string;

@@ -1,12 +1,12 @@
-import { ORDER_STATUSES } from "../common/order-status.js";
 // The public API as OpenAPI 3.1: served at GET /v1/openapi.json and rendered at /docs.
 // The tests validate every response the gateway gives against these schemas, so the
 // document and the behaviour cannot drift apart.
 
+import { ORDER_EVENT_TYPES as EVENT_TYPES, ORDER_STATUSES } from "../common/order-status.js";
+
 const uuid = { type: "string", format: "uuid" } as const;
 const time = { type: "string", format: "date-time", description: "UTC, ISO 8601 with Z" } as const;
 const idr = { type: "integer", minimum: 0, description: "IDR, whole rupiah" } as const;
-const EVENT_TYPES = ["order.created", "orderUpdated", "order.paid", "order.failed", "order.expired", "order.cancelled", "order.refunded"];
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const success = (data: object) => ({

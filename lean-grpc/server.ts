@@ -31,6 +31,7 @@ import {
   parseGrpcTimeout,
   toHeaders,
   unframe,
+  wellFormedError,
 } from "./wire.js";
 
 type UnaryImpl = (request: unknown, context: HandlerContext) => unknown;
@@ -305,13 +306,7 @@ class CallState {
 
   fail(error: ConnectError) {
     if (this.answered) return;
-    // setTrailerStatus percent-encodes with encodeURIComponent, which throws on a lone
-    // surrogate: a handler's awkward message must not become a transport failure.
-    if (!error.rawMessage.isWellFormed()) {
-      const copy = new ConnectError(error.rawMessage.toWellFormed(), error.code, error.metadata, undefined, error.cause);
-      copy.details.push(...error.details);
-      error = copy;
-    }
+    error = wellFormedError(error);
     this.answered = true;
     clearTimeout(this.timer);
     if (this.stream.destroyed || this.stream.closed) return;

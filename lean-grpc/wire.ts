@@ -1,5 +1,5 @@
 import http2 from "node:http2";
-import { Code } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 
 // The bytes of unary gRPC over HTTP/2 (grpc/grpc PROTOCOL-HTTP2.md): a message is a
 // zero "compressed" flag, a 4-byte big-endian length and the protobuf bytes; the
@@ -59,6 +59,18 @@ export function encodeGrpcMessage(text: string): string {
     out += byte < 0x20 || byte > 0x7e || byte === 0x25 ? `%${byte.toString(16).toUpperCase().padStart(2, "0")}` : String.fromCharCode(byte);
   }
   return out;
+}
+
+/**
+ * The error with a well-formed message (lone surrogates replaced), details kept.
+ * Connect's trailer encoding percent-encodes with encodeURIComponent, which throws on
+ * a lone surrogate: a handler's awkward message must not become a transport failure.
+ */
+export function wellFormedError(error: ConnectError): ConnectError {
+  if (error.rawMessage.isWellFormed()) return error;
+  const copy = new ConnectError(error.rawMessage.toWellFormed(), error.code, error.metadata, undefined, error.cause);
+  copy.details.push(...error.details);
+  return copy;
 }
 
 /** gRPC's mapping of an HTTP/2 RST_STREAM code to a status. */

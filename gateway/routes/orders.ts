@@ -10,7 +10,6 @@ import { isUuid } from "../../common/ids.js";
 import { ORDER_STATUSES } from "../../common/order-status.js";
 import { textProblem } from "../../common/text.js";
 
-
 /** JSON with keys sorted, so two bodies that mean the same hash the same. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;

@@ -1,4 +1,7 @@
+import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { FieldViolationSchema } from "../../gen/order/v1/order_pb.js";
+import { wellFormedError } from "../../lean-grpc/index.js";
 import type { Logger } from "./logger.js";
 
 // What a service lets out of a handler. A ConnectError is the handler's own answer
@@ -40,23 +43,18 @@ export function isOutage(error: unknown): boolean {
   return OUTAGE_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code);
 }
 
-/**
- * A message that survives every transport: gRPC percent-encodes grpc-message and
- * `encodeURIComponent` throws on a lone surrogate, which would turn a handler's
- * answer into a reset stream.
- */
-export function wellFormed(text: string): string {
-  return text.toWellFormed();
+/** INVALID_ARGUMENT carrying the public field path, which the gateway puts in `details`. */
+export function fieldError(field: string, description: string): ConnectError {
+  return new ConnectError(`${field}: ${description}`, Code.InvalidArgument, undefined, [
+    { desc: FieldViolationSchema, value: create(FieldViolationSchema, { field, description }) },
+  ]);
 }
 
 /** The error a client may see for whatever a handler threw. Logs what it hides. */
 export function toRpcError(error: unknown, logger: Logger, where: { service: string; method: string }): ConnectError {
-  if (error instanceof ConnectError) {
-    if (error.rawMessage.isWellFormed()) return error;
-    const copy = new ConnectError(wellFormed(error.rawMessage), error.code, error.metadata, undefined, error.cause);
-    copy.details.push(...error.details);
-    return copy;
-  }
+  // Its own answer, with a message every transport can carry (Connect's gRPC path
+  // percent-encodes it too).
+  if (error instanceof ConnectError) return wellFormedError(error);
   if (isOutage(error)) {
     logger.warn({ ...where, err: describe(error) }, "dependency unavailable");
     return new ConnectError("a dependency is unavailable, try again shortly", Code.Unavailable);
@@ -67,6 +65,6 @@ export function toRpcError(error: unknown, logger: Logger, where: { service: str
 
 /** The parts of a driver error worth a log line (postgres.js errors carry the query too). */
 function describe(error: unknown): Record<string, unknown> {
-  const e = error as { code?: string; message?: string; errno?: unknown };
+  const e = error as { code?: string; message?: string };
   return { code: e.code, message: e.message };
 }

@@ -1,7 +1,6 @@
-import { create, ScalarType, type DescField, type DescMessage, type Message } from "@bufbuild/protobuf";
-import { Code, ConnectError } from "@connectrpc/connect";
-import { FieldViolationSchema } from "../../gen/order/v1/order_pb.js";
+import { ScalarType, type DescField, type DescMessage, type Message } from "@bufbuild/protobuf";
 import { textProblem, type TextViolation } from "../../common/text.js";
+import { fieldError } from "./rpc-errors.js";
 
 // Every gRPC request is held to the text rule of common/text.ts before any handler
 // sees it, so a caller that skips the gateway (the CLI, grpcurl, another service) meets
@@ -78,8 +77,5 @@ export function findMessageTextViolation(schema: DescMessage, message: Message):
 /** Throws INVALID_ARGUMENT naming the field when a request holds forbidden text. */
 export function assertRequestText(schema: DescMessage, message: Message): void {
   const found = findMessageTextViolation(schema, message);
-  if (!found) return;
-  throw new ConnectError(`${found.field}: ${found.message}`, Code.InvalidArgument, undefined, [
-    { desc: FieldViolationSchema, value: create(FieldViolationSchema, { field: found.field, description: found.message }) },
-  ]);
+  if (found) throw fieldError(found.field, found.message);
 }

@@ -1,6 +1,6 @@
 // The order status machine of CONTRACT §5, in one place.
 
-import type { OrderStatus } from "../../common/order-status.js";
+import type { OrderEventType, OrderStatus } from "../../common/order-status.js";
 
 export { ORDER_STATUSES, type OrderStatus } from "../../common/order-status.js";
 
@@ -21,14 +21,7 @@ export function checkTransition(from: OrderStatus, to: OrderStatus): TransitionC
   return allowed[from].includes(to) ? { kind: "change" } : { kind: "refused" };
 }
 
-export type EventType =
-  | "order.created"
-  | "orderUpdated"
-  | "order.paid"
-  | "order.failed"
-  | "order.expired"
-  | "order.cancelled"
-  | "order.refunded";
+export type EventType = OrderEventType;
 
 /** Every status change announces itself twice: `orderUpdated` and the status event. */
 export function eventsForChange(to: OrderStatus): EventType[] {

@@ -1,20 +1,16 @@
-import { Code, ConnectError } from "@connectrpc/connect";
-import { create } from "@bufbuild/protobuf";
 import { isUuid } from "../../common/ids.js";
-import { FieldViolationSchema, type CreateOrderRequest, type ListOrdersRequest } from "../../gen/order/v1/order_pb.js";
+import type { CreateOrderRequest, ListOrdersRequest } from "../../gen/order/v1/order_pb.js";
+import { fieldError } from "../lib/rpc-errors.js";
 import { ORDER_STATUSES, type OrderStatus } from "./status-machine.js";
+
+// The one builder of field errors lives with the services' error mapping; the order
+// service's modules import it from here with the rest of their argument checks.
+export { fieldError };
 
 // Deliberately plain: one @, no spaces, a dot in the domain. Full RFC 5322 is not what
 // a checkout wants, and the gateway confirms nothing by mail.
 const EMAIL = /^[^\s@"<>()\[\],;:]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 const PHONE = /^\+?[0-9]{8,20}$/;
-
-/** INVALID_ARGUMENT carrying the public field path, which the gateway puts in `details`. */
-export function fieldError(field: string, description: string): ConnectError {
-  return new ConnectError(`${field}: ${description}`, Code.InvalidArgument, undefined, [
-    { desc: FieldViolationSchema, value: create(FieldViolationSchema, { field, description }) },
-  ]);
-}
 
 /** The id, lower-cased; INVALID_ARGUMENT naming `field` when it is not a UUID. */
 export function requireUuid(value: string, field: string): string {

@@ -1,11 +1,22 @@
 // A nats-server with JetStream of the test's own on a reserved port, NOT started until
-// asked: for tests of roles started while NATS is unreachable. (startPrivateNats in
-// nats.ts starts at once; this keeps its callers untouched.)
+// asked: for tests of roles started while NATS is unreachable. startPrivateNats
+// (nats.ts) is this, started at once.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { reachable } from "./nats.js";
+import { connect } from "@nats-io/transport-node";
 import { freePort, spawnProcess, type Spawned } from "./process.js";
+
+/** True when a NATS server answers at `url`. */
+export async function reachable(url: string): Promise<boolean> {
+  try {
+    const nc = await connect({ servers: url, timeout: 500, reconnect: false });
+    await nc.close();
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export async function reservePrivateNats() {
   const port = await freePort();
