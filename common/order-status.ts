@@ -4,10 +4,6 @@ export const ORDER_STATUSES = ["pending", "paid", "failed", "expired", "cancelle
 
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
-export function isOrderStatus(value: string): value is OrderStatus {
-  return (ORDER_STATUSES as readonly string[]).includes(value);
-}
-
 /** The events an order announces (CONTRACT §5), as webhooks and the OpenAPI document name them. */
 export const ORDER_EVENT_TYPES = ["order.created", "orderUpdated", "order.paid", "order.failed", "order.expired", "order.cancelled", "order.refunded"] as const;
 

@@ -1,4 +1,5 @@
 import type { Next } from "koa";
+import { planHasApiAccess } from "../common/plans.js";
 import type { Authenticator } from "./auth.js";
 import { readJsonBody } from "./body.js";
 import type { GatewayContext } from "./context.js";
@@ -6,7 +7,6 @@ import { ApiError, unauthorized } from "./errors.js";
 import type { RateLimiter } from "./rate-limit.js";
 
 const BEARER = /^bearer[ \t]+([^\s]+)[ \t]*$/i;
-const PLANS_WITH_API = new Set(["growth", "scale"]);
 
 export interface GuardOptions {
   authenticator: Authenticator;
@@ -46,7 +46,7 @@ export function createGuards(options: GuardOptions) {
   }
 
   async function requirePlan(ctx: GatewayContext, next: Next) {
-    if (!PLANS_WITH_API.has(ctx.state.principal!.plan)) {
+    if (!planHasApiAccess(ctx.state.principal!.plan)) {
       throw new ApiError(403, "PLAN_REQUIRED", "the API is available on the Growth and Scale plans");
     }
     await next();

@@ -19,7 +19,7 @@ import { assertRequestText } from "./rpc-text.js";
  * Every request's text is checked (rpc-text.ts) and every handler's failure leaves as
  * a ConnectError fit for the client (rpc-errors.ts).
  */
-export function rpcErrorInterceptor(logger: Logger): Interceptor {
+function rpcErrorInterceptor(logger: Logger): Interceptor {
   return (next) => async (request) => {
     try {
       if (!request.stream) assertRequestText(request.method.input, request.message);
