@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file catalog/v1/catalog.proto.
  */
 export const file_catalog_v1_catalog: GenFile = /*@__PURE__*/
-  fileDesc("ChhjYXRhbG9nL3YxL2NhdGFsb2cucHJvdG8SCmNhdGFsb2cudjEiYwoLQmFua0FjY291bnQSEQoJYmFua19uYW1lGAEgASgJEhEKCWJhbmtfY29kZRgCIAEoCRIWCg5hY2NvdW50X251bWJlchgDIAEoCRIWCg5hY2NvdW50X2hvbGRlchgEIAEoCSJHCglSZWRpcmVjdHMSEwoLc3VjY2Vzc191cmwYASABKAkSEgoKcmV0dXJuX3VybBgCIAEoCRIRCgllcnJvcl91cmwYAyABKAki4AEKBVN0b3JlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSHgoEcGxhbhgDIAEoDjIQLmNhdGFsb2cudjEuUGxhbhIyCgxiYW5rX2FjY291bnQYBCABKAsyFy5jYXRhbG9nLnYxLkJhbmtBY2NvdW50SACIAQESKAoJcmVkaXJlY3RzGAUgASgLMhUuY2F0YWxvZy52MS5SZWRpcmVjdHMSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDwoNX2JhbmtfYWNjb3VudCKAAgoGQXBpS2V5EgoKAmlkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSDgoGcHJlZml4GAQgASgJEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKCnJldm9rZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQESNQoMbGFzdF91c2VkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBQg0KC19yZXZva2VkX2F0Qg8KDV9sYXN0X3VzZWRfYXQi4QEKBEl0ZW0SCgoCaWQYASABKAkSEAoIc3RvcmVfaWQYAiABKAkSIgoEdHlwZRgDIAEoDjIULmNhdGFsb2cudjEuSXRlbVR5cGUSDQoFdGl0bGUYBCABKAkSDAoEc2x1ZxgFIAEoCRINCgVwcmljZRgGIAEoAxImCgZzdGF0dXMYByABKA4yFi5jYXRhbG9nLnYxLkl0ZW1TdGF0dXMSEwoLcHJvZHVjdF9pZHMYCCADKAkSLgoKY3JlYXRlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAisQEKEkNyZWF0ZVN0b3JlUmVxdWVzdBIMCgRuYW1lGAEgASgJEh4KBHBsYW4YAiABKA4yEC5jYXRhbG9nLnYxLlBsYW4SMgoMYmFua19hY2NvdW50GAMgASgLMhcuY2F0YWxvZy52MS5CYW5rQWNjb3VudEgAiAEBEigKCXJlZGlyZWN0cxgEIAEoCzIVLmNhdGFsb2cudjEuUmVkaXJlY3RzQg8KDV9iYW5rX2FjY291bnQiNwoTQ3JlYXRlU3RvcmVSZXNwb25zZRIgCgVzdG9yZRgBIAEoCzIRLmNhdGFsb2cudjEuU3RvcmUiHQoPR2V0U3RvcmVSZXF1ZXN0EgoKAmlkGAEgASgJIjQKEEdldFN0b3JlUmVzcG9uc2USIAoFc3RvcmUYASABKAsyES5jYXRhbG9nLnYxLlN0b3JlIkcKE1NldFN0b3JlUGxhblJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSHgoEcGxhbhgCIAEoDjIQLmNhdGFsb2cudjEuUGxhbiI4ChRTZXRTdG9yZVBsYW5SZXNwb25zZRIgCgVzdG9yZRgBIAEoCzIRLmNhdGFsb2cudjEuU3RvcmUiNQoTQ3JlYXRlQXBpS2V5UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIMCgRuYW1lGAIgASgJIksKFENyZWF0ZUFwaUtleVJlc3BvbnNlEiMKB2FwaV9rZXkYASABKAsyEi5jYXRhbG9nLnYxLkFwaUtleRIOCgZzZWNyZXQYAiABKAkiNwoTUmV2b2tlQXBpS2V5UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIOCgZrZXlfaWQYAiABKAkiOwoUUmV2b2tlQXBpS2V5UmVzcG9uc2USIwoHYXBpX2tleRgBIAEoCzISLmNhdGFsb2cudjEuQXBpS2V5IiYKEkxpc3RBcGlLZXlzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCSI7ChNMaXN0QXBpS2V5c1Jlc3BvbnNlEiQKCGFwaV9rZXlzGAEgAygLMhIuY2F0YWxvZy52MS5BcGlLZXkiKwoZQXV0aGVudGljYXRlQXBpS2V5UmVxdWVzdBIOCgZzZWNyZXQYASABKAkiXgoaQXV0aGVudGljYXRlQXBpS2V5UmVzcG9uc2USDgoGa2V5X2lkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEh4KBHBsYW4YAyABKA4yEC5jYXRhbG9nLnYxLlBsYW4ifAoUQ3JlYXRlUHJvZHVjdFJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSDQoFdGl0bGUYAiABKAkSDAoEc2x1ZxgDIAEoCRINCgVwcmljZRgEIAEoAxImCgZzdGF0dXMYBSABKA4yFi5jYXRhbG9nLnYxLkl0ZW1TdGF0dXMiNwoVQ3JlYXRlUHJvZHVjdFJlc3BvbnNlEh4KBGl0ZW0YASABKAsyEC5jYXRhbG9nLnYxLkl0ZW0ikAEKE0NyZWF0ZUJ1bmRsZVJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSDQoFdGl0bGUYAiABKAkSDAoEc2x1ZxgDIAEoCRINCgVwcmljZRgEIAEoAxImCgZzdGF0dXMYBSABKA4yFi5jYXRhbG9nLnYxLkl0ZW1TdGF0dXMSEwoLcHJvZHVjdF9pZHMYBiADKAkiNgoUQ3JlYXRlQnVuZGxlUmVzcG9uc2USHgoEaXRlbRgBIAEoCzIQLmNhdGFsb2cudjEuSXRlbSJHChNTZXRJdGVtUHJpY2VSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg8KB2l0ZW1faWQYAiABKAkSDQoFcHJpY2UYAyABKAMiNgoUU2V0SXRlbVByaWNlUmVzcG9uc2USHgoEaXRlbRgBIAEoCzIQLmNhdGFsb2cudjEuSXRlbSJhChRTZXRJdGVtU3RhdHVzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIPCgdpdGVtX2lkGAIgASgJEiYKBnN0YXR1cxgDIAEoDjIWLmNhdGFsb2cudjEuSXRlbVN0YXR1cyI3ChVTZXRJdGVtU3RhdHVzUmVzcG9uc2USHgoEaXRlbRgBIAEoCzIQLmNhdGFsb2cudjEuSXRlbSJMChlMaXN0UHVibGlzaGVkSXRlbXNSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg0KBWxpbWl0GAIgASgFEg4KBm9mZnNldBgDIAEoBSJPChpMaXN0UHVibGlzaGVkSXRlbXNSZXNwb25zZRIfCgVpdGVtcxgBIAMoCzIQLmNhdGFsb2cudjEuSXRlbRIQCghoYXNfbW9yZRgCIAEoCCIwCg9HZXRJdGVtc1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSCwoDaWRzGAIgAygJIjMKEEdldEl0ZW1zUmVzcG9uc2USHwoFaXRlbXMYASADKAsyEC5jYXRhbG9nLnYxLkl0ZW0qTwoEUGxhbhIUChBQTEFOX1VOU1BFQ0lGSUVEEAASEAoMUExBTl9TVEFSVEVSEAESDwoLUExBTl9HUk9XVEgQAhIOCgpQTEFOX1NDQUxFEAMqUgoISXRlbVR5cGUSGQoVSVRFTV9UWVBFX1VOU1BFQ0lGSUVEEAASFQoRSVRFTV9UWVBFX1BST0RVQ1QQARIUChBJVEVNX1RZUEVfQlVORExFEAIqdQoKSXRlbVN0YXR1cxIbChdJVEVNX1NUQVRVU19VTlNQRUNJRklFRBAAEhUKEUlURU1fU1RBVFVTX0RSQUZUEAESGQoVSVRFTV9TVEFUVVNfUFVCTElTSEVEEAISGAoUSVRFTV9TVEFUVVNfQVJDSElWRUQQAzLTBAoMU3RvcmVTZXJ2aWNlEk4KC0NyZWF0ZVN0b3JlEh4uY2F0YWxvZy52MS5DcmVhdGVTdG9yZVJlcXVlc3QaHy5jYXRhbG9nLnYxLkNyZWF0ZVN0b3JlUmVzcG9uc2USRQoIR2V0U3RvcmUSGy5jYXRhbG9nLnYxLkdldFN0b3JlUmVxdWVzdBocLmNhdGFsb2cudjEuR2V0U3RvcmVSZXNwb25zZRJRCgxTZXRTdG9yZVBsYW4SHy5jYXRhbG9nLnYxLlNldFN0b3JlUGxhblJlcXVlc3QaIC5jYXRhbG9nLnYxLlNldFN0b3JlUGxhblJlc3BvbnNlElEKDENyZWF0ZUFwaUtleRIfLmNhdGFsb2cudjEuQ3JlYXRlQXBpS2V5UmVxdWVzdBogLmNhdGFsb2cudjEuQ3JlYXRlQXBpS2V5UmVzcG9uc2USUQoMUmV2b2tlQXBpS2V5Eh8uY2F0YWxvZy52MS5SZXZva2VBcGlLZXlSZXF1ZXN0GiAuY2F0YWxvZy52MS5SZXZva2VBcGlLZXlSZXNwb25zZRJOCgtMaXN0QXBpS2V5cxIeLmNhdGFsb2cudjEuTGlzdEFwaUtleXNSZXF1ZXN0Gh8uY2F0YWxvZy52MS5MaXN0QXBpS2V5c1Jlc3BvbnNlEmMKEkF1dGhlbnRpY2F0ZUFwaUtleRIlLmNhdGFsb2cudjEuQXV0aGVudGljYXRlQXBpS2V5UmVxdWVzdBomLmNhdGFsb2cudjEuQXV0aGVudGljYXRlQXBpS2V5UmVzcG9uc2UyjgQKDkNhdGFsb2dTZXJ2aWNlElQKDUNyZWF0ZVByb2R1Y3QSIC5jYXRhbG9nLnYxLkNyZWF0ZVByb2R1Y3RSZXF1ZXN0GiEuY2F0YWxvZy52MS5DcmVhdGVQcm9kdWN0UmVzcG9uc2USUQoMQ3JlYXRlQnVuZGxlEh8uY2F0YWxvZy52MS5DcmVhdGVCdW5kbGVSZXF1ZXN0GiAuY2F0YWxvZy52MS5DcmVhdGVCdW5kbGVSZXNwb25zZRJRCgxTZXRJdGVtUHJpY2USHy5jYXRhbG9nLnYxLlNldEl0ZW1QcmljZVJlcXVlc3QaIC5jYXRhbG9nLnYxLlNldEl0ZW1QcmljZVJlc3BvbnNlElQKDVNldEl0ZW1TdGF0dXMSIC5jYXRhbG9nLnYxLlNldEl0ZW1TdGF0dXNSZXF1ZXN0GiEuY2F0YWxvZy52MS5TZXRJdGVtU3RhdHVzUmVzcG9uc2USYwoSTGlzdFB1Ymxpc2hlZEl0ZW1zEiUuY2F0YWxvZy52MS5MaXN0UHVibGlzaGVkSXRlbXNSZXF1ZXN0GiYuY2F0YWxvZy52MS5MaXN0UHVibGlzaGVkSXRlbXNSZXNwb25zZRJFCghHZXRJdGVtcxIbLmNhdGFsb2cudjEuR2V0SXRlbXNSZXF1ZXN0GhwuY2F0YWxvZy52MS5HZXRJdGVtc1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("ChhjYXRhbG9nL3YxL2NhdGFsb2cucHJvdG8SCmNhdGFsb2cudjEiYwoLQmFua0FjY291bnQSEQoJYmFua19uYW1lGAEgASgJEhEKCWJhbmtfY29kZRgCIAEoCRIWCg5hY2NvdW50X251bWJlchgDIAEoCRIWCg5hY2NvdW50X2hvbGRlchgEIAEoCSJHCglSZWRpcmVjdHMSEwoLc3VjY2Vzc191cmwYASABKAkSEgoKcmV0dXJuX3VybBgCIAEoCRIRCgllcnJvcl91cmwYAyABKAki4AEKBVN0b3JlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSHgoEcGxhbhgDIAEoDjIQLmNhdGFsb2cudjEuUGxhbhIyCgxiYW5rX2FjY291bnQYBCABKAsyFy5jYXRhbG9nLnYxLkJhbmtBY2NvdW50SACIAQESKAoJcmVkaXJlY3RzGAUgASgLMhUuY2F0YWxvZy52MS5SZWRpcmVjdHMSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDwoNX2JhbmtfYWNjb3VudCKAAgoGQXBpS2V5EgoKAmlkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSDgoGcHJlZml4GAQgASgJEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKCnJldm9rZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQESNQoMbGFzdF91c2VkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBQg0KC19yZXZva2VkX2F0Qg8KDV9sYXN0X3VzZWRfYXQi4QEKBEl0ZW0SCgoCaWQYASABKAkSEAoIc3RvcmVfaWQYAiABKAkSIgoEdHlwZRgDIAEoDjIULmNhdGFsb2cudjEuSXRlbVR5cGUSDQoFdGl0bGUYBCABKAkSDAoEc2x1ZxgFIAEoCRINCgVwcmljZRgGIAEoAxImCgZzdGF0dXMYByABKA4yFi5jYXRhbG9nLnYxLkl0ZW1TdGF0dXMSEwoLcHJvZHVjdF9pZHMYCCADKAkSLgoKY3JlYXRlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAisQEKEkNyZWF0ZVN0b3JlUmVxdWVzdBIMCgRuYW1lGAEgASgJEh4KBHBsYW4YAiABKA4yEC5jYXRhbG9nLnYxLlBsYW4SMgoMYmFua19hY2NvdW50GAMgASgLMhcuY2F0YWxvZy52MS5CYW5rQWNjb3VudEgAiAEBEigKCXJlZGlyZWN0cxgEIAEoCzIVLmNhdGFsb2cudjEuUmVkaXJlY3RzQg8KDV9iYW5rX2FjY291bnQiNwoTQ3JlYXRlU3RvcmVSZXNwb25zZRIgCgVzdG9yZRgBIAEoCzIRLmNhdGFsb2cudjEuU3RvcmUiHQoPR2V0U3RvcmVSZXF1ZXN0EgoKAmlkGAEgASgJIjQKEEdldFN0b3JlUmVzcG9uc2USIAoFc3RvcmUYASABKAsyES5jYXRhbG9nLnYxLlN0b3JlIkcKE1NldFN0b3JlUGxhblJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSHgoEcGxhbhgCIAEoDjIQLmNhdGFsb2cudjEuUGxhbiI4ChRTZXRTdG9yZVBsYW5SZXNwb25zZRIgCgVzdG9yZRgBIAEoCzIRLmNhdGFsb2cudjEuU3RvcmUinQEKGlVwZGF0ZVN0b3JlU2V0dGluZ3NSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEjIKDGJhbmtfYWNjb3VudBgCIAEoCzIXLmNhdGFsb2cudjEuQmFua0FjY291bnRIAIgBARIoCglyZWRpcmVjdHMYAyABKAsyFS5jYXRhbG9nLnYxLlJlZGlyZWN0c0IPCg1fYmFua19hY2NvdW50Ij8KG1VwZGF0ZVN0b3JlU2V0dGluZ3NSZXNwb25zZRIgCgVzdG9yZRgBIAEoCzIRLmNhdGFsb2cudjEuU3RvcmUiNQoTQ3JlYXRlQXBpS2V5UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIMCgRuYW1lGAIgASgJIksKFENyZWF0ZUFwaUtleVJlc3BvbnNlEiMKB2FwaV9rZXkYASABKAsyEi5jYXRhbG9nLnYxLkFwaUtleRIOCgZzZWNyZXQYAiABKAkiNwoTUmV2b2tlQXBpS2V5UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIOCgZrZXlfaWQYAiABKAkiOwoUUmV2b2tlQXBpS2V5UmVzcG9uc2USIwoHYXBpX2tleRgBIAEoCzISLmNhdGFsb2cudjEuQXBpS2V5IiYKEkxpc3RBcGlLZXlzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCSI7ChNMaXN0QXBpS2V5c1Jlc3BvbnNlEiQKCGFwaV9rZXlzGAEgAygLMhIuY2F0YWxvZy52MS5BcGlLZXkiKwoZQXV0aGVudGljYXRlQXBpS2V5UmVxdWVzdBIOCgZzZWNyZXQYASABKAkiXgoaQXV0aGVudGljYXRlQXBpS2V5UmVzcG9uc2USDgoGa2V5X2lkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEh4KBHBsYW4YAyABKA4yEC5jYXRhbG9nLnYxLlBsYW4ifAoUQ3JlYXRlUHJvZHVjdFJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSDQoFdGl0bGUYAiABKAkSDAoEc2x1ZxgDIAEoCRINCgVwcmljZRgEIAEoAxImCgZzdGF0dXMYBSABKA4yFi5jYXRhbG9nLnYxLkl0ZW1TdGF0dXMiNwoVQ3JlYXRlUHJvZHVjdFJlc3BvbnNlEh4KBGl0ZW0YASABKAsyEC5jYXRhbG9nLnYxLkl0ZW0ikAEKE0NyZWF0ZUJ1bmRsZVJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSDQoFdGl0bGUYAiABKAkSDAoEc2x1ZxgDIAEoCRINCgVwcmljZRgEIAEoAxImCgZzdGF0dXMYBSABKA4yFi5jYXRhbG9nLnYxLkl0ZW1TdGF0dXMSEwoLcHJvZHVjdF9pZHMYBiADKAkiNgoUQ3JlYXRlQnVuZGxlUmVzcG9uc2USHgoEaXRlbRgBIAEoCzIQLmNhdGFsb2cudjEuSXRlbSJHChNTZXRJdGVtUHJpY2VSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg8KB2l0ZW1faWQYAiABKAkSDQoFcHJpY2UYAyABKAMiNgoUU2V0SXRlbVByaWNlUmVzcG9uc2USHgoEaXRlbRgBIAEoCzIQLmNhdGFsb2cudjEuSXRlbSJhChRTZXRJdGVtU3RhdHVzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIPCgdpdGVtX2lkGAIgASgJEiYKBnN0YXR1cxgDIAEoDjIWLmNhdGFsb2cudjEuSXRlbVN0YXR1cyI3ChVTZXRJdGVtU3RhdHVzUmVzcG9uc2USHgoEaXRlbRgBIAEoCzIQLmNhdGFsb2cudjEuSXRlbSJMChlMaXN0UHVibGlzaGVkSXRlbXNSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg0KBWxpbWl0GAIgASgFEg4KBm9mZnNldBgDIAEoBSJPChpMaXN0UHVibGlzaGVkSXRlbXNSZXNwb25zZRIfCgVpdGVtcxgBIAMoCzIQLmNhdGFsb2cudjEuSXRlbRIQCghoYXNfbW9yZRgCIAEoCCIwCg9HZXRJdGVtc1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSCwoDaWRzGAIgAygJIjMKEEdldEl0ZW1zUmVzcG9uc2USHwoFaXRlbXMYASADKAsyEC5jYXRhbG9nLnYxLkl0ZW0qTwoEUGxhbhIUChBQTEFOX1VOU1BFQ0lGSUVEEAASEAoMUExBTl9TVEFSVEVSEAESDwoLUExBTl9HUk9XVEgQAhIOCgpQTEFOX1NDQUxFEAMqUgoISXRlbVR5cGUSGQoVSVRFTV9UWVBFX1VOU1BFQ0lGSUVEEAASFQoRSVRFTV9UWVBFX1BST0RVQ1QQARIUChBJVEVNX1RZUEVfQlVORExFEAIqdQoKSXRlbVN0YXR1cxIbChdJVEVNX1NUQVRVU19VTlNQRUNJRklFRBAAEhUKEUlURU1fU1RBVFVTX0RSQUZUEAESGQoVSVRFTV9TVEFUVVNfUFVCTElTSEVEEAISGAoUSVRFTV9TVEFUVVNfQVJDSElWRUQQAzK7BQoMU3RvcmVTZXJ2aWNlEk4KC0NyZWF0ZVN0b3JlEh4uY2F0YWxvZy52MS5DcmVhdGVTdG9yZVJlcXVlc3QaHy5jYXRhbG9nLnYxLkNyZWF0ZVN0b3JlUmVzcG9uc2USRQoIR2V0U3RvcmUSGy5jYXRhbG9nLnYxLkdldFN0b3JlUmVxdWVzdBocLmNhdGFsb2cudjEuR2V0U3RvcmVSZXNwb25zZRJRCgxTZXRTdG9yZVBsYW4SHy5jYXRhbG9nLnYxLlNldFN0b3JlUGxhblJlcXVlc3QaIC5jYXRhbG9nLnYxLlNldFN0b3JlUGxhblJlc3BvbnNlEmYKE1VwZGF0ZVN0b3JlU2V0dGluZ3MSJi5jYXRhbG9nLnYxLlVwZGF0ZVN0b3JlU2V0dGluZ3NSZXF1ZXN0GicuY2F0YWxvZy52MS5VcGRhdGVTdG9yZVNldHRpbmdzUmVzcG9uc2USUQoMQ3JlYXRlQXBpS2V5Eh8uY2F0YWxvZy52MS5DcmVhdGVBcGlLZXlSZXF1ZXN0GiAuY2F0YWxvZy52MS5DcmVhdGVBcGlLZXlSZXNwb25zZRJRCgxSZXZva2VBcGlLZXkSHy5jYXRhbG9nLnYxLlJldm9rZUFwaUtleVJlcXVlc3QaIC5jYXRhbG9nLnYxLlJldm9rZUFwaUtleVJlc3BvbnNlEk4KC0xpc3RBcGlLZXlzEh4uY2F0YWxvZy52MS5MaXN0QXBpS2V5c1JlcXVlc3QaHy5jYXRhbG9nLnYxLkxpc3RBcGlLZXlzUmVzcG9uc2USYwoSQXV0aGVudGljYXRlQXBpS2V5EiUuY2F0YWxvZy52MS5BdXRoZW50aWNhdGVBcGlLZXlSZXF1ZXN0GiYuY2F0YWxvZy52MS5BdXRoZW50aWNhdGVBcGlLZXlSZXNwb25zZTKOBAoOQ2F0YWxvZ1NlcnZpY2USVAoNQ3JlYXRlUHJvZHVjdBIgLmNhdGFsb2cudjEuQ3JlYXRlUHJvZHVjdFJlcXVlc3QaIS5jYXRhbG9nLnYxLkNyZWF0ZVByb2R1Y3RSZXNwb25zZRJRCgxDcmVhdGVCdW5kbGUSHy5jYXRhbG9nLnYxLkNyZWF0ZUJ1bmRsZVJlcXVlc3QaIC5jYXRhbG9nLnYxLkNyZWF0ZUJ1bmRsZVJlc3BvbnNlElEKDFNldEl0ZW1QcmljZRIfLmNhdGFsb2cudjEuU2V0SXRlbVByaWNlUmVxdWVzdBogLmNhdGFsb2cudjEuU2V0SXRlbVByaWNlUmVzcG9uc2USVAoNU2V0SXRlbVN0YXR1cxIgLmNhdGFsb2cudjEuU2V0SXRlbVN0YXR1c1JlcXVlc3QaIS5jYXRhbG9nLnYxLlNldEl0ZW1TdGF0dXNSZXNwb25zZRJjChJMaXN0UHVibGlzaGVkSXRlbXMSJS5jYXRhbG9nLnYxLkxpc3RQdWJsaXNoZWRJdGVtc1JlcXVlc3QaJi5jYXRhbG9nLnYxLkxpc3RQdWJsaXNoZWRJdGVtc1Jlc3BvbnNlEkUKCEdldEl0ZW1zEhsuY2F0YWxvZy52MS5HZXRJdGVtc1JlcXVlc3QaHC5jYXRhbG9nLnYxLkdldEl0ZW1zUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message catalog.v1.BankAccount
@@ -352,6 +352,50 @@ export const SetStorePlanResponseSchema: GenMessage<SetStorePlanResponse> = /*@_
   messageDesc(file_catalog_v1_catalog, 10);
 
 /**
+ * @generated from message catalog.v1.UpdateStoreSettingsRequest
+ */
+export type UpdateStoreSettingsRequest = Message<"catalog.v1.UpdateStoreSettingsRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * @generated from field: optional catalog.v1.BankAccount bank_account = 2;
+   */
+  bankAccount?: BankAccount | undefined;
+
+  /**
+   * @generated from field: catalog.v1.Redirects redirects = 3;
+   */
+  redirects?: Redirects | undefined;
+};
+
+/**
+ * Describes the message catalog.v1.UpdateStoreSettingsRequest.
+ * Use `create(UpdateStoreSettingsRequestSchema)` to create a new message.
+ */
+export const UpdateStoreSettingsRequestSchema: GenMessage<UpdateStoreSettingsRequest> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 11);
+
+/**
+ * @generated from message catalog.v1.UpdateStoreSettingsResponse
+ */
+export type UpdateStoreSettingsResponse = Message<"catalog.v1.UpdateStoreSettingsResponse"> & {
+  /**
+   * @generated from field: catalog.v1.Store store = 1;
+   */
+  store?: Store | undefined;
+};
+
+/**
+ * Describes the message catalog.v1.UpdateStoreSettingsResponse.
+ * Use `create(UpdateStoreSettingsResponseSchema)` to create a new message.
+ */
+export const UpdateStoreSettingsResponseSchema: GenMessage<UpdateStoreSettingsResponse> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 12);
+
+/**
  * @generated from message catalog.v1.CreateApiKeyRequest
  */
 export type CreateApiKeyRequest = Message<"catalog.v1.CreateApiKeyRequest"> & {
@@ -371,7 +415,7 @@ export type CreateApiKeyRequest = Message<"catalog.v1.CreateApiKeyRequest"> & {
  * Use `create(CreateApiKeyRequestSchema)` to create a new message.
  */
 export const CreateApiKeyRequestSchema: GenMessage<CreateApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 11);
+  messageDesc(file_catalog_v1_catalog, 13);
 
 /**
  * @generated from message catalog.v1.CreateApiKeyResponse
@@ -395,7 +439,7 @@ export type CreateApiKeyResponse = Message<"catalog.v1.CreateApiKeyResponse"> & 
  * Use `create(CreateApiKeyResponseSchema)` to create a new message.
  */
 export const CreateApiKeyResponseSchema: GenMessage<CreateApiKeyResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 12);
+  messageDesc(file_catalog_v1_catalog, 14);
 
 /**
  * @generated from message catalog.v1.RevokeApiKeyRequest
@@ -417,7 +461,7 @@ export type RevokeApiKeyRequest = Message<"catalog.v1.RevokeApiKeyRequest"> & {
  * Use `create(RevokeApiKeyRequestSchema)` to create a new message.
  */
 export const RevokeApiKeyRequestSchema: GenMessage<RevokeApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 13);
+  messageDesc(file_catalog_v1_catalog, 15);
 
 /**
  * @generated from message catalog.v1.RevokeApiKeyResponse
@@ -434,7 +478,7 @@ export type RevokeApiKeyResponse = Message<"catalog.v1.RevokeApiKeyResponse"> & 
  * Use `create(RevokeApiKeyResponseSchema)` to create a new message.
  */
 export const RevokeApiKeyResponseSchema: GenMessage<RevokeApiKeyResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 14);
+  messageDesc(file_catalog_v1_catalog, 16);
 
 /**
  * @generated from message catalog.v1.ListApiKeysRequest
@@ -451,7 +495,7 @@ export type ListApiKeysRequest = Message<"catalog.v1.ListApiKeysRequest"> & {
  * Use `create(ListApiKeysRequestSchema)` to create a new message.
  */
 export const ListApiKeysRequestSchema: GenMessage<ListApiKeysRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 15);
+  messageDesc(file_catalog_v1_catalog, 17);
 
 /**
  * @generated from message catalog.v1.ListApiKeysResponse
@@ -468,7 +512,7 @@ export type ListApiKeysResponse = Message<"catalog.v1.ListApiKeysResponse"> & {
  * Use `create(ListApiKeysResponseSchema)` to create a new message.
  */
 export const ListApiKeysResponseSchema: GenMessage<ListApiKeysResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 16);
+  messageDesc(file_catalog_v1_catalog, 18);
 
 /**
  * @generated from message catalog.v1.AuthenticateApiKeyRequest
@@ -485,7 +529,7 @@ export type AuthenticateApiKeyRequest = Message<"catalog.v1.AuthenticateApiKeyRe
  * Use `create(AuthenticateApiKeyRequestSchema)` to create a new message.
  */
 export const AuthenticateApiKeyRequestSchema: GenMessage<AuthenticateApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 17);
+  messageDesc(file_catalog_v1_catalog, 19);
 
 /**
  * @generated from message catalog.v1.AuthenticateApiKeyResponse
@@ -512,7 +556,7 @@ export type AuthenticateApiKeyResponse = Message<"catalog.v1.AuthenticateApiKeyR
  * Use `create(AuthenticateApiKeyResponseSchema)` to create a new message.
  */
 export const AuthenticateApiKeyResponseSchema: GenMessage<AuthenticateApiKeyResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 18);
+  messageDesc(file_catalog_v1_catalog, 20);
 
 /**
  * @generated from message catalog.v1.CreateProductRequest
@@ -551,7 +595,7 @@ export type CreateProductRequest = Message<"catalog.v1.CreateProductRequest"> & 
  * Use `create(CreateProductRequestSchema)` to create a new message.
  */
 export const CreateProductRequestSchema: GenMessage<CreateProductRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 19);
+  messageDesc(file_catalog_v1_catalog, 21);
 
 /**
  * @generated from message catalog.v1.CreateProductResponse
@@ -568,7 +612,7 @@ export type CreateProductResponse = Message<"catalog.v1.CreateProductResponse"> 
  * Use `create(CreateProductResponseSchema)` to create a new message.
  */
 export const CreateProductResponseSchema: GenMessage<CreateProductResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 20);
+  messageDesc(file_catalog_v1_catalog, 22);
 
 /**
  * @generated from message catalog.v1.CreateBundleRequest
@@ -610,7 +654,7 @@ export type CreateBundleRequest = Message<"catalog.v1.CreateBundleRequest"> & {
  * Use `create(CreateBundleRequestSchema)` to create a new message.
  */
 export const CreateBundleRequestSchema: GenMessage<CreateBundleRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 21);
+  messageDesc(file_catalog_v1_catalog, 23);
 
 /**
  * @generated from message catalog.v1.CreateBundleResponse
@@ -627,7 +671,7 @@ export type CreateBundleResponse = Message<"catalog.v1.CreateBundleResponse"> & 
  * Use `create(CreateBundleResponseSchema)` to create a new message.
  */
 export const CreateBundleResponseSchema: GenMessage<CreateBundleResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 22);
+  messageDesc(file_catalog_v1_catalog, 24);
 
 /**
  * @generated from message catalog.v1.SetItemPriceRequest
@@ -654,7 +698,7 @@ export type SetItemPriceRequest = Message<"catalog.v1.SetItemPriceRequest"> & {
  * Use `create(SetItemPriceRequestSchema)` to create a new message.
  */
 export const SetItemPriceRequestSchema: GenMessage<SetItemPriceRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 23);
+  messageDesc(file_catalog_v1_catalog, 25);
 
 /**
  * @generated from message catalog.v1.SetItemPriceResponse
@@ -671,7 +715,7 @@ export type SetItemPriceResponse = Message<"catalog.v1.SetItemPriceResponse"> & 
  * Use `create(SetItemPriceResponseSchema)` to create a new message.
  */
 export const SetItemPriceResponseSchema: GenMessage<SetItemPriceResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 24);
+  messageDesc(file_catalog_v1_catalog, 26);
 
 /**
  * @generated from message catalog.v1.SetItemStatusRequest
@@ -698,7 +742,7 @@ export type SetItemStatusRequest = Message<"catalog.v1.SetItemStatusRequest"> & 
  * Use `create(SetItemStatusRequestSchema)` to create a new message.
  */
 export const SetItemStatusRequestSchema: GenMessage<SetItemStatusRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 25);
+  messageDesc(file_catalog_v1_catalog, 27);
 
 /**
  * @generated from message catalog.v1.SetItemStatusResponse
@@ -715,7 +759,7 @@ export type SetItemStatusResponse = Message<"catalog.v1.SetItemStatusResponse"> 
  * Use `create(SetItemStatusResponseSchema)` to create a new message.
  */
 export const SetItemStatusResponseSchema: GenMessage<SetItemStatusResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 26);
+  messageDesc(file_catalog_v1_catalog, 28);
 
 /**
  * @generated from message catalog.v1.ListPublishedItemsRequest
@@ -742,7 +786,7 @@ export type ListPublishedItemsRequest = Message<"catalog.v1.ListPublishedItemsRe
  * Use `create(ListPublishedItemsRequestSchema)` to create a new message.
  */
 export const ListPublishedItemsRequestSchema: GenMessage<ListPublishedItemsRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 27);
+  messageDesc(file_catalog_v1_catalog, 29);
 
 /**
  * @generated from message catalog.v1.ListPublishedItemsResponse
@@ -764,7 +808,7 @@ export type ListPublishedItemsResponse = Message<"catalog.v1.ListPublishedItemsR
  * Use `create(ListPublishedItemsResponseSchema)` to create a new message.
  */
 export const ListPublishedItemsResponseSchema: GenMessage<ListPublishedItemsResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 28);
+  messageDesc(file_catalog_v1_catalog, 30);
 
 /**
  * @generated from message catalog.v1.GetItemsRequest
@@ -786,7 +830,7 @@ export type GetItemsRequest = Message<"catalog.v1.GetItemsRequest"> & {
  * Use `create(GetItemsRequestSchema)` to create a new message.
  */
 export const GetItemsRequestSchema: GenMessage<GetItemsRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 29);
+  messageDesc(file_catalog_v1_catalog, 31);
 
 /**
  * @generated from message catalog.v1.GetItemsResponse
@@ -805,7 +849,7 @@ export type GetItemsResponse = Message<"catalog.v1.GetItemsResponse"> & {
  * Use `create(GetItemsResponseSchema)` to create a new message.
  */
 export const GetItemsResponseSchema: GenMessage<GetItemsResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 30);
+  messageDesc(file_catalog_v1_catalog, 32);
 
 /**
  * @generated from enum catalog.v1.Plan
@@ -924,6 +968,17 @@ export const StoreService: GenService<{
     methodKind: "unary";
     input: typeof SetStorePlanRequestSchema;
     output: typeof SetStorePlanResponseSchema;
+  },
+  /**
+   * Replaces the store's bank account (unset: none) and order redirect defaults; orders
+   * created afterwards use them.
+   *
+   * @generated from rpc catalog.v1.StoreService.UpdateStoreSettings
+   */
+  updateStoreSettings: {
+    methodKind: "unary";
+    input: typeof UpdateStoreSettingsRequestSchema;
+    output: typeof UpdateStoreSettingsResponseSchema;
   },
   /**
    * @generated from rpc catalog.v1.StoreService.CreateApiKey

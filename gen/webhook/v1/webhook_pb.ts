@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file webhook/v1/webhook.proto.
  */
 export const file_webhook_v1_webhook: GenFile = /*@__PURE__*/
-  fileDesc("Chh3ZWJob29rL3YxL3dlYmhvb2sucHJvdG8SCndlYmhvb2sudjEiWgoIRW5kcG9pbnQSCgoCaWQYASABKAkSEAoIc3RvcmVfaWQYAiABKAkSCwoDdXJsGAMgASgJEg8KB2VuYWJsZWQYBCABKAgSEgoKY3JlYXRlZF9hdBgFIAEoCSKPAQoHQXR0ZW1wdBIOCgZudW1iZXIYASABKAUSEgoKc3RhcnRlZF9hdBgCIAEoCRITCgtzdGF0dXNfY29kZRgDIAEoBRISCgpsYXRlbmN5X21zGAQgASgFEg4KBnJlc3VsdBgFIAEoCRINCgVlcnJvchgGIAEoCRIYChByZXNwb25zZV9leGNlcnB0GAcgASgJIt4BCghEZWxpdmVyeRIKCgJpZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRIQCghldmVudF9pZBgDIAEoCRISCgpldmVudF90eXBlGAQgASgJEhAKCG9yZGVyX2lkGAUgASgJEg4KBnN0YXR1cxgGIAEoCRIVCg1hdHRlbXB0c19tYWRlGAcgASgFEhcKD25leHRfYXR0ZW1wdF9hdBgIIAEoCRISCgpjcmVhdGVkX2F0GAkgASgJEiUKCGF0dGVtcHRzGAogAygLMhMud2ViaG9vay52MS5BdHRlbXB0IjMKElNldEVuZHBvaW50UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRILCgN1cmwYAiABKAkiTQoTU2V0RW5kcG9pbnRSZXNwb25zZRImCghlbmRwb2ludBgBIAEoCzIULndlYmhvb2sudjEuRW5kcG9pbnQSDgoGc2VjcmV0GAIgASgJIicKE1JvdGF0ZVNlY3JldFJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkicgoUUm90YXRlU2VjcmV0UmVzcG9uc2USJgoIZW5kcG9pbnQYASABKAsyFC53ZWJob29rLnYxLkVuZHBvaW50Eg4KBnNlY3JldBgCIAEoCRIiChpwcmV2aW91c19zZWNyZXRfZXhwaXJlc19hdBgDIAEoCSJKChVMaXN0RGVsaXZlcmllc1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEAoIb3JkZXJfaWQYAiABKAkSDQoFbGltaXQYAyABKAUiQgoWTGlzdERlbGl2ZXJpZXNSZXNwb25zZRIoCgpkZWxpdmVyaWVzGAEgAygLMhQud2ViaG9vay52MS5EZWxpdmVyeSI5ChBSZWRlbGl2ZXJSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2RlbGl2ZXJ5X2lkGAIgASgJIjsKEVJlZGVsaXZlclJlc3BvbnNlEiYKCGRlbGl2ZXJ5GAEgASgLMhQud2ViaG9vay52MS5EZWxpdmVyeTLWAgoOV2ViaG9va1NlcnZpY2USTgoLU2V0RW5kcG9pbnQSHi53ZWJob29rLnYxLlNldEVuZHBvaW50UmVxdWVzdBofLndlYmhvb2sudjEuU2V0RW5kcG9pbnRSZXNwb25zZRJRCgxSb3RhdGVTZWNyZXQSHy53ZWJob29rLnYxLlJvdGF0ZVNlY3JldFJlcXVlc3QaIC53ZWJob29rLnYxLlJvdGF0ZVNlY3JldFJlc3BvbnNlElcKDkxpc3REZWxpdmVyaWVzEiEud2ViaG9vay52MS5MaXN0RGVsaXZlcmllc1JlcXVlc3QaIi53ZWJob29rLnYxLkxpc3REZWxpdmVyaWVzUmVzcG9uc2USSAoJUmVkZWxpdmVyEhwud2ViaG9vay52MS5SZWRlbGl2ZXJSZXF1ZXN0Gh0ud2ViaG9vay52MS5SZWRlbGl2ZXJSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("Chh3ZWJob29rL3YxL3dlYmhvb2sucHJvdG8SCndlYmhvb2sudjEisQEKCEVuZHBvaW50EgoKAmlkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEgsKA3VybBgDIAEoCRIPCgdlbmFibGVkGAQgASgIEhIKCmNyZWF0ZWRfYXQYBSABKAkSEwoLZGVzY3JpcHRpb24YBiABKAkSEwoLZXZlbnRfdHlwZXMYByADKAkSFwoPZGlzYWJsZWRfcmVhc29uGAggASgJEhIKCnVwZGF0ZWRfYXQYCSABKAkiLwoRRXZlbnRTdWJzY3JpcHRpb24SCwoDYWxsGAEgASgIEg0KBXR5cGVzGAIgAygJIpEBCgVFdmVudBIKCgJpZBgBIAEoCRIQCghzdG9yZV9pZBgCIAEoCRIMCgR0eXBlGAMgASgJEhAKCG9yZGVyX2lkGAQgASgJEhIKCmNyZWF0ZWRfYXQYBSABKAkSDAoEYm9keRgGIAEoCRIoCgpkZWxpdmVyaWVzGAcgAygLMhQud2ViaG9vay52MS5EZWxpdmVyeSKPAQoHQXR0ZW1wdBIOCgZudW1iZXIYASABKAUSEgoKc3RhcnRlZF9hdBgCIAEoCRITCgtzdGF0dXNfY29kZRgDIAEoBRISCgpsYXRlbmN5X21zGAQgASgFEg4KBnJlc3VsdBgFIAEoCRINCgVlcnJvchgGIAEoCRIYChByZXNwb25zZV9leGNlcnB0GAcgASgJIqICCghEZWxpdmVyeRIKCgJpZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRIQCghldmVudF9pZBgDIAEoCRISCgpldmVudF90eXBlGAQgASgJEhAKCG9yZGVyX2lkGAUgASgJEg4KBnN0YXR1cxgGIAEoCRIVCg1hdHRlbXB0c19tYWRlGAcgASgFEhcKD25leHRfYXR0ZW1wdF9hdBgIIAEoCRISCgpjcmVhdGVkX2F0GAkgASgJEiUKCGF0dGVtcHRzGAogAygLMhMud2ViaG9vay52MS5BdHRlbXB0EgwKBGtpbmQYCyABKAkSDAoEYm9keRgMIAEoCRISCgpsYXN0X2Vycm9yGA0gASgJEhIKCnVwZGF0ZWRfYXQYDiABKAkiMwoSU2V0RW5kcG9pbnRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEgsKA3VybBgCIAEoCSJNChNTZXRFbmRwb2ludFJlc3BvbnNlEiYKCGVuZHBvaW50GAEgASgLMhQud2ViaG9vay52MS5FbmRwb2ludBIOCgZzZWNyZXQYAiABKAkiegoVQ3JlYXRlRW5kcG9pbnRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEgsKA3VybBgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRItCgZldmVudHMYBCABKAsyHS53ZWJob29rLnYxLkV2ZW50U3Vic2NyaXB0aW9uIlAKFkNyZWF0ZUVuZHBvaW50UmVzcG9uc2USJgoIZW5kcG9pbnQYASABKAsyFC53ZWJob29rLnYxLkVuZHBvaW50Eg4KBnNlY3JldBgCIAEoCSIoChRMaXN0RW5kcG9pbnRzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCSJAChVMaXN0RW5kcG9pbnRzUmVzcG9uc2USJwoJZW5kcG9pbnRzGAEgAygLMhQud2ViaG9vay52MS5FbmRwb2ludCI7ChJHZXRFbmRwb2ludFJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEwoLZW5kcG9pbnRfaWQYAiABKAkiPQoTR2V0RW5kcG9pbnRSZXNwb25zZRImCghlbmRwb2ludBgBIAEoCzIULndlYmhvb2sudjEuRW5kcG9pbnQi4wEKFVVwZGF0ZUVuZHBvaW50UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRIQCgN1cmwYAyABKAlIAIgBARIYCgtkZXNjcmlwdGlvbhgEIAEoCUgBiAEBEjIKBmV2ZW50cxgFIAEoCzIdLndlYmhvb2sudjEuRXZlbnRTdWJzY3JpcHRpb25IAogBARIUCgdlbmFibGVkGAYgASgISAOIAQFCBgoEX3VybEIOCgxfZGVzY3JpcHRpb25CCQoHX2V2ZW50c0IKCghfZW5hYmxlZCJAChZVcGRhdGVFbmRwb2ludFJlc3BvbnNlEiYKCGVuZHBvaW50GAEgASgLMhQud2ViaG9vay52MS5FbmRwb2ludCI+ChVEZWxldGVFbmRwb2ludFJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEwoLZW5kcG9pbnRfaWQYAiABKAkiQAoWRGVsZXRlRW5kcG9pbnRSZXNwb25zZRImCghlbmRwb2ludBgBIAEoCzIULndlYmhvb2sudjEuRW5kcG9pbnQiPAoTUmV2ZWFsU2VjcmV0UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCSImChRSZXZlYWxTZWNyZXRSZXNwb25zZRIOCgZzZWNyZXQYASABKAkiPAoTUm90YXRlU2VjcmV0UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCSJyChRSb3RhdGVTZWNyZXRSZXNwb25zZRImCghlbmRwb2ludBgBIAEoCzIULndlYmhvb2sudjEuRW5kcG9pbnQSDgoGc2VjcmV0GAIgASgJEiIKGnByZXZpb3VzX3NlY3JldF9leHBpcmVzX2F0GAMgASgJIj0KFFNlbmRUZXN0RXZlbnRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJIj8KFVNlbmRUZXN0RXZlbnRSZXNwb25zZRImCghkZWxpdmVyeRgBIAEoCzIULndlYmhvb2sudjEuRGVsaXZlcnkiZAoRTGlzdEV2ZW50c1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEAoIb3JkZXJfaWQYAiABKAkSDAoEdHlwZRgDIAEoCRINCgVsaW1pdBgEIAEoBRIOCgZiZWZvcmUYBSABKAkiNwoSTGlzdEV2ZW50c1Jlc3BvbnNlEiEKBmV2ZW50cxgBIAMoCzIRLndlYmhvb2sudjEuRXZlbnQiSwoTUmVwbGF5RXZlbnRzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRINCgVzaW5jZRgDIAEoCSImChRSZXBsYXlFdmVudHNSZXNwb25zZRIOCgZxdWV1ZWQYASABKAUigQEKFUxpc3REZWxpdmVyaWVzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIQCghvcmRlcl9pZBgCIAEoCRINCgVsaW1pdBgDIAEoBRITCgtlbmRwb2ludF9pZBgEIAEoCRIOCgZzdGF0dXMYBSABKAkSEAoIZXZlbnRfaWQYBiABKAkiOwoSR2V0RGVsaXZlcnlSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2RlbGl2ZXJ5X2lkGAIgASgJIj0KE0dldERlbGl2ZXJ5UmVzcG9uc2USJgoIZGVsaXZlcnkYASABKAsyFC53ZWJob29rLnYxLkRlbGl2ZXJ5IkIKFkxpc3REZWxpdmVyaWVzUmVzcG9uc2USKAoKZGVsaXZlcmllcxgBIAMoCzIULndlYmhvb2sudjEuRGVsaXZlcnkiOQoQUmVkZWxpdmVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtkZWxpdmVyeV9pZBgCIAEoCSI7ChFSZWRlbGl2ZXJSZXNwb25zZRImCghkZWxpdmVyeRgBIAEoCzIULndlYmhvb2sudjEuRGVsaXZlcnkyoAkKDldlYmhvb2tTZXJ2aWNlEk4KC1NldEVuZHBvaW50Eh4ud2ViaG9vay52MS5TZXRFbmRwb2ludFJlcXVlc3QaHy53ZWJob29rLnYxLlNldEVuZHBvaW50UmVzcG9uc2USVwoOQ3JlYXRlRW5kcG9pbnQSIS53ZWJob29rLnYxLkNyZWF0ZUVuZHBvaW50UmVxdWVzdBoiLndlYmhvb2sudjEuQ3JlYXRlRW5kcG9pbnRSZXNwb25zZRJUCg1MaXN0RW5kcG9pbnRzEiAud2ViaG9vay52MS5MaXN0RW5kcG9pbnRzUmVxdWVzdBohLndlYmhvb2sudjEuTGlzdEVuZHBvaW50c1Jlc3BvbnNlEk4KC0dldEVuZHBvaW50Eh4ud2ViaG9vay52MS5HZXRFbmRwb2ludFJlcXVlc3QaHy53ZWJob29rLnYxLkdldEVuZHBvaW50UmVzcG9uc2USVwoOVXBkYXRlRW5kcG9pbnQSIS53ZWJob29rLnYxLlVwZGF0ZUVuZHBvaW50UmVxdWVzdBoiLndlYmhvb2sudjEuVXBkYXRlRW5kcG9pbnRSZXNwb25zZRJXCg5EZWxldGVFbmRwb2ludBIhLndlYmhvb2sudjEuRGVsZXRlRW5kcG9pbnRSZXF1ZXN0GiIud2ViaG9vay52MS5EZWxldGVFbmRwb2ludFJlc3BvbnNlElEKDFJldmVhbFNlY3JldBIfLndlYmhvb2sudjEuUmV2ZWFsU2VjcmV0UmVxdWVzdBogLndlYmhvb2sudjEuUmV2ZWFsU2VjcmV0UmVzcG9uc2USUQoMUm90YXRlU2VjcmV0Eh8ud2ViaG9vay52MS5Sb3RhdGVTZWNyZXRSZXF1ZXN0GiAud2ViaG9vay52MS5Sb3RhdGVTZWNyZXRSZXNwb25zZRJUCg1TZW5kVGVzdEV2ZW50EiAud2ViaG9vay52MS5TZW5kVGVzdEV2ZW50UmVxdWVzdBohLndlYmhvb2sudjEuU2VuZFRlc3RFdmVudFJlc3BvbnNlEksKCkxpc3RFdmVudHMSHS53ZWJob29rLnYxLkxpc3RFdmVudHNSZXF1ZXN0Gh4ud2ViaG9vay52MS5MaXN0RXZlbnRzUmVzcG9uc2USUQoMUmVwbGF5RXZlbnRzEh8ud2ViaG9vay52MS5SZXBsYXlFdmVudHNSZXF1ZXN0GiAud2ViaG9vay52MS5SZXBsYXlFdmVudHNSZXNwb25zZRJXCg5MaXN0RGVsaXZlcmllcxIhLndlYmhvb2sudjEuTGlzdERlbGl2ZXJpZXNSZXF1ZXN0GiIud2ViaG9vay52MS5MaXN0RGVsaXZlcmllc1Jlc3BvbnNlEk4KC0dldERlbGl2ZXJ5Eh4ud2ViaG9vay52MS5HZXREZWxpdmVyeVJlcXVlc3QaHy53ZWJob29rLnYxLkdldERlbGl2ZXJ5UmVzcG9uc2USSAoJUmVkZWxpdmVyEhwud2ViaG9vay52MS5SZWRlbGl2ZXJSZXF1ZXN0Gh0ud2ViaG9vay52MS5SZWRlbGl2ZXJSZXNwb25zZWIGcHJvdG8z");
 
 /**
  * @generated from message webhook.v1.Endpoint
@@ -40,6 +40,30 @@ export type Endpoint = Message<"webhook.v1.Endpoint"> & {
    * @generated from field: string created_at = 5;
    */
   createdAt: string;
+
+  /**
+   * @generated from field: string description = 6;
+   */
+  description: string;
+
+  /**
+   * The event types it receives; empty when it receives every type.
+   *
+   * @generated from field: repeated string event_types = 7;
+   */
+  eventTypes: string[];
+
+  /**
+   * Why it was disabled ("410 Gone from the receiver", "disabled by …"); empty when enabled.
+   *
+   * @generated from field: string disabled_reason = 8;
+   */
+  disabledReason: string;
+
+  /**
+   * @generated from field: string updated_at = 9;
+   */
+  updatedAt: string;
 };
 
 /**
@@ -48,6 +72,85 @@ export type Endpoint = Message<"webhook.v1.Endpoint"> & {
  */
 export const EndpointSchema: GenMessage<Endpoint> = /*@__PURE__*/
   messageDesc(file_webhook_v1_webhook, 0);
+
+/**
+ * Which event types an endpoint receives: every one, or the listed ones.
+ *
+ * @generated from message webhook.v1.EventSubscription
+ */
+export type EventSubscription = Message<"webhook.v1.EventSubscription"> & {
+  /**
+   * @generated from field: bool all = 1;
+   */
+  all: boolean;
+
+  /**
+   * @generated from field: repeated string types = 2;
+   */
+  types: string[];
+};
+
+/**
+ * Describes the message webhook.v1.EventSubscription.
+ * Use `create(EventSubscriptionSchema)` to create a new message.
+ */
+export const EventSubscriptionSchema: GenMessage<EventSubscription> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 1);
+
+/**
+ * @generated from message webhook.v1.Event
+ */
+export type Event = Message<"webhook.v1.Event"> & {
+  /**
+   * The webhook-id of every delivery of this event.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string store_id = 2;
+   */
+  storeId: string;
+
+  /**
+   * @generated from field: string type = 3;
+   */
+  type: string;
+
+  /**
+   * Empty when the event has no order.
+   *
+   * @generated from field: string order_id = 4;
+   */
+  orderId: string;
+
+  /**
+   * @generated from field: string created_at = 5;
+   */
+  createdAt: string;
+
+  /**
+   * The exact body that is signed and sent.
+   *
+   * @generated from field: string body = 6;
+   */
+  body: string;
+
+  /**
+   * Its deliveries, without attempts.
+   *
+   * @generated from field: repeated webhook.v1.Delivery deliveries = 7;
+   */
+  deliveries: Delivery[];
+};
+
+/**
+ * Describes the message webhook.v1.Event.
+ * Use `create(EventSchema)` to create a new message.
+ */
+export const EventSchema: GenMessage<Event> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 2);
 
 /**
  * @generated from message webhook.v1.Attempt
@@ -96,7 +199,7 @@ export type Attempt = Message<"webhook.v1.Attempt"> & {
  * Use `create(AttemptSchema)` to create a new message.
  */
 export const AttemptSchema: GenMessage<Attempt> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 1);
+  messageDesc(file_webhook_v1_webhook, 3);
 
 /**
  * @generated from message webhook.v1.Delivery
@@ -153,6 +256,30 @@ export type Delivery = Message<"webhook.v1.Delivery"> & {
    * @generated from field: repeated webhook.v1.Attempt attempts = 10;
    */
   attempts: Attempt[];
+
+  /**
+   * event | replay | test
+   *
+   * @generated from field: string kind = 11;
+   */
+  kind: string;
+
+  /**
+   * The exact request body (set by GetDelivery).
+   *
+   * @generated from field: string body = 12;
+   */
+  body: string;
+
+  /**
+   * @generated from field: string last_error = 13;
+   */
+  lastError: string;
+
+  /**
+   * @generated from field: string updated_at = 14;
+   */
+  updatedAt: string;
 };
 
 /**
@@ -160,7 +287,7 @@ export type Delivery = Message<"webhook.v1.Delivery"> & {
  * Use `create(DeliverySchema)` to create a new message.
  */
 export const DeliverySchema: GenMessage<Delivery> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 2);
+  messageDesc(file_webhook_v1_webhook, 4);
 
 /**
  * @generated from message webhook.v1.SetEndpointRequest
@@ -182,7 +309,7 @@ export type SetEndpointRequest = Message<"webhook.v1.SetEndpointRequest"> & {
  * Use `create(SetEndpointRequestSchema)` to create a new message.
  */
 export const SetEndpointRequestSchema: GenMessage<SetEndpointRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 3);
+  messageDesc(file_webhook_v1_webhook, 5);
 
 /**
  * @generated from message webhook.v1.SetEndpointResponse
@@ -204,7 +331,273 @@ export type SetEndpointResponse = Message<"webhook.v1.SetEndpointResponse"> & {
  * Use `create(SetEndpointResponseSchema)` to create a new message.
  */
 export const SetEndpointResponseSchema: GenMessage<SetEndpointResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 4);
+  messageDesc(file_webhook_v1_webhook, 6);
+
+/**
+ * @generated from message webhook.v1.CreateEndpointRequest
+ */
+export type CreateEndpointRequest = Message<"webhook.v1.CreateEndpointRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * @generated from field: string url = 2;
+   */
+  url: string;
+
+  /**
+   * @generated from field: string description = 3;
+   */
+  description: string;
+
+  /**
+   * Unset or all: every event type.
+   *
+   * @generated from field: webhook.v1.EventSubscription events = 4;
+   */
+  events?: EventSubscription | undefined;
+};
+
+/**
+ * Describes the message webhook.v1.CreateEndpointRequest.
+ * Use `create(CreateEndpointRequestSchema)` to create a new message.
+ */
+export const CreateEndpointRequestSchema: GenMessage<CreateEndpointRequest> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 7);
+
+/**
+ * @generated from message webhook.v1.CreateEndpointResponse
+ */
+export type CreateEndpointResponse = Message<"webhook.v1.CreateEndpointResponse"> & {
+  /**
+   * @generated from field: webhook.v1.Endpoint endpoint = 1;
+   */
+  endpoint?: Endpoint | undefined;
+
+  /**
+   * @generated from field: string secret = 2;
+   */
+  secret: string;
+};
+
+/**
+ * Describes the message webhook.v1.CreateEndpointResponse.
+ * Use `create(CreateEndpointResponseSchema)` to create a new message.
+ */
+export const CreateEndpointResponseSchema: GenMessage<CreateEndpointResponse> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 8);
+
+/**
+ * @generated from message webhook.v1.ListEndpointsRequest
+ */
+export type ListEndpointsRequest = Message<"webhook.v1.ListEndpointsRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+};
+
+/**
+ * Describes the message webhook.v1.ListEndpointsRequest.
+ * Use `create(ListEndpointsRequestSchema)` to create a new message.
+ */
+export const ListEndpointsRequestSchema: GenMessage<ListEndpointsRequest> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 9);
+
+/**
+ * @generated from message webhook.v1.ListEndpointsResponse
+ */
+export type ListEndpointsResponse = Message<"webhook.v1.ListEndpointsResponse"> & {
+  /**
+   * @generated from field: repeated webhook.v1.Endpoint endpoints = 1;
+   */
+  endpoints: Endpoint[];
+};
+
+/**
+ * Describes the message webhook.v1.ListEndpointsResponse.
+ * Use `create(ListEndpointsResponseSchema)` to create a new message.
+ */
+export const ListEndpointsResponseSchema: GenMessage<ListEndpointsResponse> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 10);
+
+/**
+ * @generated from message webhook.v1.GetEndpointRequest
+ */
+export type GetEndpointRequest = Message<"webhook.v1.GetEndpointRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * @generated from field: string endpoint_id = 2;
+   */
+  endpointId: string;
+};
+
+/**
+ * Describes the message webhook.v1.GetEndpointRequest.
+ * Use `create(GetEndpointRequestSchema)` to create a new message.
+ */
+export const GetEndpointRequestSchema: GenMessage<GetEndpointRequest> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 11);
+
+/**
+ * @generated from message webhook.v1.GetEndpointResponse
+ */
+export type GetEndpointResponse = Message<"webhook.v1.GetEndpointResponse"> & {
+  /**
+   * @generated from field: webhook.v1.Endpoint endpoint = 1;
+   */
+  endpoint?: Endpoint | undefined;
+};
+
+/**
+ * Describes the message webhook.v1.GetEndpointResponse.
+ * Use `create(GetEndpointResponseSchema)` to create a new message.
+ */
+export const GetEndpointResponseSchema: GenMessage<GetEndpointResponse> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 12);
+
+/**
+ * @generated from message webhook.v1.UpdateEndpointRequest
+ */
+export type UpdateEndpointRequest = Message<"webhook.v1.UpdateEndpointRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * @generated from field: string endpoint_id = 2;
+   */
+  endpointId: string;
+
+  /**
+   * @generated from field: optional string url = 3;
+   */
+  url?: string | undefined;
+
+  /**
+   * @generated from field: optional string description = 4;
+   */
+  description?: string | undefined;
+
+  /**
+   * @generated from field: optional webhook.v1.EventSubscription events = 5;
+   */
+  events?: EventSubscription | undefined;
+
+  /**
+   * @generated from field: optional bool enabled = 6;
+   */
+  enabled?: boolean | undefined;
+};
+
+/**
+ * Describes the message webhook.v1.UpdateEndpointRequest.
+ * Use `create(UpdateEndpointRequestSchema)` to create a new message.
+ */
+export const UpdateEndpointRequestSchema: GenMessage<UpdateEndpointRequest> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 13);
+
+/**
+ * @generated from message webhook.v1.UpdateEndpointResponse
+ */
+export type UpdateEndpointResponse = Message<"webhook.v1.UpdateEndpointResponse"> & {
+  /**
+   * @generated from field: webhook.v1.Endpoint endpoint = 1;
+   */
+  endpoint?: Endpoint | undefined;
+};
+
+/**
+ * Describes the message webhook.v1.UpdateEndpointResponse.
+ * Use `create(UpdateEndpointResponseSchema)` to create a new message.
+ */
+export const UpdateEndpointResponseSchema: GenMessage<UpdateEndpointResponse> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 14);
+
+/**
+ * @generated from message webhook.v1.DeleteEndpointRequest
+ */
+export type DeleteEndpointRequest = Message<"webhook.v1.DeleteEndpointRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * @generated from field: string endpoint_id = 2;
+   */
+  endpointId: string;
+};
+
+/**
+ * Describes the message webhook.v1.DeleteEndpointRequest.
+ * Use `create(DeleteEndpointRequestSchema)` to create a new message.
+ */
+export const DeleteEndpointRequestSchema: GenMessage<DeleteEndpointRequest> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 15);
+
+/**
+ * @generated from message webhook.v1.DeleteEndpointResponse
+ */
+export type DeleteEndpointResponse = Message<"webhook.v1.DeleteEndpointResponse"> & {
+  /**
+   * @generated from field: webhook.v1.Endpoint endpoint = 1;
+   */
+  endpoint?: Endpoint | undefined;
+};
+
+/**
+ * Describes the message webhook.v1.DeleteEndpointResponse.
+ * Use `create(DeleteEndpointResponseSchema)` to create a new message.
+ */
+export const DeleteEndpointResponseSchema: GenMessage<DeleteEndpointResponse> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 16);
+
+/**
+ * @generated from message webhook.v1.RevealSecretRequest
+ */
+export type RevealSecretRequest = Message<"webhook.v1.RevealSecretRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * @generated from field: string endpoint_id = 2;
+   */
+  endpointId: string;
+};
+
+/**
+ * Describes the message webhook.v1.RevealSecretRequest.
+ * Use `create(RevealSecretRequestSchema)` to create a new message.
+ */
+export const RevealSecretRequestSchema: GenMessage<RevealSecretRequest> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 17);
+
+/**
+ * @generated from message webhook.v1.RevealSecretResponse
+ */
+export type RevealSecretResponse = Message<"webhook.v1.RevealSecretResponse"> & {
+  /**
+   * @generated from field: string secret = 1;
+   */
+  secret: string;
+};
+
+/**
+ * Describes the message webhook.v1.RevealSecretResponse.
+ * Use `create(RevealSecretResponseSchema)` to create a new message.
+ */
+export const RevealSecretResponseSchema: GenMessage<RevealSecretResponse> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 18);
 
 /**
  * @generated from message webhook.v1.RotateSecretRequest
@@ -214,6 +607,13 @@ export type RotateSecretRequest = Message<"webhook.v1.RotateSecretRequest"> & {
    * @generated from field: string store_id = 1;
    */
   storeId: string;
+
+  /**
+   * Empty: the store's only endpoint (FAILED_PRECONDITION when it has several).
+   *
+   * @generated from field: string endpoint_id = 2;
+   */
+  endpointId: string;
 };
 
 /**
@@ -221,7 +621,7 @@ export type RotateSecretRequest = Message<"webhook.v1.RotateSecretRequest"> & {
  * Use `create(RotateSecretRequestSchema)` to create a new message.
  */
 export const RotateSecretRequestSchema: GenMessage<RotateSecretRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 5);
+  messageDesc(file_webhook_v1_webhook, 19);
 
 /**
  * @generated from message webhook.v1.RotateSecretResponse
@@ -248,7 +648,150 @@ export type RotateSecretResponse = Message<"webhook.v1.RotateSecretResponse"> & 
  * Use `create(RotateSecretResponseSchema)` to create a new message.
  */
 export const RotateSecretResponseSchema: GenMessage<RotateSecretResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 6);
+  messageDesc(file_webhook_v1_webhook, 20);
+
+/**
+ * @generated from message webhook.v1.SendTestEventRequest
+ */
+export type SendTestEventRequest = Message<"webhook.v1.SendTestEventRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * @generated from field: string endpoint_id = 2;
+   */
+  endpointId: string;
+};
+
+/**
+ * Describes the message webhook.v1.SendTestEventRequest.
+ * Use `create(SendTestEventRequestSchema)` to create a new message.
+ */
+export const SendTestEventRequestSchema: GenMessage<SendTestEventRequest> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 21);
+
+/**
+ * @generated from message webhook.v1.SendTestEventResponse
+ */
+export type SendTestEventResponse = Message<"webhook.v1.SendTestEventResponse"> & {
+  /**
+   * @generated from field: webhook.v1.Delivery delivery = 1;
+   */
+  delivery?: Delivery | undefined;
+};
+
+/**
+ * Describes the message webhook.v1.SendTestEventResponse.
+ * Use `create(SendTestEventResponseSchema)` to create a new message.
+ */
+export const SendTestEventResponseSchema: GenMessage<SendTestEventResponse> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 22);
+
+/**
+ * @generated from message webhook.v1.ListEventsRequest
+ */
+export type ListEventsRequest = Message<"webhook.v1.ListEventsRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * @generated from field: string order_id = 2;
+   */
+  orderId: string;
+
+  /**
+   * @generated from field: string type = 3;
+   */
+  type: string;
+
+  /**
+   * @generated from field: int32 limit = 4;
+   */
+  limit: number;
+
+  /**
+   * Only events created before this time (RFC 3339), for paging; empty: from the newest.
+   *
+   * @generated from field: string before = 5;
+   */
+  before: string;
+};
+
+/**
+ * Describes the message webhook.v1.ListEventsRequest.
+ * Use `create(ListEventsRequestSchema)` to create a new message.
+ */
+export const ListEventsRequestSchema: GenMessage<ListEventsRequest> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 23);
+
+/**
+ * @generated from message webhook.v1.ListEventsResponse
+ */
+export type ListEventsResponse = Message<"webhook.v1.ListEventsResponse"> & {
+  /**
+   * @generated from field: repeated webhook.v1.Event events = 1;
+   */
+  events: Event[];
+};
+
+/**
+ * Describes the message webhook.v1.ListEventsResponse.
+ * Use `create(ListEventsResponseSchema)` to create a new message.
+ */
+export const ListEventsResponseSchema: GenMessage<ListEventsResponse> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 24);
+
+/**
+ * @generated from message webhook.v1.ReplayEventsRequest
+ */
+export type ReplayEventsRequest = Message<"webhook.v1.ReplayEventsRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * @generated from field: string endpoint_id = 2;
+   */
+  endpointId: string;
+
+  /**
+   * RFC 3339 with offset: events created at or after it.
+   *
+   * @generated from field: string since = 3;
+   */
+  since: string;
+};
+
+/**
+ * Describes the message webhook.v1.ReplayEventsRequest.
+ * Use `create(ReplayEventsRequestSchema)` to create a new message.
+ */
+export const ReplayEventsRequestSchema: GenMessage<ReplayEventsRequest> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 25);
+
+/**
+ * @generated from message webhook.v1.ReplayEventsResponse
+ */
+export type ReplayEventsResponse = Message<"webhook.v1.ReplayEventsResponse"> & {
+  /**
+   * Deliveries queued: the events since then of the types the endpoint receives.
+   *
+   * @generated from field: int32 queued = 1;
+   */
+  queued: number;
+};
+
+/**
+ * Describes the message webhook.v1.ReplayEventsResponse.
+ * Use `create(ReplayEventsResponseSchema)` to create a new message.
+ */
+export const ReplayEventsResponseSchema: GenMessage<ReplayEventsResponse> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 26);
 
 /**
  * @generated from message webhook.v1.ListDeliveriesRequest
@@ -268,6 +811,23 @@ export type ListDeliveriesRequest = Message<"webhook.v1.ListDeliveriesRequest"> 
    * @generated from field: int32 limit = 3;
    */
   limit: number;
+
+  /**
+   * @generated from field: string endpoint_id = 4;
+   */
+  endpointId: string;
+
+  /**
+   * pending | succeeded | failed | refused; empty: any.
+   *
+   * @generated from field: string status = 5;
+   */
+  status: string;
+
+  /**
+   * @generated from field: string event_id = 6;
+   */
+  eventId: string;
 };
 
 /**
@@ -275,7 +835,46 @@ export type ListDeliveriesRequest = Message<"webhook.v1.ListDeliveriesRequest"> 
  * Use `create(ListDeliveriesRequestSchema)` to create a new message.
  */
 export const ListDeliveriesRequestSchema: GenMessage<ListDeliveriesRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 7);
+  messageDesc(file_webhook_v1_webhook, 27);
+
+/**
+ * @generated from message webhook.v1.GetDeliveryRequest
+ */
+export type GetDeliveryRequest = Message<"webhook.v1.GetDeliveryRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * @generated from field: string delivery_id = 2;
+   */
+  deliveryId: string;
+};
+
+/**
+ * Describes the message webhook.v1.GetDeliveryRequest.
+ * Use `create(GetDeliveryRequestSchema)` to create a new message.
+ */
+export const GetDeliveryRequestSchema: GenMessage<GetDeliveryRequest> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 28);
+
+/**
+ * @generated from message webhook.v1.GetDeliveryResponse
+ */
+export type GetDeliveryResponse = Message<"webhook.v1.GetDeliveryResponse"> & {
+  /**
+   * @generated from field: webhook.v1.Delivery delivery = 1;
+   */
+  delivery?: Delivery | undefined;
+};
+
+/**
+ * Describes the message webhook.v1.GetDeliveryResponse.
+ * Use `create(GetDeliveryResponseSchema)` to create a new message.
+ */
+export const GetDeliveryResponseSchema: GenMessage<GetDeliveryResponse> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 29);
 
 /**
  * @generated from message webhook.v1.ListDeliveriesResponse
@@ -292,7 +891,7 @@ export type ListDeliveriesResponse = Message<"webhook.v1.ListDeliveriesResponse"
  * Use `create(ListDeliveriesResponseSchema)` to create a new message.
  */
 export const ListDeliveriesResponseSchema: GenMessage<ListDeliveriesResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 8);
+  messageDesc(file_webhook_v1_webhook, 30);
 
 /**
  * @generated from message webhook.v1.RedeliverRequest
@@ -314,7 +913,7 @@ export type RedeliverRequest = Message<"webhook.v1.RedeliverRequest"> & {
  * Use `create(RedeliverRequestSchema)` to create a new message.
  */
 export const RedeliverRequestSchema: GenMessage<RedeliverRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 9);
+  messageDesc(file_webhook_v1_webhook, 31);
 
 /**
  * @generated from message webhook.v1.RedeliverResponse
@@ -331,16 +930,18 @@ export type RedeliverResponse = Message<"webhook.v1.RedeliverResponse"> & {
  * Use `create(RedeliverResponseSchema)` to create a new message.
  */
 export const RedeliverResponseSchema: GenMessage<RedeliverResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 10);
+  messageDesc(file_webhook_v1_webhook, 32);
 
 /**
- * Webhook endpoints, their secrets and deliveries. Owned by the webhook service.
+ * Webhook endpoints, their secrets, the event log and deliveries. Owned by the webhook
+ * service. Every call is scoped to store_id: another store's ids are NOT_FOUND.
  *
  * @generated from service webhook.v1.WebhookService
  */
 export const WebhookService: GenService<{
   /**
-   * Registers (or replaces) the store's endpoint; returns its new secret once.
+   * For a store with at most one endpoint: creates it, or replaces its URL and secret
+   * (the old secrets stop at once). FAILED_PRECONDITION when the store has several.
    *
    * @generated from rpc webhook.v1.WebhookService.SetEndpoint
    */
@@ -350,7 +951,63 @@ export const WebhookService: GenService<{
     output: typeof SetEndpointResponseSchema;
   },
   /**
-   * New secret; the old one keeps signing for 24 h.
+   * Adds an endpoint (at most 10 per store: FAILED_PRECONDITION beyond); the secret once.
+   *
+   * @generated from rpc webhook.v1.WebhookService.CreateEndpoint
+   */
+  createEndpoint: {
+    methodKind: "unary";
+    input: typeof CreateEndpointRequestSchema;
+    output: typeof CreateEndpointResponseSchema;
+  },
+  /**
+   * @generated from rpc webhook.v1.WebhookService.ListEndpoints
+   */
+  listEndpoints: {
+    methodKind: "unary";
+    input: typeof ListEndpointsRequestSchema;
+    output: typeof ListEndpointsResponseSchema;
+  },
+  /**
+   * @generated from rpc webhook.v1.WebhookService.GetEndpoint
+   */
+  getEndpoint: {
+    methodKind: "unary";
+    input: typeof GetEndpointRequestSchema;
+    output: typeof GetEndpointResponseSchema;
+  },
+  /**
+   * Changes only the fields that are set.
+   *
+   * @generated from rpc webhook.v1.WebhookService.UpdateEndpoint
+   */
+  updateEndpoint: {
+    methodKind: "unary";
+    input: typeof UpdateEndpointRequestSchema;
+    output: typeof UpdateEndpointResponseSchema;
+  },
+  /**
+   * Deletes the endpoint; its pending deliveries are not sent.
+   *
+   * @generated from rpc webhook.v1.WebhookService.DeleteEndpoint
+   */
+  deleteEndpoint: {
+    methodKind: "unary";
+    input: typeof DeleteEndpointRequestSchema;
+    output: typeof DeleteEndpointResponseSchema;
+  },
+  /**
+   * The secret that signs now (the newest); the caller audits the reveal.
+   *
+   * @generated from rpc webhook.v1.WebhookService.RevealSecret
+   */
+  revealSecret: {
+    methodKind: "unary";
+    input: typeof RevealSecretRequestSchema;
+    output: typeof RevealSecretResponseSchema;
+  },
+  /**
+   * New secret; the old ones keep signing for the rotation overlap (24 h).
    *
    * @generated from rpc webhook.v1.WebhookService.RotateSecret
    */
@@ -360,12 +1017,53 @@ export const WebhookService: GenService<{
     output: typeof RotateSecretResponseSchema;
   },
   /**
+   * Queues a signed `webhook.test` event to one endpoint, recorded like any delivery.
+   *
+   * @generated from rpc webhook.v1.WebhookService.SendTestEvent
+   */
+  sendTestEvent: {
+    methodKind: "unary";
+    input: typeof SendTestEventRequestSchema;
+    output: typeof SendTestEventResponseSchema;
+  },
+  /**
+   * The store's stored events (EVENT_RETENTION, default 30 days), newest first.
+   *
+   * @generated from rpc webhook.v1.WebhookService.ListEvents
+   */
+  listEvents: {
+    methodKind: "unary";
+    input: typeof ListEventsRequestSchema;
+    output: typeof ListEventsResponseSchema;
+  },
+  /**
+   * Queues every stored event since a time to one endpoint again, each with its
+   * original webhook-id.
+   *
+   * @generated from rpc webhook.v1.WebhookService.ReplayEvents
+   */
+  replayEvents: {
+    methodKind: "unary";
+    input: typeof ReplayEventsRequestSchema;
+    output: typeof ReplayEventsResponseSchema;
+  },
+  /**
    * @generated from rpc webhook.v1.WebhookService.ListDeliveries
    */
   listDeliveries: {
     methodKind: "unary";
     input: typeof ListDeliveriesRequestSchema;
     output: typeof ListDeliveriesResponseSchema;
+  },
+  /**
+   * One delivery with its request body and every attempt.
+   *
+   * @generated from rpc webhook.v1.WebhookService.GetDelivery
+   */
+  getDelivery: {
+    methodKind: "unary";
+    input: typeof GetDeliveryRequestSchema;
+    output: typeof GetDeliveryResponseSchema;
   },
   /**
    * @generated from rpc webhook.v1.WebhookService.Redeliver

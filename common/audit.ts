@@ -1,0 +1,41 @@
+// The audit log's vocabulary (CONTRACT §8, §10): who did what to which thing. The CLI,
+// the dashboard and the catalog service (which keeps the log) all use these names.
+
+/** The actor of every change made with `store-admin`. */
+export const OPERATOR_ACTOR = "operator";
+
+export const AUDIT_ACTIONS = [
+  "member.signed_in",
+  "member.invited",
+  "member.removed",
+  "key.created",
+  "key.revoked",
+  "store.plan_changed",
+  "store.settings_changed",
+  "endpoint.created",
+  "endpoint.updated",
+  "endpoint.enabled",
+  "endpoint.disabled",
+  "endpoint.deleted",
+  "endpoint.secret_revealed",
+  "endpoint.secret_rotated",
+  "endpoint.test_sent",
+  "events.replayed",
+  "delivery.resent",
+  "order.marked_paid",
+  "order.cancelled",
+  "bank_mutations.imported",
+  "bank_mutation.assigned",
+  "bank_mutation.dismissed",
+] as const;
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export function isAuditAction(value: string): value is AuditAction {
+  return (AUDIT_ACTIONS as readonly string[]).includes(value);
+}
+
+/** A target as the log shows it: "key:<id>", "endpoint:<id>", "order:<id>", "member:<email>". */
+export function auditTarget(kind: "store" | "key" | "endpoint" | "delivery" | "order" | "member" | "mutation", id: string): string {
+  return `${kind}:${id}`;
+}
