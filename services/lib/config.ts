@@ -59,6 +59,8 @@ const schema = z.object({
   WEBHOOK_SECRET_KEY: z.string().min(1).optional(),
   // How long a rotated-out webhook secret keeps signing (CONTRACT §6: 24 h).
   WEBHOOK_ROTATION_OVERLAP: duration.default(24 * 3_600_000),
+  // How long every order event is kept in the event log, replayable (CONTRACT §6: 30 days).
+  EVENT_RETENTION: duration.default(30 * 86_400_000),
   // JetStream stream and durable consumer names (tests give each run its own).
   EVENTS_STREAM: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default("ORDER_EVENTS"),
   EVENTS_CONSUMER: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default("webhook-delivery"),
