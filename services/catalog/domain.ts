@@ -2,7 +2,10 @@
 // module uses which. routes.ts gets the result; tests pass an in-memory store.
 import type { Logger } from "../lib/logger.js";
 import { createApiKeys } from "./api-keys.js";
+import { createAudit } from "./audit.js";
 import { createItems } from "./items.js";
+import { createMembers } from "./members.js";
+import { createSessions } from "./sessions.js";
 import { createStores } from "./stores.js";
 import * as sqlStore from "./store.js";
 
@@ -23,7 +26,10 @@ export function createCatalogDomain(deps: CatalogDomainDeps) {
   const stores = createStores({ sql, store, logger });
   const apiKeys = createApiKeys({ sql, store, stores, logger });
   const items = createItems({ sql, store, stores });
-  return { stores, apiKeys, items };
+  const sessions = createSessions({ sql, store, logger });
+  const members = createMembers({ sql, store, stores, sessions, logger });
+  const audit = createAudit({ sql, store, stores });
+  return { stores, apiKeys, items, sessions, members, audit };
 }
 
 export type CatalogDomain = ReturnType<typeof createCatalogDomain>;

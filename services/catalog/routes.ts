@@ -3,21 +3,30 @@
 // this file never touches.
 import type { ConnectRouter } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { AccountService } from "../../gen/catalog/v1/account_pb.js";
 import { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { planFromName } from "../../common/plans.js";
 import type { ApiKeys } from "./api-keys.js";
-import { apiKeyMessage, itemMessage, storeMessage } from "./convert.js";
+import { requireAction, requireActor, requireAuditLimit, requireTarget, type Audit } from "./audit.js";
+import { apiKeyMessage, auditEntryMessage, itemMessage, memberMessage, sessionMessage, storeMessage } from "./convert.js";
 import { requireStatus, type Items } from "./items.js";
-import { newStoreFrom, requirePlan, type Stores } from "./stores.js";
-import { requirePage, requireUuid } from "./validation.js";
+import type { Members } from "./members.js";
+import { requirePassword } from "./passwords.js";
+import type { Sessions } from "./sessions.js";
+import { newStoreFrom, requirePlan, storeSettingsFrom, type Stores } from "./stores.js";
+import { requireEmail, requirePage, requireUuid } from "./validation.js";
 
 export interface CatalogRouteDeps {
-  stores: Pick<Stores, "create" | "get" | "setPlan">;
+  stores: Pick<Stores, "create" | "get" | "setPlan" | "updateSettings">;
   apiKeys: Pick<ApiKeys, "create" | "revoke" | "list" | "authenticate">;
   items: Pick<Items, "createProduct" | "createBundle" | "setPrice" | "setStatus" | "listPublished" | "getMany">;
+  members: Pick<Members, "invite" | "accept" | "list" | "remove">;
+  sessions: Pick<Sessions, "signIn" | "resolve" | "end">;
+  audit: Pick<Audit, "record" | "list">;
 }
 
-export function createCatalogRoutes({ stores, apiKeys, items }: CatalogRouteDeps) {
+export function createCatalogRoutes({ stores, apiKeys, items, members, sessions, audit }: CatalogRouteDeps) {
   return (router: ConnectRouter) => {
     router.service(StoreService, {
       async createStore(request) {
@@ -33,6 +42,11 @@ export function createCatalogRoutes({ stores, apiKeys, items }: CatalogRouteDeps
         const row = await stores.setPlan(requireUuid(request.storeId, "store_id"), plan);
         if (!row) throw new ConnectError(`store ${request.storeId} not found`, Code.NotFound);
         return { store: storeMessage(row) };
+      },
+
+      async updateStoreSettings(request) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        return { store: storeMessage(await stores.updateSettings(storeId, storeSettingsFrom(request))) };
       },
 
       async createApiKey(request) {
@@ -89,6 +103,61 @@ export function createCatalogRoutes({ stores, apiKeys, items }: CatalogRouteDeps
       async getItems(request) {
         const rows = await items.getMany(requireUuid(request.storeId, "store_id"), request.ids);
         return { items: rows.map(itemMessage) };
+      },
+    });
+
+    router.service(AccountService, {
+      async inviteMember(request) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        const invitation = await members.invite(storeId, requireEmail(request.email, "email"));
+        return { member: memberMessage(invitation.member), invitationToken: invitation.token, expiresAt: timestampFromDate(invitation.expiresAt) };
+      },
+
+      async acceptInvitation(request) {
+        // Before the token: a too-short password is the caller's to fix, whatever the link.
+        const password = requirePassword(request.password);
+        const { member, session } = await members.accept(request.token, password);
+        return { member: memberMessage(member), session: sessionMessage(session) };
+      },
+
+      async signIn(request) {
+        const { member, session } = await sessions.signIn(request.email, request.password);
+        return { member: memberMessage(member), session: sessionMessage(session) };
+      },
+
+      async resolveSession(request) {
+        const resolved = await sessions.resolve(request.token);
+        return { member: memberMessage(resolved.member), stores: resolved.stores, sessionId: resolved.sessionId };
+      },
+
+      async endSession(request) {
+        await sessions.end(request.token);
+        return {};
+      },
+
+      async listMembers(request) {
+        const rows = await members.list(requireUuid(request.storeId, "store_id"));
+        return { members: rows.map(memberMessage) };
+      },
+
+      async removeMember(request) {
+        const member = await members.remove(requireUuid(request.storeId, "store_id"), requireUuid(request.memberId, "member_id"));
+        return { member: memberMessage(member) };
+      },
+
+      async recordAudit(request) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        const entry = {
+          actor: requireActor(request.actor),
+          action: requireAction(request.action),
+          target: requireTarget(request.target),
+        };
+        return { entry: auditEntryMessage(await audit.record(storeId, entry)) };
+      },
+
+      async listAudit(request) {
+        const rows = await audit.list(requireUuid(request.storeId, "store_id"), requireAuditLimit(request.limit));
+        return { entries: rows.map(auditEntryMessage) };
       },
     });
   };

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { AccountService } from "../../gen/catalog/v1/account_pb.js";
 import { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { migrate, type Sql } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
@@ -31,7 +32,7 @@ export async function startCatalogService(options: {
     port: options.port,
     logger,
     routes: createCatalogRoutes(createCatalogDomain({ sql, logger })),
-    services: [StoreService.typeName, CatalogService.typeName],
+    services: [StoreService.typeName, CatalogService.typeName, AccountService.typeName],
     ready: () => ping(sql),
   });
 }

@@ -1,10 +1,11 @@
 // Stores and their plans (CONTRACT §3): what a new store needs, the plan it gets when
-// none is named, and the lookup every store-scoped call starts with.
+// none is named, its settings (bank account, redirects; §10 Settings), and the lookup
+// every store-scoped call starts with.
 import { Code, ConnectError } from "@connectrpc/connect";
-import { Plan, type CreateStoreRequest } from "../../gen/catalog/v1/catalog_pb.js";
+import { Plan, type CreateStoreRequest, type UpdateStoreSettingsRequest } from "../../gen/catalog/v1/catalog_pb.js";
 import { planName, type PlanName } from "../../common/plans.js";
 import type { Logger } from "../lib/logger.js";
-import type { NewStore, Pool, StoreRow } from "./store.js";
+import type { NewStore, Pool, StoreRow, StoreSettings } from "./store.js";
 import type * as sqlStore from "./store.js";
 import { invalid, optionalUrl, requireText, requireUuid } from "./validation.js";
 
@@ -20,12 +21,19 @@ export function requirePlan(plan: Plan): PlanName {
 
 /**
  * A new store from a request: a name of 1–200 characters, the plan (DEFAULT_PLAN when
- * unspecified), a bank account of all four fields or none, and optional absolute
- * http(s) redirect URLs.
+ * unspecified), and the settings storeSettingsFrom checks.
  */
 export function newStoreFrom(request: Pick<CreateStoreRequest, "name" | "plan" | "bankAccount" | "redirects">): NewStore {
   const name = requireText(request.name, "name", 200);
   const plan = request.plan === Plan.UNSPECIFIED ? DEFAULT_PLAN : requirePlan(request.plan);
+  return { name, plan, ...storeSettingsFrom(request) };
+}
+
+/**
+ * A store's settings as CreateStore and UpdateStoreSettings take them: a bank account
+ * of all four fields or none, and optional absolute http(s) redirect URLs.
+ */
+export function storeSettingsFrom(request: Pick<CreateStoreRequest | UpdateStoreSettingsRequest, "bankAccount" | "redirects">): StoreSettings {
   const bank = request.bankAccount
     ? {
         bank_name: requireText(request.bankAccount.bankName, "bank_name", 100),
@@ -35,8 +43,6 @@ export function newStoreFrom(request: Pick<CreateStoreRequest, "name" | "plan" |
       }
     : null;
   return {
-    name,
-    plan,
     bank,
     redirects: {
       success_url: optionalUrl(request.redirects?.successUrl ?? "", "success_url"),
@@ -46,7 +52,7 @@ export function newStoreFrom(request: Pick<CreateStoreRequest, "name" | "plan" |
   };
 }
 
-export type StoresStore = Pick<typeof sqlStore, "insertStore" | "findStore" | "updateStorePlan">;
+export type StoresStore = Pick<typeof sqlStore, "insertStore" | "findStore" | "updateStorePlan" | "updateStoreSettings">;
 
 export function createStores({ sql, store, logger }: { sql: Pool; store: StoresStore; logger: Logger }) {
   return {
@@ -67,6 +73,14 @@ export function createStores({ sql, store, logger }: { sql: Pool; store: StoresS
     async setPlan(storeId: string, plan: PlanName): Promise<StoreRow | undefined> {
       const row = await store.updateStorePlan(sql, storeId, plan);
       if (row) logger.info({ storeId: row.id, plan }, "store plan changed");
+      return row;
+    },
+
+    /** Replaces the bank account and redirect defaults; NOT_FOUND when there is no such store. */
+    async updateSettings(storeId: string, settings: StoreSettings): Promise<StoreRow> {
+      const row = await store.updateStoreSettings(sql, storeId, settings);
+      if (!row) throw new ConnectError(`store ${storeId} not found`, Code.NotFound);
+      logger.info({ storeId: row.id }, "store settings changed");
       return row;
     },
   };

@@ -1,0 +1,43 @@
+// The numbers behind dashboard accounts (CONTRACT §10), in one place so the contract's
+// limits can be checked against a single page. Times are seconds because the SQL in
+// store.ts compares them with the database's clock, never the process's.
+import { Code, ConnectError } from "@connectrpc/connect";
+
+/** An invitation link works this long after it is issued. */
+export const INVITATION_TTL_SECONDS = 72 * 3600;
+
+/** A session ends after this long without a request… */
+export const SESSION_IDLE_SECONDS = 12 * 3600;
+/** …and this long after sign-in, however busy. */
+export const SESSION_MAX_AGE_SECONDS = 7 * 24 * 3600;
+/**
+ * last_seen_at is written at most this often, so resolving a session on every page is
+ * a read; the idle timeout may therefore end a session up to this much early.
+ */
+export const SESSION_TOUCH_SECONDS = 60;
+
+/** This many failed sign-ins for one email within the window… */
+export const SIGN_IN_MAX_FAILURES = 10;
+export const SIGN_IN_FAILURE_WINDOW_SECONDS = 15 * 60;
+/** …lock that email for this long, even against the right password. */
+export const SIGN_IN_LOCK_SECONDS = 15 * 60;
+
+export const PASSWORD_MIN_LENGTH = 12;
+/** Long enough for any passphrase, short enough that nobody feeds scrypt megabytes. */
+export const PASSWORD_MAX_LENGTH = 1024;
+
+export const AUDIT_LIST_DEFAULT = 100;
+export const AUDIT_LIST_MAX = 500;
+export const AUDIT_TARGET_MAX_LENGTH = 300;
+
+/** The one answer to every failed authentication: it must not say which check failed. */
+export const AUTHENTICATION_FAILED = "invalid credentials";
+
+export function authenticationFailed(): ConnectError {
+  return new ConnectError(AUTHENTICATION_FAILED, Code.Unauthenticated);
+}
+
+/** When a session ends if nobody uses it again: the earlier of the idle and the absolute limit. */
+export function sessionExpiresAt(createdAt: Date, lastSeenAt: Date): Date {
+  return new Date(Math.min(lastSeenAt.getTime() + SESSION_IDLE_SECONDS * 1000, createdAt.getTime() + SESSION_MAX_AGE_SECONDS * 1000));
+}

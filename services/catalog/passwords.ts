@@ -1,0 +1,104 @@
+// Dashboard passwords (CONTRACT §10): scrypt with a random salt per password. The
+// parameters travel in the stored string (`scrypt$N$r$p$salt$hash`), so they can be
+// raised later without making existing passwords unverifiable. scrypt runs on libuv's
+// thread pool, never on the event loop.
+import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./account-policy.js";
+import { invalid } from "./validation.js";
+
+/** 32 MiB and roughly 50–100 ms per hash: above Django's default, and safe to run 4 at once. */
+export const SCRYPT_PARAMS = { N: 2 ** 15, r: 8, p: 1 } as const;
+const SALT_BYTES = 16;
+const KEY_BYTES = 32;
+
+// What a stored hash may ask for. The strings are ours, but a damaged row must not be
+// able to make one verification allocate gigabytes.
+const LIMITS = { N: [2 ** 10, 2 ** 20], r: [1, 32], p: [1, 16], key: [16, 128], salt: [8, 64] } as const;
+
+interface Params {
+  N: number;
+  r: number;
+  p: number;
+}
+
+/** Counted in code points, as a person counts characters; emoji are one each. */
+function length(password: string): number {
+  let count = 0;
+  for (const _ of password) count++;
+  return count;
+}
+
+/** The password as given; INVALID_ARGUMENT naming `password` when it is not 12 to 1024 characters. */
+export function requirePassword(password: string): string {
+  const n = length(password);
+  if (n < PASSWORD_MIN_LENGTH || n > PASSWORD_MAX_LENGTH) {
+    throw invalid(`password must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`);
+  }
+  return password;
+}
+
+/** True when the password could have been accepted: anything else cannot match a stored hash. */
+export function isPlausiblePassword(password: string): boolean {
+  const n = length(password);
+  return n >= PASSWORD_MIN_LENGTH && n <= PASSWORD_MAX_LENGTH;
+}
+
+function derive(password: string, salt: Buffer, keyLength: number, { N, r, p }: Params): Promise<Buffer> {
+  // NFC: the same password typed on another keyboard or OS must give the same bytes.
+  const bytes = Buffer.from(password.normalize("NFC"), "utf8");
+  return new Promise((resolve, reject) => {
+    scrypt(bytes, salt, keyLength, { N, r, p, maxmem: 256 * N * r * p }, (error, key) => (error ? reject(error) : resolve(key)));
+  });
+}
+
+/** The string to store for `password`, with a fresh salt. */
+export async function hashPassword(password: string, params: Params = SCRYPT_PARAMS): Promise<string> {
+  const salt = randomBytes(SALT_BYTES);
+  const key = await derive(password, salt, KEY_BYTES, params);
+  return ["scrypt", params.N, params.r, params.p, salt.toString("base64url"), key.toString("base64url")].join("$");
+}
+
+function within(value: number, [min, max]: readonly [number, number]): boolean {
+  return Number.isSafeInteger(value) && value >= min && value <= max;
+}
+
+function parse(stored: string): { params: Params; salt: Buffer; key: Buffer } | undefined {
+  const parts = stored.split("$");
+  if (parts.length !== 6 || parts[0] !== "scrypt") return undefined;
+  const [N, r, p] = parts.slice(1, 4).map((part) => (/^[0-9]{1,8}$/.test(part) ? Number(part) : NaN)) as [number, number, number];
+  const salt = Buffer.from(parts[4]!, "base64url");
+  const key = Buffer.from(parts[5]!, "base64url");
+  const powerOfTwo = (N & (N - 1)) === 0;
+  if (!within(N, LIMITS.N) || !powerOfTwo || !within(r, LIMITS.r) || !within(p, LIMITS.p)) return undefined;
+  if (!within(salt.length, LIMITS.salt) || !within(key.length, LIMITS.key)) return undefined;
+  return { params: { N, r, p }, salt, key };
+}
+
+/**
+ * True when `password` matches the stored string. A string that does not parse is a
+ * mismatch (after the same work as a real check), never an exception.
+ */
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const parsed = parse(stored);
+  if (!parsed) {
+    await spendVerification(password);
+    return false;
+  }
+  const key = await derive(password, parsed.salt, parsed.key.length, parsed.params);
+  return timingSafeEqual(key, parsed.key);
+}
+
+let dummy: Promise<string> | undefined;
+
+/**
+ * The work of one verification against nothing: an unknown email, or a member without
+ * a password, takes as long to refuse as a wrong password.
+ */
+export async function spendVerification(password: string): Promise<void> {
+  dummy ??= hashPassword(randomBytes(16).toString("hex")).catch((error) => {
+    dummy = undefined;
+    throw error;
+  });
+  const stored = parse(await dummy)!;
+  await derive(password, stored.salt, stored.key.length, stored.params);
+}

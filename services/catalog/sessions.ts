@@ -1,0 +1,144 @@
+// Dashboard sign-in and sessions (CONTRACT §10). Every failure — a malformed or unknown
+// email, a member without a password, a wrong password, a locked email, a member of no
+// store, an unknown or expired session — is the same UNAUTHENTICATED, and an unknown
+// email costs the same scrypt as a wrong password, so neither the answer nor its
+// timing tells whether an email has an account.
+import { auditTarget } from "../../common/audit.js";
+import type { Logger } from "../lib/logger.js";
+import {
+  authenticationFailed,
+  SESSION_IDLE_SECONDS,
+  SESSION_MAX_AGE_SECONDS,
+  SESSION_TOUCH_SECONDS,
+  sessionExpiresAt,
+  SIGN_IN_FAILURE_WINDOW_SECONDS,
+  SIGN_IN_LOCK_SECONDS,
+  SIGN_IN_MAX_FAILURES,
+} from "./account-policy.js";
+import { isPlausiblePassword, spendVerification, verifyPassword } from "./passwords.js";
+import type { Db, MemberRow, MemberStoreRow, Pool, SessionLimits, ThrottlePolicy } from "./store.js";
+import type * as sqlStore from "./store.js";
+import { generateToken, hashToken, isWellFormedToken } from "./tokens.js";
+import { normalizeEmail } from "./validation.js";
+
+const LIMITS: SessionLimits = { idleSeconds: SESSION_IDLE_SECONDS, maxAgeSeconds: SESSION_MAX_AGE_SECONDS };
+const THROTTLE: ThrottlePolicy = {
+  maxFailures: SIGN_IN_MAX_FAILURES,
+  windowSeconds: SIGN_IN_FAILURE_WINDOW_SECONDS,
+  lockSeconds: SIGN_IN_LOCK_SECONDS,
+};
+/** Dead sessions, invitations and throttle rows are swept this often at most, on a sign-in. */
+const PRUNE_EVERY_MS = 10 * 60_000;
+
+export interface SignedIn {
+  member: MemberRow;
+  session: { token: string; expiresAt: Date };
+}
+
+export interface ResolvedSession {
+  member: MemberRow;
+  stores: MemberStoreRow[];
+  sessionId: string;
+}
+
+export type SessionsStore = Pick<
+  typeof sqlStore,
+  | "transaction"
+  | "findMemberCredentials"
+  | "claimSignInAttempt"
+  | "clearSignInAttempts"
+  | "memberStores"
+  | "insertSession"
+  | "insertAuditEntries"
+  | "findLiveSession"
+  | "touchSession"
+  | "deleteSession"
+  | "pruneAccounts"
+>;
+
+export function createSessions({ sql, store, logger }: { sql: Pool; store: SessionsStore; logger: Logger }) {
+  let prunedAt = 0;
+
+  /** Sweeping is housekeeping: its failure must not fail a sign-in. */
+  async function pruneNow(): Promise<void> {
+    if (Date.now() - prunedAt < PRUNE_EVERY_MS) return;
+    prunedAt = Date.now();
+    try {
+      await store.pruneAccounts(sql, { ...LIMITS, windowSeconds: SIGN_IN_FAILURE_WINDOW_SECONDS });
+    } catch (error) {
+      logger.warn({ err: { code: (error as { code?: unknown }).code } }, "pruning accounts failed");
+    }
+  }
+
+  /**
+   * Within `tx`: a new session for the member and `member.signed_in` in the log of each
+   * store they belong to. Undefined, writing nothing, when they belong to none.
+   */
+  async function start(tx: Db, member: MemberRow): Promise<SignedIn | undefined> {
+    const stores = await store.memberStores(tx, member.id);
+    if (stores.length === 0) return undefined;
+    const token = generateToken();
+    const session = await store.insertSession(tx, member.id, hashToken(token));
+    await store.insertAuditEntries(
+      tx,
+      stores.map((s) => ({ store_id: s.id, actor: member.email, action: "member.signed_in", target: auditTarget("member", member.email) })),
+    );
+    return { member, session: { token, expiresAt: sessionExpiresAt(session.created_at, session.last_seen_at) } };
+  }
+
+  return {
+    start,
+
+    async signIn(emailInput: string, password: string): Promise<SignedIn> {
+      await pruneNow();
+      const email = normalizeEmail(emailInput);
+      // No account can have a malformed email, so refusing it at once tells nothing.
+      if (email === undefined) throw authenticationFailed();
+      if (!(await store.claimSignInAttempt(sql, email, THROTTLE))) {
+        logger.info({ reason: "locked" }, "sign-in refused");
+        throw authenticationFailed();
+      }
+      const member = await store.findMemberCredentials(sql, email);
+      let matches = false;
+      if (member?.password_hash && isPlausiblePassword(password)) {
+        matches = await verifyPassword(password, member.password_hash);
+      } else {
+        await spendVerification(password);
+      }
+      if (!member || !matches) {
+        logger.info({ memberId: member?.id, reason: member ? "wrong or no password" : "unknown email" }, "sign-in refused");
+        throw authenticationFailed();
+      }
+      const { password_hash: _hash, ...row } = member;
+      const signedIn = await store.transaction(sql, async (tx) => {
+        const started = await start(tx, row);
+        if (started) await store.clearSignInAttempts(tx, email);
+        return started;
+      });
+      if (!signedIn) {
+        logger.info({ memberId: member.id, reason: "no store" }, "sign-in refused");
+        throw authenticationFailed();
+      }
+      logger.info({ memberId: member.id }, "member signed in");
+      return signedIn;
+    },
+
+    /** The live session's member and stores; refreshes last_seen_at at most once a minute. */
+    async resolve(token: string): Promise<ResolvedSession> {
+      if (!isWellFormedToken(token)) throw authenticationFailed();
+      const live = await store.findLiveSession(sql, hashToken(token), LIMITS, SESSION_TOUCH_SECONDS);
+      if (!live) throw authenticationFailed();
+      const stores = await store.memberStores(sql, live.member.id);
+      if (stores.length === 0) throw authenticationFailed();
+      if (live.stale) await store.touchSession(sql, live.session.id, SESSION_TOUCH_SECONDS);
+      return { member: live.member, stores, sessionId: live.session.id };
+    },
+
+    /** Ends the session; an unknown or malformed token is already ended. */
+    async end(token: string): Promise<void> {
+      if (isWellFormedToken(token)) await store.deleteSession(sql, hashToken(token));
+    },
+  };
+}
+
+export type Sessions = ReturnType<typeof createSessions>;

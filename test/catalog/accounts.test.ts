@@ -1,0 +1,292 @@
+// Dashboard accounts on real PostgreSQL through the catalog service's gRPC port
+// (CONTRACT §10): invitations, passwords, the sign-in lock, session expiry, removal,
+// several stores, races, the audit log and store settings. Expiry is reached by moving
+// the rows' timestamps back, as the passing of time would.
+import test, { type ExecutionContext } from "ava";
+import { createHash } from "node:crypto";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import { AccountService } from "../../gen/catalog/v1/account_pb.js";
+import { StoreService } from "../../gen/catalog/v1/catalog_pb.js";
+import { CATALOG_SCHEMA } from "../../services/catalog/service.js";
+import { connectDb, type Sql } from "../../services/lib/db.js";
+import { createRpcChannel, type RpcChannel } from "../../services/lib/rpc-client.js";
+import { startCatalogOnly } from "../helpers/stack.js";
+
+const PASSWORD = "kata sandi rahasia";
+
+let service: Awaited<ReturnType<typeof startCatalogOnly>>;
+let channel: RpcChannel;
+let sql: Sql;
+let accounts: Client<typeof AccountService>;
+let stores: Client<typeof StoreService>;
+
+test.before(async () => {
+  service = await startCatalogOnly();
+  channel = createRpcChannel(`http://127.0.0.1:${service.port}`, { timeoutMs: 20_000 });
+  accounts = channel.client(AccountService);
+  stores = channel.client(StoreService);
+  sql = connectDb(service.db.url, { schema: CATALOG_SCHEMA, max: 2 });
+});
+
+test.after.always(async () => {
+  channel?.close();
+  await sql?.end({ timeout: 1 });
+  await service?.close();
+});
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest();
+
+/** Every authentication failure is exactly this, whatever the reason. */
+async function failsAuthentication(t: ExecutionContext, call: Promise<unknown>, why: string) {
+  const error = ConnectError.from(await t.throwsAsync(call, undefined, why));
+  t.is(error.code, Code.Unauthenticated, why);
+  t.is(error.rawMessage, "invalid credentials", why);
+}
+
+let storeCount = 0;
+async function newStore(name = `Toko ${++storeCount}`) {
+  const { store } = await stores.createStore({ name });
+  return store!.id;
+}
+
+let emailCount = 0;
+const newEmail = () => `anggota${++emailCount}.${Date.now()}@example.co.id`;
+
+async function activeMember(storeId: string, email = newEmail(), password = PASSWORD) {
+  const invited = await accounts.inviteMember({ storeId, email });
+  const accepted = await accounts.acceptInvitation({ token: invited.invitationToken, password });
+  return { email, memberId: invited.member!.id, token: accepted.session!.token };
+}
+
+test("invite → accept → resolve: the member is active, signed in, and only hashes are stored", async (t) => {
+  const storeId = await newStore("Toko Undangan");
+  const email = newEmail();
+  const invited = await accounts.inviteMember({ storeId, email: email.toUpperCase() });
+  t.like(invited.member, { email, status: "invited" });
+  const [invitation] = await sql<{ token_hash: Buffer; hours: number }[]>`
+    select token_hash, extract(epoch from expires_at - created_at) / 3600 as hours from invitations where member_id = ${invited.member!.id}`;
+  t.deepEqual(invitation!.token_hash, sha256(invited.invitationToken));
+  t.true(Math.abs(Number(invitation!.hours) - 72) < 0.01);
+
+  const accepted = await accounts.acceptInvitation({ token: invited.invitationToken, password: PASSWORD });
+  t.like(accepted.member, { id: invited.member!.id, email, status: "active" });
+  const expiresIn = timestampDate(accepted.session!.expiresAt!).getTime() - Date.now();
+  t.true(Math.abs(expiresIn - 12 * 3_600_000) < 60_000, "12 h from now");
+
+  const resolved = await accounts.resolveSession({ token: accepted.session!.token });
+  t.like(resolved.member, { id: invited.member!.id, email, status: "active" });
+  t.deepEqual(resolved.stores.map((s) => [s.id, s.name]), [[storeId, "Toko Undangan"]]);
+  const [session] = await sql<{ id: string; token_hash: Buffer }[]>`select id, token_hash from sessions where member_id = ${invited.member!.id}`;
+  t.is(resolved.sessionId, session!.id);
+  t.deepEqual(session!.token_hash, sha256(accepted.session!.token));
+
+  const [member] = await sql<{ password_hash: string }[]>`select password_hash from members where id = ${invited.member!.id}`;
+  t.regex(member!.password_hash, /^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-]+$/);
+  const everything = JSON.stringify(await sql`select * from members, invitations, sessions where members.id = ${invited.member!.id}`);
+  for (const secret of [PASSWORD, invited.invitationToken, accepted.session!.token]) t.false(everything.includes(secret));
+
+  t.truthy(await accounts.signIn({ email, password: PASSWORD }), "the password set by the invitation signs in");
+});
+
+test("a used invitation and an expired one fail exactly like a made-up token", async (t) => {
+  const storeId = await newStore();
+  const used = await accounts.inviteMember({ storeId, email: newEmail() });
+  await accounts.acceptInvitation({ token: used.invitationToken, password: PASSWORD });
+  await failsAuthentication(t, accounts.acceptInvitation({ token: used.invitationToken, password: PASSWORD }), "used");
+
+  const expired = await accounts.inviteMember({ storeId, email: newEmail() });
+  await sql`update invitations set expires_at = now() - interval '1 second' where token_hash = ${sha256(expired.invitationToken)}`;
+  await failsAuthentication(t, accounts.acceptInvitation({ token: expired.invitationToken, password: PASSWORD }), "expired");
+  await failsAuthentication(t, accounts.acceptInvitation({ token: "A".repeat(43), password: PASSWORD }), "unknown");
+  await failsAuthentication(t, accounts.acceptInvitation({ token: "not even a token", password: PASSWORD }), "malformed");
+
+  const [row] = await sql<{ password_hash: string | null; used_at: Date | null }[]>`
+    select m.password_hash, i.used_at from invitations i join members m on m.id = i.member_id where i.token_hash = ${sha256(expired.invitationToken)}`;
+  t.deepEqual(row, { password_hash: null, used_at: null }, "the expired invitation changed nothing");
+
+  const fresh = await accounts.inviteMember({ storeId, email: newEmail() });
+  await sql`update invitations set expires_at = now() + interval '1 minute' where token_hash = ${sha256(fresh.invitationToken)}`;
+  t.truthy(await accounts.acceptInvitation({ token: fresh.invitationToken, password: PASSWORD }), "a minute before expiry it still works");
+});
+
+test("ten concurrent accepts of one invitation: one session, nine failures", async (t) => {
+  const storeId = await newStore();
+  const invited = await accounts.inviteMember({ storeId, email: newEmail() });
+  const results = await Promise.allSettled(
+    Array.from({ length: 10 }, (_, i) => accounts.acceptInvitation({ token: invited.invitationToken, password: `${PASSWORD} ${i}` })),
+  );
+  const won = results.filter((r) => r.status === "fulfilled");
+  t.is(won.length, 1);
+  for (const r of results) {
+    if (r.status === "rejected") t.is(ConnectError.from(r.reason).rawMessage, "invalid credentials");
+  }
+  const sessions = await sql`select 1 from sessions where member_id = ${invited.member!.id}`;
+  t.is(sessions.length, 1);
+  // The winner's password is the stored one: no loser overwrote it.
+  const index = results.findIndex((r) => r.status === "fulfilled");
+  const winner = (results[index] as PromiseFulfilledResult<Awaited<ReturnType<typeof accounts.acceptInvitation>>>).value;
+  t.truthy(await accounts.resolveSession({ token: winner.session!.token }));
+  t.truthy(await accounts.signIn({ email: invited.member!.email, password: `${PASSWORD} ${index}` }));
+});
+
+test("10 failures lock the email; the 11th attempt fails even with the right password; after 15 minutes it works", async (t) => {
+  const storeId = await newStore();
+  const { email } = await activeMember(storeId);
+  for (let i = 0; i < 10; i++) {
+    await failsAuthentication(t, accounts.signIn({ email, password: `wrong password ${i}` }), `failure ${i + 1}`);
+  }
+  await failsAuthentication(t, accounts.signIn({ email, password: PASSWORD }), "locked");
+  await failsAuthentication(t, accounts.signIn({ email: email.toUpperCase(), password: PASSWORD }), "locked, whatever the case");
+
+  // Fourteen minutes on: still locked.
+  await sql`
+    update sign_in_throttle set locked_until = locked_until - interval '14 minutes',
+      recent_attempts = array(select a - interval '14 minutes' from unnest(recent_attempts) a)
+    where email = ${email}`;
+  await failsAuthentication(t, accounts.signIn({ email, password: PASSWORD }), "locked after 14 minutes");
+  // Fifteen minutes after the tenth failure.
+  await sql`
+    update sign_in_throttle set locked_until = locked_until - interval '1 minute',
+      recent_attempts = array(select a - interval '1 minute' from unnest(recent_attempts) a)
+    where email = ${email}`;
+  const { member } = await accounts.signIn({ email, password: PASSWORD });
+  t.is(member!.email, email);
+  t.is((await sql`select 1 from sign_in_throttle where email = ${email}`).length, 0, "a success clears the count");
+});
+
+test("ten concurrent wrong passwords lock the email as surely as ten in a row", async (t) => {
+  const storeId = await newStore();
+  const { email } = await activeMember(storeId);
+  const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => accounts.signIn({ email, password: `wrong password ${i}` })));
+  t.true(results.every((r) => r.status === "rejected"));
+  await failsAuthentication(t, accounts.signIn({ email, password: PASSWORD }), "locked");
+});
+
+test("an unknown email is throttled too, and fails like a wrong password", async (t) => {
+  const email = newEmail();
+  for (let i = 0; i < 10; i++) await failsAuthentication(t, accounts.signIn({ email, password: PASSWORD }), `unknown ${i + 1}`);
+  // Otherwise the lock would tell which emails have accounts.
+  const [throttle] = await sql<{ attempts: number; locked: boolean }[]>`
+    select cardinality(recent_attempts) as attempts, locked_until > now() as locked from sign_in_throttle where email = ${email}`;
+  t.deepEqual({ ...throttle }, { attempts: 10, locked: true });
+  const storeId = await newStore();
+  const invited = await accounts.inviteMember({ storeId, email });
+  const accepted = await accounts.acceptInvitation({ token: invited.invitationToken, password: PASSWORD });
+  t.truthy(accepted.session!.token, "accepting an invitation is not blocked by the lock, and lifts it");
+  t.truthy(await accounts.signIn({ email, password: PASSWORD }));
+});
+
+test("a session ends after 12 h idle or 7 days, whichever first; use refreshes it at most once a minute", async (t) => {
+  const storeId = await newStore();
+  const { token } = await activeMember(storeId);
+  const hash = sha256(token);
+  const lastSeen = async () => (await sql<{ last_seen_at: Date }[]>`select last_seen_at from sessions where token_hash = ${hash}`)[0]!.last_seen_at;
+
+  await sql`update sessions set last_seen_at = now() - interval '30 seconds' where token_hash = ${hash}`;
+  const before = await lastSeen();
+  await accounts.resolveSession({ token });
+  t.deepEqual(await lastSeen(), before, "seen 30 s ago: not written again");
+
+  await sql`update sessions set last_seen_at = now() - interval '11 hours 59 minutes' where token_hash = ${hash}`;
+  await accounts.resolveSession({ token });
+  t.true(Date.now() - (await lastSeen()).getTime() < 60_000, "use moves last_seen_at to now");
+
+  await sql`update sessions set last_seen_at = now() - interval '12 hours 1 second' where token_hash = ${hash}`;
+  await failsAuthentication(t, accounts.resolveSession({ token }), "idle 12 h");
+
+  const busy = await activeMember(storeId);
+  const busyHash = sha256(busy.token);
+  await sql`update sessions set created_at = now() - interval '6 days 23 hours', last_seen_at = now() where token_hash = ${busyHash}`;
+  t.truthy(await accounts.resolveSession({ token: busy.token }), "6 days 23 hours old and in use");
+  await sql`update sessions set created_at = now() - interval '7 days 1 second', last_seen_at = now() where token_hash = ${busyHash}`;
+  await failsAuthentication(t, accounts.resolveSession({ token: busy.token }), "7 days old");
+});
+
+test("EndSession ends the session on the server; ending it again succeeds", async (t) => {
+  const storeId = await newStore();
+  const { token } = await activeMember(storeId);
+  await accounts.endSession({ token });
+  await failsAuthentication(t, accounts.resolveSession({ token }), "ended");
+  t.is((await sql`select 1 from sessions where token_hash = ${sha256(token)}`).length, 0);
+  await accounts.endSession({ token });
+});
+
+test("a removed member's sessions fail at once, and they cannot sign in while they belong to no store", async (t) => {
+  const storeId = await newStore();
+  const { email, memberId, token } = await activeMember(storeId);
+  const second = await accounts.signIn({ email, password: PASSWORD });
+  const removed = await accounts.removeMember({ storeId, memberId });
+  t.is(removed.member!.email, email);
+  await failsAuthentication(t, accounts.resolveSession({ token }), "first session");
+  await failsAuthentication(t, accounts.resolveSession({ token: second.session!.token }), "second session");
+  await failsAuthentication(t, accounts.signIn({ email, password: PASSWORD }), "member of no store");
+  t.deepEqual((await accounts.listMembers({ storeId })).members, []);
+  const otherStore = await newStore();
+  const stranger = await accounts.inviteMember({ storeId: otherStore, email: newEmail() });
+  const error = ConnectError.from(await t.throwsAsync(accounts.removeMember({ storeId, memberId: stranger.member!.id })));
+  t.is(error.code, Code.NotFound);
+});
+
+test("a member of two stores sees both, and removal from one leaves the other", async (t) => {
+  const a = await newStore("Toko Anggrek");
+  const b = await newStore("Toko Bambu");
+  const { email, memberId } = await activeMember(a);
+  const second = await accounts.inviteMember({ storeId: b, email });
+  t.is(second.member!.id, memberId, "the same account");
+  t.is(second.member!.status, "active");
+  const { session } = await accounts.signIn({ email, password: PASSWORD });
+  t.deepEqual((await accounts.resolveSession({ token: session!.token })).stores.map((s) => [s.id, s.name]), [
+    [a, "Toko Anggrek"],
+    [b, "Toko Bambu"],
+  ]);
+  for (const storeId of [a, b]) {
+    const [latest] = (await accounts.listAudit({ storeId, limit: 1 })).entries;
+    t.like(latest, { actor: email, action: "member.signed_in", target: `member:${email}` });
+  }
+  await accounts.removeMember({ storeId: a, memberId });
+  const signedIn = await accounts.signIn({ email, password: PASSWORD });
+  t.deepEqual((await accounts.resolveSession({ token: signedIn.session!.token })).stores.map((s) => s.id), [b]);
+  t.deepEqual((await accounts.listMembers({ storeId: b })).members.map((m) => m.email), [email]);
+});
+
+test("audit: entries recorded by the CLI and the dashboard list newest first, per store", async (t) => {
+  const storeId = await newStore();
+  const other = await newStore();
+  await accounts.recordAudit({ storeId, actor: "operator", action: "key.created", target: "key:1" });
+  await accounts.recordAudit({ storeId, actor: "Siti@Example.co.id", action: "endpoint.secret_revealed", target: "endpoint:2" });
+  await accounts.recordAudit({ storeId: other, actor: "operator", action: "order.cancelled", target: "order:3" });
+  const { entries } = await accounts.listAudit({ storeId });
+  t.deepEqual(entries.map((e) => [e.actor, e.action, e.target, e.storeId]), [
+    ["siti@example.co.id", "endpoint.secret_revealed", "endpoint:2", storeId],
+    ["operator", "key.created", "key:1", storeId],
+  ]);
+  t.true(timestampDate(entries[0]!.at!).getTime() >= timestampDate(entries[1]!.at!).getTime());
+  const error = ConnectError.from(await t.throwsAsync(accounts.recordAudit({ storeId, actor: "operator", action: "key.deleted", target: "" })));
+  t.is(error.code, Code.InvalidArgument);
+  t.regex(error.rawMessage, /^action/);
+
+  await sql`insert into audit_log (store_id, actor, action, target) select ${storeId}, 'operator', 'key.created', 'bulk:' || n from generate_series(1, 600) n`;
+  t.is((await accounts.listAudit({ storeId })).entries.length, 100);
+  t.is((await accounts.listAudit({ storeId, limit: 500 })).entries.length, 500);
+  t.is((await accounts.listAudit({ storeId, limit: 500 })).entries[0]!.target, "bulk:600", "rows written in one statement still list newest first");
+});
+
+test("UpdateStoreSettings is stored: GetStore and the next reader see it", async (t) => {
+  const storeId = await newStore();
+  await stores.updateStoreSettings({
+    storeId,
+    bankAccount: { bankName: "Bank Negara Indonesia", bankCode: "BNI", accountNumber: "0099887766", accountHolder: "Toko Maju" },
+    redirects: { successUrl: "https://maju.example/ok", returnUrl: "https://maju.example/back", errorUrl: "" },
+  });
+  const { store } = await stores.getStore({ id: storeId });
+  t.like(store!.bankAccount, { bankName: "Bank Negara Indonesia", bankCode: "BNI", accountNumber: "0099887766", accountHolder: "Toko Maju" });
+  t.like(store!.redirects, { successUrl: "https://maju.example/ok", returnUrl: "https://maju.example/back", errorUrl: "" });
+  const [row] = await sql`select bank_code, error_url from stores where id = ${storeId}`;
+  t.deepEqual({ ...row }, { bank_code: "BNI", error_url: null });
+
+  await stores.updateStoreSettings({ storeId, redirects: { errorUrl: "https://maju.example/err" } });
+  const after = (await stores.getStore({ id: storeId })).store!;
+  t.is(after.bankAccount, undefined, "the bank account is replaced by none");
+  t.like(after.redirects, { successUrl: "", returnUrl: "", errorUrl: "https://maju.example/err" });
+});
