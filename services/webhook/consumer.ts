@@ -3,7 +3,7 @@ import type { Logger } from "../lib/logger.js";
 import type { Pool } from "./store.js";
 import type * as sqlStore from "./store.js";
 
-export type ConsumerStore = Pick<typeof sqlStore, "endpointOfStore" | "insertDelivery">;
+export type ConsumerStore = Pick<typeof sqlStore, "transaction" | "insertEvent" | "insertEventDeliveries">;
 
 /** The order id an event body carries, if any; undefined when the body is not JSON. */
 export function orderIdOf(body: string): string | null | undefined {
@@ -15,9 +15,11 @@ export function orderIdOf(body: string): string | null | undefined {
 }
 
 /**
- * Turns a bus message into one delivery for the store's enabled endpoint. The handler
- * resolves (and the bus acks) only after the delivery row is committed, so a crash
- * redelivers the message, and the unique (endpoint, event) key makes that harmless.
+ * Records a bus message in the event log (every event, with or without endpoints) and,
+ * in the same transaction, one delivery for each enabled endpoint of the store
+ * subscribed to its type. The handler resolves (and the bus acks) only after that
+ * commits, so a crash redelivers the message; a redelivered message finds its event
+ * recorded and adds nothing.
  */
 export function createEventConsumer(deps: { sql: Pool; store: ConsumerStore; logger: Logger; onRecorded: () => void }) {
   const { sql, store } = deps;
@@ -28,16 +30,11 @@ export function createEventConsumer(deps: { sql: Pool; store: ConsumerStore; log
       deps.logger.error({ eventId: message.id }, "event body is not JSON; dropped");
       return;
     }
-    const endpoint = await store.endpointOfStore(sql, message.storeId);
-    if (!endpoint || !endpoint.enabled) return;
-    const recorded = await store.insertDelivery(sql, {
-      endpoint_id: endpoint.id,
-      store_id: message.storeId,
-      event_id: message.id,
-      event_type: message.type,
-      order_id: orderId,
-      body,
+    const event = { id: message.id, store_id: message.storeId, type: message.type, order_id: orderId, body };
+    const queued = await store.transaction(sql, async (tx) => {
+      if (!(await store.insertEvent(tx, event))) return 0;
+      return store.insertEventDeliveries(tx, event);
     });
-    if (recorded) deps.onRecorded();
+    if (queued > 0) deps.onRecorded();
   };
 }

@@ -1,30 +1,82 @@
 // Delivery records (CONTRACT §6, §8): listing a store's deliveries with their attempts,
-// and sending one again (a new attempt with the same webhook-id).
-import type { AttemptRow, DeliveryRow, Pool } from "./store.js";
+// one delivery with its body, sending one again (a new attempt with the same
+// webhook-id), and test deliveries.
+import { randomUUID } from "node:crypto";
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { Logger } from "../lib/logger.js";
+import type { AttemptRow, DeliveryFilter, DeliveryRow, Pool } from "./store.js";
 import type * as sqlStore from "./store.js";
 
 export const DEFAULT_LIST_LIMIT = 100;
 export const MAX_LIST_LIMIT = 500;
+
+/** The type of the event "Send test event" delivers; no endpoint subscribes to it, each can be sent one. */
+export const TEST_EVENT_TYPE = "webhook.test";
 
 /** The page size a listing asks for: unset or not positive → the default, at most the maximum. */
 export function listLimit(requested: number): number {
   return requested > 0 ? Math.min(requested, MAX_LIST_LIMIT) : DEFAULT_LIST_LIMIT;
 }
 
-export type DeliveriesStore = Pick<typeof sqlStore, "listDeliveries" | "requeue">;
+/** The body of a test delivery, in the key order CONTRACT §6 documents. */
+export function testEventBody(storeId: string, endpointId: string, now = new Date()): string {
+  return JSON.stringify({ type: TEST_EVENT_TYPE, timestamp: now.toISOString(), data: { store_id: storeId, endpoint_id: endpointId } });
+}
 
-export function createDeliveries({ sql, store, onRequeued }: { sql: Pool; store: DeliveriesStore; onRequeued: () => void }) {
+export type DeliveriesStore = Pick<typeof sqlStore, "transaction" | "listDeliveries" | "getDelivery" | "requeue" | "lockEndpoint" | "insertDelivery">;
+
+export function createDeliveries({
+  sql,
+  store,
+  logger,
+  onRequeued,
+}: {
+  sql: Pool;
+  store: DeliveriesStore;
+  logger: Logger;
+  onRequeued: () => void;
+}) {
   return {
-    /** The store's newest deliveries (of one order, if given), each with its attempts. */
-    async list(storeId: string, orderId: string | undefined, limit: number): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] }[]> {
-      return store.listDeliveries(sql, storeId, orderId, listLimit(limit));
+    /** The store's newest deliveries matching the filter, each with its attempts. */
+    async list(storeId: string, filter: DeliveryFilter, limit: number): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] }[]> {
+      return store.listDeliveries(sql, storeId, filter, listLimit(limit));
     },
 
-    /** Queues the delivery again now; undefined when the store has no such delivery or it is being sent. */
+    /** One delivery with its attempts; undefined when the store has no such delivery. */
+    async get(storeId: string, deliveryId: string): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] } | undefined> {
+      return store.getDelivery(sql, storeId, deliveryId);
+    },
+
+    /** Queues the delivery again now; undefined when the store has no such delivery (of a live endpoint) or it is being sent. */
     async redeliver(storeId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
       const row = await store.requeue(sql, storeId, deliveryId);
       if (row) onRequeued();
       return row;
+    },
+
+    /**
+     * Queues a signed `webhook.test` event with a fresh id to the endpoint. Undefined when
+     * the store has no such endpoint; FAILED_PRECONDITION when it is disabled.
+     */
+    async sendTest(storeId: string, endpointId: string): Promise<DeliveryRow | undefined> {
+      const delivery = await store.transaction(sql, async (tx) => {
+        const endpoint = await store.lockEndpoint(tx, storeId, endpointId);
+        if (!endpoint) return undefined;
+        if (!endpoint.enabled) throw new ConnectError(`endpoint ${endpointId} is disabled: enable it to send a test event`, Code.FailedPrecondition);
+        return store.insertDelivery(tx, {
+          endpoint_id: endpoint.id,
+          store_id: storeId,
+          event_id: randomUUID(),
+          event_type: TEST_EVENT_TYPE,
+          order_id: null,
+          body: testEventBody(storeId, endpoint.id),
+          kind: "test",
+        });
+      });
+      if (!delivery) return undefined;
+      logger.info({ storeId, endpointId, deliveryId: delivery.id, eventId: delivery.event_id }, "webhook test event queued");
+      onRequeued();
+      return delivery;
     },
   };
 }

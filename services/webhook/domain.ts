@@ -1,9 +1,10 @@
 // Wires the webhook service's request-side domain modules: routes.ts gets the result;
-// tests pass an in-memory store. (The consumer and the delivery worker are started by
-// service.ts with the same store.)
+// tests pass an in-memory store. (The consumer, the delivery worker and the purge job
+// are started by service.ts with the same store.)
 import type { Logger } from "../lib/logger.js";
 import { createDeliveries } from "./deliveries.js";
 import { createEndpoints } from "./endpoints.js";
+import { createEvents } from "./events.js";
 import type { SecretBox } from "./secret-box.js";
 import * as sqlStore from "./store.js";
 
@@ -19,7 +20,9 @@ export interface WebhookDomainDeps {
   box: SecretBox;
   allowHttp: boolean;
   rotationOverlapMs: number;
-  /** Called when a delivery is queued again (wakes the worker). */
+  /** How long events are kept (EVENT_RETENTION). */
+  eventRetentionMs: number;
+  /** Called when deliveries are queued outside the consumer (wakes the worker). */
   onRequeued: () => void;
 }
 
@@ -27,8 +30,9 @@ export function createWebhookDomain(deps: WebhookDomainDeps) {
   const { sql, logger, box } = deps;
   const store = deps.store ?? sqlStore;
   const endpoints = createEndpoints({ sql, store, logger, box, allowHttp: deps.allowHttp, rotationOverlapMs: deps.rotationOverlapMs });
-  const deliveries = createDeliveries({ sql, store, onRequeued: deps.onRequeued });
-  return { endpoints, deliveries };
+  const events = createEvents({ sql, store, logger, retentionMs: deps.eventRetentionMs, onQueued: deps.onRequeued });
+  const deliveries = createDeliveries({ sql, store, logger, onRequeued: deps.onRequeued });
+  return { endpoints, events, deliveries };
 }
 
 export type WebhookDomain = ReturnType<typeof createWebhookDomain>;

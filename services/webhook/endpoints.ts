@@ -1,14 +1,22 @@
-// Webhook endpoints (CONTRACT §6): one per store, an https:// URL (http:// only when
-// configured), a fresh secret printed once on every set, and rotation where the old
-// secrets keep signing for the overlap.
+// Webhook endpoints (CONTRACT §6): up to 10 per store, each an https:// URL (http://
+// only when configured) with a description and a subscription (every event type or
+// some), a fresh secret shown once at creation (and revealed on request), and rotation
+// where the old secrets keep signing for the overlap. `set` and `rotate` without an
+// endpoint id keep the one-endpoint commands working for a store that has at most one.
 import { Code, ConnectError } from "@connectrpc/connect";
+import { ORDER_EVENT_TYPES } from "../../common/order-status.js";
 import type { Logger } from "../lib/logger.js";
 import type { SecretBox } from "./secret-box.js";
 import { generateSecret } from "./signing.js";
-import type { EndpointRow, Pool } from "./store.js";
+import type { EndpointChanges, EndpointRow, Pool } from "./store.js";
 import type * as sqlStore from "./store.js";
+import { invalidField } from "./validation.js";
 
 export const MAX_URL_LENGTH = 2048;
+export const MAX_ENDPOINTS_PER_STORE = 10;
+export const MAX_DESCRIPTION_LENGTH = 500;
+/** Why an endpoint the store turned off is off. */
+export const DISABLED_BY_STORE = "disabled by the store";
 
 /** An endpoint's URL: absolute, https:// (or http:// when allowed), no credentials, at most 2048 characters. */
 export function checkEndpointUrl(raw: string, allowHttp: boolean): URL {
@@ -16,22 +24,83 @@ export function checkEndpointUrl(raw: string, allowHttp: boolean): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new ConnectError("url must be an absolute URL", Code.InvalidArgument);
+    throw invalidField("url", "must be an absolute URL");
   }
   if (url.protocol !== "https:" && !(url.protocol === "http:" && allowHttp)) {
-    throw new ConnectError("url must be https:// (http:// only with WEBHOOK_ALLOW_HTTP)", Code.InvalidArgument);
+    throw invalidField("url", "must be https:// (http:// only with WEBHOOK_ALLOW_HTTP)");
   }
-  if (url.username || url.password) throw new ConnectError("url must not carry credentials", Code.InvalidArgument);
+  if (url.username || url.password) throw invalidField("url", "must not carry credentials");
   if (raw.length > MAX_URL_LENGTH) {
-    throw new ConnectError(`url must be at most ${MAX_URL_LENGTH} characters`, Code.InvalidArgument);
+    throw invalidField("url", `must be at most ${MAX_URL_LENGTH} characters`);
   }
   return url;
 }
 
+/** A description: trimmed, at most 500 characters (code points, as a person counts them). */
+export function checkDescription(raw: string): string {
+  const description = raw.trim();
+  if ([...description].length > MAX_DESCRIPTION_LENGTH) {
+    throw invalidField("description", `must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
+  }
+  return description;
+}
+
+/** Which event types an endpoint receives, as the subscription the API carries. */
+export interface Subscription {
+  all: boolean;
+  types: string[];
+}
+
+/**
+ * The stored form of a subscription: null for every type (unset or `all`), else the
+ * chosen order event types, each once, in the documented order. `webhook.test` is
+ * not a type one subscribes to: every endpoint can be sent a test.
+ */
+export function subscribedTypes(events: Subscription | undefined): string[] | null {
+  if (!events || events.all) {
+    if (events?.types.length) throw invalidField("events.types", "must be empty when events.all is set");
+    return null;
+  }
+  if (events.types.length === 0) throw invalidField("events.types", "must name at least one event type (or set events.all)");
+  for (const type of events.types) {
+    if (!(ORDER_EVENT_TYPES as readonly string[]).includes(type)) {
+      throw invalidField("events.types", `has an unknown event type "${type}" (known: ${ORDER_EVENT_TYPES.join(", ")})`);
+    }
+  }
+  return ORDER_EVENT_TYPES.filter((type) => events.types.includes(type));
+}
+
 export type EndpointsStore = Pick<
   typeof sqlStore,
-  "transaction" | "upsertEndpoint" | "lockEndpointOfStore" | "insertSecret" | "retireSecretsNow" | "retireSecretsAt"
+  | "transaction"
+  | "lockEndpointsOfStore"
+  | "insertEndpoint"
+  | "listEndpoints"
+  | "endpointOfStore"
+  | "lockEndpoint"
+  | "updateEndpoint"
+  | "markEndpointDeleted"
+  | "failPendingDeliveries"
+  | "insertSecret"
+  | "retireSecretsNow"
+  | "retireSecretsAt"
+  | "liveSecrets"
+  | "deleteSecrets"
 >;
+
+export interface EndpointUpdate {
+  url?: string;
+  description?: string;
+  events?: Subscription;
+  enabled?: boolean;
+}
+
+function severalEndpoints(storeId: string, count: number): ConnectError {
+  return new ConnectError(
+    `store ${storeId} has ${count} webhook endpoints: name the one you mean with endpoint_id`,
+    Code.FailedPrecondition,
+  );
+}
 
 export function createEndpoints(deps: {
   sql: Pool;
@@ -43,32 +112,138 @@ export function createEndpoints(deps: {
   rotationOverlapMs: number;
 }) {
   const { sql, store, logger, box } = deps;
+
+  /** Retires the endpoint's secrets (now, or at `until`) and adds a new one; the new secret. */
+  async function newSecret(tx: sqlStore.Db, endpointId: string, sealed: string, until?: Date) {
+    if (until) await store.retireSecretsAt(tx, endpointId, until);
+    else await store.retireSecretsNow(tx, endpointId);
+    await store.insertSecret(tx, endpointId, sealed);
+  }
+
   return {
-    /** Sets the store's endpoint (enabled again) with a new secret; the old ones stop signing at once. */
+    /**
+     * For a store with at most one endpoint: creates it (every event type), or sets its
+     * URL, enables it again and replaces its secret (the old ones stop at once).
+     * FAILED_PRECONDITION when the store has several.
+     */
     async set(storeId: string, rawUrl: string): Promise<{ endpoint: EndpointRow; secret: string }> {
-      const url = checkEndpointUrl(rawUrl, deps.allowHttp);
+      const url = checkEndpointUrl(rawUrl, deps.allowHttp).toString();
       const secret = generateSecret();
       const sealed = box.seal(secret);
       const endpoint = await store.transaction(sql, async (tx) => {
-        const endpoint = await store.upsertEndpoint(tx, storeId, url.toString());
-        await store.retireSecretsNow(tx, endpoint.id);
-        await store.insertSecret(tx, endpoint.id, sealed);
+        const existing = await store.lockEndpointsOfStore(tx, storeId);
+        if (existing.length > 1) throw severalEndpoints(storeId, existing.length);
+        const endpoint = existing[0]
+          ? (await store.updateEndpoint(tx, storeId, existing[0].id, { url, enabled: true }))!
+          : await store.insertEndpoint(tx, { store_id: storeId, url, description: "", event_types: null });
+        await newSecret(tx, endpoint.id, sealed);
         return endpoint;
       });
-      logger.info({ storeId, endpointId: endpoint.id, host: url.host }, "webhook endpoint set");
+      logger.info({ storeId, endpointId: endpoint.id, host: new URL(url).host }, "webhook endpoint set");
       return { endpoint, secret };
     },
 
-    /** A new secret; the current ones keep signing until `previousExpiresAt`. Undefined when the store has no endpoint. */
-    async rotate(storeId: string): Promise<{ endpoint: EndpointRow; secret: string; previousExpiresAt: Date } | undefined> {
+    /** A new endpoint with a new secret (shown this once); FAILED_PRECONDITION past 10 a store. */
+    async create(
+      storeId: string,
+      input: { url: string; description: string; events: Subscription | undefined },
+    ): Promise<{ endpoint: EndpointRow; secret: string }> {
+      const url = checkEndpointUrl(input.url, deps.allowHttp).toString();
+      const description = checkDescription(input.description);
+      const eventTypes = subscribedTypes(input.events);
+      const secret = generateSecret();
+      const sealed = box.seal(secret);
+      const endpoint = await store.transaction(sql, async (tx) => {
+        const existing = await store.lockEndpointsOfStore(tx, storeId);
+        if (existing.length >= MAX_ENDPOINTS_PER_STORE) {
+          throw new ConnectError(`a store has at most ${MAX_ENDPOINTS_PER_STORE} webhook endpoints`, Code.FailedPrecondition);
+        }
+        const endpoint = await store.insertEndpoint(tx, { store_id: storeId, url, description, event_types: eventTypes });
+        await store.insertSecret(tx, endpoint.id, sealed);
+        return endpoint;
+      });
+      logger.info({ storeId, endpointId: endpoint.id, host: new URL(url).host, eventTypes }, "webhook endpoint created");
+      return { endpoint, secret };
+    },
+
+    async list(storeId: string): Promise<EndpointRow[]> {
+      return store.listEndpoints(sql, storeId);
+    },
+
+    /** Undefined when the store has no such endpoint. */
+    async get(storeId: string, endpointId: string): Promise<EndpointRow | undefined> {
+      return store.endpointOfStore(sql, storeId, endpointId);
+    },
+
+    /** Changes the fields given; undefined when the store has no such endpoint. */
+    async update(storeId: string, endpointId: string, update: EndpointUpdate): Promise<EndpointRow | undefined> {
+      const changes: EndpointChanges = {};
+      if (update.url !== undefined) changes.url = checkEndpointUrl(update.url, deps.allowHttp).toString();
+      if (update.description !== undefined) changes.description = checkDescription(update.description);
+      if (update.events !== undefined) changes.event_types = subscribedTypes(update.events);
+      if (update.enabled !== undefined) {
+        changes.enabled = update.enabled;
+        changes.disabled_reason = DISABLED_BY_STORE;
+      }
+      // Nothing to change: not even updated_at moves.
+      if (Object.keys(changes).length === 0) return store.endpointOfStore(sql, storeId, endpointId);
+      const endpoint = await store.updateEndpoint(sql, storeId, endpointId, changes);
+      if (endpoint) logger.info({ storeId, endpointId, changed: Object.keys(update) }, "webhook endpoint updated");
+      return endpoint;
+    },
+
+    /**
+     * Deletes the endpoint: it is kept only as the owner of its deliveries' history.
+     * Its secrets are forgotten and its pending deliveries end as failed, so nothing
+     * more is sent to it. Undefined when the store has no such endpoint.
+     */
+    async remove(storeId: string, endpointId: string): Promise<EndpointRow | undefined> {
+      const removed = await store.transaction(sql, async (tx) => {
+        // The row lock first: a delivery recorded or queued for it meanwhile is either
+        // in before (and failed below) or sees it deleted.
+        if (!(await store.lockEndpoint(tx, storeId, endpointId))) return undefined;
+        const endpoint = await store.markEndpointDeleted(tx, storeId, endpointId);
+        const dropped = await store.failPendingDeliveries(tx, endpointId, "endpoint deleted");
+        await store.deleteSecrets(tx, endpointId);
+        return endpoint && { endpoint, dropped };
+      });
+      if (!removed) return undefined;
+      logger.info({ storeId, endpointId, droppedDeliveries: removed.dropped }, "webhook endpoint deleted");
+      return removed.endpoint;
+    },
+
+    /** The secret that signs now (the newest); undefined when the store has no such endpoint. */
+    async reveal(storeId: string, endpointId: string): Promise<string | undefined> {
+      const endpoint = await store.endpointOfStore(sql, storeId, endpointId);
+      if (!endpoint) return undefined;
+      const [newest] = await store.liveSecrets(sql, endpoint.id);
+      if (!newest) throw new ConnectError(`endpoint ${endpointId} has no secret`, Code.FailedPrecondition);
+      logger.info({ storeId, endpointId }, "webhook secret revealed");
+      return box.open(newest);
+    },
+
+    /**
+     * A new secret for the endpoint (without an id: the store's only one); the current
+     * ones keep signing until `previousExpiresAt`. Undefined when there is no such
+     * endpoint; FAILED_PRECONDITION without an id when the store has several.
+     */
+    async rotate(
+      storeId: string,
+      endpointId?: string,
+    ): Promise<{ endpoint: EndpointRow; secret: string; previousExpiresAt: Date } | undefined> {
       const secret = generateSecret();
       const sealed = box.seal(secret);
       const rotated = await store.transaction(sql, async (tx) => {
-        const endpoint = await store.lockEndpointOfStore(tx, storeId);
+        let endpoint: EndpointRow | undefined;
+        if (endpointId) endpoint = await store.lockEndpoint(tx, storeId, endpointId);
+        else {
+          const existing = await store.lockEndpointsOfStore(tx, storeId);
+          if (existing.length > 1) throw severalEndpoints(storeId, existing.length);
+          endpoint = existing[0] && (await store.lockEndpoint(tx, storeId, existing[0].id));
+        }
         if (!endpoint) return undefined;
         const until = new Date(Date.now() + deps.rotationOverlapMs);
-        await store.retireSecretsAt(tx, endpoint.id, until);
-        await store.insertSecret(tx, endpoint.id, sealed);
+        await newSecret(tx, endpoint.id, sealed, until);
         return { endpoint, previousExpiresAt: until };
       });
       if (!rotated) return undefined;

@@ -1,26 +1,32 @@
-// The webhook service's gRPC handlers (endpoint management and delivery records):
-// argument checks, one domain call, the response. The rules are in endpoints.ts and
-// deliveries.ts (domain.ts wires them); SQL is in store.ts, which this file never touches.
+// The webhook service's gRPC handlers (endpoints, secrets, the event log, deliveries):
+// argument checks, one domain call, the response. The rules are in endpoints.ts,
+// events.ts and deliveries.ts (domain.ts wires them); SQL is in store.ts, which this
+// file never touches. Every call is scoped to its store_id: another store's endpoint or
+// delivery is NOT_FOUND, exactly like one that does not exist.
 import type { ConnectRouter } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { WebhookService } from "../../gen/webhook/v1/webhook_pb.js";
-import { isUuid } from "../../common/ids.js";
-import { deliveryMessage, endpointMessage } from "./convert.js";
+import { deliveryMessage, endpointMessage, eventMessage } from "./convert.js";
 import type { Deliveries } from "./deliveries.js";
-import type { Endpoints } from "./endpoints.js";
+import type { EndpointUpdate, Endpoints } from "./endpoints.js";
+import type { Events } from "./events.js";
+import { optionalDeliveryStatus, optionalEventType, optionalUuid, parseRfc3339, requireUuid } from "./validation.js";
 
 export interface WebhookRouteDeps {
-  endpoints: Pick<Endpoints, "set" | "rotate">;
-  deliveries: Pick<Deliveries, "list" | "redeliver">;
+  endpoints: Pick<Endpoints, "set" | "create" | "list" | "get" | "update" | "remove" | "reveal" | "rotate">;
+  events: Pick<Events, "list" | "replay">;
+  deliveries: Pick<Deliveries, "list" | "get" | "redeliver" | "sendTest">;
 }
 
-/** The id, lower-cased; INVALID_ARGUMENT naming `field` when it is not a UUID. */
-function requireUuid(value: string, field: string): string {
-  if (!isUuid(value)) throw new ConnectError(`${field} must be a UUID`, Code.InvalidArgument);
-  return value.toLowerCase();
+/** The value, or NOT_FOUND with `message` when there is none. */
+function found<T>(value: T | undefined, message: string): T {
+  if (value === undefined) throw new ConnectError(message, Code.NotFound);
+  return value;
 }
 
-export function createWebhookRoutes({ endpoints, deliveries }: WebhookRouteDeps) {
+const endpointNotFound = (id: string) => `endpoint ${id} not found`;
+
+export function createWebhookRoutes({ endpoints, events, deliveries }: WebhookRouteDeps) {
   return (router: ConnectRouter) =>
     router.service(WebhookService, {
       async setEndpoint(request) {
@@ -28,10 +34,58 @@ export function createWebhookRoutes({ endpoints, deliveries }: WebhookRouteDeps)
         return { endpoint: endpointMessage(endpoint), secret };
       },
 
+      async createEndpoint(request) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        const { endpoint, secret } = await endpoints.create(storeId, {
+          url: request.url,
+          description: request.description,
+          events: request.events && { all: request.events.all, types: request.events.types },
+        });
+        return { endpoint: endpointMessage(endpoint), secret };
+      },
+
+      async listEndpoints(request) {
+        const rows = await endpoints.list(requireUuid(request.storeId, "store_id"));
+        return { endpoints: rows.map(endpointMessage) };
+      },
+
+      async getEndpoint(request) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        const endpointId = requireUuid(request.endpointId, "endpoint_id");
+        return { endpoint: endpointMessage(found(await endpoints.get(storeId, endpointId), endpointNotFound(endpointId))) };
+      },
+
+      async updateEndpoint(request) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        const endpointId = requireUuid(request.endpointId, "endpoint_id");
+        const update: EndpointUpdate = {};
+        if (request.url !== undefined) update.url = request.url;
+        if (request.description !== undefined) update.description = request.description;
+        if (request.events !== undefined) update.events = { all: request.events.all, types: request.events.types };
+        if (request.enabled !== undefined) update.enabled = request.enabled;
+        const endpoint = found(await endpoints.update(storeId, endpointId, update), endpointNotFound(endpointId));
+        return { endpoint: endpointMessage(endpoint) };
+      },
+
+      async deleteEndpoint(request) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        const endpointId = requireUuid(request.endpointId, "endpoint_id");
+        return { endpoint: endpointMessage(found(await endpoints.remove(storeId, endpointId), endpointNotFound(endpointId))) };
+      },
+
+      async revealSecret(request) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        const endpointId = requireUuid(request.endpointId, "endpoint_id");
+        return { secret: found(await endpoints.reveal(storeId, endpointId), endpointNotFound(endpointId)) };
+      },
+
       async rotateSecret(request) {
         const storeId = requireUuid(request.storeId, "store_id");
-        const rotated = await endpoints.rotate(storeId);
-        if (!rotated) throw new ConnectError(`store ${storeId} has no webhook endpoint`, Code.NotFound);
+        const endpointId = optionalUuid(request.endpointId, "endpoint_id");
+        const rotated = found(
+          await endpoints.rotate(storeId, endpointId),
+          endpointId ? endpointNotFound(endpointId) : `store ${storeId} has no webhook endpoint`,
+        );
         return {
           endpoint: endpointMessage(rotated.endpoint),
           secret: rotated.secret,
@@ -39,11 +93,48 @@ export function createWebhookRoutes({ endpoints, deliveries }: WebhookRouteDeps)
         };
       },
 
+      async sendTestEvent(request) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        const endpointId = requireUuid(request.endpointId, "endpoint_id");
+        const delivery = found(await deliveries.sendTest(storeId, endpointId), endpointNotFound(endpointId));
+        return { delivery: deliveryMessage(delivery, []) };
+      },
+
+      async listEvents(request) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        const filter = {
+          orderId: optionalUuid(request.orderId, "order_id"),
+          type: optionalEventType(request.type, "type"),
+          before: request.before === "" ? undefined : parseRfc3339(request.before, "before"),
+        };
+        const rows = await events.list(storeId, filter, request.limit);
+        return { events: rows.map(({ event, deliveries }) => eventMessage(event, deliveries)) };
+      },
+
+      async replayEvents(request) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        const endpointId = requireUuid(request.endpointId, "endpoint_id");
+        const since = parseRfc3339(request.since, "since");
+        return { queued: found(await events.replay(storeId, endpointId, since), endpointNotFound(endpointId)) };
+      },
+
       async listDeliveries(request) {
         const storeId = requireUuid(request.storeId, "store_id");
-        const orderId = request.orderId ? requireUuid(request.orderId, "order_id") : undefined;
-        const rows = await deliveries.list(storeId, orderId, request.limit);
+        const filter = {
+          orderId: optionalUuid(request.orderId, "order_id"),
+          endpointId: optionalUuid(request.endpointId, "endpoint_id"),
+          status: optionalDeliveryStatus(request.status),
+          eventId: optionalUuid(request.eventId, "event_id"),
+        };
+        const rows = await deliveries.list(storeId, filter, request.limit);
         return { deliveries: rows.map(({ delivery, attempts }) => deliveryMessage(delivery, attempts)) };
+      },
+
+      async getDelivery(request) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        const deliveryId = requireUuid(request.deliveryId, "delivery_id");
+        const { delivery, attempts } = found(await deliveries.get(storeId, deliveryId), `delivery ${deliveryId} not found`);
+        return { delivery: deliveryMessage(delivery, attempts, { body: true }) };
       },
 
       async redeliver(request) {

@@ -9,6 +9,7 @@ import { startRpcServer } from "../lib/rpc-server.js";
 import { registerDbPool, webhookAttemptDuration, webhookAttempts, webhookDeliveryLatency } from "../lib/metrics.js";
 import { createEventConsumer } from "./consumer.js";
 import { createWebhookDomain } from "./domain.js";
+import { createPurge, startPurgeJob } from "./purge.js";
 import { createWebhookRoutes } from "./routes.js";
 import { createSecretBox } from "./secret-box.js";
 import * as store from "./store.js";
@@ -19,12 +20,13 @@ const migrations = path.join(path.dirname(fileURLToPath(import.meta.url)), "migr
 
 export type WebhookServiceConfig = Pick<
   Config,
-  "WEBHOOK_RETRY_SCHEDULE" | "WEBHOOK_ALLOW_HTTP" | "WEBHOOK_ALLOW_PRIVATE" | "WEBHOOK_SECRET_KEY" | "WEBHOOK_ROTATION_OVERLAP"
+  "WEBHOOK_RETRY_SCHEDULE" | "WEBHOOK_ALLOW_HTTP" | "WEBHOOK_ALLOW_PRIVATE" | "WEBHOOK_SECRET_KEY" | "WEBHOOK_ROTATION_OVERLAP" | "EVENT_RETENTION"
 >;
 
 /**
- * Migrates the webhook schema, serves its gRPC API, consumes order events from the bus
- * and runs the delivery worker. `sql` must be a pool on the webhook schema.
+ * Migrates the webhook schema, serves its gRPC API, consumes order events from the bus,
+ * runs the delivery worker and purges the event log past EVENT_RETENTION (at start,
+ * then hourly). `sql` must be a pool on the webhook schema.
  */
 export async function startWebhookService(options: {
   sql: Sql;
@@ -35,6 +37,8 @@ export async function startWebhookService(options: {
   port: number;
   /** Per-attempt timeout (CONTRACT §6: 15 s). */
   timeoutMs?: number;
+  /** How often the event log is purged (default hourly; it also runs at start). */
+  purgeEveryMs?: number;
 }) {
   const { sql, logger, config } = options;
   await migrate(sql, WEBHOOK_SCHEMA, migrations, logger);
@@ -69,6 +73,7 @@ export async function startWebhookService(options: {
         box,
         allowHttp: config.WEBHOOK_ALLOW_HTTP,
         rotationOverlapMs: config.WEBHOOK_ROTATION_OVERLAP,
+        eventRetentionMs: config.EVENT_RETENTION,
         onRequeued: worker.kick,
       }),
     ),
@@ -78,10 +83,16 @@ export async function startWebhookService(options: {
       await options.bus.ready();
     },
   });
+  const purgeJob = startPurgeJob({
+    purge: createPurge({ sql, store, retentionMs: config.EVENT_RETENTION }),
+    logger,
+    everyMs: options.purgeEveryMs,
+  });
   return {
     port: server.port,
     async close(graceMs?: number) {
       await server.close(graceMs);
+      await purgeJob.stop();
       await worker.stop();
     },
   };

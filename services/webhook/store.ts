@@ -15,10 +15,28 @@ export interface EndpointRow {
   url: string;
   enabled: boolean;
   disabled_reason: string | null;
+  description: string;
+  /** null: every event type. */
+  event_types: string[] | null;
   created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+}
+
+export type NewEndpoint = Pick<EndpointRow, "store_id" | "url" | "description" | "event_types">;
+
+/** What UpdateEndpoint may change; an absent key stays as it is. */
+export interface EndpointChanges {
+  url?: string;
+  description?: string;
+  event_types?: string[] | null;
+  enabled?: boolean;
+  /** Recorded when `enabled: false` turns an enabled endpoint off. */
+  disabled_reason?: string;
 }
 
 export type DeliveryStatus = "pending" | "succeeded" | "failed" | "refused";
+export type DeliveryKind = "event" | "replay" | "test";
 
 export interface DeliveryRow {
   id: string;
@@ -28,17 +46,46 @@ export interface DeliveryRow {
   event_type: string;
   order_id: string | null;
   body: string;
+  kind: DeliveryKind;
   status: DeliveryStatus;
   attempts: number;
   next_attempt_at: Date;
   last_error: string | null;
   created_at: Date;
+  updated_at: Date;
 }
 
-/** A leased delivery with where it goes. */
+/** A leased delivery with where it goes; `enabled` is false for a deleted endpoint too. */
 export type DueDelivery = DeliveryRow & { url: string; enabled: boolean };
 
-export type NewDelivery = Pick<DeliveryRow, "endpoint_id" | "store_id" | "event_id" | "event_type" | "order_id" | "body">;
+export type NewDelivery = Pick<DeliveryRow, "endpoint_id" | "store_id" | "event_id" | "event_type" | "order_id" | "body" | "kind">;
+
+export interface DeliveryFilter {
+  orderId?: string;
+  endpointId?: string;
+  status?: DeliveryStatus;
+  eventId?: string;
+}
+
+export interface EventRow {
+  id: string;
+  store_id: string;
+  type: string;
+  order_id: string | null;
+  body: string;
+  created_at: Date;
+}
+
+export type NewEvent = Omit<EventRow, "created_at">;
+
+export interface EventFilter {
+  orderId?: string;
+  type?: string;
+  /** Only events created before this. */
+  before?: Date;
+  /** Only events created at or after this (the retention's start). */
+  notBefore: Date;
+}
 
 export interface AttemptRow {
   delivery_id: string;
@@ -58,26 +105,75 @@ export interface AttemptOutcome {
   error?: string;
 }
 
-// Endpoints and their secrets.
+// Endpoints and their secrets. A deleted endpoint (deleted_at set) is found by none of
+// these lookups: only its deliveries remain visible.
 
-/** Sets the store's endpoint URL, creating the endpoint or re-enabling it. */
-export async function upsertEndpoint(db: Db, storeId: string, url: string): Promise<EndpointRow> {
-  const [endpoint] = await db<EndpointRow[]>`
-    insert into endpoints (store_id, url) values (${storeId}, ${url})
-    on conflict (store_id) do update
-      set url = excluded.url, enabled = true, disabled_reason = null, updated_at = clock_timestamp()
-    returning *`;
-  return endpoint!;
+/**
+ * The store's endpoints, under a lock on the store held until the transaction ends
+ * (`db` must be one): creating, setting and counting endpoints of one store take turns,
+ * so no race makes an 11th endpoint or a second "only" one.
+ */
+export async function lockEndpointsOfStore(db: Db, storeId: string): Promise<EndpointRow[]> {
+  await db`select pg_advisory_xact_lock(hashtext('webhooks.endpoints'), hashtext(${storeId}))`;
+  return db<EndpointRow[]>`select * from endpoints where store_id = ${storeId} and deleted_at is null order by created_at, id`;
 }
 
-export async function endpointOfStore(db: Db, storeId: string): Promise<EndpointRow | undefined> {
-  const [row] = await db<EndpointRow[]>`select * from endpoints where store_id = ${storeId}`;
+export async function insertEndpoint(db: Db, endpoint: NewEndpoint): Promise<EndpointRow> {
+  const [row] = await db<EndpointRow[]>`
+    insert into endpoints (store_id, url, description, event_types)
+    values (${endpoint.store_id}, ${endpoint.url}, ${endpoint.description}, ${endpoint.event_types}::text[])
+    returning *`;
+  return row!;
+}
+
+/** The store's endpoints, oldest first. */
+export async function listEndpoints(db: Db, storeId: string): Promise<EndpointRow[]> {
+  return db<EndpointRow[]>`select * from endpoints where store_id = ${storeId} and deleted_at is null order by created_at, id`;
+}
+
+export async function endpointOfStore(db: Db, storeId: string, endpointId: string): Promise<EndpointRow | undefined> {
+  const [row] = await db<EndpointRow[]>`
+    select * from endpoints where id = ${endpointId} and store_id = ${storeId} and deleted_at is null`;
   return row;
 }
 
-/** The store's endpoint, locked until the transaction ends (`db` must be one). */
-export async function lockEndpointOfStore(db: Db, storeId: string): Promise<EndpointRow | undefined> {
-  const [row] = await db<EndpointRow[]>`select * from endpoints where store_id = ${storeId} for update`;
+/** The endpoint, locked until the transaction ends (`db` must be one). */
+export async function lockEndpoint(db: Db, storeId: string, endpointId: string): Promise<EndpointRow | undefined> {
+  const [row] = await db<EndpointRow[]>`
+    select * from endpoints where id = ${endpointId} and store_id = ${storeId} and deleted_at is null for update`;
+  return row;
+}
+
+/**
+ * Applies the changes that are given. Enabling clears the reason it was off; disabling
+ * an enabled endpoint records `disabled_reason` (an endpoint already off keeps its own).
+ */
+export async function updateEndpoint(db: Db, storeId: string, endpointId: string, changes: EndpointChanges): Promise<EndpointRow | undefined> {
+  const setTypes = changes.event_types !== undefined;
+  const enabled = changes.enabled ?? null;
+  const [row] = await db<EndpointRow[]>`
+    update endpoints set
+      url = coalesce(${changes.url ?? null}::text, url),
+      description = coalesce(${changes.description ?? null}::text, description),
+      event_types = case when ${setTypes}::boolean then ${changes.event_types ?? null}::text[] else event_types end,
+      disabled_reason = case
+        when ${enabled}::boolean is null then disabled_reason
+        when ${enabled}::boolean then null
+        when enabled then ${changes.disabled_reason ?? null}::text
+        else disabled_reason end,
+      enabled = coalesce(${enabled}::boolean, enabled),
+      updated_at = clock_timestamp()
+    where id = ${endpointId} and store_id = ${storeId} and deleted_at is null
+    returning *`;
+  return row;
+}
+
+/** Marks the endpoint deleted (and so disabled); undefined when the store has no such live endpoint. */
+export async function markEndpointDeleted(db: Db, storeId: string, endpointId: string): Promise<EndpointRow | undefined> {
+  const [row] = await db<EndpointRow[]>`
+    update endpoints set deleted_at = clock_timestamp(), enabled = false, disabled_reason = 'deleted', updated_at = clock_timestamp()
+    where id = ${endpointId} and store_id = ${storeId} and deleted_at is null
+    returning *`;
   return row;
 }
 
@@ -112,12 +208,78 @@ export async function liveSecrets(db: Db, endpointId: string): Promise<string[]>
   return rows.map((row) => row.secret);
 }
 
+/** Forgets every secret of the endpoint, live or retired. */
+export async function deleteSecrets(db: Db, endpointId: string): Promise<void> {
+  await db`delete from endpoint_secrets where endpoint_id = ${endpointId}`;
+}
+
+// The event log.
+
+/** Records an event once: false when its id was recorded already. */
+export async function insertEvent(db: Db, event: NewEvent): Promise<boolean> {
+  const rows = await db`insert into events ${db({ ...event })} on conflict (id) do nothing returning id`;
+  return rows.length > 0;
+}
+
+/**
+ * One delivery of the event for each enabled endpoint of its store subscribed to its
+ * type; how many. The endpoints are share-locked, so one being deleted or disabled at
+ * the same moment either gets the delivery before it changes or none at all.
+ */
+export async function insertEventDeliveries(db: Db, event: NewEvent): Promise<number> {
+  const rows = await db`
+    insert into deliveries (endpoint_id, store_id, event_id, event_type, order_id, body, kind)
+    select e.id, e.store_id, ${event.id}, ${event.type}, ${event.order_id}, ${event.body}, 'event'
+    from endpoints e
+    where e.store_id = ${event.store_id} and e.deleted_at is null and e.enabled
+      and (e.event_types is null or ${event.type}::text = any(e.event_types))
+    for share of e
+    -- A delivery recorded before the event log existed (the same event redelivered
+    -- across the upgrade) stays the only one.
+    on conflict (endpoint_id, event_id) where kind = 'event' do nothing
+    returning id`;
+  return rows.length;
+}
+
+/** The store's events matching `filter`, newest first, each with its deliveries (oldest first, no attempts). */
+export async function listEvents(db: Db, storeId: string, filter: EventFilter, limit: number): Promise<{ event: EventRow; deliveries: DeliveryRow[] }[]> {
+  const events = await db<EventRow[]>`
+    select * from events
+    where store_id = ${storeId} and created_at >= ${filter.notBefore}
+      ${filter.orderId ? db`and order_id = ${filter.orderId}` : db``}
+      ${filter.type ? db`and type = ${filter.type}` : db``}
+      ${filter.before ? db`and created_at < ${filter.before}` : db``}
+    order by created_at desc, id
+    limit ${limit}`;
+  const ids = events.map((e) => e.id);
+  const deliveries = ids.length
+    ? await db<DeliveryRow[]>`
+        select * from deliveries where store_id = ${storeId} and event_id = any(${ids}::uuid[]) order by created_at, id`
+    : [];
+  return events.map((event) => ({ event, deliveries: deliveries.filter((d) => d.event_id === event.id) }));
+}
+
+/**
+ * A new `replay` delivery to the endpoint of every event of its store created at or
+ * after `since`, of the types it is subscribed to, oldest first; how many.
+ */
+export async function insertReplayDeliveries(db: Db, endpoint: EndpointRow, since: Date): Promise<number> {
+  const rows = await db`
+    insert into deliveries (endpoint_id, store_id, event_id, event_type, order_id, body, kind)
+    select ${endpoint.id}, store_id, id, type, order_id, body, 'replay'
+    from events
+    where store_id = ${endpoint.store_id} and created_at >= ${since}
+      and (${endpoint.event_types}::text[] is null or type = any(${endpoint.event_types}::text[]))
+    order by created_at, id
+    returning id`;
+  return rows.length;
+}
+
 // Deliveries and attempts.
 
-/** One delivery per event per endpoint: false when it was there already. */
-export async function insertDelivery(db: Db, delivery: NewDelivery): Promise<boolean> {
-  const rows = await db`insert into deliveries ${db({ ...delivery })} on conflict (endpoint_id, event_id) do nothing returning id`;
-  return rows.length > 0;
+export async function insertDelivery(db: Db, delivery: NewDelivery): Promise<DeliveryRow> {
+  const [row] = await db<DeliveryRow[]>`insert into deliveries ${db({ ...delivery })} returning *`;
+  return row!;
 }
 
 /**
@@ -139,7 +301,7 @@ export async function leaseDue(db: Db, limit: number, leaseMs: number, skipEndpo
     update deliveries d set leased_until = clock_timestamp() + ${leaseMs / 1000} * interval '1 second'
     from due, endpoints e
     where d.id = due.id and e.id = d.endpoint_id
-    returning d.*, e.url, e.enabled`;
+    returning d.*, e.url, (e.enabled and e.deleted_at is null) as enabled`;
 }
 
 /** Gives a lease back unused, so the delivery is due again at once. */
@@ -166,17 +328,41 @@ export async function insertAttempt(db: Db, attempt: AttemptRow): Promise<void> 
   await db`insert into delivery_attempts ${db({ ...attempt })}`;
 }
 
-/** The store's newest deliveries (of one order, if given), each with its attempts in order. */
-export async function listDeliveries(db: Db, storeId: string, orderId: string | undefined, limit: number) {
+/** The endpoint's pending deliveries end as failed with `error` (an attempt under way still records its own outcome). */
+export async function failPendingDeliveries(db: Db, endpointId: string, error: string): Promise<number> {
+  const rows = await db`
+    update deliveries set status = 'failed', last_error = ${error}, updated_at = clock_timestamp()
+    where endpoint_id = ${endpointId} and status = 'pending'
+    returning id`;
+  return rows.length;
+}
+
+async function attemptsOf(db: Db, deliveryIds: string[]): Promise<AttemptRow[]> {
+  if (deliveryIds.length === 0) return [];
+  return db<AttemptRow[]>`
+    select delivery_id, number, started_at, status_code, latency_ms, result, error, response_excerpt
+    from delivery_attempts where delivery_id = any(${deliveryIds}::uuid[]) order by delivery_id, number`;
+}
+
+/** The store's newest deliveries matching `filter`, each with its attempts in order. */
+export async function listDeliveries(db: Db, storeId: string, filter: DeliveryFilter, limit: number) {
   const deliveries = await db<DeliveryRow[]>`
     select * from deliveries
-    where store_id = ${storeId} ${orderId ? db`and order_id = ${orderId}` : db``}
-    order by created_at desc limit ${limit}`;
-  const ids = deliveries.map((d) => d.id);
-  const attempts = ids.length
-    ? await db<AttemptRow[]>`select * from delivery_attempts where delivery_id = any(${ids}::uuid[]) order by delivery_id, number`
-    : [];
+    where store_id = ${storeId}
+      ${filter.orderId ? db`and order_id = ${filter.orderId}` : db``}
+      ${filter.endpointId ? db`and endpoint_id = ${filter.endpointId}` : db``}
+      ${filter.status ? db`and status = ${filter.status}` : db``}
+      ${filter.eventId ? db`and event_id = ${filter.eventId}` : db``}
+    order by created_at desc, id limit ${limit}`;
+  const attempts = await attemptsOf(db, deliveries.map((d) => d.id));
   return deliveries.map((delivery) => ({ delivery, attempts: attempts.filter((a) => a.delivery_id === delivery.id) }));
+}
+
+/** One of the store's deliveries with its attempts in order. */
+export async function getDelivery(db: Db, storeId: string, deliveryId: string): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] } | undefined> {
+  const [delivery] = await db<DeliveryRow[]>`select * from deliveries where id = ${deliveryId} and store_id = ${storeId}`;
+  if (!delivery) return undefined;
+  return { delivery, attempts: await attemptsOf(db, [delivery.id]) };
 }
 
 /** Puts a delivery back in the queue now, keeping its history and its event id. */
@@ -186,6 +372,47 @@ export async function requeue(db: Db, storeId: string, deliveryId: string): Prom
     where id = ${deliveryId} and store_id = ${storeId}
       -- Not while an attempt is under way: it would be sent twice at once.
       and (leased_until is null or leased_until < clock_timestamp())
+      -- A deleted endpoint's deliveries are history only.
+      and endpoint_id in (select id from endpoints where deleted_at is null)
     returning *`;
   return row;
+}
+
+// Retention: each purge statement removes at most `batch` rows, a short transaction of
+// its own, so the purge never holds many locks or one long transaction.
+
+/** Deletes up to `batch` events created before `before`; how many. */
+export async function purgeEvents(db: Db, before: Date, batch: number): Promise<number> {
+  const rows = await db`
+    delete from events where id in (
+      select id from events where created_at < ${before} limit ${batch} for update skip locked)
+    returning id`;
+  return rows.length;
+}
+
+/** Deletes up to `batch` settled deliveries last changed before `before`, with their attempts. */
+export async function purgeDeliveries(db: Db, before: Date, batch: number): Promise<{ deliveries: number; attempts: number }> {
+  const [row] = await db<{ deliveries: number; attempts: number }[]>`
+    with doomed as (
+      select id from deliveries
+      where status <> 'pending' and updated_at < ${before}
+      limit ${batch} for update skip locked
+    ), attempts as (
+      delete from delivery_attempts where delivery_id in (select id from doomed) returning 1
+    ), gone as (
+      delete from deliveries where id in (select id from doomed) returning 1
+    )
+    select (select count(*) from gone)::int as deliveries, (select count(*) from attempts)::int as attempts`;
+  return row!;
+}
+
+/** Deletes up to `batch` endpoints deleted before `before` that have no delivery left; how many. */
+export async function purgeDeletedEndpoints(db: Db, before: Date, batch: number): Promise<number> {
+  const rows = await db`
+    delete from endpoints where id in (
+      select e.id from endpoints e
+      where e.deleted_at < ${before} and not exists (select 1 from deliveries d where d.endpoint_id = e.id)
+      limit ${batch} for update skip locked)
+    returning id`;
+  return rows.length;
 }

@@ -1,11 +1,12 @@
 // An in-memory stand-in for services/webhook/store.ts: the same functions with the
-// same answers (one endpoint per store, secrets that expire, one delivery per event
-// and endpoint, store-scoped lookups), no database. The `db` argument is ignored;
-// `transaction` rolls its changes back when `work` throws. Leasing is simplified:
-// nothing runs two instances here.
+// same answers (up to ten live endpoints per store, soft-deleted endpoints that no
+// lookup finds, secrets that expire, an event log, one `event` delivery per event and
+// endpoint, store-scoped lookups, batched purges), no database. The `db` argument is
+// ignored; `transaction` rolls its changes back when `work` throws. Locks and leasing
+// are simplified: nothing runs two instances here.
 import { randomUUID } from "node:crypto";
 import type { WebhookStore } from "../../services/webhook/domain.js";
-import type { AttemptRow, DeliveryRow, DueDelivery, EndpointRow, Pool } from "../../services/webhook/store.js";
+import type { AttemptRow, DeliveryRow, DueDelivery, EndpointRow, EventRow, NewEvent, Pool } from "../../services/webhook/store.js";
 
 interface SecretRow {
   endpoint_id: string;
@@ -21,24 +22,57 @@ interface DeliveryRecord extends DeliveryRow {
 interface State {
   endpoints: Map<string, EndpointRow>;
   secrets: SecretRow[];
+  events: Map<string, EventRow>;
   deliveries: Map<string, DeliveryRecord>;
   attempts: AttemptRow[];
 }
 
 export function createFakeWebhookStore() {
-  let state: State = { endpoints: new Map(), secrets: [], deliveries: new Map(), attempts: [] };
+  let state: State = { endpoints: new Map(), secrets: [], events: new Map(), deliveries: new Map(), attempts: [] };
   let last = 0;
   // Strictly increasing creation times, so "newest first" is well defined.
   const stamp = () => new Date((last = Math.max(Date.now(), last + 1)));
   const live = (row: SecretRow, at = Date.now()) => row.expires_at === null || row.expires_at.getTime() > at;
   const copy = (from: State): State => ({
-    endpoints: new Map([...from.endpoints].map(([id, row]) => [id, { ...row }])),
+    endpoints: new Map([...from.endpoints].map(([id, row]) => [id, { ...row, event_types: row.event_types && [...row.event_types] }])),
     secrets: from.secrets.map((row) => ({ ...row })),
+    events: new Map([...from.events].map(([id, row]) => [id, { ...row }])),
     deliveries: new Map([...from.deliveries].map(([id, row]) => [id, { ...row }])),
     attempts: from.attempts.map((row) => ({ ...row })),
   });
   const deliveryRow = ({ leased_until: _lease, ...row }: DeliveryRecord): DeliveryRow => ({ ...row });
-  const endpointOf = (storeId: string) => [...state.endpoints.values()].find((e) => e.store_id === storeId);
+  const endpointRow = (row: EndpointRow): EndpointRow => ({ ...row, event_types: row.event_types && [...row.event_types] });
+  const liveEndpoint = (storeId: string, endpointId: string) => {
+    const row = state.endpoints.get(endpointId);
+    return row && row.store_id === storeId && row.deleted_at === null ? row : undefined;
+  };
+  const liveEndpointsOf = (storeId: string) =>
+    [...state.endpoints.values()]
+      .filter((e) => e.store_id === storeId && e.deleted_at === null)
+      .sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id));
+  const receives = (endpoint: EndpointRow, type: string) => endpoint.event_types === null || endpoint.event_types.includes(type);
+  const byCreatedDesc = (a: { created_at: Date; id: string }, b: { created_at: Date; id: string }) =>
+    b.created_at.getTime() - a.created_at.getTime() || a.id.localeCompare(b.id);
+  const byCreatedAsc = (a: { created_at: Date; id: string }, b: { created_at: Date; id: string }) =>
+    a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id);
+  const attemptsOf = (deliveryId: string) => state.attempts.filter((a) => a.delivery_id === deliveryId).sort((a, b) => a.number - b.number).map((a) => ({ ...a }));
+  const addDelivery = (delivery: Omit<DeliveryRow, "id" | "status" | "attempts" | "next_attempt_at" | "last_error" | "created_at" | "updated_at">) => {
+    const created = stamp();
+    const row: DeliveryRecord = {
+      id: randomUUID(),
+      ...delivery,
+      status: "pending",
+      attempts: 0,
+      // Due now, not at the stamp: a stamp may run ahead of the clock.
+      next_attempt_at: new Date(),
+      leased_until: null,
+      last_error: null,
+      created_at: created,
+      updated_at: created,
+    };
+    state.deliveries.set(row.id, row);
+    return row;
+  };
 
   const store: WebhookStore = {
     async transaction(pool, work) {
@@ -52,26 +86,57 @@ export function createFakeWebhookStore() {
     },
     async ping() {},
 
-    async upsertEndpoint(_db, storeId, url) {
-      let row = endpointOf(storeId);
-      if (row) Object.assign(row, { url, enabled: true, disabled_reason: null });
-      else {
-        row = { id: randomUUID(), store_id: storeId, url, enabled: true, disabled_reason: null, created_at: stamp() };
-        state.endpoints.set(row.id, row);
-      }
-      return { ...row };
+    async lockEndpointsOfStore(_db, storeId) {
+      return liveEndpointsOf(storeId).map(endpointRow);
     },
-    async endpointOfStore(_db, storeId) {
-      const row = endpointOf(storeId);
-      return row && { ...row };
+    async insertEndpoint(_db, endpoint) {
+      const created = stamp();
+      const row: EndpointRow = {
+        id: randomUUID(),
+        ...endpoint,
+        event_types: endpoint.event_types && [...endpoint.event_types],
+        enabled: true,
+        disabled_reason: null,
+        created_at: created,
+        updated_at: created,
+        deleted_at: null,
+      };
+      state.endpoints.set(row.id, row);
+      return endpointRow(row);
     },
-    async lockEndpointOfStore(_db, storeId) {
-      const row = endpointOf(storeId);
-      return row && { ...row };
+    async listEndpoints(_db, storeId) {
+      return liveEndpointsOf(storeId).map(endpointRow);
+    },
+    async endpointOfStore(_db, storeId, endpointId) {
+      const row = liveEndpoint(storeId, endpointId);
+      return row && endpointRow(row);
+    },
+    async lockEndpoint(_db, storeId, endpointId) {
+      const row = liveEndpoint(storeId, endpointId);
+      return row && endpointRow(row);
+    },
+    async updateEndpoint(_db, storeId, endpointId, changes) {
+      const row = liveEndpoint(storeId, endpointId);
+      if (!row) return undefined;
+      if (changes.url !== undefined) row.url = changes.url;
+      if (changes.description !== undefined) row.description = changes.description;
+      if (changes.event_types !== undefined) row.event_types = changes.event_types && [...changes.event_types];
+      if (changes.enabled === true) row.disabled_reason = null;
+      else if (changes.enabled === false && row.enabled) row.disabled_reason = changes.disabled_reason ?? null;
+      if (changes.enabled !== undefined) row.enabled = changes.enabled;
+      row.updated_at = stamp();
+      return endpointRow(row);
+    },
+    async markEndpointDeleted(_db, storeId, endpointId) {
+      const row = liveEndpoint(storeId, endpointId);
+      if (!row) return undefined;
+      const now = stamp();
+      Object.assign(row, { deleted_at: now, enabled: false, disabled_reason: "deleted", updated_at: now });
+      return endpointRow(row);
     },
     async disableEndpoint(_db, endpointId, reason) {
       const row = state.endpoints.get(endpointId);
-      if (row) Object.assign(row, { enabled: false, disabled_reason: reason });
+      if (row) Object.assign(row, { enabled: false, disabled_reason: reason, updated_at: stamp() });
     },
     async insertSecret(_db, endpointId, secret) {
       state.secrets.push({ endpoint_id: endpointId, secret, created_at: stamp(), expires_at: null });
@@ -91,22 +156,58 @@ export function createFakeWebhookStore() {
         .sort((a, b) => b.created_at.getTime() - a.created_at.getTime())
         .map((row) => row.secret);
     },
+    async deleteSecrets(_db, endpointId) {
+      state.secrets = state.secrets.filter((row) => row.endpoint_id !== endpointId);
+    },
+
+    async insertEvent(_db, event: NewEvent) {
+      if (state.events.has(event.id)) return false;
+      state.events.set(event.id, { ...event, created_at: stamp() });
+      return true;
+    },
+    async insertEventDeliveries(_db, event) {
+      let count = 0;
+      for (const endpoint of liveEndpointsOf(event.store_id)) {
+        if (!endpoint.enabled || !receives(endpoint, event.type)) continue;
+        const exists = [...state.deliveries.values()].some((d) => d.kind === "event" && d.endpoint_id === endpoint.id && d.event_id === event.id);
+        if (exists) continue;
+        addDelivery({ endpoint_id: endpoint.id, store_id: endpoint.store_id, event_id: event.id, event_type: event.type, order_id: event.order_id, body: event.body, kind: "event" });
+        count++;
+      }
+      return count;
+    },
+    async listEvents(_db, storeId, filter, limit) {
+      return [...state.events.values()]
+        .filter(
+          (e) =>
+            e.store_id === storeId &&
+            e.created_at >= filter.notBefore &&
+            (filter.orderId === undefined || e.order_id === filter.orderId) &&
+            (filter.type === undefined || e.type === filter.type) &&
+            (filter.before === undefined || e.created_at < filter.before),
+        )
+        .sort(byCreatedDesc)
+        .slice(0, limit)
+        .map((event) => ({
+          event: { ...event },
+          deliveries: [...state.deliveries.values()]
+            .filter((d) => d.store_id === storeId && d.event_id === event.id)
+            .sort(byCreatedAsc)
+            .map(deliveryRow),
+        }));
+    },
+    async insertReplayDeliveries(_db, endpoint, since) {
+      const events = [...state.events.values()]
+        .filter((e) => e.store_id === endpoint.store_id && e.created_at >= since && receives(endpoint, e.type))
+        .sort(byCreatedAsc);
+      for (const e of events) {
+        addDelivery({ endpoint_id: endpoint.id, store_id: e.store_id, event_id: e.id, event_type: e.type, order_id: e.order_id, body: e.body, kind: "replay" });
+      }
+      return events.length;
+    },
 
     async insertDelivery(_db, delivery) {
-      const exists = [...state.deliveries.values()].some((d) => d.endpoint_id === delivery.endpoint_id && d.event_id === delivery.event_id);
-      if (exists) return false;
-      const row: DeliveryRecord = {
-        id: randomUUID(),
-        ...delivery,
-        status: "pending",
-        attempts: 0,
-        next_attempt_at: new Date(),
-        leased_until: null,
-        last_error: null,
-        created_at: stamp(),
-      };
-      state.deliveries.set(row.id, row);
-      return true;
+      return deliveryRow(addDelivery(delivery));
     },
     async leaseDue(_db, limit, leaseMs, skipEndpoints) {
       const now = Date.now();
@@ -123,7 +224,7 @@ export function createFakeWebhookStore() {
       return due.map((d): DueDelivery => {
         d.leased_until = new Date(now + leaseMs);
         const endpoint = state.endpoints.get(d.endpoint_id)!;
-        return { ...deliveryRow(d), url: endpoint.url, enabled: endpoint.enabled };
+        return { ...deliveryRow(d), url: endpoint.url, enabled: endpoint.enabled && endpoint.deleted_at === null };
       });
     },
     async releaseLease(_db, deliveryId) {
@@ -137,27 +238,72 @@ export function createFakeWebhookStore() {
       row.next_attempt_at = outcome.nextAttemptAt ?? row.next_attempt_at;
       row.leased_until = null;
       row.last_error = outcome.error ?? null;
+      row.updated_at = stamp();
       return row.attempts;
     },
     async insertAttempt(_db, attempt) {
       state.attempts.push({ ...attempt });
     },
-    async listDeliveries(_db, storeId, orderId, limit) {
+    async failPendingDeliveries(_db, endpointId, error) {
+      let count = 0;
+      for (const row of state.deliveries.values()) {
+        if (row.endpoint_id !== endpointId || row.status !== "pending") continue;
+        Object.assign(row, { status: "failed", last_error: error, updated_at: stamp() });
+        count++;
+      }
+      return count;
+    },
+    async listDeliveries(_db, storeId, filter, limit) {
       return [...state.deliveries.values()]
-        .filter((d) => d.store_id === storeId && (orderId === undefined || d.order_id === orderId))
-        .sort((a, b) => b.created_at.getTime() - a.created_at.getTime())
+        .filter(
+          (d) =>
+            d.store_id === storeId &&
+            (filter.orderId === undefined || d.order_id === filter.orderId) &&
+            (filter.endpointId === undefined || d.endpoint_id === filter.endpointId) &&
+            (filter.status === undefined || d.status === filter.status) &&
+            (filter.eventId === undefined || d.event_id === filter.eventId),
+        )
+        .sort(byCreatedDesc)
         .slice(0, limit)
-        .map((d) => ({
-          delivery: deliveryRow(d),
-          attempts: state.attempts.filter((a) => a.delivery_id === d.id).sort((a, b) => a.number - b.number),
-        }));
+        .map((d) => ({ delivery: deliveryRow(d), attempts: attemptsOf(d.id) }));
+    },
+    async getDelivery(_db, storeId, deliveryId) {
+      const row = state.deliveries.get(deliveryId);
+      if (!row || row.store_id !== storeId) return undefined;
+      return { delivery: deliveryRow(row), attempts: attemptsOf(row.id) };
     },
     async requeue(_db, storeId, deliveryId) {
       const row = state.deliveries.get(deliveryId);
       if (!row || row.store_id !== storeId) return undefined;
       if (row.leased_until !== null && row.leased_until.getTime() >= Date.now()) return undefined;
-      Object.assign(row, { status: "pending", next_attempt_at: new Date(), leased_until: null });
+      if (state.endpoints.get(row.endpoint_id)?.deleted_at !== null) return undefined;
+      Object.assign(row, { status: "pending", next_attempt_at: new Date(), leased_until: null, updated_at: stamp() });
       return deliveryRow(row);
+    },
+
+    async purgeEvents(_db, before, batch) {
+      const doomed = [...state.events.values()].filter((e) => e.created_at < before).slice(0, batch);
+      for (const e of doomed) state.events.delete(e.id);
+      return doomed.length;
+    },
+    async purgeDeliveries(_db, before, batch) {
+      const doomed = new Set(
+        [...state.deliveries.values()]
+          .filter((d) => d.status !== "pending" && d.updated_at < before)
+          .slice(0, batch)
+          .map((d) => d.id),
+      );
+      const attempts = state.attempts.filter((a) => doomed.has(a.delivery_id)).length;
+      state.attempts = state.attempts.filter((a) => !doomed.has(a.delivery_id));
+      for (const id of doomed) state.deliveries.delete(id);
+      return { deliveries: doomed.size, attempts };
+    },
+    async purgeDeletedEndpoints(_db, before, batch) {
+      const doomed = [...state.endpoints.values()]
+        .filter((e) => e.deleted_at !== null && e.deleted_at < before && ![...state.deliveries.values()].some((d) => d.endpoint_id === e.id))
+        .slice(0, batch);
+      for (const e of doomed) state.endpoints.delete(e.id);
+      return doomed.length;
     },
   };
 
@@ -167,5 +313,17 @@ export function createFakeWebhookStore() {
     sql: {} as Pool,
     /** Every secret row of an endpoint, oldest first, as stored (sealed). */
     secretsOf: (endpointId: string) => state.secrets.filter((row) => row.endpoint_id === endpointId).map((row) => ({ ...row })),
+    /** Moves a stored event (and its deliveries) back in time, as if it happened `ms` earlier. */
+    age(eventId: string, ms: number) {
+      const event = state.events.get(eventId);
+      if (event) event.created_at = new Date(event.created_at.getTime() - ms);
+      for (const d of state.deliveries.values()) {
+        if (d.event_id !== eventId) continue;
+        d.created_at = new Date(d.created_at.getTime() - ms);
+        d.updated_at = new Date(d.updated_at.getTime() - ms);
+      }
+    },
+    /** How many rows each table holds. */
+    counts: () => ({ endpoints: state.endpoints.size, events: state.events.size, deliveries: state.deliveries.size, attempts: state.attempts.length }),
   };
 }

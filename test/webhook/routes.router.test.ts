@@ -8,11 +8,13 @@ import { WebhookService } from "../../gen/webhook/v1/webhook_pb.js";
 import { createLogger } from "../../services/lib/logger.js";
 import { createEventConsumer } from "../../services/webhook/consumer.js";
 import { createWebhookDomain } from "../../services/webhook/domain.js";
+import { createPurge } from "../../services/webhook/purge.js";
 import { createWebhookRoutes } from "../../services/webhook/routes.js";
 import { createSecretBox } from "../../services/webhook/secret-box.js";
 import { createFakeWebhookStore } from "../helpers/fake-webhook-store.js";
 
 const OVERLAP_MS = 3_600_000;
+const RETENTION_MS = 30 * 86_400_000;
 const logger = createLogger("test", "silent");
 
 function setup({ allowHttp = false } = {}) {
@@ -26,6 +28,7 @@ function setup({ allowHttp = false } = {}) {
     box,
     allowHttp,
     rotationOverlapMs: OVERLAP_MS,
+    eventRetentionMs: RETENTION_MS,
     onRequeued: () => requeued.push(Date.now()),
   });
   const client = createClient(WebhookService, createRouterTransport(createWebhookRoutes(domain)));
@@ -203,4 +206,398 @@ test("the consumer records one delivery per event for an enabled endpoint, and d
   await fake.store.disableEndpoint(fake.sql, endpoint!.id, "receiver answered 410 Gone");
   await event(storeId, randomUUID());
   t.is((await client.listDeliveries({ storeId })).deliveries.length, 1, "a disabled endpoint gets nothing");
+});
+
+// Developer settings (issue #11): several endpoints with subscriptions, secrets revealed
+// and rotated per endpoint, the event log, replays, test events and delivery details.
+
+const ALL_TYPES = ["order.created", "orderUpdated", "order.paid", "order.failed", "order.expired", "order.cancelled", "order.refunded"];
+
+test("CreateEndpoint: url, trimmed description, a subscription in the documented order, and a secret shown once", async (t) => {
+  const { client, fake, box } = setup();
+  const storeId = randomUUID();
+  const { endpoint, secret } = await client.createEndpoint({
+    storeId,
+    url: "https://hooks.example/paid",
+    description: "  Accounting  ",
+    events: { types: ["order.refunded", "order.paid", "order.paid"] },
+  });
+  t.like(endpoint, { storeId, url: "https://hooks.example/paid", description: "Accounting", enabled: true, disabledReason: "" });
+  t.deepEqual(endpoint!.eventTypes, ["order.paid", "order.refunded"]);
+  t.is(endpoint!.updatedAt, endpoint!.createdAt);
+  t.regex(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+  t.is(box.open(fake.secretsOf(endpoint!.id)[0]!.secret), secret);
+
+  const all = await client.createEndpoint({ storeId, url: "https://hooks.example/all", events: { all: true } });
+  t.deepEqual(all.endpoint!.eventTypes, [], "every type: an empty list");
+  t.is(all.endpoint!.description, "");
+  const unset = await client.createEndpoint({ storeId, url: "https://hooks.example/unset" });
+  t.deepEqual(unset.endpoint!.eventTypes, []);
+  t.not(all.secret, unset.secret);
+  const everyOne = await client.createEndpoint({ storeId, url: "https://hooks.example/each", events: { types: [...ALL_TYPES].reverse() } });
+  t.deepEqual(everyOne.endpoint!.eventTypes, ALL_TYPES, "a full list stays a list");
+
+  const { endpoints } = await client.listEndpoints({ storeId });
+  t.deepEqual(endpoints.map((e) => e.id), [endpoint!.id, all.endpoint!.id, unset.endpoint!.id, everyOne.endpoint!.id], "oldest first");
+  t.deepEqual((await client.listEndpoints({ storeId: randomUUID() })).endpoints, []);
+});
+
+test("CreateEndpoint: INVALID_ARGUMENT naming url, description, events.types or store_id", async (t) => {
+  const { client } = setup();
+  const storeId = randomUUID();
+  await rejects(t, client.createEndpoint({ storeId: "x", url: "https://a.example/" }), Code.InvalidArgument, /^store_id must be a UUID$/);
+  await rejects(t, client.createEndpoint({ storeId, url: "http://a.example/" }), Code.InvalidArgument, /^url must be https/);
+  await rejects(t, client.createEndpoint({ storeId, url: "" }), Code.InvalidArgument, /^url must be an absolute URL$/);
+  await rejects(t, client.createEndpoint({ storeId, url: "https://a.example/", description: "d".repeat(501) }), Code.InvalidArgument, /^description must be at most 500 characters$/);
+  // 500 characters as a person counts them: an emoji is one.
+  const emoji = "\u{1F600}".repeat(500);
+  t.is((await client.createEndpoint({ storeId, url: "https://a.example/", description: emoji })).endpoint!.description, emoji);
+  await rejects(t, client.createEndpoint({ storeId, url: "https://a.example/", events: { types: ["order.shipped"] } }), Code.InvalidArgument, /^events\.types .*order\.shipped/);
+  await rejects(t, client.createEndpoint({ storeId, url: "https://a.example/", events: { types: ["webhook.test"] } }), Code.InvalidArgument, /^events\.types .*webhook\.test/);
+  await rejects(t, client.createEndpoint({ storeId, url: "https://a.example/", events: { types: [] } }), Code.InvalidArgument, /^events\.types must name at least one/);
+  await rejects(t, client.createEndpoint({ storeId, url: "https://a.example/", events: { all: true, types: ["order.paid"] } }), Code.InvalidArgument, /^events\.types must be empty/);
+  const error = ConnectError.from(await t.throwsAsync(client.createEndpoint({ storeId, url: "https://a.example/", description: "d".repeat(501) })));
+  t.is(error.details.length, 1, "the field travels in the details too");
+  t.is((await client.listEndpoints({ storeId })).endpoints.length, 1, "only the valid one was made");
+});
+
+test("CreateEndpoint: at most 10 per store; an 11th is FAILED_PRECONDITION, until one is deleted", async (t) => {
+  const { client } = setup();
+  const storeId = randomUUID();
+  const made = [];
+  for (let i = 0; i < 10; i++) made.push((await client.createEndpoint({ storeId, url: `https://h${i}.example/` })).endpoint!);
+  await rejects(t, client.createEndpoint({ storeId, url: "https://h10.example/" }), Code.FailedPrecondition, /^a store has at most 10 webhook endpoints$/);
+  t.is((await client.listEndpoints({ storeId })).endpoints.length, 10);
+  // Another store is not affected.
+  await client.createEndpoint({ storeId: randomUUID(), url: "https://other.example/" });
+  await client.deleteEndpoint({ storeId, endpointId: made[3]!.id });
+  await client.createEndpoint({ storeId, url: "https://h10.example/" });
+  t.is((await client.listEndpoints({ storeId })).endpoints.length, 10);
+});
+
+test("GetEndpoint / UpdateEndpoint / DeleteEndpoint / RevealSecret / SendTestEvent: endpoint_id is checked, another store's is NOT_FOUND", async (t) => {
+  const { client } = setup();
+  const storeId = randomUUID();
+  const otherStoreId = randomUUID();
+  const { endpoint } = await client.createEndpoint({ storeId, url: "https://a.example/" });
+  const id = endpoint!.id;
+  const calls = {
+    getEndpoint: (s: string, e: string) => client.getEndpoint({ storeId: s, endpointId: e }),
+    updateEndpoint: (s: string, e: string) => client.updateEndpoint({ storeId: s, endpointId: e, description: "x" }),
+    revealSecret: (s: string, e: string) => client.revealSecret({ storeId: s, endpointId: e }),
+    rotateSecret: (s: string, e: string) => client.rotateSecret({ storeId: s, endpointId: e }),
+    sendTestEvent: (s: string, e: string) => client.sendTestEvent({ storeId: s, endpointId: e }),
+    replayEvents: (s: string, e: string) => client.replayEvents({ storeId: s, endpointId: e, since: "2024-01-01T00:00:00Z" }),
+    deleteEndpoint: (s: string, e: string) => client.deleteEndpoint({ storeId: s, endpointId: e }),
+  };
+  for (const [name, call] of Object.entries(calls)) {
+    await rejects(t, call(storeId, "nope"), Code.InvalidArgument, /^endpoint_id must be a UUID$/);
+    if (name !== "rotateSecret") await rejects(t, call(storeId, ""), Code.InvalidArgument, /^endpoint_id must be a UUID$/);
+    await rejects(t, call("nope", id), Code.InvalidArgument, /^store_id must be a UUID$/);
+    await rejects(t, call(otherStoreId, id), Code.NotFound, new RegExp(`^endpoint ${id} not found$`));
+    await rejects(t, call(storeId, randomUUID()), Code.NotFound);
+  }
+  // Nothing above changed it.
+  const { endpoint: after } = await client.getEndpoint({ storeId, endpointId: id.toUpperCase() });
+  t.like(after, { id, description: "", enabled: true, updatedAt: endpoint!.updatedAt });
+  t.deepEqual((await client.listDeliveries({ storeId })).deliveries, [], "no test event was queued");
+});
+
+test("UpdateEndpoint: only the fields set change; disabling records why, enabling clears it", async (t) => {
+  const { client, fake } = setup();
+  const storeId = randomUUID();
+  const { endpoint, secret } = await client.createEndpoint({ storeId, url: "https://a.example/", description: "first", events: { types: ["order.paid"] } });
+  const id = endpoint!.id;
+
+  const described = (await client.updateEndpoint({ storeId, endpointId: id, description: "second" })).endpoint!;
+  t.like(described, { url: "https://a.example/", description: "second", enabled: true });
+  t.deepEqual(described.eventTypes, ["order.paid"]);
+  t.true(described.updatedAt > endpoint!.updatedAt);
+
+  const moved = (await client.updateEndpoint({ storeId, endpointId: id, url: "https://b.example/" })).endpoint!;
+  t.like(moved, { url: "https://b.example/", description: "second" });
+  t.deepEqual(moved.eventTypes, ["order.paid"]);
+  const everything = (await client.updateEndpoint({ storeId, endpointId: id, events: { all: true } })).endpoint!;
+  t.deepEqual(everything.eventTypes, []);
+  const some = (await client.updateEndpoint({ storeId, endpointId: id, events: { types: ["order.cancelled", "order.created"] } })).endpoint!;
+  t.deepEqual(some.eventTypes, ["order.created", "order.cancelled"]);
+  t.is((await client.updateEndpoint({ storeId, endpointId: id, description: "" })).endpoint!.description, "", "an empty description clears it");
+
+  const off = (await client.updateEndpoint({ storeId, endpointId: id, enabled: false })).endpoint!;
+  t.like(off, { enabled: false, disabledReason: "disabled by the store", url: "https://b.example/" });
+  const on = (await client.updateEndpoint({ storeId, endpointId: id, enabled: true })).endpoint!;
+  t.like(on, { enabled: true, disabledReason: "" });
+  // A receiver's 410 turned it off: turning it off again keeps that reason.
+  await fake.store.disableEndpoint(fake.sql, id, "receiver answered 410 Gone");
+  t.is((await client.updateEndpoint({ storeId, endpointId: id, enabled: false })).endpoint!.disabledReason, "receiver answered 410 Gone");
+  t.is((await client.updateEndpoint({ storeId, endpointId: id, enabled: true })).endpoint!.disabledReason, "");
+
+  const unchanged = (await client.updateEndpoint({ storeId, endpointId: id })).endpoint!;
+  t.is(unchanged.updatedAt, (await client.getEndpoint({ storeId, endpointId: id })).endpoint!.updatedAt, "nothing set: nothing changes");
+  t.is((await client.revealSecret({ storeId, endpointId: id })).secret, secret, "updates leave the secret alone");
+
+  await rejects(t, client.updateEndpoint({ storeId, endpointId: id, url: "ftp://x.example/" }), Code.InvalidArgument, /^url /);
+  await rejects(t, client.updateEndpoint({ storeId, endpointId: id, description: "d".repeat(501) }), Code.InvalidArgument, /^description /);
+  await rejects(t, client.updateEndpoint({ storeId, endpointId: id, events: { types: ["nope"] } }), Code.InvalidArgument, /^events\.types /);
+  await rejects(t, client.updateEndpoint({ storeId, endpointId: id, events: { types: [] } }), Code.InvalidArgument, /^events\.types /);
+  t.like((await client.getEndpoint({ storeId, endpointId: id })).endpoint, { url: "https://b.example/", description: "" });
+});
+
+test("DeleteEndpoint: gone from every lookup, its secrets forgotten, its pending deliveries never sent; its history stays readable", async (t) => {
+  const { client, fake, event } = setup();
+  const storeId = randomUUID();
+  const { endpoint } = await client.createEndpoint({ storeId, url: "https://a.example/" });
+  const keep = await client.createEndpoint({ storeId, url: "https://b.example/" });
+  const id = endpoint!.id;
+  await event(storeId, randomUUID(), "order.paid");
+
+  const { endpoint: deleted } = await client.deleteEndpoint({ storeId, endpointId: id });
+  t.like(deleted, { id, enabled: false });
+  t.deepEqual((await client.listEndpoints({ storeId })).endpoints.map((e) => e.id), [keep.endpoint!.id]);
+  await rejects(t, client.getEndpoint({ storeId, endpointId: id }), Code.NotFound);
+  await rejects(t, client.deleteEndpoint({ storeId, endpointId: id }), Code.NotFound, /not found/);
+  await rejects(t, client.revealSecret({ storeId, endpointId: id }), Code.NotFound);
+  await rejects(t, client.updateEndpoint({ storeId, endpointId: id, enabled: true }), Code.NotFound);
+  t.deepEqual(fake.secretsOf(id), []);
+
+  const mine = (await client.listDeliveries({ storeId, endpointId: id })).deliveries;
+  t.is(mine.length, 1, "its delivery is still listed");
+  t.like(mine[0], { status: "failed", lastError: "endpoint deleted" });
+  t.is((await client.listDeliveries({ storeId, endpointId: keep.endpoint!.id })).deliveries[0]!.status, "pending", "the other endpoint's is untouched");
+  await rejects(t, client.redeliver({ storeId, deliveryId: mine[0]!.id }), Code.NotFound);
+  const leased = await fake.store.leaseDue(fake.sql, 10, 20_000, []);
+  t.deepEqual(leased.map((d) => d.endpoint_id), [keep.endpoint!.id], "nothing of the deleted endpoint is due");
+
+  await event(storeId, randomUUID(), "order.paid");
+  t.is((await client.listDeliveries({ storeId, endpointId: id })).deliveries.length, 1, "new events do not reach it");
+});
+
+test("SetEndpoint and RotateSecret without endpoint_id: FAILED_PRECONDITION once a store has several endpoints", async (t) => {
+  const { client } = setup();
+  const storeId = randomUUID();
+  const first = await client.setEndpoint({ storeId, url: "https://a.example/" });
+  const second = await client.createEndpoint({ storeId, url: "https://b.example/" });
+  await rejects(t, client.setEndpoint({ storeId, url: "https://c.example/" }), Code.FailedPrecondition, /has 2 webhook endpoints.*endpoint_id/);
+  await rejects(t, client.rotateSecret({ storeId }), Code.FailedPrecondition, /has 2 webhook endpoints.*endpoint_id/);
+  t.deepEqual((await client.listEndpoints({ storeId })).endpoints.map((e) => e.url), ["https://a.example/", "https://b.example/"]);
+
+  // With endpoint_id: that endpoint only.
+  const rotated = await client.rotateSecret({ storeId, endpointId: second.endpoint!.id });
+  t.is(rotated.endpoint!.id, second.endpoint!.id);
+  t.is((await client.revealSecret({ storeId, endpointId: second.endpoint!.id })).secret, rotated.secret, "reveal: the newest secret");
+  t.is((await client.revealSecret({ storeId, endpointId: first.endpoint!.id })).secret, first.secret, "the other keeps its own");
+
+  // Back to one endpoint: the one-endpoint commands work again.
+  await client.deleteEndpoint({ storeId, endpointId: first.endpoint!.id });
+  const set = await client.setEndpoint({ storeId, url: "https://c.example/" });
+  t.is(set.endpoint!.id, second.endpoint!.id);
+  t.is((await client.rotateSecret({ storeId })).endpoint!.id, second.endpoint!.id);
+  // And with none left, set creates one (subscribed to everything).
+  await client.deleteEndpoint({ storeId, endpointId: second.endpoint!.id });
+  await rejects(t, client.rotateSecret({ storeId }), Code.NotFound, /has no webhook endpoint/);
+  const fresh = await client.setEndpoint({ storeId, url: "https://d.example/" });
+  t.not(fresh.endpoint!.id, second.endpoint!.id);
+  t.deepEqual(fresh.endpoint!.eventTypes, []);
+});
+
+test("SendTestEvent: a test delivery with the documented body; FAILED_PRECONDITION when disabled", async (t) => {
+  const { client, requeued } = setup();
+  const storeId = randomUUID();
+  const { endpoint } = await client.createEndpoint({ storeId, url: "https://a.example/", events: { types: ["order.paid"] } });
+  const before = Date.now();
+  const { delivery } = await client.sendTestEvent({ storeId, endpointId: endpoint!.id });
+  t.like(delivery, { endpointId: endpoint!.id, eventType: "webhook.test", kind: "test", status: "pending", orderId: "", attemptsMade: 0, body: "" });
+  t.regex(delivery!.eventId, /^[0-9a-f-]{36}$/);
+  t.is(requeued.length, 1, "the worker is woken");
+
+  const { delivery: full } = await client.getDelivery({ storeId, deliveryId: delivery!.id });
+  const body = JSON.parse(full!.body);
+  t.deepEqual(Object.keys(body), ["type", "timestamp", "data"]);
+  t.deepEqual(body.data, { store_id: storeId, endpoint_id: endpoint!.id });
+  t.is(body.type, "webhook.test");
+  t.true(Date.parse(body.timestamp) >= before - 1 && body.timestamp === new Date(body.timestamp).toISOString());
+  t.is(full!.body, JSON.stringify(body), "exactly that JSON, no spaces");
+
+  const second = await client.sendTestEvent({ storeId, endpointId: endpoint!.id });
+  t.not(second.delivery!.eventId, delivery!.eventId, "each test has its own webhook-id");
+  t.deepEqual((await client.listEvents({ storeId })).events, [], "a test is not an order event: not in the log");
+
+  await client.updateEndpoint({ storeId, endpointId: endpoint!.id, enabled: false });
+  await rejects(t, client.sendTestEvent({ storeId, endpointId: endpoint!.id }), Code.FailedPrecondition, /disabled/);
+  t.is((await client.listDeliveries({ storeId })).deliveries.length, 2);
+});
+
+test("ListEvents: every event of the store, with or without endpoints, newest first, with deliveries; filters and paging", async (t) => {
+  const { client, event, fake } = setup();
+  const storeId = randomUUID();
+  const orderA = randomUUID();
+  const orderB = randomUUID();
+  const e1 = await event(storeId, orderA, "order.created");
+  const { endpoint: paid } = await client.createEndpoint({ storeId, url: "https://paid.example/", events: { types: ["order.paid"] } });
+  const { endpoint: all } = await client.createEndpoint({ storeId, url: "https://all.example/" });
+  const e2 = await event(storeId, orderA, "order.paid");
+  const e3 = await event(storeId, orderB, "order.created");
+  await event(randomUUID(), orderA, "order.paid");
+
+  const { events } = await client.listEvents({ storeId });
+  t.deepEqual(events.map((e) => e.id), [e3, e2, e1]);
+  t.like(events[2], { storeId, type: "order.created", orderId: orderA });
+  t.is(JSON.parse(events[2]!.body).data.order.id, orderA, "the body exactly as received");
+  t.deepEqual(events[2]!.deliveries, [], "made before any endpoint existed: kept, delivered nowhere");
+  t.deepEqual(events[1]!.deliveries.map((d) => d.endpointId).sort(), [paid!.id, all!.id].sort());
+  t.deepEqual(events[0]!.deliveries.map((d) => d.endpointId), [all!.id], "order.created is not order.paid");
+  t.true(events[1]!.deliveries.every((d) => d.eventId === e2 && d.kind === "event" && d.attempts.length === 0 && d.body === ""));
+
+  t.deepEqual((await client.listEvents({ storeId, orderId: orderA.toUpperCase() })).events.map((e) => e.id), [e2, e1]);
+  t.deepEqual((await client.listEvents({ storeId, type: "order.created" })).events.map((e) => e.id), [e3, e1]);
+  t.deepEqual((await client.listEvents({ storeId, orderId: orderA, type: "order.created" })).events.map((e) => e.id), [e1]);
+  t.deepEqual((await client.listEvents({ storeId, limit: 2 })).events.map((e) => e.id), [e3, e2]);
+  const page = await client.listEvents({ storeId, before: events[1]!.createdAt });
+  t.deepEqual(page.events.map((e) => e.id), [e1], "before: strictly older");
+  t.deepEqual((await client.listEvents({ storeId: randomUUID() })).events, []);
+
+  // Past the retention an event is not listed, even before the purge removes it.
+  fake.age(e1, RETENTION_MS + 1_000);
+  t.deepEqual((await client.listEvents({ storeId })).events.map((e) => e.id), [e3, e2]);
+
+  await rejects(t, client.listEvents({ storeId: "x" }), Code.InvalidArgument, /^store_id must be a UUID$/);
+  await rejects(t, client.listEvents({ storeId, orderId: "x" }), Code.InvalidArgument, /^order_id must be a UUID$/);
+  await rejects(t, client.listEvents({ storeId, type: "order.shipped" }), Code.InvalidArgument, /^type must be one of/);
+  await rejects(t, client.listEvents({ storeId, before: "yesterday" }), Code.InvalidArgument, /^before must be an RFC 3339/);
+});
+
+test("the consumer keeps every event once, delivers it to each enabled endpoint subscribed to its type, and a redelivered message adds nothing", async (t) => {
+  const { client, fake } = setup();
+  const storeId = randomUUID();
+  const consume = createEventConsumer({ sql: fake.sql, store: fake.store, logger, onRecorded: () => {} });
+  const { endpoint: paid } = await client.createEndpoint({ storeId, url: "https://paid.example/", events: { types: ["order.paid"] } });
+  const { endpoint: off } = await client.createEndpoint({ storeId, url: "https://off.example/" });
+  await client.updateEndpoint({ storeId, endpointId: off!.id, enabled: false });
+  const message = { id: randomUUID(), storeId, type: "order.paid", body: Buffer.from(`{"data":{"order":{"id":"${randomUUID()}"}}}`), deliveryCount: 1 };
+  await consume(message);
+  t.deepEqual((await client.listDeliveries({ storeId })).deliveries.map((d) => d.endpointId), [paid!.id]);
+
+  // Even an endpoint added or enabled since does not make the same message count twice.
+  const { endpoint: late } = await client.createEndpoint({ storeId, url: "https://late.example/" });
+  await client.updateEndpoint({ storeId, endpointId: off!.id, enabled: true });
+  await consume({ ...message, deliveryCount: 2 });
+  t.is((await client.listDeliveries({ storeId })).deliveries.length, 1);
+  t.is((await client.listEvents({ storeId })).events.length, 1);
+
+  await consume({ ...message, id: randomUUID(), type: "orderUpdated" });
+  t.deepEqual(
+    (await client.listDeliveries({ storeId })).deliveries.filter((d) => d.eventType === "orderUpdated").map((d) => d.endpointId).sort(),
+    [off!.id, late!.id].sort(),
+  );
+});
+
+test("ReplayEvents: a new replay delivery per kept event since the time, of the endpoint's types, with the original webhook-id", async (t) => {
+  const { client, event, requeued, fake } = setup();
+  const storeId = randomUUID();
+  const order = randomUUID();
+  const old = await event(storeId, order, "order.paid");
+  fake.age(old, 3_600_000);
+  await event(storeId, order, "order.created");
+  const paidEvent = await event(storeId, order, "order.paid");
+  const { endpoint } = await client.createEndpoint({ storeId, url: "https://paid.example/", events: { types: ["order.paid"] } });
+  const since = new Date(Date.now() - 60_000);
+
+  const { queued } = await client.replayEvents({ storeId, endpointId: endpoint!.id, since: since.toISOString() });
+  t.is(queued, 1, "order.created is not its type, and the hour-old event is before since");
+  t.is(requeued.length, 1);
+  const [replayed] = (await client.listDeliveries({ storeId, endpointId: endpoint!.id })).deliveries;
+  t.like(replayed, { eventId: paidEvent, kind: "replay", eventType: "order.paid", orderId: order, status: "pending" });
+  const { delivery } = await client.getDelivery({ storeId, deliveryId: replayed!.id });
+  t.is(delivery!.body, (await client.listEvents({ storeId, type: "order.paid" })).events[0]!.body);
+
+  // Replaying again queues again: each replay is a new delivery.
+  const offset = new Date(since.getTime() - 2 * 3_600_000 + 7 * 3_600_000).toISOString().replace("Z", "+07:00").replace(/\.\d+/, "");
+  t.is((await client.replayEvents({ storeId, endpointId: endpoint!.id, since: offset })).queued, 2, "an offset other than Z: the old event too");
+  t.is((await client.listDeliveries({ storeId, endpointId: endpoint!.id })).deliveries.length, 3);
+  t.is((await client.replayEvents({ storeId, endpointId: endpoint!.id, since: new Date(Date.now() + 60_000).toISOString() })).queued, 0);
+
+  for (const bad of ["", "yesterday", "2024-01-01", "2024-01-01T00:00:00", "2024-02-30T00:00:00Z", "2024-01-01T24:00:00Z", "2024-01-01T00:00:00+25:00", "1714521600"]) {
+    await rejects(t, client.replayEvents({ storeId, endpointId: endpoint!.id, since: bad }), Code.InvalidArgument, /^since must be an RFC 3339/);
+  }
+  await client.updateEndpoint({ storeId, endpointId: endpoint!.id, enabled: false });
+  await rejects(t, client.replayEvents({ storeId, endpointId: endpoint!.id, since: since.toISOString() }), Code.FailedPrecondition, /disabled/);
+});
+
+test("ListDeliveries filters by endpoint, status and event; GetDelivery shows one with body and attempts, store-scoped", async (t) => {
+  const { client, fake, event } = setup();
+  const storeId = randomUUID();
+  const otherStoreId = randomUUID();
+  const { endpoint: a } = await client.createEndpoint({ storeId, url: "https://a.example/" });
+  const { endpoint: b } = await client.createEndpoint({ storeId, url: "https://b.example/" });
+  const first = await event(storeId, randomUUID(), "order.created");
+  const second = await event(storeId, randomUUID(), "order.paid");
+
+  const leased = await fake.store.leaseDue(fake.sql, 1, 20_000, []);
+  const failed = leased[0]!;
+  const number = await fake.store.finishAttempt(fake.sql, failed.id, { status: "failed", error: "HTTP 500" });
+  await fake.store.insertAttempt(fake.sql, { delivery_id: failed.id, number, started_at: new Date(), status_code: 500, latency_ms: 9, result: "http_error", error: "HTTP 500", response_excerpt: "no" });
+
+  t.is((await client.listDeliveries({ storeId })).deliveries.length, 4);
+  const ofA = (await client.listDeliveries({ storeId, endpointId: a!.id })).deliveries;
+  t.deepEqual(ofA.map((d) => d.eventId), [second, first]);
+  t.true(ofA.every((d) => d.endpointId === a!.id));
+  t.deepEqual((await client.listDeliveries({ storeId, status: "failed" })).deliveries.map((d) => d.id), [failed.id]);
+  t.is((await client.listDeliveries({ storeId, status: "pending" })).deliveries.length, 3);
+  t.deepEqual((await client.listDeliveries({ storeId, status: "succeeded" })).deliveries, []);
+  t.deepEqual((await client.listDeliveries({ storeId, eventId: second })).deliveries.map((d) => d.endpointId).sort(), [a!.id, b!.id].sort());
+  t.is((await client.listDeliveries({ storeId, eventId: second, endpointId: b!.id })).deliveries.length, 1);
+  t.deepEqual((await client.listDeliveries({ storeId: otherStoreId, endpointId: a!.id })).deliveries, [], "another store's endpoint: nothing of it");
+
+  await rejects(t, client.listDeliveries({ storeId, status: "done" }), Code.InvalidArgument, /^status must be one of pending, succeeded, failed, refused$/);
+  await rejects(t, client.listDeliveries({ storeId, endpointId: "x" }), Code.InvalidArgument, /^endpoint_id must be a UUID$/);
+  await rejects(t, client.listDeliveries({ storeId, eventId: "x" }), Code.InvalidArgument, /^event_id must be a UUID$/);
+
+  const { delivery } = await client.getDelivery({ storeId, deliveryId: failed.id.toUpperCase() });
+  t.like(delivery, { id: failed.id, kind: "event", status: "failed", lastError: "HTTP 500", attemptsMade: 1, nextAttemptAt: "" });
+  t.is(delivery!.body, failed.body);
+  t.is(delivery!.body, (await client.listEvents({ storeId, type: "order.created" })).events[0]!.body, "the event's body as the bus carried it");
+  t.like(delivery!.attempts[0], { number: 1, statusCode: 500, latencyMs: 9, result: "http_error", responseExcerpt: "no" });
+  t.true(delivery!.updatedAt >= delivery!.createdAt);
+  const listed = (await client.listDeliveries({ storeId, status: "failed" })).deliveries[0]!;
+  t.is(listed.body, "", "listings carry no bodies");
+  t.is(listed.lastError, "HTTP 500");
+
+  await rejects(t, client.getDelivery({ storeId: otherStoreId, deliveryId: failed.id }), Code.NotFound, new RegExp(`^delivery ${failed.id} not found$`));
+  await rejects(t, client.getDelivery({ storeId, deliveryId: randomUUID() }), Code.NotFound);
+  await rejects(t, client.getDelivery({ storeId, deliveryId: "x" }), Code.InvalidArgument, /^delivery_id must be a UUID$/);
+  await rejects(t, client.getDelivery({ storeId: "x", deliveryId: failed.id }), Code.InvalidArgument, /^store_id must be a UUID$/);
+});
+
+test("purge: events and settled deliveries (with attempts) past the retention go in batches; newer and pending ones stay", async (t) => {
+  const { fake, event, client } = setup();
+  const storeId = randomUUID();
+  const { endpoint } = await client.createEndpoint({ storeId, url: "https://a.example/" });
+  const oldIds = [];
+  for (let i = 0; i < 5; i++) oldIds.push(await event(storeId, randomUUID(), "order.paid"));
+  const recent = await event(storeId, randomUUID(), "order.paid");
+  // Settle every delivery but the newest, with one attempt each.
+  for (const d of await fake.store.leaseDue(fake.sql, 5, 20_000, [])) {
+    const number = await fake.store.finishAttempt(fake.sql, d.id, { status: "succeeded" });
+    await fake.store.insertAttempt(fake.sql, { delivery_id: d.id, number, started_at: new Date(), status_code: 200, latency_ms: 1, result: "succeeded", error: null, response_excerpt: "" });
+  }
+  for (const id of oldIds) fake.age(id, RETENTION_MS + 60_000);
+  // An old delivery still pending is not purged: it is still to be sent.
+  await fake.store.requeue(fake.sql, storeId, (await client.listDeliveries({ storeId, eventId: oldIds[0] })).deliveries[0]!.id);
+  fake.age(oldIds[0]!, 0);
+
+  const purge = createPurge({ sql: fake.sql, store: fake.store, retentionMs: RETENTION_MS, batchSize: 2 });
+  const counts = await purge.run();
+  t.like(counts, { events: 5, deliveries: 4, attempts: 4, endpoints: 0 });
+  // 5 events in batches of 2: 2+2+1 (3 statements); 4 deliveries: 2+2+0 (3); endpoints: 1.
+  t.is(counts.batches, 7);
+  t.deepEqual((await client.listEvents({ storeId })).events.map((e) => e.id), [recent]);
+  const left = (await client.listDeliveries({ storeId })).deliveries;
+  t.deepEqual(left.map((d) => d.eventId).sort(), [recent, oldIds[0]].sort());
+  t.like(await purge.run(), { events: 0, deliveries: 0, attempts: 0, batches: 3 });
+
+  // A deleted endpoint goes once its deliveries have.
+  await client.deleteEndpoint({ storeId, endpointId: endpoint!.id });
+  const later = new Date(Date.now() + RETENTION_MS + 3_600_000);
+  t.like(await purge.run(later), { deliveries: 2, endpoints: 1 });
+  t.deepEqual(fake.counts(), { endpoints: 0, events: 0, deliveries: 0, attempts: 0 });
 });

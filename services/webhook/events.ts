@@ -1,0 +1,55 @@
+// The event log (CONTRACT §6): every order event of a store is kept for EVENT_RETENTION
+// whether or not an endpoint existed when it happened (consumer.ts records them), can
+// be listed, and can be replayed to an endpoint: a new delivery per event with its
+// original webhook-id, so a receiver that dedupes on it sees each event once.
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { Logger } from "../lib/logger.js";
+import { listLimit } from "./deliveries.js";
+import type { DeliveryRow, EventRow, Pool } from "./store.js";
+import type * as sqlStore from "./store.js";
+
+export type EventsStore = Pick<typeof sqlStore, "transaction" | "listEvents" | "lockEndpoint" | "insertReplayDeliveries">;
+
+export function createEvents(deps: {
+  sql: Pool;
+  store: EventsStore;
+  logger: Logger;
+  /** How long events are kept: older ones are neither listed nor replayed, even before the purge removes them. */
+  retentionMs: number;
+  /** Called when deliveries were queued (wakes the worker). */
+  onQueued: () => void;
+}) {
+  const { sql, store, logger } = deps;
+  const retainedSince = () => new Date(Date.now() - deps.retentionMs);
+  return {
+    /** The store's kept events, newest first, each with its deliveries. */
+    async list(
+      storeId: string,
+      filter: { orderId?: string; type?: string; before?: Date },
+      limit: number,
+    ): Promise<{ event: EventRow; deliveries: DeliveryRow[] }[]> {
+      return store.listEvents(sql, storeId, { ...filter, notBefore: retainedSince() }, listLimit(limit));
+    },
+
+    /**
+     * Queues every kept event since `since` of the types the endpoint receives to it
+     * again; how many. Undefined when the store has no such endpoint; FAILED_PRECONDITION
+     * when it is disabled (nothing would be sent).
+     */
+    async replay(storeId: string, endpointId: string, since: Date): Promise<number | undefined> {
+      const queued = await store.transaction(sql, async (tx) => {
+        const endpoint = await store.lockEndpoint(tx, storeId, endpointId);
+        if (!endpoint) return undefined;
+        if (!endpoint.enabled) throw new ConnectError(`endpoint ${endpointId} is disabled: enable it before replaying events`, Code.FailedPrecondition);
+        const from = new Date(Math.max(since.getTime(), retainedSince().getTime()));
+        return store.insertReplayDeliveries(tx, endpoint, from);
+      });
+      if (queued === undefined) return undefined;
+      logger.info({ storeId, endpointId, since: since.toISOString(), queued }, "webhook events replayed");
+      if (queued > 0) deps.onQueued();
+      return queued;
+    },
+  };
+}
+
+export type Events = ReturnType<typeof createEvents>;
