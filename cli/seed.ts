@@ -1,5 +1,7 @@
 import { ItemStatus, Plan, type CatalogService, type StoreService } from "../gen/catalog/v1/catalog_pb.js";
 import type { Client } from "@connectrpc/connect";
+import { auditTarget, OPERATOR_ACTOR } from "../common/audit.js";
+import { recordAudit, type AuditClient } from "../services/lib/audited.js";
 
 export interface DemoStore {
   store_id: string;
@@ -9,10 +11,11 @@ export interface DemoStore {
   bundle_id: string;
 }
 
-/** A Growth store with a bank account, three products, a bundle and an API key. */
+/** A Growth store with a bank account, three products, a bundle and an API key; audited as the operator's. */
 export async function seedDemoStore(clients: {
   store: Client<typeof StoreService>;
   catalog: Client<typeof CatalogService>;
+  accounts: AuditClient;
 }): Promise<DemoStore> {
   const { store } = await clients.store.createStore({
     name: "Toko Kopi Nusantara",
@@ -42,5 +45,9 @@ export async function seedDemoStore(clients: {
     productIds: [products[0]!, products[2]!],
   });
   const key = await clients.store.createApiKey({ storeId, name: "demo" });
+  const audit = (action: "store.created" | "key.created", target: string) =>
+    recordAudit(clients.accounts, { storeId, actor: OPERATOR_ACTOR, action, target });
+  await audit("store.created", auditTarget("store", storeId));
+  await audit("key.created", auditTarget("key", key.apiKey!.id));
   return { store_id: storeId, key_id: key.apiKey!.id, key: key.secret, product_ids: products, bundle_id: bundle!.id };
 }

@@ -8,9 +8,13 @@ import { loadConfig } from "../services/lib/config.js";
 import { openDatabaseServer } from "../services/lib/db.js";
 import { onShutdown, reportProcessFailures } from "../services/lib/lifecycle.js";
 import { createLogger } from "../services/lib/logger.js";
+import { OPERATOR_ACTOR, auditTarget } from "../common/audit.js";
+import { inviteUrl } from "../common/dashboard-links.js";
+import { recordAudit } from "../services/lib/audited.js";
 import { seedDemoStore, type DemoStore } from "./seed.js";
 import { startAll } from "./start-all.js";
 
+const DEMO_MEMBER_EMAIL = "demo@example.com";
 const startedAt = Date.now();
 const config = loadConfig();
 const logger = createLogger("start", config.LOG_LEVEL);
@@ -21,6 +25,7 @@ const all = await startAll(config, database.url);
 const clients = all.clients;
 
 const demo = await ensureDemoStore();
+const demoSignIn = await inviteDemoMember(demo.store_id);
 
 onShutdown(logger, async () => {
   await all.close();
@@ -35,6 +40,7 @@ process.stdout.write(
     `Demo store ${demo.store_id}`,
     `Demo API key: ${demo.key}`,
     `Try: curl -H "Authorization: Bearer ${demo.key}" "${url}/v1/products?limit=2"`,
+    `Dashboard: sign in as ${DEMO_MEMBER_EMAIL} with this one-time link (72 h): ${demoSignIn}`,
     "",
   ].join("\n") + "\n",
 );
@@ -60,4 +66,14 @@ async function ensureDemoStore(): Promise<DemoStore> {
   await writeFile(file, JSON.stringify(created, null, 2) + "\n", { mode: 0o600 });
   logger.info({ storeId: created.store_id }, "demo store seeded");
   return created;
+}
+
+/**
+ * A fresh one-time invitation for the demo member on every start: the link sets a
+ * password and signs in (a local convenience, like the printed key).
+ */
+async function inviteDemoMember(storeId: string): Promise<string> {
+  const invited = await clients.accounts.inviteMember({ storeId, email: DEMO_MEMBER_EMAIL });
+  await recordAudit(clients.accounts, { storeId, actor: OPERATOR_ACTOR, action: "member.invited", target: auditTarget("member", DEMO_MEMBER_EMAIL) });
+  return inviteUrl(config.PUBLIC_BASE_URL, invited.invitationToken);
 }

@@ -1,16 +1,22 @@
 // store-admin: the operator CLI (CONTRACT §8). JSON on stdout; errors on stderr, exit 1.
 import { parseArgs } from "node:util";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { AccountService } from "../gen/catalog/v1/account_pb.js";
 import { CatalogService, StoreService } from "../gen/catalog/v1/catalog_pb.js";
 import { OrderService } from "../gen/order/v1/order_pb.js";
-import { WebhookService, type Delivery } from "../gen/webhook/v1/webhook_pb.js";
+import { WebhookService } from "../gen/webhook/v1/webhook_pb.js";
 import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from "../gen/grpc/health/v1/health_pb.js";
+import { auditTarget, OPERATOR_ACTOR, type AuditAction } from "../common/audit.js";
 import { orderJson } from "../common/public-json.js";
+import { inviteUrl } from "../common/dashboard-links.js";
+import { audited, NotAudited } from "../services/lib/audited.js";
 import { loadConfig } from "../services/lib/config.js";
 import { textProblem } from "../common/text.js";
 import { createRpcChannel, type RpcChannel } from "../services/lib/rpc-client.js";
 import { apiKeyJson, apiKeyListJson, itemJson, planFromName, statusFromName, storeJson } from "./catalog-json.js";
+import { auditJson, memberJson } from "./account-json.js";
 import { seedDemoStore } from "./seed.js";
+import { deliveryJson, endpointJson, eventJson } from "./webhook-json.js";
 
 class UsageError extends Error {}
 
@@ -23,13 +29,26 @@ const USAGE = `usage: store-admin <command> [options]
   key list --store ID         every key: name, prefix, created, last used, revoked (never the key)
   product create --store ID --title T --price N [--slug S] [--status published|draft]
   bundle create --store ID --title T --price N --product ID [--product ID ...] [--status ...]
-  webhook set --store ID --url URL
-  webhook rotate --store ID
-  webhook deliveries --store ID [--order ID]
+  webhook set --store ID --url URL          the store's only endpoint: create it, or replace its URL and secret
+  webhook add --store ID --url URL [--description D] [--events T1,T2]
+  webhook list --store ID
+  webhook update --store ID --endpoint ID [--url U] [--description D] [--events T1,T2|all] [--enabled true|false]
+  webhook remove --store ID --endpoint ID
+  webhook rotate --store ID [--endpoint ID]
+  webhook test --store ID --endpoint ID     queue a signed webhook.test event
+  webhook events --store ID [--order ID] [--type T]
+  webhook replay --store ID --endpoint ID --since ISO
+  webhook deliveries --store ID [--order ID] [--endpoint ID]
   webhook redeliver --store ID --delivery ID
+  user invite --store ID --email E          a one-time sign-in link, valid 72 h
+  user list --store ID
+  user remove --store ID --user ID          ends that user's sessions at once
   order mark-paid --store ID --order ID
   order cancel --store ID --order ID
+  audit --store ID                          the store's audit log, newest first
   seed
+
+Every command that changes something is written to the store's audit log as "operator".
   status                      health of every service and the gateway; exit 1 if any is down`;
 
 const options = {
@@ -49,6 +68,14 @@ const options = {
   slug: { type: "string" },
   status: { type: "string" },
   product: { type: "string", multiple: true },
+  endpoint: { type: "string" },
+  description: { type: "string" },
+  events: { type: "string" },
+  enabled: { type: "string" },
+  since: { type: "string" },
+  type: { type: "string" },
+  email: { type: "string" },
+  user: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -79,11 +106,28 @@ function itemStatus(values: Values) {
   return value;
 }
 
+/** `--events T1,T2` or `all` → the subscription (unset: undefined). */
+function subscription(values: Values) {
+  if (values.events === undefined) return undefined;
+  const text = values.events.trim();
+  if (text === "all") return { all: true, types: [] };
+  const types = text.split(",").map((type) => type.trim()).filter((type) => type !== "");
+  if (types.length === 0) throw new UsageError("--events must be all or a comma-separated list of event types");
+  return { all: false, types };
+}
+
+function enabled(values: Values): boolean | undefined {
+  if (values.enabled === undefined) return undefined;
+  if (values.enabled !== "true" && values.enabled !== "false") throw new UsageError("--enabled must be true or false");
+  return values.enabled === "true";
+}
+
 interface Channels {
   catalog: RpcChannel;
   order: RpcChannel;
   webhook: RpcChannel;
   gatewayUrl: string;
+  publicBaseUrl: string;
   addrs: Record<"catalog" | "order" | "webhook", string>;
 }
 
@@ -119,28 +163,6 @@ async function status(channels: Channels) {
   return report;
 }
 
-function deliveryJson(d: Delivery) {
-  return {
-    id: d.id,
-    event_id: d.eventId,
-    event_type: d.eventType,
-    order_id: d.orderId || null,
-    status: d.status,
-    attempts_made: d.attemptsMade,
-    next_attempt_at: d.nextAttemptAt || null,
-    created_at: d.createdAt,
-    attempts: d.attempts.map((a) => ({
-      number: a.number,
-      started_at: a.startedAt,
-      status_code: a.statusCode || null,
-      latency_ms: a.latencyMs,
-      result: a.result,
-      error: a.error || null,
-      response_excerpt: a.responseExcerpt || null,
-    })),
-  };
-}
-
 async function run(argv: string[], channels: Channels): Promise<unknown> {
   const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   const command = positionals.join(" ");
@@ -157,6 +179,12 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
   const items = channels.catalog.client(CatalogService);
   const orders = channels.order.client(OrderService);
   const webhooks = channels.webhook.client(WebhookService);
+  const accounts = channels.catalog.client(AccountService);
+  /** Runs an operator's change and writes it to the store's audit log. */
+  const change = <T>(storeId: string | ((result: T) => string), action: AuditAction, target: string | ((result: T) => string), work: () => Promise<T>) =>
+    typeof storeId === "string"
+      ? audited(accounts, { storeId, actor: OPERATOR_ACTOR, action }, target, work)
+      : work().then(async (result) => audited(accounts, { storeId: storeId(result), actor: OPERATOR_ACTOR, action }, target, async () => result));
 
   switch (command) {
     case "store create": {
@@ -165,26 +193,38 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
       if (someBank && !bankFields.every((value) => value !== undefined)) {
         throw new UsageError("a bank account needs --bank-name, --bank-code, --account-number and --account-holder");
       }
-      const { store } = await stores.createStore({
-        name: required(values, "name"),
-        plan: plan(values.plan ?? "growth"),
-        bankAccount: someBank
-          ? {
-              bankName: values["bank-name"]!,
-              bankCode: values["bank-code"]!,
-              accountNumber: values["account-number"]!,
-              accountHolder: values["account-holder"]!,
-            }
-          : undefined,
-      });
-      return storeJson(store!);
+      const created = await change(
+        (r) => r.store!.id,
+        "store.created",
+        (r) => auditTarget("store", r.store!.id),
+        () =>
+          stores.createStore({
+            name: required(values, "name"),
+            plan: plan(values.plan ?? "growth"),
+            bankAccount: someBank
+              ? {
+                  bankName: values["bank-name"]!,
+                  bankCode: values["bank-code"]!,
+                  accountNumber: values["account-number"]!,
+                  accountHolder: values["account-holder"]!,
+                }
+              : undefined,
+          }),
+      );
+      return storeJson(created.store!);
     }
     case "store set-plan": {
-      const { store } = await stores.setStorePlan({ storeId: required(values, "store"), plan: plan(required(values, "plan")) });
+      const storeId = required(values, "store");
+      const { store } = await change(storeId, "store.plan_changed", auditTarget("store", storeId), () =>
+        stores.setStorePlan({ storeId, plan: plan(required(values, "plan")) }),
+      );
       return storeJson(store!);
     }
     case "key create": {
-      const created = await stores.createApiKey({ storeId: required(values, "store"), name: values.name ?? "" });
+      const storeId = required(values, "store");
+      const created = await change(storeId, "key.created", (r) => auditTarget("key", r.apiKey!.id), () =>
+        stores.createApiKey({ storeId, name: values.name ?? "" }),
+      );
       return { id: created.apiKey!.id, key: created.secret };
     }
     case "key list": {
@@ -192,37 +232,80 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
       return { keys: apiKeys.map(apiKeyListJson) };
     }
     case "key revoke": {
-      const { apiKey } = await stores.revokeApiKey({ storeId: required(values, "store"), keyId: required(values, "key") });
+      const storeId = required(values, "store");
+      const keyId = required(values, "key");
+      const { apiKey } = await change(storeId, "key.revoked", auditTarget("key", keyId), () => stores.revokeApiKey({ storeId, keyId }));
       return apiKeyJson(apiKey!);
     }
     case "product create": {
-      const { item } = await items.createProduct({
-        storeId: required(values, "store"),
-        title: required(values, "title"),
-        price: price(values),
-        slug: values.slug ?? "",
-        status: itemStatus(values),
-      });
+      const storeId = required(values, "store");
+      const { item } = await change(storeId, "product.created", (r) => auditTarget("product", r.item!.id), () =>
+        items.createProduct({ storeId, title: required(values, "title"), price: price(values), slug: values.slug ?? "", status: itemStatus(values) }),
+      );
       return itemJson(item!);
     }
     case "bundle create": {
       if (!values.product || values.product.length === 0) throw new UsageError("--product is required (one or more)");
-      const { item } = await items.createBundle({
-        storeId: required(values, "store"),
-        title: required(values, "title"),
-        price: price(values),
-        slug: values.slug ?? "",
-        status: itemStatus(values),
-        productIds: values.product,
-      });
+      const storeId = required(values, "store");
+      const { item } = await change(storeId, "bundle.created", (r) => auditTarget("bundle", r.item!.id), () =>
+        items.createBundle({
+          storeId,
+          title: required(values, "title"),
+          price: price(values),
+          slug: values.slug ?? "",
+          status: itemStatus(values),
+          productIds: values.product!,
+        }),
+      );
       return itemJson(item!);
     }
     case "webhook set": {
-      const { endpoint, secret } = await webhooks.setEndpoint({ storeId: required(values, "store"), url: required(values, "url") });
+      const storeId = required(values, "store");
+      const before = await webhooks.listEndpoints({ storeId });
+      const action = before.endpoints.length === 0 ? "endpoint.created" : "endpoint.updated";
+      const { endpoint, secret } = await change(storeId, action, (r) => auditTarget("endpoint", r.endpoint!.id), () =>
+        webhooks.setEndpoint({ storeId, url: required(values, "url") }),
+      );
       return { id: endpoint!.id, url: endpoint!.url, secret };
     }
+    case "webhook add": {
+      const storeId = required(values, "store");
+      const { endpoint, secret } = await change(storeId, "endpoint.created", (r) => auditTarget("endpoint", r.endpoint!.id), () =>
+        webhooks.createEndpoint({ storeId, url: required(values, "url"), description: values.description ?? "", events: subscription(values) }),
+      );
+      return { ...endpointJson(endpoint!), secret };
+    }
+    case "webhook list": {
+      const { endpoints } = await webhooks.listEndpoints({ storeId: required(values, "store") });
+      return { endpoints: endpoints.map(endpointJson) };
+    }
+    case "webhook update": {
+      const storeId = required(values, "store");
+      const endpointId = required(values, "endpoint");
+      const update = { url: values.url, description: values.description, events: subscription(values), enabled: enabled(values) };
+      if (Object.values(update).every((value) => value === undefined)) {
+        throw new UsageError("say what to change: --url, --description, --events or --enabled");
+      }
+      const onlyEnabled = update.enabled !== undefined && [update.url, update.description, update.events].every((v) => v === undefined);
+      const action = onlyEnabled ? (update.enabled ? "endpoint.enabled" : "endpoint.disabled") : "endpoint.updated";
+      const { endpoint } = await change(storeId, action, auditTarget("endpoint", endpointId), () =>
+        webhooks.updateEndpoint({ storeId, endpointId, ...update }),
+      );
+      return endpointJson(endpoint!);
+    }
+    case "webhook remove": {
+      const storeId = required(values, "store");
+      const endpointId = required(values, "endpoint");
+      const { endpoint } = await change(storeId, "endpoint.deleted", auditTarget("endpoint", endpointId), () =>
+        webhooks.deleteEndpoint({ storeId, endpointId }),
+      );
+      return { ...endpointJson(endpoint!), deleted: true };
+    }
     case "webhook rotate": {
-      const rotated = await webhooks.rotateSecret({ storeId: required(values, "store") });
+      const storeId = required(values, "store");
+      const rotated = await change(storeId, "endpoint.secret_rotated", (r) => auditTarget("endpoint", r.endpoint!.id), () =>
+        webhooks.rotateSecret({ storeId, endpointId: values.endpoint ?? "" }),
+      );
       return {
         id: rotated.endpoint!.id,
         url: rotated.endpoint!.url,
@@ -230,26 +313,81 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
         previous_secret_expires_at: rotated.previousSecretExpiresAt,
       };
     }
+    case "webhook test": {
+      const storeId = required(values, "store");
+      const endpointId = required(values, "endpoint");
+      const { delivery } = await change(storeId, "endpoint.test_sent", auditTarget("endpoint", endpointId), () =>
+        webhooks.sendTestEvent({ storeId, endpointId }),
+      );
+      return deliveryJson(delivery!);
+    }
+    case "webhook events": {
+      const { events } = await webhooks.listEvents({ storeId: required(values, "store"), orderId: values.order ?? "", type: values.type ?? "" });
+      return { events: events.map(eventJson) };
+    }
+    case "webhook replay": {
+      const storeId = required(values, "store");
+      const endpointId = required(values, "endpoint");
+      const since = required(values, "since");
+      const { queued } = await change(storeId, "events.replayed", auditTarget("endpoint", endpointId), () =>
+        webhooks.replayEvents({ storeId, endpointId, since }),
+      );
+      return { endpoint_id: endpointId, since, queued };
+    }
     case "webhook deliveries": {
-      const { deliveries } = await webhooks.listDeliveries({ storeId: required(values, "store"), orderId: values.order ?? "" });
+      const { deliveries } = await webhooks.listDeliveries({
+        storeId: required(values, "store"),
+        orderId: values.order ?? "",
+        endpointId: values.endpoint ?? "",
+      });
       return { items: deliveries.map(deliveryJson) };
     }
     case "webhook redeliver": {
-      const { delivery } = await webhooks.redeliver({ storeId: required(values, "store"), deliveryId: required(values, "delivery") });
+      const storeId = required(values, "store");
+      const deliveryId = required(values, "delivery");
+      const { delivery } = await change(storeId, "delivery.resent", auditTarget("delivery", deliveryId), () =>
+        webhooks.redeliver({ storeId, deliveryId }),
+      );
       return deliveryJson(delivery!);
     }
+    case "user invite": {
+      const storeId = required(values, "store");
+      const invited = await change(storeId, "member.invited", (r) => auditTarget("member", r.member!.email), () =>
+        accounts.inviteMember({ storeId, email: required(values, "email") }),
+      );
+      return { id: invited.member!.id, email: invited.member!.email, invite_url: inviteUrl(channels.publicBaseUrl, invited.invitationToken) };
+    }
+    case "user list": {
+      const { members } = await accounts.listMembers({ storeId: required(values, "store") });
+      return { users: members.map(memberJson) };
+    }
+    case "user remove": {
+      const storeId = required(values, "store");
+      const { member } = await change(storeId, "member.removed", (r) => auditTarget("member", r.member!.email), () =>
+        accounts.removeMember({ storeId, memberId: required(values, "user") }),
+      );
+      return { ...memberJson(member!), removed: true };
+    }
     case "order mark-paid": {
-      const { order } = await orders.markOrderPaid({ storeId: required(values, "store"), orderId: required(values, "order") });
+      const storeId = required(values, "store");
+      const orderId = required(values, "order");
+      const { order } = await change(storeId, "order.marked_paid", auditTarget("order", orderId), () => orders.markOrderPaid({ storeId, orderId }));
       return orderJson(order!);
     }
     case "order cancel": {
-      const { order } = await orders.cancelOrder({ storeId: required(values, "store"), orderId: required(values, "order") });
+      const storeId = required(values, "store");
+      const orderId = required(values, "order");
+      const { order } = await change(storeId, "order.cancelled", auditTarget("order", orderId), () => orders.cancelOrder({ storeId, orderId }));
       return orderJson(order!);
+    }
+    case "audit": {
+      const { entries } = await accounts.listAudit({ storeId: required(values, "store") });
+      return { entries: entries.map(auditJson) };
     }
     case "status":
       return status(channels);
     case "seed":
-      return seedDemoStore({ store: stores, catalog: items });
+      return seedDemoStore({ store: stores, catalog: items, accounts });
     default:
       throw new UsageError(`unknown command: ${command}`);
   }
@@ -268,6 +406,7 @@ try {
     order: createRpcChannel(config.ORDER_ADDR, { timeoutMs: 10_000 }),
     webhook: createRpcChannel(config.WEBHOOK_ADDR, { timeoutMs: 10_000 }),
     gatewayUrl: process.env.GATEWAY_URL ?? `http://127.0.0.1:${config.PORT}`,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
     addrs: { catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR, webhook: config.WEBHOOK_ADDR },
   };
   const result = await run(process.argv.slice(2), channels);
@@ -281,6 +420,8 @@ try {
     process.stderr.write(`store-admin: ${error.message}\n`);
   } else if (error instanceof UsageError) {
     process.stderr.write((error.message ? `store-admin: ${error.message}\n\n` : "") + USAGE + "\n");
+  } else if (error instanceof NotAudited) {
+    process.stderr.write(`store-admin: ${error.message}\n`);
   } else if (error instanceof ConnectError) {
     process.stderr.write(`store-admin: ${error.rawMessage} (${codeName(error)})\n`);
   } else {

@@ -5,6 +5,9 @@
 export const OPERATOR_ACTOR = "operator";
 
 export const AUDIT_ACTIONS = [
+  "store.created",
+  "product.created",
+  "bundle.created",
   "member.signed_in",
   "member.invited",
   "member.removed",
@@ -36,6 +39,6 @@ export function isAuditAction(value: string): value is AuditAction {
 }
 
 /** A target as the log shows it: "key:<id>", "endpoint:<id>", "order:<id>", "member:<email>". */
-export function auditTarget(kind: "store" | "key" | "endpoint" | "delivery" | "order" | "member" | "mutation", id: string): string {
+export function auditTarget(kind: "store" | "product" | "bundle" | "key" | "endpoint" | "delivery" | "order" | "member" | "mutation", id: string): string {
   return `${kind}:${id}`;
 }

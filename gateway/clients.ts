@@ -1,4 +1,6 @@
+import { AccountService } from "../gen/catalog/v1/account_pb.js";
 import { CatalogService, StoreService } from "../gen/catalog/v1/catalog_pb.js";
+import { WebhookService } from "../gen/webhook/v1/webhook_pb.js";
 import { Health } from "../gen/grpc/health/v1/health_pb.js";
 import { OrderService } from "../gen/order/v1/order_pb.js";
 import { createRpcChannel } from "../services/lib/rpc-client.js";
@@ -11,12 +13,15 @@ import { createRpcChannel } from "../services/lib/rpc-client.js";
 export function createServiceClients(addrs: { catalog: string; order: string; webhook?: string }, timeoutMs = 1_200) {
   const catalogChannel = createRpcChannel(addrs.catalog, { timeoutMs });
   const orderChannel = createRpcChannel(addrs.order, { timeoutMs: Math.max(timeoutMs, 10_000) });
-  // The gateway only asks the webhook service whether it is up (for /readyz).
+  // The API asks the webhook service only whether it is up (/readyz); the dashboard
+  // manages endpoints and deliveries through it.
   const webhookChannel = addrs.webhook ? createRpcChannel(addrs.webhook, { timeoutMs }) : undefined;
   return {
     store: catalogChannel.client(StoreService),
     catalog: catalogChannel.client(CatalogService),
     order: orderChannel.client(OrderService),
+    accounts: catalogChannel.client(AccountService),
+    webhook: webhookChannel?.client(WebhookService),
     health: {
       catalog: catalogChannel.client(Health),
       order: orderChannel.client(Health),

@@ -5,7 +5,8 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { createRpcChannel, type RpcChannel } from "../../services/lib/rpc-client.js";
 import { startCatalogOnly } from "../helpers/stack.js";
-import { freePort, spawnProcess, type Spawned } from "../helpers/process.js";
+import { createCliRunner } from "../helpers/cli.js";
+import { freePort } from "../helpers/process.js";
 
 const KEY = /^sk_live_[0-9A-Za-z]{32,}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -15,7 +16,6 @@ let catalogService: Awaited<ReturnType<typeof startCatalogOnly>>;
 let catalogAddr: string;
 let unusedAddr: string;
 let admin: RpcChannel;
-const running = new Set<Spawned>();
 
 test.before(async () => {
   catalogService = await startCatalogOnly();
@@ -25,62 +25,20 @@ test.before(async () => {
 });
 
 test.after.always(async () => {
-  await Promise.all([...running].map((child) => child.stop("SIGKILL")));
+  await runner.stopAll();
   admin?.close();
   await catalogService?.close();
 });
 
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-// Each run boots Node and tsx; a few at a time keeps a small machine responsive.
-let slots = 3;
-const waiting: (() => void)[] = [];
-async function withSlot<T>(work: () => Promise<T>): Promise<T> {
-  while (slots === 0) await new Promise<void>((resolve) => waiting.push(resolve));
-  slots--;
-  try {
-    return await work();
-  } finally {
-    slots++;
-    waiting.shift()?.();
-  }
-}
-
-function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return withSlot(() => runCli(args, env));
-}
-
-async function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
-  const child = spawnProcess(process.execPath, ["cli/store-admin.js", ...args], {
-    CATALOG_ADDR: catalogAddr,
-    // Nothing of ours listens there: never a shared default port.
-    ORDER_ADDR: unusedAddr,
-    WEBHOOK_ADDR: unusedAddr,
-    ...env,
-  });
-  running.add(child);
-  let stdout = "";
-  let stderr = "";
-  child.child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-  child.child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const timer = setTimeout(() => child.child.kill("SIGKILL"), 30_000);
-  const code = await child.exited;
-  clearTimeout(timer);
-  running.delete(child);
-  return { code, stdout, stderr };
-}
-
-/** Runs a command that must succeed and returns its parsed JSON. */
-async function ok(t: import("ava").ExecutionContext, args: string[]): Promise<any> {
-  const result = await cli(args);
-  t.is(result.code, 0, `store-admin ${args.join(" ")} failed:\n${result.stderr}`);
-  t.is(result.stderr, "");
-  return JSON.parse(result.stdout);
-}
+const runner = createCliRunner(() => ({
+  CATALOG_ADDR: catalogAddr,
+  // Nothing of ours listens there: never a shared default port.
+  ORDER_ADDR: unusedAddr,
+  WEBHOOK_ADDR: unusedAddr,
+}));
+const cli = runner.run;
+const ok = runner.ok;
+const fails = runner.fails;
 
 async function newStore(t: import("ava").ExecutionContext, name = "CLI Store"): Promise<string> {
   const store = await ok(t, ["store", "create", "--name", name, "--plan", "growth", ...BANK]);
@@ -191,13 +149,6 @@ test("seed prints a demo store id and a working key", async (t) => {
   t.is(principal.storeId, seeded.store_id);
 });
 
-async function fails(t: import("ava").ExecutionContext, args: string[], message: RegExp, env: Record<string, string> = {}) {
-  const result = await cli(args, env);
-  t.is(result.code, 1, `store-admin ${args.join(" ")}`);
-  t.is(result.stdout, "", "nothing on stdout");
-  t.regex(result.stderr, message);
-  t.notRegex(result.stderr, /\n\s+at .+:\d+:\d+/, "no stack trace");
-}
 
 test("an unknown command fails with exit 1 and a message on stderr", async (t) => {
   await fails(t, ["store", "destroy", "--name", "x"], /unknown command/);

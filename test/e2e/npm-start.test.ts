@@ -6,12 +6,15 @@ import { chmod, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import test from "ava";
+import { AccountService } from "../../gen/catalog/v1/account_pb.js";
+import { createRpcChannel } from "../../services/lib/rpc-client.js";
 import { api } from "../helpers/http.js";
 import { freePort, spawnProcess, type Spawned } from "../helpers/process.js";
 
 const BANNER = /Store Order API listening on (\S+)/;
 const DEMO_KEY = /Demo API key: (sk_live_\w+)/;
 const DEMO_STORE = /Demo store (\S+)/;
+const DEMO_SIGN_IN = /Dashboard: sign in as (\S+) with this one-time link \(72 h\): (\S+)/;
 
 let dataDir: string | undefined;
 const started: Spawned[] = [];
@@ -104,17 +107,20 @@ interface Run {
   key: string;
   storeId: string;
   startupMs: number;
+  catalogAddr: string;
+  signIn: { email: string; link: string };
 }
 
 async function npmStart(): Promise<Run> {
   const port = await freePort();
+  const catalogAddr = `http://127.0.0.1:${await freePort()}`;
   const spawnedAt = performance.now();
   const npm = spawnProcess("npm", ["start"], {
     DATABASE_URL: undefined,
     DATA_DIR: dataDir,
     PORT: String(port),
     // Every internal service on a free port of its own, so parallel runs never meet.
-    CATALOG_ADDR: `http://127.0.0.1:${await freePort()}`,
+    CATALOG_ADDR: catalogAddr,
     ORDER_ADDR: `http://127.0.0.1:${await freePort()}`,
     WEBHOOK_ADDR: `http://127.0.0.1:${await freePort()}`,
     PUBLIC_BASE_URL: undefined,
@@ -125,8 +131,9 @@ async function npmStart(): Promise<Run> {
   const startupMs = performance.now() - spawnedAt;
   const [, key] = await npm.waitFor(DEMO_KEY, 5_000);
   const [, storeId] = await npm.waitFor(DEMO_STORE, 5_000);
+  const [, email, link] = await npm.waitFor(DEMO_SIGN_IN, 5_000);
   for (const pid of processTree(npm.child.pid!)) descendants.add(pid);
-  return { npm, baseUrl: `http://127.0.0.1:${port}`, key: key!, storeId: storeId!, startupMs };
+  return { npm, baseUrl: `http://127.0.0.1:${port}`, key: key!, storeId: storeId!, startupMs, catalogAddr, signIn: { email: email!, link: link! } };
 }
 
 /** SIGTERM to `npm start`: exit code 0 within 10 s, and nothing of it keeps running. */
@@ -184,6 +191,22 @@ test.serial("npm start on a fresh DATA_DIR serves the API with a printed demo ke
   const printed = run.npm.output().match(BANNER)![1]!;
   t.is(printed, `http://localhost:${new URL(run.baseUrl).port}`);
 
+  // The dashboard link is a one-time invitation of a demo member of the demo store.
+  const invitePrefix = `${printed}/dashboard/invite/`;
+  t.true(run.signIn.link.startsWith(invitePrefix), run.signIn.link);
+  const accounts = createRpcChannel(run.catalogAddr);
+  try {
+    const client = accounts.client(AccountService);
+    const token = decodeURIComponent(run.signIn.link.slice(invitePrefix.length));
+    const accepted = await client.acceptInvitation({ token, password: "a demo password" });
+    t.is(accepted.member!.email, run.signIn.email);
+    const session = await client.resolveSession({ token: accepted.session!.token });
+    t.deepEqual(session.stores.map((store) => store.id), [run.storeId]);
+    await t.throwsAsync(client.acceptInvitation({ token, password: "a demo password" }), undefined, "the link works once");
+  } finally {
+    accounts.close();
+  }
+
   await stop(t, run);
 });
 
@@ -194,6 +217,7 @@ test.serial("npm start again on the same DATA_DIR keeps the demo store, key and 
   t.is(run.key, first!.key, "the same demo key is printed");
   t.is(run.storeId, first!.storeId, "the same demo store");
   t.notRegex(run.npm.output(), /demo store seeded/, "nothing was seeded again");
+  t.is(run.signIn.email, "demo@example.com", "a fresh sign-in link for the same demo member");
 
   const all = await api(run.baseUrl, "/v1/products?limit=50", { key: run.key });
   t.is(all.status, 200, all.text);

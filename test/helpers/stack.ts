@@ -6,6 +6,7 @@ import { connectDb } from "../../services/lib/db.js";
 import { createLogger, type Logger } from "../../services/lib/logger.js";
 import { freePort } from "../../services/lib/net.js";
 import { createRpcChannel } from "../../services/lib/rpc-client.js";
+import { AccountService } from "../../gen/catalog/v1/account_pb.js";
 import { CatalogService, ItemStatus, Plan, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
 import { createTestDatabase, type TestDatabase } from "./db.js";
@@ -72,12 +73,14 @@ export async function startStack(options: StackOptions = {}) {
     orderAddr: all.addrs.order,
     config,
     stores: admin.client(StoreService),
+    accounts: admin.client(AccountService),
     catalog: admin.client(CatalogService),
     orders: orderAdmin.client(OrderService),
     /** Present when the stack runs the webhook service. */
     webhooks: webhookAdmin?.client(WebhookService),
     webhookAddr: all.addrs.webhook,
     webhookSql: all.sql.webhook,
+    catalogSql: all.sql.catalog,
     busNames,
     dbUrl: db.url,
     /** SQL on the order service's schema, for asserting what was (not) written. */

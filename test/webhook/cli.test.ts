@@ -3,7 +3,7 @@
 import test, { type ExecutionContext } from "ava";
 import { randomUUID } from "node:crypto";
 import { waitFor } from "../helpers/http.js";
-import { spawnProcess, type Spawned } from "../helpers/process.js";
+import { createCliRunner } from "../helpers/cli.js";
 import { startReceiver, type Received, type Reply } from "../helpers/receiver.js";
 import { startStack, type Stack } from "../helpers/stack.js";
 import { createOrder, newShop, settled, verify, type Receiver } from "../helpers/webhooks.js";
@@ -14,55 +14,22 @@ const PATIENCE_MS = 30_000;
 
 let stack: Stack;
 const receivers: Receiver[] = [];
-const running = new Set<Spawned>();
 test.before(async () => {
   stack = await startStack({ webhooks: { bus: "nats", env: { WEBHOOK_RETRY_SCHEDULE: "200ms,200ms" } } });
 });
 test.after.always(async () => {
-  await Promise.all([...running].map((child) => child.stop("SIGKILL")));
+  await runner.stopAll();
   await Promise.all(receivers.map((receiver) => receiver.close()));
   await stack?.close();
 });
 
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-async function cli(...args: string[]): Promise<CliResult> {
-  const child = spawnProcess(process.execPath, ["cli/store-admin.js", "webhook", ...args], {
-    CATALOG_ADDR: stack.catalogAddr,
-    ORDER_ADDR: stack.orderAddr,
-    WEBHOOK_ADDR: stack.webhookAddr!,
-  });
-  running.add(child);
-  let stdout = "";
-  let stderr = "";
-  child.child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-  child.child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  // "close": the process has exited and its output is all read.
-  const code = await new Promise<number | null>((resolve) => child.child.once("close", (exitCode) => resolve(exitCode)));
-  running.delete(child);
-  return { code, stdout, stderr };
-}
-
-/** A command that must succeed: exit 0, nothing on stderr, JSON on stdout. */
-async function ok(t: ExecutionContext, ...args: string[]): Promise<any> {
-  const result = await cli(...args);
-  t.is(result.code, 0, `store-admin webhook ${args.join(" ")}:\n${result.stderr}`);
-  t.is(result.stderr, "");
-  return JSON.parse(result.stdout);
-}
-
-/** A command that must fail: exit 1, nothing on stdout, a message on stderr. */
-async function fails(t: ExecutionContext, pattern: RegExp, ...args: string[]) {
-  const result = await cli(...args);
-  t.is(result.code, 1, `store-admin webhook ${args.join(" ")} should fail; stdout:\n${result.stdout}`);
-  t.is(result.stdout, "");
-  t.regex(result.stderr, pattern);
-  t.notRegex(result.stderr, /\n\s+at /, "no stack trace");
-}
+const runner = createCliRunner(() => ({
+  CATALOG_ADDR: stack.catalogAddr,
+  ORDER_ADDR: stack.orderAddr,
+  WEBHOOK_ADDR: stack.webhookAddr!,
+}));
+const ok = (t: ExecutionContext, ...args: string[]) => runner.ok(t, ["webhook", ...args]);
+const fails = (t: ExecutionContext, pattern: RegExp, ...args: string[]) => runner.fails(t, ["webhook", ...args], pattern);
 
 async function receiver(respond?: (request: Received, index: number) => Reply) {
   const started = await startReceiver(respond);

@@ -1,0 +1,14 @@
+import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
+import type { AuditEntry, Member } from "../gen/catalog/v1/account_pb.js";
+
+// How the operator CLI prints members and audit entries.
+
+const iso = (value: Timestamp | undefined) => (value ? timestampDate(value).toISOString() : null);
+
+export function memberJson(m: Member) {
+  return { id: m.id, email: m.email, status: m.status, created_at: iso(m.createdAt) };
+}
+
+export function auditJson(e: AuditEntry) {
+  return { at: iso(e.at), actor: e.actor, action: e.action, target: e.target };
+}

@@ -1,0 +1,52 @@
+import type { Delivery, Endpoint, Event } from "../gen/webhook/v1/webhook_pb.js";
+
+// How the operator CLI prints webhook messages: snake_case JSON, null for "none".
+
+export function endpointJson(e: Endpoint) {
+  return {
+    id: e.id,
+    url: e.url,
+    description: e.description,
+    // "all", or the chosen event types.
+    events: e.eventTypes.length === 0 ? "all" : e.eventTypes,
+    enabled: e.enabled,
+    disabled_reason: e.disabledReason || null,
+    created_at: e.createdAt,
+    updated_at: e.updatedAt || null,
+  };
+}
+
+export function deliveryJson(d: Delivery) {
+  return {
+    id: d.id,
+    endpoint_id: d.endpointId,
+    kind: d.kind || "event",
+    event_id: d.eventId,
+    event_type: d.eventType,
+    order_id: d.orderId || null,
+    status: d.status,
+    attempts_made: d.attemptsMade,
+    next_attempt_at: d.nextAttemptAt || null,
+    last_error: d.lastError || null,
+    created_at: d.createdAt,
+    attempts: d.attempts.map((a) => ({
+      number: a.number,
+      started_at: a.startedAt,
+      status_code: a.statusCode || null,
+      latency_ms: a.latencyMs,
+      result: a.result,
+      error: a.error || null,
+      response_excerpt: a.responseExcerpt || null,
+    })),
+  };
+}
+
+export function eventJson(e: Event) {
+  return {
+    id: e.id,
+    type: e.type,
+    order_id: e.orderId || null,
+    created_at: e.createdAt,
+    deliveries: e.deliveries.map((d) => ({ id: d.id, endpoint_id: d.endpointId, kind: d.kind || "event", status: d.status })),
+  };
+}

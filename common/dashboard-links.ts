@@ -1,0 +1,9 @@
+// Links into the merchant dashboard (CONTRACT §10) that are made outside the gateway:
+// the CLI's invitations and `npm start`'s demo sign-in link.
+
+export const DASHBOARD_PATH = "/dashboard";
+
+/** The one-time invitation page for a token. */
+export function inviteUrl(publicBaseUrl: string, token: string): string {
+  return `${publicBaseUrl}${DASHBOARD_PATH}/invite/${encodeURIComponent(token)}`;
+}

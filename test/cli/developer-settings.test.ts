@@ -1,0 +1,213 @@
+// The developer-settings commands of `store-admin` (CONTRACT §6, §8): several webhook
+// endpoints with their own subscriptions, the event log and replay, test events,
+// members and the audit log. The real CLI as a child process, against every role on
+// real PostgreSQL and NATS, with loopback receivers verified by `standardwebhooks`.
+import test, { type ExecutionContext } from "ava";
+import { randomUUID } from "node:crypto";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { createCliRunner } from "../helpers/cli.js";
+import { waitFor } from "../helpers/http.js";
+import { startReceiver, type Received } from "../helpers/receiver.js";
+import { startStack, type Stack } from "../helpers/stack.js";
+import { createOrder, newShop, settled, verify, type Receiver } from "../helpers/webhooks.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const PATIENCE_MS = 30_000;
+
+let stack: Stack;
+const receivers: Receiver[] = [];
+test.before(async () => {
+  stack = await startStack({ webhooks: { bus: "nats", env: { WEBHOOK_RETRY_SCHEDULE: "200ms,200ms" } } });
+});
+test.after.always(async () => {
+  await runner.stopAll();
+  await Promise.all(receivers.map((receiver) => receiver.close()));
+  await stack?.close();
+});
+
+const runner = createCliRunner(() => ({
+  CATALOG_ADDR: stack.catalogAddr,
+  ORDER_ADDR: stack.orderAddr,
+  WEBHOOK_ADDR: stack.webhookAddr!,
+  PUBLIC_BASE_URL: stack.baseUrl,
+}));
+const ok = (t: ExecutionContext, ...args: string[]) => runner.ok(t, args);
+const fails = (t: ExecutionContext, pattern: RegExp, ...args: string[]) => runner.fails(t, args, pattern);
+
+async function receiver() {
+  const started = await startReceiver();
+  receivers.push(started);
+  return started;
+}
+
+const types = (received: Received[]) => received.map((entry) => JSON.parse(entry.body).type as string).sort();
+
+test("two endpoints with different subscriptions each get exactly their events", async (t) => {
+  const shop = await newShop(stack, "Two Endpoints");
+  const paidOnly = await receiver();
+  const everything = await receiver();
+  const a = await ok(t, "webhook", "add", "--store", shop.storeId, "--url", paidOnly.url, "--description", "fulfilment", "--events", "order.paid");
+  const b = await ok(t, "webhook", "add", "--store", shop.storeId, "--url", everything.url);
+  t.regex(a.id, UUID);
+  t.deepEqual(a.events, ["order.paid"]);
+  t.is(a.description, "fulfilment");
+  t.is(b.events, "all");
+  t.regex(a.secret, /^whsec_/);
+
+  const listed = await ok(t, "webhook", "list", "--store", shop.storeId);
+  t.deepEqual(listed.endpoints.map((e: { id: string }) => e.id).sort(), [a.id, b.id].sort());
+  t.false(JSON.stringify(listed).includes(a.secret), "the list never shows a secret");
+
+  const order = await createOrder(t, stack, shop, "bank_transfer");
+  const paid = await ok(t, "order", "mark-paid", "--store", shop.storeId, "--order", order.id);
+  t.is(paid.status, "paid");
+  await waitFor(() => paidOnly.received.length >= 1 && everything.received.length >= 3, PATIENCE_MS);
+  await settled(stack, [shop.storeId]);
+
+  t.deepEqual(types(paidOnly.received), ["order.paid"]);
+  t.deepEqual(types(everything.received), ["order.created", "order.paid", "orderUpdated"]);
+  t.is(verify(a.secret, paidOnly.received[0]!).data.order.id, order.id);
+  for (const entry of everything.received) t.is(verify(b.secret, entry).data.order.id, order.id);
+  t.throws(() => verify(b.secret, paidOnly.received[0]!), undefined, "each endpoint has its own secret");
+});
+
+test("events made while the store had no endpoint are kept and replayed with their webhook-id", async (t) => {
+  const shop = await newShop(stack, "Replay Store");
+  const since = new Date(Date.now() - 1_000).toISOString();
+  const order = await createOrder(t, stack, shop, "bank_transfer");
+  await settled(stack, [shop.storeId]);
+
+  const log = await ok(t, "webhook", "events", "--store", shop.storeId, "--order", order.id);
+  t.deepEqual(log.events.map((e: { type: string }) => e.type), ["order.created"]);
+  t.is(log.events[0].order_id, order.id);
+  t.deepEqual(log.events[0].deliveries, [], "nobody was there to receive it");
+  const byType = await ok(t, "webhook", "events", "--store", shop.storeId, "--type", "order.paid");
+  t.deepEqual(byType.events, []);
+
+  const hooks = await receiver();
+  const endpoint = await ok(t, "webhook", "add", "--store", shop.storeId, "--url", hooks.url);
+  const replay = await ok(t, "webhook", "replay", "--store", shop.storeId, "--endpoint", endpoint.id, "--since", since);
+  t.is(replay.queued, 1);
+  await waitFor(() => hooks.received.length === 1, PATIENCE_MS);
+  t.is(hooks.received[0]!.headers["webhook-id"], log.events[0].id, "the stored event's id is the webhook-id");
+  t.is(verify(endpoint.secret, hooks.received[0]!).data.order.id, order.id);
+
+  await fails(t, /since/, "webhook", "replay", "--store", shop.storeId, "--endpoint", endpoint.id, "--since", "yesterday");
+});
+
+test("test events, disable and enable, rotate and remove one endpoint of several", async (t) => {
+  const shop = await newShop(stack, "Endpoint Admin");
+  const hooks = await receiver();
+  const other = await receiver();
+  const endpoint = await ok(t, "webhook", "add", "--store", shop.storeId, "--url", hooks.url);
+  await ok(t, "webhook", "add", "--store", shop.storeId, "--url", other.url);
+
+  const sent = await ok(t, "webhook", "test", "--store", shop.storeId, "--endpoint", endpoint.id);
+  t.is(sent.event_type, "webhook.test");
+  t.is(sent.kind, "test");
+  await waitFor(() => hooks.received.length === 1, PATIENCE_MS);
+  const body = verify(endpoint.secret, hooks.received[0]!);
+  t.is(body.type, "webhook.test");
+  t.deepEqual(body.data, { store_id: shop.storeId, endpoint_id: endpoint.id });
+  t.false(Number.isNaN(Date.parse(body.timestamp)));
+  t.is(other.received.length, 0, "a test event goes to the chosen endpoint only");
+
+  const disabled = await ok(t, "webhook", "update", "--store", shop.storeId, "--endpoint", endpoint.id, "--enabled", "false");
+  t.false(disabled.enabled);
+  await createOrder(t, stack, shop, "bank_transfer");
+  await waitFor(() => other.received.length === 1, PATIENCE_MS);
+  await settled(stack, [shop.storeId]);
+  t.is(hooks.received.length, 1, "a disabled endpoint gets no new event");
+
+  const enabled = await ok(t, "webhook", "update", "--store", shop.storeId, "--endpoint", endpoint.id, "--enabled", "true", "--events", "order.created");
+  t.true(enabled.enabled);
+  t.deepEqual(enabled.events, ["order.created"]);
+
+  // With several endpoints, rotate must name one.
+  await fails(t, /endpoint/, "webhook", "rotate", "--store", shop.storeId);
+  const rotated = await ok(t, "webhook", "rotate", "--store", shop.storeId, "--endpoint", endpoint.id);
+  t.not(rotated.secret, endpoint.secret);
+  await createOrder(t, stack, shop, "bank_transfer");
+  await waitFor(() => hooks.received.length === 2, PATIENCE_MS);
+  t.truthy(verify(rotated.secret, hooks.received[1]!));
+  t.truthy(verify(endpoint.secret, hooks.received[1]!), "the old secret signs too during the overlap");
+
+  const removed = await ok(t, "webhook", "remove", "--store", shop.storeId, "--endpoint", endpoint.id);
+  t.true(removed.deleted);
+  const left = await ok(t, "webhook", "list", "--store", shop.storeId);
+  t.deepEqual(left.endpoints.map((e: { id: string }) => e.id).includes(endpoint.id), false);
+  await fails(t, /not found/i, "webhook", "test", "--store", shop.storeId, "--endpoint", endpoint.id);
+});
+
+test("bad webhook input names the field and changes nothing", async (t) => {
+  const shop = await newShop(stack, "Bad Webhook Input");
+  const hooks = await receiver();
+  await fails(t, /url/, "webhook", "add", "--store", shop.storeId, "--url", "ftp://example.com/hook");
+  await fails(t, /events/, "webhook", "add", "--store", shop.storeId, "--url", hooks.url, "--events", "order.paid,order.shipped");
+  await fails(t, /endpoint_id/, "webhook", "test", "--store", shop.storeId, "--endpoint", "not-a-uuid");
+  await fails(t, /--enabled/, "webhook", "update", "--store", shop.storeId, "--endpoint", shop.storeId, "--enabled", "maybe");
+  const listed = await ok(t, "webhook", "list", "--store", shop.storeId);
+  t.deepEqual(listed.endpoints, []);
+});
+
+test("members: invite prints a one-time link; a removed member's session fails at once", async (t) => {
+  const shop = await newShop(stack, "Members Store");
+  const invited = await ok(t, "user", "invite", "--store", shop.storeId, "--email", "Siti@Example.co.id");
+  t.deepEqual(Object.keys(invited).sort(), ["email", "id", "invite_url"]);
+  t.is(invited.email, "siti@example.co.id");
+  const prefix = `${stack.baseUrl}/dashboard/invite/`;
+  t.true(invited.invite_url.startsWith(prefix), invited.invite_url);
+  const token = decodeURIComponent(invited.invite_url.slice(prefix.length));
+
+  const before = await ok(t, "user", "list", "--store", shop.storeId);
+  t.deepEqual(before.users.map((u: { email: string; status: string }) => [u.email, u.status]), [["siti@example.co.id", "invited"]]);
+
+  const accepted = await stack.accounts.acceptInvitation({ token, password: "correct horse battery" });
+  const session = accepted.session!.token;
+  const resolved = await stack.accounts.resolveSession({ token: session });
+  t.deepEqual(resolved.stores.map((s) => s.id), [shop.storeId]);
+  const after = await ok(t, "user", "list", "--store", shop.storeId);
+  t.is(after.users[0].status, "active");
+
+  const removed = await ok(t, "user", "remove", "--store", shop.storeId, "--user", invited.id);
+  t.true(removed.removed);
+  const error = await t.throwsAsync(stack.accounts.resolveSession({ token: session }));
+  t.is((error as ConnectError).code, Code.Unauthenticated);
+
+  await fails(t, /email/, "user", "invite", "--store", shop.storeId, "--email", "not an email");
+  await fails(t, /not found/i, "user", "remove", "--store", shop.storeId, "--user", invited.id);
+});
+
+test("audit lists every change made with the CLI, as the operator, newest first", async (t) => {
+  const shop = await newShop(stack, "Audited Store");
+  const hooks = await receiver();
+  const key = await ok(t, "key", "create", "--store", shop.storeId, "--name", "erp");
+  await ok(t, "key", "revoke", "--store", shop.storeId, "--key", key.id);
+  const endpoint = await ok(t, "webhook", "add", "--store", shop.storeId, "--url", hooks.url);
+  await ok(t, "webhook", "update", "--store", shop.storeId, "--endpoint", endpoint.id, "--description", "ERP");
+  await ok(t, "webhook", "rotate", "--store", shop.storeId, "--endpoint", endpoint.id);
+  const order = await createOrder(t, stack, shop, "bank_transfer");
+  await ok(t, "order", "cancel", "--store", shop.storeId, "--order", order.id);
+  const invited = await ok(t, "user", "invite", "--store", shop.storeId, "--email", "ops@example.com");
+  await ok(t, "webhook", "remove", "--store", shop.storeId, "--endpoint", endpoint.id);
+
+  const { entries } = await ok(t, "audit", "--store", shop.storeId);
+  t.deepEqual(
+    entries.map((e: { action: string; target: string }) => [e.action, e.target]),
+    [
+      ["endpoint.deleted", `endpoint:${endpoint.id}`],
+      ["member.invited", `member:${invited.email}`],
+      ["order.cancelled", `order:${order.id}`],
+      ["endpoint.secret_rotated", `endpoint:${endpoint.id}`],
+      ["endpoint.updated", `endpoint:${endpoint.id}`],
+      ["endpoint.created", `endpoint:${endpoint.id}`],
+      ["key.revoked", `key:${key.id}`],
+      ["key.created", `key:${key.id}`],
+    ],
+  );
+  t.true(entries.every((e: { actor: string; at: string }) => e.actor === "operator" && !Number.isNaN(Date.parse(e.at))));
+  // A command that failed changed nothing, so it is not in the log.
+  await fails(t, /not found/i, "order", "cancel", "--store", shop.storeId, "--order", randomUUID());
+  const again = await ok(t, "audit", "--store", shop.storeId);
+  t.is(again.entries.length, entries.length);
+});

@@ -1,0 +1,68 @@
+// `store-admin` run as a real child process (`node cli/store-admin.js …`, what
+// `npx store-admin` runs), with the command's exit code, stdout and stderr.
+import type { ExecutionContext } from "ava";
+import { spawnProcess, type Spawned } from "./process.js";
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function createCliRunner(env: () => Record<string, string>, options: { concurrency?: number; timeoutMs?: number } = {}) {
+  const running = new Set<Spawned>();
+  // Each run boots Node and tsx; a few at a time keeps a small machine responsive.
+  let slots = options.concurrency ?? 3;
+  const waiting: (() => void)[] = [];
+
+  async function withSlot<T>(work: () => Promise<T>): Promise<T> {
+    while (slots === 0) await new Promise<void>((resolve) => waiting.push(resolve));
+    slots--;
+    try {
+      return await work();
+    } finally {
+      slots++;
+      waiting.shift()?.();
+    }
+  }
+
+  async function spawn(args: string[], extraEnv: Record<string, string>): Promise<CliResult> {
+    const child = spawnProcess(process.execPath, ["cli/store-admin.js", ...args], { ...env(), ...extraEnv });
+    running.add(child);
+    let stdout = "";
+    let stderr = "";
+    child.child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+    child.child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    const timer = setTimeout(() => child.child.kill("SIGKILL"), options.timeoutMs ?? 30_000);
+    // "close": the process has exited and its output is all read.
+    const code = await new Promise<number | null>((resolve) => child.child.once("close", (exitCode) => resolve(exitCode)));
+    clearTimeout(timer);
+    running.delete(child);
+    return { code, stdout, stderr };
+  }
+
+  const run = (args: string[], extraEnv: Record<string, string> = {}) => withSlot(() => spawn(args, extraEnv));
+
+  return {
+    run,
+    /** A command that must succeed: exit 0, nothing on stderr; its JSON. */
+    async ok(t: ExecutionContext, args: string[], extraEnv?: Record<string, string>): Promise<any> {
+      const result = await run(args, extraEnv);
+      t.is(result.code, 0, `store-admin ${args.join(" ")} failed:\n${result.stderr}`);
+      t.is(result.stderr, "");
+      return JSON.parse(result.stdout);
+    },
+    /** A command that must fail: exit 1, nothing on stdout, stderr matching, no stack trace. */
+    async fails(t: ExecutionContext, args: string[], pattern: RegExp, extraEnv?: Record<string, string>): Promise<CliResult> {
+      const result = await run(args, extraEnv);
+      t.is(result.code, 1, `store-admin ${args.join(" ")} should fail; stdout:\n${result.stdout}`);
+      t.is(result.stdout, "");
+      t.regex(result.stderr, pattern);
+      t.notRegex(result.stderr, /\n\s+at /, "no stack trace");
+      return result;
+    },
+    async stopAll() {
+      await Promise.all([...running].map((child) => child.stop("SIGKILL")));
+    },
+  };
+}
