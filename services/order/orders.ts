@@ -6,7 +6,7 @@ import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { isUuid } from "../../common/ids.js";
 import type { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
-import { CreateOrderResponseSchema, type CreateOrderResponse, type Order, type OrderDetail } from "../../gen/order/v1/order_pb.js";
+import { CreateOrderResponseSchema, type CreateOrderResponse, type Order, type OrderDetail, type StatusChange } from "../../gen/order/v1/order_pb.js";
 import type { Logger } from "../lib/logger.js";
 import { createdEvents } from "./events.js";
 import type { Expiry } from "./expiry.js";
@@ -14,7 +14,8 @@ import type { Idempotency } from "./idempotency.js";
 import { draftOrder, withReference, type OrderDraft, type RedirectUrls } from "./new-order.js";
 import { choosePaymentMethod, paymentMethodsFor, type PaymentMethodInfo } from "./payment-methods.js";
 import { MAX_UNIQUE_CODE, pickUniqueCode, priceItems, type OrderLine } from "./pricing.js";
-import { checkoutUrl, renderDetail, renderOrder, type RenderContext } from "./render.js";
+import { searchFilter } from "./order-search.js";
+import { checkoutUrl, renderDetail, renderHistory, renderOrder, type RenderContext } from "./render.js";
 import type { Sessions } from "./sessions.js";
 import type { StatusChangeResult, StatusChanges } from "./status-changes.js";
 import type { OrderStatus } from "./status-machine.js";
@@ -38,7 +39,17 @@ export type CheckoutKey = { case: "orderId"; value: string } | { case: "sessionT
 
 export type OrdersStore = Pick<
   typeof sqlStore,
-  "transaction" | "findOrder" | "findSessionByToken" | "itemsOf" | "liveSessionsOf" | "listOrders" | "insertOrder" | "insertHistoryAndEvents" | "takenTransferAmounts"
+  | "transaction"
+  | "findOrder"
+  | "findSessionByToken"
+  | "itemsOf"
+  | "liveSessionsOf"
+  | "listOrders"
+  | "countOrders"
+  | "historyOf"
+  | "insertOrder"
+  | "insertHistoryAndEvents"
+  | "takenTransferAmounts"
 >;
 
 export interface OrdersDeps {
@@ -112,18 +123,36 @@ export function createOrders(deps: OrdersDeps) {
     return renderDetail(render, row, items, session);
   }
 
-  async function getOrder(storeId: string, orderId: string): Promise<OrderDetail> {
-    return detailOf(await requireOrder(orderId, storeId), true);
+  /** The order; with `includeHistory`, its status changes too (read after any expiry this read wrote). */
+  async function getOrder(storeId: string, orderId: string, options: { includeHistory?: boolean } = {}): Promise<{ detail: OrderDetail; history: StatusChange[] }> {
+    const row = await requireOrder(orderId, storeId);
+    const [detail, history] = await Promise.all([detailOf(row, true), options.includeHistory ? store.historyOf(sql, row.id) : []]);
+    return { detail, history: renderHistory(history) };
+  }
+
+  /** Reads never show a pending order past its expiry: write those changes first. */
+  async function expireDueOf(storeId: string) {
+    while ((await expiry.expireDue(100, storeId)) === 100);
   }
 
   /** A page of the store's orders, newest first; never calls the gateway. */
-  async function listOrders(storeId: string, page: { limit: number; offset: number; status?: OrderStatus }) {
-    // Reads never show a pending order past its expiry.
-    while ((await expiry.expireDue(100, storeId)) === 100);
-    const { rows, hasMore } = await store.listOrders(sql, storeId, page.limit, page.offset, page.status);
+  async function listOrders(storeId: string, page: { limit: number; offset: number; status?: OrderStatus; search?: string }) {
+    await expireDueOf(storeId);
+    const filter = { status: page.status, search: page.search === undefined ? undefined : searchFilter(page.search) };
+    const { rows, hasMore } = await store.listOrders(sql, storeId, page.limit, page.offset, filter);
     const ids = rows.map((row) => row.id);
     const [items, live] = await Promise.all([store.itemsOf(sql, ids), store.liveSessionsOf(sql, ids)]);
     return { orders: rows.map((row) => renderOrder(render, row, items.get(row.id)!, live.get(row.id))), hasMore };
+  }
+
+  /**
+   * How many of the store's orders have `status` (all when absent). Due orders are
+   * expired first, as a list would; the count itself also goes by expires_at, so an
+   * order a concurrent sweep holds locked (which expireDue skips) is not counted pending.
+   */
+  async function countOrders(storeId: string, status?: OrderStatus): Promise<number> {
+    await expireDueOf(storeId);
+    return store.countOrders(sql, storeId, status);
   }
 
   /**
@@ -245,7 +274,7 @@ export function createOrders(deps: OrdersDeps) {
     });
   }
 
-  return { paymentMethods, createOrder, getOrder, listOrders, checkout, changeStatus, markPaid, cancel, readOrder };
+  return { paymentMethods, createOrder, getOrder, listOrders, countOrders, checkout, changeStatus, markPaid, cancel, readOrder };
 }
 
 export type Orders = ReturnType<typeof createOrders>;

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
-import { OrderDetailSchema, OrderSchema, type Order, type OrderDetail } from "../../gen/order/v1/order_pb.js";
+import { OrderDetailSchema, OrderSchema, StatusChangeSchema, type Order, type OrderDetail, type StatusChange } from "../../gen/order/v1/order_pb.js";
 import type { PaymentGateway } from "./payment-gateways/types.js";
-import type { OrderItemRow, OrderRow, SessionRow } from "./store.js";
+import type { HistoryRow, OrderItemRow, OrderRow, SessionRow } from "./store.js";
 
 export interface RenderContext {
   publicBaseUrl: string;
@@ -83,4 +83,10 @@ export function renderDetail(ctx: RenderContext, row: OrderRow, items: OrderItem
     },
     redirect: { successUrl: row.success_url, returnUrl: row.return_url, errorUrl: row.error_url },
   });
+}
+
+export function renderHistory(rows: HistoryRow[]): StatusChange[] {
+  return rows.map((row) =>
+    create(StatusChangeSchema, { fromStatus: row.from_status ?? "", toStatus: row.to_status, cause: row.cause, at: iso(row.created_at) }),
+  );
 }

@@ -5,10 +5,10 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
 import type { Notifications } from "./notifications.js";
 import type { Orders } from "./orders.js";
-import { requireUuid, validateCreateOrder, validateListOrders } from "./validation.js";
+import { requireUuid, validateCountOrders, validateCreateOrder, validateListOrders } from "./validation.js";
 
 export interface OrderRouteDeps {
-  orders: Pick<Orders, "paymentMethods" | "createOrder" | "getOrder" | "listOrders" | "markPaid" | "cancel" | "checkout">;
+  orders: Pick<Orders, "paymentMethods" | "createOrder" | "getOrder" | "listOrders" | "countOrders" | "markPaid" | "cancel" | "checkout">;
   notifications: Pick<Notifications, "handle">;
 }
 
@@ -45,12 +45,18 @@ export function createOrderRoutes({ orders, notifications }: OrderRouteDeps) {
 
       async getOrder(request) {
         const storeId = requireUuid(request.storeId, "store_id");
-        return { detail: await orders.getOrder(storeId, requireUuid(request.orderId, "order_id")) };
+        return orders.getOrder(storeId, requireUuid(request.orderId, "order_id"), { includeHistory: request.includeHistory });
       },
 
       async listOrders(request) {
         const storeId = requireUuid(request.storeId, "store_id");
         return orders.listOrders(storeId, validateListOrders(request));
+      },
+
+      async countOrders(request) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        const { status } = validateCountOrders(request);
+        return { count: BigInt(await orders.countOrders(storeId, status)) };
       },
 
       async markOrderPaid(request) {

@@ -144,13 +144,63 @@ export async function itemsOf(db: Db, orderIds: string[]): Promise<Map<string, O
   return byOrder;
 }
 
-export async function listOrders(db: Db, storeId: string, limit: number, offset: number, status?: OrderStatus) {
+export interface OrderFilter {
+  status?: OrderStatus;
+  /**
+   * Orders whose external id is `text`, whose buyer email is `text` in any letter case,
+   * or (when given) whose payment reference is `reference`.
+   */
+  search?: { text: string; reference?: string };
+}
+
+export async function listOrders(db: Db, storeId: string, limit: number, offset: number, filter: OrderFilter = {}) {
+  const { status, search } = filter;
+  // Each arm of the search has its own index (003_order_search.sql, and the unique
+  // reference), so PostgreSQL can OR three index lookups instead of scanning the store.
+  const matches = search
+    ? db`and (external_id = ${search.text} or lower(buyer_email) = lower(${search.text})
+        ${search.reference ? db`or payment_reference = ${search.reference}` : db``})`
+    : db``;
   const rows = await db<OrderRow[]>`
     select * from orders
-    where store_id = ${storeId} ${status ? db`and status = ${status}` : db``}
+    where store_id = ${storeId} ${status ? db`and status = ${status}` : db``} ${matches}
     order by created_at desc, id desc
     limit ${limit + 1} offset ${offset}`;
   return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
+}
+
+/**
+ * How many of the store's orders have `status` (every order when absent). A pending
+ * order past expires_at counts as expired whether or not it has been written so yet.
+ */
+export async function countOrders(db: Db, storeId: string, status?: OrderStatus): Promise<number> {
+  // statement_timestamp(), unlike clock_timestamp(), is stable, so it can bound an index
+  // scan: each arm is one index-only range (003_order_search.sql's pending index).
+  const dueSplit = (due: boolean) => db`
+    select count(*) from orders where store_id = ${storeId} and status = 'pending'
+      and expires_at ${due ? db`<=` : db`>`} statement_timestamp()`;
+  const [row] = await db<{ count: number }[]>`select (${
+    status === "pending"
+      ? dueSplit(false)
+      : status === "expired"
+        ? db`(select count(*) from orders where store_id = ${storeId} and status = 'expired') + (${dueSplit(true)})`
+        : db`select count(*) from orders where store_id = ${storeId} ${status ? db`and status = ${status}` : db``}`
+  }) as count`;
+  return row!.count;
+}
+
+export interface HistoryRow {
+  from_status: OrderStatus | null;
+  to_status: OrderStatus;
+  cause: string;
+  created_at: Date;
+}
+
+/** The order's status changes, oldest first (its changes are serialised by the row lock, so id order is change order). */
+export async function historyOf(db: Db, orderId: string): Promise<HistoryRow[]> {
+  return db<HistoryRow[]>`
+    select from_status, to_status, cause, created_at from order_status_history
+    where order_id = ${orderId} order by id`;
 }
 
 /** Pending bank-transfer amounts of a store within [low, high]. */
@@ -170,9 +220,11 @@ export async function updateStatus(db: Db, id: string, status: OrderStatus): Pro
 
 /** Pending orders past their expiry, locked for this transaction; others skip them. */
 export async function lockDueOrders(db: Db, limit: number, storeId?: string): Promise<OrderRow[]> {
+  // statement_timestamp(), not the volatile clock_timestamp(): only a stable bound is an
+  // index condition, and without one every read and sweep walked all pending orders.
   return db<OrderRow[]>`
     select * from orders
-    where status = 'pending' and expires_at <= clock_timestamp()
+    where status = 'pending' and expires_at <= statement_timestamp()
       ${storeId ? db`and store_id = ${storeId}` : db``}
     order by expires_at
     limit ${limit}

@@ -1,5 +1,5 @@
 import { isUuid } from "../../common/ids.js";
-import type { CreateOrderRequest, ListOrdersRequest } from "../../gen/order/v1/order_pb.js";
+import type { CountOrdersRequest, CreateOrderRequest, ListOrdersRequest } from "../../gen/order/v1/order_pb.js";
 import { fieldError } from "../lib/rpc-errors.js";
 import { ORDER_STATUSES, type OrderStatus } from "./status-machine.js";
 
@@ -71,16 +71,32 @@ export function validateCreateOrder(request: CreateOrderRequest): ValidItem[] {
   return items;
 }
 
-/** GET /v1/orders paging and filter (CONTRACT §4). */
-export function validateListOrders(request: Pick<ListOrdersRequest, "limit" | "offset" | "status">): {
+/** A status filter: empty for every status, else a known status (INVALID_ARGUMENT `status`). */
+function statusFilter(status: string): OrderStatus | undefined {
+  if (status === "") return undefined;
+  if (!ORDER_STATUSES.includes(status as OrderStatus)) throw fieldError("status", `must be one of ${ORDER_STATUSES.join(", ")}`);
+  return status as OrderStatus;
+}
+
+// Nothing longer can match: a buyer email is at most 254 (counted as for buyer.email),
+// an external id 64, a payment reference 40.
+export const MAX_SEARCH_LENGTH = 254;
+
+/** GET /v1/orders paging and filter (CONTRACT §4), and the dashboard's search (§10). */
+export function validateListOrders(request: Pick<ListOrdersRequest, "limit" | "offset" | "status" | "search">): {
   limit: number;
   offset: number;
   status?: OrderStatus;
+  search?: string;
 } {
   if (request.limit < 1 || request.limit > 50) throw fieldError("limit", "must be an integer from 1 to 50");
   if (request.offset < 0) throw fieldError("offset", "must be 0 or more");
-  if (request.status !== "" && !ORDER_STATUSES.includes(request.status as OrderStatus)) {
-    throw fieldError("status", `must be one of ${ORDER_STATUSES.join(", ")}`);
-  }
-  return { limit: request.limit, offset: request.offset, status: (request.status || undefined) as OrderStatus | undefined };
+  const status = statusFilter(request.status);
+  if (request.search.length > MAX_SEARCH_LENGTH) throw fieldError("search", `must be at most ${MAX_SEARCH_LENGTH} characters`);
+  return { limit: request.limit, offset: request.offset, status, search: request.search || undefined };
+}
+
+/** CountOrders' filter. */
+export function validateCountOrders(request: Pick<CountOrdersRequest, "status">): { status?: OrderStatus } {
+  return { status: statusFilter(request.status) };
 }

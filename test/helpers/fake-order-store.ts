@@ -1,11 +1,12 @@
 // An in-memory stand-in for services/order/store.ts, for tests that run the order
 // service's domain and routes without PostgreSQL. It keeps the rules the SQL keeps
 // (unique references, one pending bank-transfer order per amount, a takeover rule for
-// idempotency records, newest-first listing) and rolls a failed transaction back.
+// idempotency records, newest-first listing, the search's letter-case rules, counting a
+// due pending order as expired) and rolls a failed transaction back.
 // The `db` argument is ignored: there is one state.
 import { randomUUID } from "node:crypto";
 import type { OrderStore } from "../../services/order/domain.js";
-import type { OrderItemRow, OrderRow, Pool, SessionRow } from "../../services/order/store.js";
+import type { HistoryEntry, OrderFilter, OrderItemRow, OrderRow, Pool, SessionRow } from "../../services/order/store.js";
 
 interface IdempotencyRow {
   store_id: string;
@@ -20,12 +21,22 @@ interface State {
   orders: Map<string, OrderRow>;
   items: Map<string, OrderItemRow[]>;
   sessions: SessionRow[];
-  history: { order_id: string; from_status: string | null; to_status: string; cause: string }[];
+  history: (HistoryEntry & { created_at: Date })[];
   outbox: { id: string; store_id: string; order_id: string; event_type: string; payload: unknown; created_at: Date; published_at: Date | null }[];
   idempotency: Map<string, IdempotencyRow>;
 }
 
 const copy = <T>(value: T): T => structuredClone(value);
+
+/** store.ts's search: external id exactly, buyer email in any letter case, the reference as given. */
+function matchesSearch(row: OrderRow, search: OrderFilter["search"]): boolean {
+  if (!search) return true;
+  return (
+    row.external_id === search.text ||
+    row.buyer_email.toLowerCase() === search.text.toLowerCase() ||
+    (search.reference !== undefined && row.payment_reference === search.reference)
+  );
+}
 
 export function createFakeOrderStore(options: { now?: () => number } = {}) {
   const now = options.now ?? Date.now;
@@ -61,7 +72,7 @@ export function createFakeOrderStore(options: { now?: () => number } = {}) {
       return copy(row);
     },
     async insertHistoryAndEvents(_db, entry, events) {
-      state.history.push({ ...entry });
+      state.history.push({ ...entry, created_at: new Date(now()) });
       for (const event of events) state.outbox.push({ ...copy(event), created_at: new Date(now()), published_at: null });
     },
     async findOrder(_db, id, options = {}) {
@@ -75,12 +86,23 @@ export function createFakeOrderStore(options: { now?: () => number } = {}) {
     async itemsOf(_db, orderIds) {
       return new Map(orderIds.map((id) => [id, copy(state.items.get(id) ?? [])]));
     },
-    async listOrders(_db, storeId, limit, offset, status) {
+    async listOrders(_db, storeId, limit, offset, filter = {}) {
       const rows = [...state.orders.values()]
-        .filter((row) => row.store_id === storeId && (!status || row.status === status))
+        .filter((row) => row.store_id === storeId && (!filter.status || row.status === filter.status) && matchesSearch(row, filter.search))
         .sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || (a.id < b.id ? 1 : -1))
         .slice(offset, offset + limit + 1);
       return { rows: copy(rows.slice(0, limit)), hasMore: rows.length > limit };
+    },
+    async countOrders(_db, storeId, status) {
+      const seenAs = (row: OrderRow) => (row.status === "pending" && row.expires_at.getTime() <= now() ? "expired" : row.status);
+      return [...state.orders.values()].filter((row) => row.store_id === storeId && (!status || seenAs(row) === status)).length;
+    },
+    async historyOf(_db, orderId) {
+      return copy(
+        state.history
+          .filter((entry) => entry.order_id === orderId)
+          .map(({ from_status, to_status, cause, created_at }) => ({ from_status, to_status, cause, created_at })),
+      );
     },
     async takenTransferAmounts(_db, storeId, low, high) {
       return [...state.orders.values()]

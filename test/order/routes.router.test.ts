@@ -16,7 +16,7 @@ import { createOrderDomain } from "../../services/order/domain.js";
 import type { PaymentGateway } from "../../services/order/payment-gateways/types.js";
 import { createOrderRoutes } from "../../services/order/routes.js";
 import { serverInterceptors } from "../../services/lib/rpc-server.js";
-import { createFakeOrderStore } from "../helpers/fake-order-store.js";
+import { createFakeOrderStore, type FakeOrderStore } from "../helpers/fake-order-store.js";
 
 const silent = pino({ level: "silent" });
 
@@ -30,6 +30,7 @@ const TEH = "22222222-2222-4222-8222-222222222222"; // 7 500
 const PAKET = "33333333-3333-4333-8333-333333333333"; // bundle, 20 000
 const STIKER = "44444444-4444-4444-8444-444444444444"; // free
 const DRAFT = "55555555-5555-4555-8555-555555555555"; // not published
+const ES_TEH = "66666666-6666-4666-8666-666666666666"; // KIOSK's, 5 000
 const MISSING = "99999999-9999-4999-8999-999999999999";
 
 const catalogItems = [
@@ -38,6 +39,7 @@ const catalogItems = [
   create(ItemSchema, { id: PAKET, storeId: SHOP, type: ItemType.BUNDLE, title: "Paket", price: 20_000n, status: ItemStatus.PUBLISHED }),
   create(ItemSchema, { id: STIKER, storeId: SHOP, type: ItemType.PRODUCT, title: "Stiker", price: 0n, status: ItemStatus.PUBLISHED }),
   create(ItemSchema, { id: DRAFT, storeId: SHOP, type: ItemType.PRODUCT, title: "Draft", price: 1_000n, status: ItemStatus.DRAFT }),
+  create(ItemSchema, { id: ES_TEH, storeId: KIOSK, type: ItemType.PRODUCT, title: "Es Teh", price: 5_000n, status: ItemStatus.PUBLISHED }),
 ];
 
 const stores = {
@@ -121,6 +123,16 @@ function newOrder(client: OrderClient, fields: Record<string, unknown> = {}) {
   });
 }
 
+/** An order in KIOSK, which has no bank account: a gateway order. */
+function kioskOrder(client: OrderClient, fields: Record<string, unknown> = {}) {
+  return newOrder(client, { storeId: KIOSK, items: [{ ref: { case: "productId", value: ES_TEH }, quantity: 1 }], paymentMethod: "qris", ...fields });
+}
+
+/** The history rows written, without their times. */
+function historyWritten(fake: FakeOrderStore) {
+  return fake.state.history.map(({ created_at: _at, ...entry }) => entry);
+}
+
 /** Code, and the FieldViolation's field when there is one, of a failed call. */
 async function failure(call: Promise<unknown>): Promise<{ code: Code; field?: string; message: string }> {
   try {
@@ -197,7 +209,7 @@ test("CreateOrder: a bank-transfer order is priced from the catalog plus a uniqu
     fake.state.outbox.map((event) => event.event_type),
     ["order.created"],
   );
-  t.deepEqual(fake.state.history, [{ order_id: order.id, from_status: null, to_status: "pending", cause: "created" }]);
+  t.deepEqual(historyWritten(fake), [{ order_id: order.id, from_status: null, to_status: "pending", cause: "created" }]);
 });
 
 test("CreateOrder: a gateway order gets its payment session at creation", async (t) => {
@@ -299,6 +311,70 @@ test("GetOrder: a pending order past its window reads as expired, with its event
   );
 });
 
+test("GetOrder: no history unless asked, and then none is read", async (t) => {
+  const { client, fake } = setup();
+  let reads = 0;
+  const historyOf = fake.store.historyOf;
+  fake.store.historyOf = (...args) => (reads++, historyOf(...args));
+  const id = (await newOrder(client)).detail!.order!.id;
+  await client.markOrderPaid({ storeId: SHOP, orderId: id });
+  const plain = await client.getOrder({ storeId: SHOP, orderId: id });
+  t.deepEqual(plain.history, []);
+  t.is(reads, 0);
+  const full = await client.getOrder({ storeId: SHOP, orderId: id, includeHistory: true });
+  t.is(full.history.length, 2);
+  t.is(reads, 1);
+  t.deepEqual(full.detail, plain.detail);
+});
+
+test("GetOrder with history: every change oldest first, with its cause and an RFC 3339 UTC time", async (t) => {
+  const { client } = setup();
+  const paid = (await newOrder(client)).detail!.order!;
+  await client.markOrderPaid({ storeId: SHOP, orderId: paid.id });
+  const cancelled = (await newOrder(client)).detail!.order!;
+  await client.cancelOrder({ storeId: SHOP, orderId: cancelled.id });
+  const free = (await newOrder(client, { items: [{ ref: { case: "productId", value: STIKER }, quantity: 1 }] })).detail!.order!;
+
+  const historyOf = async (orderId: string) => (await client.getOrder({ storeId: SHOP, orderId, includeHistory: true })).history;
+  const shown = async (orderId: string) => (await historyOf(orderId)).map(({ fromStatus, toStatus, cause }) => [fromStatus, toStatus, cause]);
+  t.deepEqual(await shown(paid.id), [
+    ["", "pending", "created"],
+    ["pending", "paid", "marked paid by the seller"],
+  ]);
+  t.deepEqual(await shown(cancelled.id), [
+    ["", "pending", "created"],
+    ["pending", "cancelled", "cancelled by the seller"],
+  ]);
+  t.deepEqual(await shown(free.id), [
+    ["", "pending", "created"],
+    ["pending", "paid", "free order"],
+  ]);
+  const [first, second] = await historyOf(paid.id);
+  t.regex(first!.at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  t.true(Date.parse(first!.at) <= Date.parse(second!.at));
+});
+
+test("GetOrder with history: an order read past its window shows the expiry the read wrote", async (t) => {
+  const { client } = setup({ paymentWindowMs: 0 });
+  const id = (await newOrder(client)).detail!.order!.id;
+  const { detail, history } = await client.getOrder({ storeId: SHOP, orderId: id, includeHistory: true });
+  t.is(detail!.order!.status, "expired");
+  t.deepEqual(
+    history.map(({ fromStatus, toStatus, cause }) => [fromStatus, toStatus, cause]),
+    [
+      ["", "pending", "created"],
+      ["pending", "expired", "expiry"],
+    ],
+  );
+});
+
+test("GetOrder with history: another store's order is NOT_FOUND, not its history", async (t) => {
+  const { client } = setup();
+  const id = (await newOrder(client)).detail!.order!.id;
+  t.like(await failure(client.getOrder({ storeId: KIOSK, orderId: id, includeHistory: true })), { code: Code.NotFound });
+  t.like(await failure(client.getOrder({ storeId: SHOP, orderId: MISSING, includeHistory: true })), { code: Code.NotFound });
+});
+
 // ListOrders
 
 test("ListOrders: newest first, paged, filtered by status", async (t) => {
@@ -339,6 +415,109 @@ test("ListOrders: argument errors name limit, offset, status and store_id", asyn
   t.like(await failure(client.listOrders({ ...base, status: "shipped" })), { code: Code.InvalidArgument, field: "status" });
 });
 
+test("ListOrders search: a payment reference in any letter case, an external id exactly, a buyer email in any letter case", async (t) => {
+  const { client } = setup();
+  const siti = { ...buyer, email: "Siti.Aminah@Example.co.id" };
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 2));
+  const a = (await newOrder(client, { externalId: "INV-001" })).detail!.order!;
+  await tick();
+  const b = (await newOrder(client, { buyer: siti, externalId: "inv-002" })).detail!.order!;
+  await tick();
+  const c = (await newOrder(client, { buyer: siti, paymentMethod: "qris" })).detail!.order!;
+  const search = async (text: string, status = "") =>
+    (await client.listOrders({ storeId: SHOP, limit: 50, offset: 0, status, search: text })).orders.map((order) => order.id);
+
+  t.deepEqual(await search(a.paymentReference), [a.id]);
+  t.deepEqual(await search(a.paymentReference.toLowerCase()), [a.id]);
+  t.deepEqual(await search("INV-001"), [a.id]);
+  t.deepEqual(await search("inv-002"), [b.id]);
+  t.deepEqual(await search("INV-002"), [], "an external id is matched exactly");
+  t.deepEqual(await search("siti.aminah@example.co.id"), [c.id, b.id], "newest first");
+  t.deepEqual(await search("SITI.AMINAH@EXAMPLE.CO.ID"), [c.id, b.id]);
+  t.deepEqual(await search("siti.aminah@example"), [], "not a prefix or substring search");
+  t.deepEqual(await search(` ${a.paymentReference}`), [], "not trimmed");
+
+  await client.cancelOrder({ storeId: SHOP, orderId: b.id });
+  t.deepEqual(await search(siti.email, "cancelled"), [b.id], "with the status filter");
+  t.deepEqual(await search(siti.email, "pending"), [c.id]);
+  t.deepEqual(await search("INV-001", "cancelled"), []);
+});
+
+test("ListOrders search: another store's orders never match, by any key", async (t) => {
+  const { client } = setup();
+  const mine = (await newOrder(client, { externalId: "shared-id" })).detail!.order!;
+  const theirs = (await kioskOrder(client, { externalId: "shared-id" })).detail!.order!;
+  const search = async (storeId: string, text: string) =>
+    (await client.listOrders({ storeId, limit: 50, offset: 0, status: "", search: text })).orders.map((order) => order.id);
+  t.deepEqual(await search(SHOP, "shared-id"), [mine.id]);
+  t.deepEqual(await search(KIOSK, "shared-id"), [theirs.id]);
+  t.deepEqual(await search(SHOP, buyer.email), [mine.id]);
+  t.deepEqual(await search(KIOSK, buyer.email.toUpperCase()), [theirs.id]);
+  t.deepEqual(await search(SHOP, theirs.paymentReference), []);
+  t.deepEqual(await search(KIOSK, mine.paymentReference.toLowerCase()), []);
+});
+
+test("ListOrders search: at most 254 characters, else INVALID_ARGUMENT naming search; control characters too", async (t) => {
+  const { client } = setup();
+  const base = { storeId: SHOP, limit: 20, offset: 0, status: "" };
+  t.deepEqual((await client.listOrders({ ...base, search: "x".repeat(254) })).orders, []);
+  t.like(await failure(client.listOrders({ ...base, search: "x".repeat(255) })), { code: Code.InvalidArgument, field: "search" });
+  t.like(await failure(client.listOrders({ ...base, search: "budi\u0000@example.co.id" })), { code: Code.InvalidArgument, field: "search" });
+  // The status is checked first, as in the field order.
+  t.like(await failure(client.listOrders({ ...base, status: "shipped", search: "x".repeat(255) })), { code: Code.InvalidArgument, field: "status" });
+});
+
+// CountOrders
+
+test("CountOrders: by status or all, per store", async (t) => {
+  const { client } = setup();
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) ids.push((await newOrder(client)).detail!.order!.id);
+  await client.cancelOrder({ storeId: SHOP, orderId: ids[0]! });
+  await client.markOrderPaid({ storeId: SHOP, orderId: ids[1]! });
+  await kioskOrder(client);
+  const count = async (storeId: string, status: string) => (await client.countOrders({ storeId, status })).count;
+  t.is(await count(SHOP, ""), 3n);
+  t.is(await count(SHOP, "pending"), 1n);
+  t.is(await count(SHOP, "paid"), 1n);
+  t.is(await count(SHOP, "cancelled"), 1n);
+  t.is(await count(SHOP, "expired"), 0n);
+  t.is(await count(KIOSK, ""), 1n);
+  t.is(await count(KIOSK, "pending"), 1n);
+  t.is(await count(NOWHERE, ""), 0n);
+});
+
+test("CountOrders: a pending order past its window counts as expired, and the count writes the expiry as a read does", async (t) => {
+  const { client, fake } = setup({ paymentWindowMs: 0 });
+  const id = (await newOrder(client)).detail!.order!.id;
+  t.is(fake.state.orders.get(id)!.status, "pending");
+  t.is((await client.countOrders({ storeId: SHOP, status: "pending" })).count, 0n);
+  t.is((await client.countOrders({ storeId: SHOP, status: "expired" })).count, 1n);
+  t.is(fake.state.orders.get(id)!.status, "expired");
+  t.deepEqual(
+    fake.state.outbox.map((event) => event.event_type),
+    ["order.created", "orderUpdated", "order.expired"],
+  );
+});
+
+test("CountOrders: a due order a concurrent sweep holds (so this read cannot expire it) still counts as expired", async (t) => {
+  const { client, fake } = setup({ paymentWindowMs: 0 });
+  const id = (await newOrder(client)).detail!.order!.id;
+  // SKIP LOCKED: another instance's sweep has the row, so expireDue finds nothing.
+  fake.store.lockDueOrders = async () => [];
+  t.is((await client.countOrders({ storeId: SHOP, status: "pending" })).count, 0n);
+  t.is((await client.countOrders({ storeId: SHOP, status: "expired" })).count, 1n);
+  t.is((await client.countOrders({ storeId: SHOP, status: "" })).count, 1n);
+  t.is(fake.state.orders.get(id)!.status, "pending", "nothing was written by the count");
+});
+
+test("CountOrders: argument errors name store_id and status", async (t) => {
+  const { client } = setup();
+  t.like(await failure(client.countOrders({ storeId: "x", status: "" })), { code: Code.InvalidArgument, field: "store_id" });
+  t.like(await failure(client.countOrders({ storeId: SHOP, status: "shipped" })), { code: Code.InvalidArgument, field: "status" });
+  t.like(await failure(client.countOrders({ storeId: SHOP, status: "Pending" })), { code: Code.InvalidArgument, field: "status" });
+});
+
 // MarkOrderPaid and CancelOrder
 
 test("MarkOrderPaid: pending → paid with history and both events; a repeat changes nothing", async (t) => {
@@ -346,7 +525,7 @@ test("MarkOrderPaid: pending → paid with history and both events; a repeat cha
   const id = (await newOrder(client)).detail!.order!.id;
   const { order } = await client.markOrderPaid({ storeId: SHOP, orderId: id });
   t.like(order, { id, status: "paid", requiresPayment: false });
-  t.deepEqual(fake.state.history.at(-1), { order_id: id, from_status: "pending", to_status: "paid", cause: "marked paid by the seller" });
+  t.deepEqual(historyWritten(fake).at(-1), { order_id: id, from_status: "pending", to_status: "paid", cause: "marked paid by the seller" });
   const events = fake.state.outbox.filter((event) => event.event_type !== "order.created");
   t.deepEqual(
     events.map((event) => event.event_type),

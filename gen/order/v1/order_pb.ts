@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file order/v1/order.proto.
  */
 export const file_order_v1_order: GenFile = /*@__PURE__*/
-  fileDesc("ChRvcmRlci92MS9vcmRlci5wcm90bxIIb3JkZXIudjEiZwoNUGF5bWVudE1ldGhvZBIMCgRjb2RlGAEgASgJEgwKBG5hbWUYAiABKAkSDAoEa2luZBgDIAEoCRIQCghwcm92aWRlchgEIAEoCRIaChJzZXR0bGVtZW50X2NoYW5uZWwYBSABKAkiMwoFQnV5ZXISDAoEbmFtZRgBIAEoCRINCgVlbWFpbBgCIAEoCRINCgVwaG9uZRgDIAEoCSJGCghSZWRpcmVjdBITCgtzdWNjZXNzX3VybBgBIAEoCRISCgpyZXR1cm5fdXJsGAIgASgJEhEKCWVycm9yX3VybBgDIAEoCSJUCg5PcmRlckl0ZW1JbnB1dBIUCgpwcm9kdWN0X2lkGAEgASgJSAASEwoJYnVuZGxlX2lkGAIgASgJSAASEAoIcXVhbnRpdHkYAyABKAVCBQoDcmVmIrABCglPcmRlckl0ZW0SDAoEdHlwZRgBIAEoCRINCgV0aXRsZRgCIAEoCRIQCghxdWFudGl0eRgDIAEoBRISCgp1bml0X3ByaWNlGAQgASgDEhIKCmxpbmVfdG90YWwYBSABKAMSFwoKcHJvZHVjdF9pZBgGIAEoCUgAiAEBEhYKCWJ1bmRsZV9pZBgHIAEoCUgBiAEBQg0KC19wcm9kdWN0X2lkQgwKCl9idW5kbGVfaWQiwQMKBU9yZGVyEgoKAmlkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEg4KBnN0YXR1cxgDIAEoCRIZChFwYXltZW50X3JlZmVyZW5jZRgEIAEoCRIOCgZhbW91bnQYBSABKAMSEAoIc3VidG90YWwYBiABKAMSEAoIY3VycmVuY3kYByABKAkSGgoSc2V0dGxlbWVudF9jaGFubmVsGAggASgJEhgKEHBheW1lbnRfcHJvdmlkZXIYCSABKAkSFgoOcGF5bWVudF9tZXRob2QYCiABKAkSHgoFYnV5ZXIYCyABKAsyDy5vcmRlci52MS5CdXllchIiCgVpdGVtcxgMIAMoCzITLm9yZGVyLnYxLk9yZGVySXRlbRISCgpleHBpcmVzX2F0GA0gASgJEhIKCmNyZWF0ZWRfYXQYDiABKAkSEgoKdXBkYXRlZF9hdBgPIAEoCRIUCgxjaGVja291dF91cmwYECABKAkSEwoLcGF5bWVudF91cmwYESABKAkSGAoQcmVxdWlyZXNfcGF5bWVudBgSIAEoCBIYCgtleHRlcm5hbF9pZBgTIAEoCUgAiAEBQg4KDF9leHRlcm5hbF9pZCKyAQoKU2VsbGVyQmFuaxIRCgliYW5rX25hbWUYASABKAkSEQoJYmFua19jb2RlGAIgASgJEhYKDmFjY291bnRfbnVtYmVyGAMgASgJEhYKDmFjY291bnRfaG9sZGVyGAQgASgJEhkKEXBheW1lbnRfcmVmZXJlbmNlGAUgASgJEhoKEnVuaXF1ZV9hbW91bnRfY29kZRgGIAEoAxIXCg90cmFuc2Zlcl9hbW91bnQYByABKAMiQgoEU25hcBINCgV0b2tlbhgBIAEoCRISCgpjbGllbnRfa2V5GAIgASgJEhcKD3NuYXBfc2NyaXB0X3VybBgDIAEoCSKGAgoHUGF5bWVudBIMCgRraW5kGAEgASgJEi4KC3NlbGxlcl9iYW5rGAIgASgLMhQub3JkZXIudjEuU2VsbGVyQmFua0gAiAEBEiEKBHNuYXAYAyABKAsyDi5vcmRlci52MS5TbmFwSAGIAQESEAoIcHJvdmlkZXIYBCABKAkSDgoGbWV0aG9kGAUgASgJEg4KBmFtb3VudBgGIAEoAxIQCghjdXJyZW5jeRgHIAEoCRIUCgxjaGVja291dF91cmwYCCABKAkSEwoLcGF5bWVudF91cmwYCSABKAkSEgoKZXhwaXJlc19hdBgKIAEoCUIOCgxfc2VsbGVyX2JhbmtCBwoFX3NuYXAidwoLT3JkZXJEZXRhaWwSHgoFb3JkZXIYASABKAsyDy5vcmRlci52MS5PcmRlchIiCgdwYXltZW50GAIgASgLMhEub3JkZXIudjEuUGF5bWVudBIkCghyZWRpcmVjdBgDIAEoCzISLm9yZGVyLnYxLlJlZGlyZWN0Ii0KGUxpc3RQYXltZW50TWV0aG9kc1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkiRgoaTGlzdFBheW1lbnRNZXRob2RzUmVzcG9uc2USKAoHbWV0aG9kcxgBIAMoCzIXLm9yZGVyLnYxLlBheW1lbnRNZXRob2QisQIKEkNyZWF0ZU9yZGVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRInCgVpdGVtcxgCIAMoCzIYLm9yZGVyLnYxLk9yZGVySXRlbUlucHV0Eh4KBWJ1eWVyGAMgASgLMg8ub3JkZXIudjEuQnV5ZXISFgoOcGF5bWVudF9tZXRob2QYBCABKAkSKQoIcmVkaXJlY3QYBSABKAsyEi5vcmRlci52MS5SZWRpcmVjdEgAiAEBEhgKC2V4dGVybmFsX2lkGAYgASgJSAGIAQESHAoPaWRlbXBvdGVuY3lfa2V5GAcgASgJSAKIAQESFAoMcmVxdWVzdF9oYXNoGAggASgJQgsKCV9yZWRpcmVjdEIOCgxfZXh0ZXJuYWxfaWRCEgoQX2lkZW1wb3RlbmN5X2tleSJOChNDcmVhdGVPcmRlclJlc3BvbnNlEiUKBmRldGFpbBgBIAEoCzIVLm9yZGVyLnYxLk9yZGVyRGV0YWlsEhAKCHJlcGxheWVkGAIgASgIIjUKD0dldE9yZGVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIQCghvcmRlcl9pZBgCIAEoCSI5ChBHZXRPcmRlclJlc3BvbnNlEiUKBmRldGFpbBgBIAEoCzIVLm9yZGVyLnYxLk9yZGVyRGV0YWlsIlQKEUxpc3RPcmRlcnNSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg0KBWxpbWl0GAIgASgFEg4KBm9mZnNldBgDIAEoBRIOCgZzdGF0dXMYBCABKAkiRwoSTGlzdE9yZGVyc1Jlc3BvbnNlEh8KBm9yZGVycxgBIAMoCzIPLm9yZGVyLnYxLk9yZGVyEhAKCGhhc19tb3JlGAIgASgIIjoKFE1hcmtPcmRlclBhaWRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhAKCG9yZGVyX2lkGAIgASgJIjcKFU1hcmtPcmRlclBhaWRSZXNwb25zZRIeCgVvcmRlchgBIAEoCzIPLm9yZGVyLnYxLk9yZGVyIjgKEkNhbmNlbE9yZGVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIQCghvcmRlcl9pZBgCIAEoCSI1ChNDYW5jZWxPcmRlclJlc3BvbnNlEh4KBW9yZGVyGAEgASgLMg8ub3JkZXIudjEuT3JkZXIiQgogSGFuZGxlUGF5bWVudE5vdGlmaWNhdGlvblJlcXVlc3QSEAoIcHJvdmlkZXIYASABKAkSDAoEYm9keRgCIAEoDCJWCiFIYW5kbGVQYXltZW50Tm90aWZpY2F0aW9uUmVzcG9uc2USEAoIb3JkZXJfaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEg8KB2NoYW5nZWQYAyABKAgiSAoSR2V0Q2hlY2tvdXRSZXF1ZXN0EhIKCG9yZGVyX2lkGAEgASgJSAASFwoNc2Vzc2lvbl90b2tlbhgCIAEoCUgAQgUKA2tleSJQChNHZXRDaGVja291dFJlc3BvbnNlEiUKBmRldGFpbBgBIAEoCzIVLm9yZGVyLnYxLk9yZGVyRGV0YWlsEhIKCnN0b3JlX25hbWUYAiABKAkiNAoORmllbGRWaW9sYXRpb24SDQoFZmllbGQYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkypwUKDE9yZGVyU2VydmljZRJfChJMaXN0UGF5bWVudE1ldGhvZHMSIy5vcmRlci52MS5MaXN0UGF5bWVudE1ldGhvZHNSZXF1ZXN0GiQub3JkZXIudjEuTGlzdFBheW1lbnRNZXRob2RzUmVzcG9uc2USSgoLQ3JlYXRlT3JkZXISHC5vcmRlci52MS5DcmVhdGVPcmRlclJlcXVlc3QaHS5vcmRlci52MS5DcmVhdGVPcmRlclJlc3BvbnNlEkEKCEdldE9yZGVyEhkub3JkZXIudjEuR2V0T3JkZXJSZXF1ZXN0Ghoub3JkZXIudjEuR2V0T3JkZXJSZXNwb25zZRJHCgpMaXN0T3JkZXJzEhsub3JkZXIudjEuTGlzdE9yZGVyc1JlcXVlc3QaHC5vcmRlci52MS5MaXN0T3JkZXJzUmVzcG9uc2USUAoNTWFya09yZGVyUGFpZBIeLm9yZGVyLnYxLk1hcmtPcmRlclBhaWRSZXF1ZXN0Gh8ub3JkZXIudjEuTWFya09yZGVyUGFpZFJlc3BvbnNlEkoKC0NhbmNlbE9yZGVyEhwub3JkZXIudjEuQ2FuY2VsT3JkZXJSZXF1ZXN0Gh0ub3JkZXIudjEuQ2FuY2VsT3JkZXJSZXNwb25zZRJ0ChlIYW5kbGVQYXltZW50Tm90aWZpY2F0aW9uEioub3JkZXIudjEuSGFuZGxlUGF5bWVudE5vdGlmaWNhdGlvblJlcXVlc3QaKy5vcmRlci52MS5IYW5kbGVQYXltZW50Tm90aWZpY2F0aW9uUmVzcG9uc2USSgoLR2V0Q2hlY2tvdXQSHC5vcmRlci52MS5HZXRDaGVja291dFJlcXVlc3QaHS5vcmRlci52MS5HZXRDaGVja291dFJlc3BvbnNlYgZwcm90bzM");
+  fileDesc("ChRvcmRlci92MS9vcmRlci5wcm90bxIIb3JkZXIudjEiZwoNUGF5bWVudE1ldGhvZBIMCgRjb2RlGAEgASgJEgwKBG5hbWUYAiABKAkSDAoEa2luZBgDIAEoCRIQCghwcm92aWRlchgEIAEoCRIaChJzZXR0bGVtZW50X2NoYW5uZWwYBSABKAkiMwoFQnV5ZXISDAoEbmFtZRgBIAEoCRINCgVlbWFpbBgCIAEoCRINCgVwaG9uZRgDIAEoCSJGCghSZWRpcmVjdBITCgtzdWNjZXNzX3VybBgBIAEoCRISCgpyZXR1cm5fdXJsGAIgASgJEhEKCWVycm9yX3VybBgDIAEoCSJUCg5PcmRlckl0ZW1JbnB1dBIUCgpwcm9kdWN0X2lkGAEgASgJSAASEwoJYnVuZGxlX2lkGAIgASgJSAASEAoIcXVhbnRpdHkYAyABKAVCBQoDcmVmIrABCglPcmRlckl0ZW0SDAoEdHlwZRgBIAEoCRINCgV0aXRsZRgCIAEoCRIQCghxdWFudGl0eRgDIAEoBRISCgp1bml0X3ByaWNlGAQgASgDEhIKCmxpbmVfdG90YWwYBSABKAMSFwoKcHJvZHVjdF9pZBgGIAEoCUgAiAEBEhYKCWJ1bmRsZV9pZBgHIAEoCUgBiAEBQg0KC19wcm9kdWN0X2lkQgwKCl9idW5kbGVfaWQiwQMKBU9yZGVyEgoKAmlkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEg4KBnN0YXR1cxgDIAEoCRIZChFwYXltZW50X3JlZmVyZW5jZRgEIAEoCRIOCgZhbW91bnQYBSABKAMSEAoIc3VidG90YWwYBiABKAMSEAoIY3VycmVuY3kYByABKAkSGgoSc2V0dGxlbWVudF9jaGFubmVsGAggASgJEhgKEHBheW1lbnRfcHJvdmlkZXIYCSABKAkSFgoOcGF5bWVudF9tZXRob2QYCiABKAkSHgoFYnV5ZXIYCyABKAsyDy5vcmRlci52MS5CdXllchIiCgVpdGVtcxgMIAMoCzITLm9yZGVyLnYxLk9yZGVySXRlbRISCgpleHBpcmVzX2F0GA0gASgJEhIKCmNyZWF0ZWRfYXQYDiABKAkSEgoKdXBkYXRlZF9hdBgPIAEoCRIUCgxjaGVja291dF91cmwYECABKAkSEwoLcGF5bWVudF91cmwYESABKAkSGAoQcmVxdWlyZXNfcGF5bWVudBgSIAEoCBIYCgtleHRlcm5hbF9pZBgTIAEoCUgAiAEBQg4KDF9leHRlcm5hbF9pZCKyAQoKU2VsbGVyQmFuaxIRCgliYW5rX25hbWUYASABKAkSEQoJYmFua19jb2RlGAIgASgJEhYKDmFjY291bnRfbnVtYmVyGAMgASgJEhYKDmFjY291bnRfaG9sZGVyGAQgASgJEhkKEXBheW1lbnRfcmVmZXJlbmNlGAUgASgJEhoKEnVuaXF1ZV9hbW91bnRfY29kZRgGIAEoAxIXCg90cmFuc2Zlcl9hbW91bnQYByABKAMiQgoEU25hcBINCgV0b2tlbhgBIAEoCRISCgpjbGllbnRfa2V5GAIgASgJEhcKD3NuYXBfc2NyaXB0X3VybBgDIAEoCSKGAgoHUGF5bWVudBIMCgRraW5kGAEgASgJEi4KC3NlbGxlcl9iYW5rGAIgASgLMhQub3JkZXIudjEuU2VsbGVyQmFua0gAiAEBEiEKBHNuYXAYAyABKAsyDi5vcmRlci52MS5TbmFwSAGIAQESEAoIcHJvdmlkZXIYBCABKAkSDgoGbWV0aG9kGAUgASgJEg4KBmFtb3VudBgGIAEoAxIQCghjdXJyZW5jeRgHIAEoCRIUCgxjaGVja291dF91cmwYCCABKAkSEwoLcGF5bWVudF91cmwYCSABKAkSEgoKZXhwaXJlc19hdBgKIAEoCUIOCgxfc2VsbGVyX2JhbmtCBwoFX3NuYXAidwoLT3JkZXJEZXRhaWwSHgoFb3JkZXIYASABKAsyDy5vcmRlci52MS5PcmRlchIiCgdwYXltZW50GAIgASgLMhEub3JkZXIudjEuUGF5bWVudBIkCghyZWRpcmVjdBgDIAEoCzISLm9yZGVyLnYxLlJlZGlyZWN0Ii0KGUxpc3RQYXltZW50TWV0aG9kc1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkiRgoaTGlzdFBheW1lbnRNZXRob2RzUmVzcG9uc2USKAoHbWV0aG9kcxgBIAMoCzIXLm9yZGVyLnYxLlBheW1lbnRNZXRob2QisQIKEkNyZWF0ZU9yZGVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRInCgVpdGVtcxgCIAMoCzIYLm9yZGVyLnYxLk9yZGVySXRlbUlucHV0Eh4KBWJ1eWVyGAMgASgLMg8ub3JkZXIudjEuQnV5ZXISFgoOcGF5bWVudF9tZXRob2QYBCABKAkSKQoIcmVkaXJlY3QYBSABKAsyEi5vcmRlci52MS5SZWRpcmVjdEgAiAEBEhgKC2V4dGVybmFsX2lkGAYgASgJSAGIAQESHAoPaWRlbXBvdGVuY3lfa2V5GAcgASgJSAKIAQESFAoMcmVxdWVzdF9oYXNoGAggASgJQgsKCV9yZWRpcmVjdEIOCgxfZXh0ZXJuYWxfaWRCEgoQX2lkZW1wb3RlbmN5X2tleSJOChNDcmVhdGVPcmRlclJlc3BvbnNlEiUKBmRldGFpbBgBIAEoCzIVLm9yZGVyLnYxLk9yZGVyRGV0YWlsEhAKCHJlcGxheWVkGAIgASgIIk4KD0dldE9yZGVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIQCghvcmRlcl9pZBgCIAEoCRIXCg9pbmNsdWRlX2hpc3RvcnkYAyABKAgiUQoMU3RhdHVzQ2hhbmdlEhMKC2Zyb21fc3RhdHVzGAEgASgJEhEKCXRvX3N0YXR1cxgCIAEoCRINCgVjYXVzZRgDIAEoCRIKCgJhdBgEIAEoCSJiChBHZXRPcmRlclJlc3BvbnNlEiUKBmRldGFpbBgBIAEoCzIVLm9yZGVyLnYxLk9yZGVyRGV0YWlsEicKB2hpc3RvcnkYAiADKAsyFi5vcmRlci52MS5TdGF0dXNDaGFuZ2UiZAoRTGlzdE9yZGVyc1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSDQoFbGltaXQYAiABKAUSDgoGb2Zmc2V0GAMgASgFEg4KBnN0YXR1cxgEIAEoCRIOCgZzZWFyY2gYBSABKAkiRwoSTGlzdE9yZGVyc1Jlc3BvbnNlEh8KBm9yZGVycxgBIAMoCzIPLm9yZGVyLnYxLk9yZGVyEhAKCGhhc19tb3JlGAIgASgIIjYKEkNvdW50T3JkZXJzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkiJAoTQ291bnRPcmRlcnNSZXNwb25zZRINCgVjb3VudBgBIAEoAyI6ChRNYXJrT3JkZXJQYWlkUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIQCghvcmRlcl9pZBgCIAEoCSI3ChVNYXJrT3JkZXJQYWlkUmVzcG9uc2USHgoFb3JkZXIYASABKAsyDy5vcmRlci52MS5PcmRlciI4ChJDYW5jZWxPcmRlclJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEAoIb3JkZXJfaWQYAiABKAkiNQoTQ2FuY2VsT3JkZXJSZXNwb25zZRIeCgVvcmRlchgBIAEoCzIPLm9yZGVyLnYxLk9yZGVyIkIKIEhhbmRsZVBheW1lbnROb3RpZmljYXRpb25SZXF1ZXN0EhAKCHByb3ZpZGVyGAEgASgJEgwKBGJvZHkYAiABKAwiVgohSGFuZGxlUGF5bWVudE5vdGlmaWNhdGlvblJlc3BvbnNlEhAKCG9yZGVyX2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRIPCgdjaGFuZ2VkGAMgASgIIkgKEkdldENoZWNrb3V0UmVxdWVzdBISCghvcmRlcl9pZBgBIAEoCUgAEhcKDXNlc3Npb25fdG9rZW4YAiABKAlIAEIFCgNrZXkiUAoTR2V0Q2hlY2tvdXRSZXNwb25zZRIlCgZkZXRhaWwYASABKAsyFS5vcmRlci52MS5PcmRlckRldGFpbBISCgpzdG9yZV9uYW1lGAIgASgJIjQKDkZpZWxkVmlvbGF0aW9uEg0KBWZpZWxkGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJMvMFCgxPcmRlclNlcnZpY2USXwoSTGlzdFBheW1lbnRNZXRob2RzEiMub3JkZXIudjEuTGlzdFBheW1lbnRNZXRob2RzUmVxdWVzdBokLm9yZGVyLnYxLkxpc3RQYXltZW50TWV0aG9kc1Jlc3BvbnNlEkoKC0NyZWF0ZU9yZGVyEhwub3JkZXIudjEuQ3JlYXRlT3JkZXJSZXF1ZXN0Gh0ub3JkZXIudjEuQ3JlYXRlT3JkZXJSZXNwb25zZRJBCghHZXRPcmRlchIZLm9yZGVyLnYxLkdldE9yZGVyUmVxdWVzdBoaLm9yZGVyLnYxLkdldE9yZGVyUmVzcG9uc2USRwoKTGlzdE9yZGVycxIbLm9yZGVyLnYxLkxpc3RPcmRlcnNSZXF1ZXN0Ghwub3JkZXIudjEuTGlzdE9yZGVyc1Jlc3BvbnNlEkoKC0NvdW50T3JkZXJzEhwub3JkZXIudjEuQ291bnRPcmRlcnNSZXF1ZXN0Gh0ub3JkZXIudjEuQ291bnRPcmRlcnNSZXNwb25zZRJQCg1NYXJrT3JkZXJQYWlkEh4ub3JkZXIudjEuTWFya09yZGVyUGFpZFJlcXVlc3QaHy5vcmRlci52MS5NYXJrT3JkZXJQYWlkUmVzcG9uc2USSgoLQ2FuY2VsT3JkZXISHC5vcmRlci52MS5DYW5jZWxPcmRlclJlcXVlc3QaHS5vcmRlci52MS5DYW5jZWxPcmRlclJlc3BvbnNlEnQKGUhhbmRsZVBheW1lbnROb3RpZmljYXRpb24SKi5vcmRlci52MS5IYW5kbGVQYXltZW50Tm90aWZpY2F0aW9uUmVxdWVzdBorLm9yZGVyLnYxLkhhbmRsZVBheW1lbnROb3RpZmljYXRpb25SZXNwb25zZRJKCgtHZXRDaGVja291dBIcLm9yZGVyLnYxLkdldENoZWNrb3V0UmVxdWVzdBodLm9yZGVyLnYxLkdldENoZWNrb3V0UmVzcG9uc2ViBnByb3RvMw");
 
 /**
  * @generated from message order.v1.PaymentMethod
@@ -581,6 +581,14 @@ export type GetOrderRequest = Message<"order.v1.GetOrderRequest"> & {
    * @generated from field: string order_id = 2;
    */
   orderId: string;
+
+  /**
+   * Off for the public API: only the dashboard shows the history, and the hot read
+   * should not pay for it.
+   *
+   * @generated from field: bool include_history = 3;
+   */
+  includeHistory: boolean;
 };
 
 /**
@@ -591,6 +599,41 @@ export const GetOrderRequestSchema: GenMessage<GetOrderRequest> = /*@__PURE__*/
   messageDesc(file_order_v1_order, 14);
 
 /**
+ * One row of an order's status history. `from_status` is empty for the first row
+ * (the order's creation); `at` is when the change was written, RFC 3339 UTC.
+ *
+ * @generated from message order.v1.StatusChange
+ */
+export type StatusChange = Message<"order.v1.StatusChange"> & {
+  /**
+   * @generated from field: string from_status = 1;
+   */
+  fromStatus: string;
+
+  /**
+   * @generated from field: string to_status = 2;
+   */
+  toStatus: string;
+
+  /**
+   * @generated from field: string cause = 3;
+   */
+  cause: string;
+
+  /**
+   * @generated from field: string at = 4;
+   */
+  at: string;
+};
+
+/**
+ * Describes the message order.v1.StatusChange.
+ * Use `create(StatusChangeSchema)` to create a new message.
+ */
+export const StatusChangeSchema: GenMessage<StatusChange> = /*@__PURE__*/
+  messageDesc(file_order_v1_order, 15);
+
+/**
  * @generated from message order.v1.GetOrderResponse
  */
 export type GetOrderResponse = Message<"order.v1.GetOrderResponse"> & {
@@ -598,6 +641,13 @@ export type GetOrderResponse = Message<"order.v1.GetOrderResponse"> & {
    * @generated from field: order.v1.OrderDetail detail = 1;
    */
   detail?: OrderDetail | undefined;
+
+  /**
+   * Oldest first; empty unless `include_history` was set.
+   *
+   * @generated from field: repeated order.v1.StatusChange history = 2;
+   */
+  history: StatusChange[];
 };
 
 /**
@@ -605,7 +655,7 @@ export type GetOrderResponse = Message<"order.v1.GetOrderResponse"> & {
  * Use `create(GetOrderResponseSchema)` to create a new message.
  */
 export const GetOrderResponseSchema: GenMessage<GetOrderResponse> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 15);
+  messageDesc(file_order_v1_order, 16);
 
 /**
  * @generated from message order.v1.ListOrdersRequest
@@ -632,6 +682,15 @@ export type ListOrdersRequest = Message<"order.v1.ListOrdersRequest"> & {
    * @generated from field: string status = 4;
    */
   status: string;
+
+  /**
+   * Empty for no search. Otherwise only orders whose payment reference equals it in
+   * any letter case, whose external id equals it exactly, or whose buyer email
+   * equals it in any letter case. At most 254 characters; not trimmed.
+   *
+   * @generated from field: string search = 5;
+   */
+  search: string;
 };
 
 /**
@@ -639,7 +698,7 @@ export type ListOrdersRequest = Message<"order.v1.ListOrdersRequest"> & {
  * Use `create(ListOrdersRequestSchema)` to create a new message.
  */
 export const ListOrdersRequestSchema: GenMessage<ListOrdersRequest> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 16);
+  messageDesc(file_order_v1_order, 17);
 
 /**
  * @generated from message order.v1.ListOrdersResponse
@@ -661,7 +720,48 @@ export type ListOrdersResponse = Message<"order.v1.ListOrdersResponse"> & {
  * Use `create(ListOrdersResponseSchema)` to create a new message.
  */
 export const ListOrdersResponseSchema: GenMessage<ListOrdersResponse> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 17);
+  messageDesc(file_order_v1_order, 18);
+
+/**
+ * @generated from message order.v1.CountOrdersRequest
+ */
+export type CountOrdersRequest = Message<"order.v1.CountOrdersRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * Empty for every status.
+   *
+   * @generated from field: string status = 2;
+   */
+  status: string;
+};
+
+/**
+ * Describes the message order.v1.CountOrdersRequest.
+ * Use `create(CountOrdersRequestSchema)` to create a new message.
+ */
+export const CountOrdersRequestSchema: GenMessage<CountOrdersRequest> = /*@__PURE__*/
+  messageDesc(file_order_v1_order, 19);
+
+/**
+ * @generated from message order.v1.CountOrdersResponse
+ */
+export type CountOrdersResponse = Message<"order.v1.CountOrdersResponse"> & {
+  /**
+   * @generated from field: int64 count = 1;
+   */
+  count: bigint;
+};
+
+/**
+ * Describes the message order.v1.CountOrdersResponse.
+ * Use `create(CountOrdersResponseSchema)` to create a new message.
+ */
+export const CountOrdersResponseSchema: GenMessage<CountOrdersResponse> = /*@__PURE__*/
+  messageDesc(file_order_v1_order, 20);
 
 /**
  * @generated from message order.v1.MarkOrderPaidRequest
@@ -683,7 +783,7 @@ export type MarkOrderPaidRequest = Message<"order.v1.MarkOrderPaidRequest"> & {
  * Use `create(MarkOrderPaidRequestSchema)` to create a new message.
  */
 export const MarkOrderPaidRequestSchema: GenMessage<MarkOrderPaidRequest> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 18);
+  messageDesc(file_order_v1_order, 21);
 
 /**
  * @generated from message order.v1.MarkOrderPaidResponse
@@ -700,7 +800,7 @@ export type MarkOrderPaidResponse = Message<"order.v1.MarkOrderPaidResponse"> & 
  * Use `create(MarkOrderPaidResponseSchema)` to create a new message.
  */
 export const MarkOrderPaidResponseSchema: GenMessage<MarkOrderPaidResponse> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 19);
+  messageDesc(file_order_v1_order, 22);
 
 /**
  * @generated from message order.v1.CancelOrderRequest
@@ -722,7 +822,7 @@ export type CancelOrderRequest = Message<"order.v1.CancelOrderRequest"> & {
  * Use `create(CancelOrderRequestSchema)` to create a new message.
  */
 export const CancelOrderRequestSchema: GenMessage<CancelOrderRequest> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 20);
+  messageDesc(file_order_v1_order, 23);
 
 /**
  * @generated from message order.v1.CancelOrderResponse
@@ -739,7 +839,7 @@ export type CancelOrderResponse = Message<"order.v1.CancelOrderResponse"> & {
  * Use `create(CancelOrderResponseSchema)` to create a new message.
  */
 export const CancelOrderResponseSchema: GenMessage<CancelOrderResponse> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 21);
+  messageDesc(file_order_v1_order, 24);
 
 /**
  * @generated from message order.v1.HandlePaymentNotificationRequest
@@ -763,7 +863,7 @@ export type HandlePaymentNotificationRequest = Message<"order.v1.HandlePaymentNo
  * Use `create(HandlePaymentNotificationRequestSchema)` to create a new message.
  */
 export const HandlePaymentNotificationRequestSchema: GenMessage<HandlePaymentNotificationRequest> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 22);
+  messageDesc(file_order_v1_order, 25);
 
 /**
  * @generated from message order.v1.HandlePaymentNotificationResponse
@@ -792,7 +892,7 @@ export type HandlePaymentNotificationResponse = Message<"order.v1.HandlePaymentN
  * Use `create(HandlePaymentNotificationResponseSchema)` to create a new message.
  */
 export const HandlePaymentNotificationResponseSchema: GenMessage<HandlePaymentNotificationResponse> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 23);
+  messageDesc(file_order_v1_order, 26);
 
 /**
  * @generated from message order.v1.GetCheckoutRequest
@@ -821,7 +921,7 @@ export type GetCheckoutRequest = Message<"order.v1.GetCheckoutRequest"> & {
  * Use `create(GetCheckoutRequestSchema)` to create a new message.
  */
 export const GetCheckoutRequestSchema: GenMessage<GetCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 24);
+  messageDesc(file_order_v1_order, 27);
 
 /**
  * @generated from message order.v1.GetCheckoutResponse
@@ -843,7 +943,7 @@ export type GetCheckoutResponse = Message<"order.v1.GetCheckoutResponse"> & {
  * Use `create(GetCheckoutResponseSchema)` to create a new message.
  */
 export const GetCheckoutResponseSchema: GenMessage<GetCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 25);
+  messageDesc(file_order_v1_order, 28);
 
 /**
  * Attached to INVALID_ARGUMENT errors: which request field is wrong, in the public
@@ -868,7 +968,7 @@ export type FieldViolation = Message<"order.v1.FieldViolation"> & {
  * Use `create(FieldViolationSchema)` to create a new message.
  */
 export const FieldViolationSchema: GenMessage<FieldViolation> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 26);
+  messageDesc(file_order_v1_order, 29);
 
 /**
  * Payment methods, orders, payment sessions and the order status machine.
@@ -912,6 +1012,17 @@ export const OrderService: GenService<{
     methodKind: "unary";
     input: typeof ListOrdersRequestSchema;
     output: typeof ListOrdersResponseSchema;
+  },
+  /**
+   * How many of a store's orders have a status, as ListOrders would show them: a
+   * pending order past expires_at counts as expired.
+   *
+   * @generated from rpc order.v1.OrderService.CountOrders
+   */
+  countOrders: {
+    methodKind: "unary";
+    input: typeof CountOrdersRequestSchema;
+    output: typeof CountOrdersResponseSchema;
   },
   /**
    * @generated from rpc order.v1.OrderService.MarkOrderPaid
