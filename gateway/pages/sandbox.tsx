@@ -7,7 +7,11 @@ import type { Logger } from "../../services/lib/logger.js";
 import { jakartaWallClock } from "../../common/jakarta-time.js";
 import { midtransSignature } from "../../common/midtrans.js";
 import { methodName, snapPaymentType } from "../../common/payment-methods.js";
-import { escapeHtml, messagePage, notFoundPage, page, pageHandler, rupiah, safeHttpUrl, sendPage, statusBadge, timeTag } from "./html.js";
+import { StatusBadge, Time } from "../views/components.js";
+import { rupiah, safeHttpUrl } from "../views/format.js";
+import { sendHtml } from "../views/render.js";
+import { notFoundPage, pageHandler } from "./errors.js";
+import { HostedPage, MessagePage } from "./frame.js";
 
 // The sandbox payment gateway's pages (CONTRACT §7). Pay and Fail send a
 // Midtrans-format HTTP notification to this gateway's own notification endpoint, so a
@@ -48,45 +52,75 @@ function redirectOrigins(detail: OrderDetail): string[] {
   return [...origins];
 }
 
-function renderSandboxPage(detail: OrderDetail, storeName: string, token: string): string {
+function SandboxPage({ detail, storeName, token }: { detail: OrderDetail; storeName: string; token: string }) {
   const order = detail.order!;
   // Relative to this page (/sandbox/pay/{token}), so it also works behind a path prefix.
   const base = `./${encodeURIComponent(token)}`;
   const checkout = safeHttpUrl(order.checkoutUrl);
-  const actions =
-    order.status === "pending"
-      ? `<section>
-<form method="post" action="${escapeHtml(`${base}/pay`)}" class="pay-form">
-<button type="submit" class="button button-primary">Pay</button>
-</form>
-<form method="post" action="${escapeHtml(`${base}/fail`)}" class="fail-form">
-<button type="submit" class="button button-danger">Fail</button>
-</form>
-<p class="muted small" style="margin:12px 0 0">Pay sends a <span class="mono">settlement</span> notification, Fail a
-<span class="mono">deny</span> notification, both signed like Midtrans' and sent to
-<span class="mono">POST /v1/payments/notifications/midtrans</span>.</p>
-</section>`
-      : `<section><div class="notice notice-${escapeHtml(order.status)}" role="status"><strong>Nothing to pay</strong>This order is ${escapeHtml(
-          order.status,
-        )}.${checkout ? ` <a href="${escapeHtml(checkout)}">See the order</a>` : ""}</div></section>`;
-  const body = `<main class="card">
-<div class="sandbox">Sandbox payment · no real money moves</div>
-<section>
-<header class="top">
-<div><p class="muted" style="margin:0">Pay to</p><h1 class="store">${escapeHtml(storeName)}</h1></div>
-<div class="status">${statusBadge(order.status)}</div>
-</header>
-<p class="amount-label" style="margin-top:16px">Amount</p>
-<p class="amount">${escapeHtml(rupiah(order.amount))}</p>
-<dl class="details">
-<dt>Method</dt><dd>${escapeHtml(methodName(order.paymentMethod))}</dd>
-<dt>Order</dt><dd class="mono">${escapeHtml(order.paymentReference)}</dd>
-<dt>Pay before</dt><dd>${timeTag(order.expiresAt)}</dd>
-</dl>
-</section>
-${actions}
-</main>`;
-  return page({ title: `Sandbox payment · ${rupiah(order.amount)} · ${storeName}`, body });
+  return (
+    <HostedPage title={`Sandbox payment · ${rupiah(order.amount)} · ${storeName}`}>
+      <main class="card">
+        <div class="sandbox">Sandbox payment · no real money moves</div>
+        <section>
+          <header class="top">
+            <div>
+              <p class="muted" style="margin:0">
+                Pay to
+              </p>
+              <h1 class="store">{storeName}</h1>
+            </div>
+            <div class="status">
+              <StatusBadge status={order.status} />
+            </div>
+          </header>
+          <p class="amount-label" style="margin-top:16px">
+            Amount
+          </p>
+          <p class="amount">{rupiah(order.amount)}</p>
+          <dl class="details">
+            <dt>Method</dt>
+            <dd>{methodName(order.paymentMethod)}</dd>
+            <dt>Order</dt>
+            <dd class="mono">{order.paymentReference}</dd>
+            <dt>Pay before</dt>
+            <dd>
+              <Time iso={order.expiresAt} />
+            </dd>
+          </dl>
+        </section>
+        {order.status === "pending" ? (
+          <section>
+            <form method="post" action={`${base}/pay`} class="pay-form">
+              <button type="submit" class="button button-primary">
+                Pay
+              </button>
+            </form>
+            <form method="post" action={`${base}/fail`} class="fail-form">
+              <button type="submit" class="button button-danger">
+                Fail
+              </button>
+            </form>
+            <p class="muted small" style="margin:12px 0 0">
+              Pay sends a <span class="mono">settlement</span> notification, Fail a <span class="mono">deny</span> notification, both signed like
+              Midtrans' and sent to <span class="mono">POST /v1/payments/notifications/midtrans</span>.
+            </p>
+          </section>
+        ) : (
+          <section>
+            <div class={`notice notice-${order.status}`} role="status">
+              <strong>Nothing to pay</strong>This order is {order.status}.
+              {checkout ? (
+                <>
+                  {" "}
+                  <a href={checkout}>See the order</a>
+                </>
+              ) : null}
+            </div>
+          </section>
+        )}
+      </main>
+    </HostedPage>
+  );
 }
 
 const SNAP_JS = `// Sandbox stand-in for Midtrans Snap: snap.pay(token) opens the sandbox payment page.
@@ -137,7 +171,7 @@ export function sandboxRoutes(router: Router, deps: SandboxPageDeps) {
     pageHandler(deps.logger, "payment page", async (ctx: GatewayContext) => {
       const found = await load(ctx);
       if (!found) return notFoundPage(ctx, "payment page");
-      sendPage(ctx, 200, renderSandboxPage(found.detail, found.storeName, found.token), {
+      sendHtml(ctx, 200, <SandboxPage detail={found.detail} storeName={found.storeName} token={found.token} />, {
         formAction: redirectOrigins(found.detail),
       });
     }),
@@ -158,7 +192,7 @@ export function sandboxRoutes(router: Router, deps: SandboxPageDeps) {
     const answer = (await response.json().catch(() => undefined)) as { success?: boolean; error?: { message?: string } } | undefined;
     if (!response.ok || answer?.success !== true) {
       const reason = `The notification endpoint answered ${response.status}: ${answer?.error?.message ?? "no details"}.`;
-      return sendPage(ctx, 502, messagePage("The sandbox payment was not accepted", reason));
+      return sendHtml(ctx, 502, <MessagePage title="The sandbox payment was not accepted" message={reason} />);
     }
     const redirect = found.detail.redirect;
     const target =

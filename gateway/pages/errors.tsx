@@ -1,0 +1,63 @@
+// How the hosted pages fail: a browser gets a page it can show, every other client the
+// API's JSON envelope (CONTRACT §2).
+import type { Context } from "koa";
+import type { Logger } from "../../services/lib/logger.js";
+import type { GatewayContext } from "../context.js";
+import { notFound, toApiError } from "../errors.js";
+import { sendHtml } from "../views/render.js";
+import { MessagePage } from "./frame.js";
+
+/**
+ * Whether the client wants a page. Browsers ask for text/html first; API clients and
+ * tools (any type, or application/json) get errors in the JSON envelope, as every other
+ * route gives them.
+ */
+export function wantsHtml(ctx: Context): boolean {
+  return ctx.accepts("json", "html") === "html";
+}
+
+/**
+ * Runs a page handler and answers its failures as pages too when a browser asked.
+ * Unexpected failures are logged here, since the request logger never sees them as
+ * errors.
+ */
+export function pageHandler<C extends GatewayContext>(logger: Logger, what: string, handler: (ctx: C) => Promise<void> | void) {
+  return async (ctx: C) => {
+    try {
+      await handler(ctx);
+    } catch (error) {
+      if (!wantsHtml(ctx)) throw error;
+      const apiError = toApiError(error);
+      if (apiError.status === 404) {
+        notFoundPage(ctx, what);
+      } else if (apiError.status === 503) {
+        ctx.set("Retry-After", apiError.headers["Retry-After"] ?? "2");
+        sendHtml(
+          ctx,
+          503,
+          <MessagePage title="Temporarily unavailable" message="We could not load this page just now. Please try again in a moment.">
+            <p>
+              <a href="">Try again</a>
+            </p>
+          </MessagePage>,
+        );
+      } else {
+        if (apiError.status >= 500) logger.error({ requestId: ctx.state.requestId, path: ctx.path, err: error }, "page failed");
+        sendHtml(ctx, apiError.status, <MessagePage title="Something went wrong" message="This page could not be shown. Please try again later." />);
+      }
+    }
+  };
+}
+
+/** 404 as a page: the id or token in the link matches nothing (or is malformed). */
+export function notFoundPage(ctx: Context, what = "order"): void {
+  if (!wantsHtml(ctx)) throw notFound(`${what} not found`);
+  sendHtml(
+    ctx,
+    404,
+    <MessagePage
+      title={`This ${what} was not found`}
+      message="Check that you opened the complete link you were given. If you copied it by hand, a character may be missing."
+    />,
+  );
+}
