@@ -65,6 +65,9 @@ const schema = z.object({
   EVENTS_STREAM: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default("ORDER_EVENTS"),
   EVENTS_CONSUMER: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default("webhook-delivery"),
   ORDER_PAYMENT_WINDOW: duration.default(24 * 3_600_000),
+  // How long after an order expires (or is cancelled) a transfer of its unique amount
+  // still matches it, and its amount stays reserved (CONTRACT §11: 7 days).
+  BANK_MATCH_GRACE: duration.default(7 * 86_400_000),
   // A gateway payment page may be given a shorter life than its order; a new one is
   // prepared on the next read (unset: the page lives as long as the order).
   PAYMENT_SESSION_TTL: duration.optional(),
