@@ -92,6 +92,7 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
     authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
     authCacheMs: overrides.authCacheMs,
     midtransServerKey: config.MIDTRANS_SERVER_KEY,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
   });
 
   return {

@@ -8,6 +8,7 @@ import { requestContext, type GatewayContext } from "./context.js";
 import { ApiError, notFound } from "./errors.js";
 import { createGuards } from "./guards.js";
 import { createMemoryRateLimiter, createPostgresRateLimiter } from "./rate-limit.js";
+import { dashboardRoutes } from "./dashboard/index.js";
 import { pageRoutes } from "./pages/index.js";
 import { docsRoutes } from "./routes/docs.js";
 import { healthRoutes } from "./routes/health.js";
@@ -25,6 +26,8 @@ export interface GatewayDeps {
   authCacheMs?: number;
   /** More readiness checks by name (NATS, when it is configured). */
   readinessChecks?: Record<string, () => Promise<void>>;
+  /** The public origin (PUBLIC_BASE_URL): dashboard cookies are Secure when it is https. */
+  publicBaseUrl: string;
   /** Signs the sandbox payment page's notifications (MIDTRANS_SERVER_KEY). */
   midtransServerKey: string;
   /** This gateway's own origin over loopback, once it listens (startGateway sets it). */
@@ -36,10 +39,12 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
   const app = new Koa({ proxy: false });
   app.silent = true; // every error is rendered and logged by requestContext
 
+  // Failed API authentications and failed dashboard sign-ins from one address share a budget.
+  const failureLimiter = createMemoryRateLimiter();
   const guards = createGuards({
     authenticator: createAuthenticator(deps.clients, deps.authCacheMs),
     storeLimiter: createPostgresRateLimiter(deps.sql),
-    failureLimiter: createMemoryRateLimiter(),
+    failureLimiter,
     ratePerMinute: deps.ratePerMinute,
     authFailuresPerMinute: deps.authFailuresPerMinute,
   });
@@ -56,6 +61,13 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
     logger: deps.logger,
     midtransServerKey: deps.midtransServerKey,
     selfUrl: deps.selfUrl,
+  });
+
+  dashboardRoutes(router, {
+    clients: deps.clients,
+    logger: deps.logger,
+    publicBaseUrl: deps.publicBaseUrl,
+    signIn: { limiter: failureLimiter, perMinute: deps.authFailuresPerMinute },
   });
 
   app.use(requestContext(deps.logger));

@@ -24,6 +24,7 @@ const gateway = await startGateway({
   ratePerMinute: config.RATE_LIMIT_PER_MINUTE,
   authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
   midtransServerKey: config.MIDTRANS_SERVER_KEY,
+  publicBaseUrl: config.PUBLIC_BASE_URL,
 });
 
 onShutdown(logger, async () => {

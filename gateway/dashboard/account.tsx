@@ -1,0 +1,132 @@
+// Sign-in, invitations and sign-out (CONTRACT §10). A failure never says whether the
+// email exists; failures are limited per client address here and per email by the
+// catalog service's lockout.
+import type { RouterInstance as Router } from "@koa/router";
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { GatewayContext } from "../context.js";
+import type { RateLimiter, RateDecision } from "../rate-limit.js";
+import { field, readForm } from "./forms.js";
+import { seeOther, sendPage, type Kit } from "./kit.js";
+import { csrfTokenFor, readCookie, sameToken, type Sessions } from "./session.js";
+import { InvitePage, MessagePage, NoStoresPage, SignInPage } from "./views/account.js";
+import { storePath } from "./views/layout.js";
+
+const INVALID = "Invalid email or password";
+
+/**
+ * Sign-in and accepting an invitation hash a password (scrypt, ~100 ms of a core): the
+ * catalog's usual 1.2 s deadline is too short on a busy machine, and an acceptance cut
+ * off by it would spend the one-time link without signing anyone in.
+ */
+const PASSWORD_CALL_TIMEOUT_MS = 15_000;
+
+export interface SignInLimits {
+  limiter: RateLimiter & { peek(bucket: string, perMinute: number): RateDecision };
+  perMinute: number;
+}
+
+const isUnauthenticated = (error: unknown) => error instanceof ConnectError && error.code === Code.Unauthenticated;
+
+export function accountRoutes(router: Router, kit: Kit, sessions: Sessions, limits: SignInLimits) {
+  const { clients, handle, logger } = kit;
+
+  /** The pre-sign-in form token must match its cookie: another site cannot sign a browser in to its own account. */
+  function preSessionCsrfOk(ctx: GatewayContext, given: string): boolean {
+    const cookie = readCookie(ctx, sessions.names.csrf);
+    return cookie !== undefined && sameToken(given, cookie);
+  }
+
+  const expiredForm = (ctx: GatewayContext) =>
+    sendPage(ctx, <MessagePage title="This form has expired" message="Nothing was changed. Go back, reload the page and try again." />, 403);
+
+  router.get(
+    "/dashboard",
+    handle(async (ctx) => {
+      const member = await sessions.resolve(ctx);
+      if (!member) return seeOther(ctx, "/dashboard/login");
+      const first = member.stores[0];
+      if (!first) return sendPage(ctx, <NoStoresPage csrf={csrfTokenFor(member.token)} email={member.email} />);
+      seeOther(ctx, storePath(first.id));
+    }),
+  );
+
+  router.get(
+    "/dashboard/login",
+    handle(async (ctx) => {
+      const notice = ctx.query.signed_out === "1" ? "You are signed out." : undefined;
+      sendPage(ctx, <SignInPage csrf={sessions.preSessionCsrf(ctx)} notice={notice} />);
+    }),
+  );
+
+  router.post(
+    "/dashboard/login",
+    handle(async (ctx) => {
+      const form = await readForm(ctx);
+      if (!preSessionCsrfOk(ctx, field(form, "csrf"))) return expiredForm(ctx);
+      const email = field(form, "email").trim();
+      const bucket = `dashboard-sign-in:${ctx.ip}`;
+      if (!limits.limiter.peek(bucket, limits.perMinute).allowed) {
+        return sendPage(ctx, <SignInPage csrf={sessions.preSessionCsrf(ctx)} email={email} error="Too many attempts. Wait a minute, then try again." />, 429);
+      }
+      try {
+        const { session } = await clients.accounts.signIn({ email, password: field(form, "password") }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS });
+        sessions.start(ctx, session!.token);
+        seeOther(ctx, "/dashboard");
+      } catch (error) {
+        if (!isUnauthenticated(error) && !(error instanceof ConnectError && error.code === Code.InvalidArgument)) throw error;
+        await limits.limiter.take(bucket, limits.perMinute);
+        logger.info({ requestId: ctx.state.requestId }, "dashboard sign-in refused");
+        sendPage(ctx, <SignInPage csrf={sessions.preSessionCsrf(ctx)} email={email} error={INVALID} />, 401);
+      }
+    }),
+  );
+
+  const invitePath = (token: string) => `/dashboard/invite/${encodeURIComponent(token)}`;
+
+  router.get(
+    "/dashboard/invite/:token",
+    handle(async (ctx) => {
+      sendPage(ctx, <InvitePage csrf={sessions.preSessionCsrf(ctx)} action={invitePath(ctx.params.token!)} />);
+    }),
+  );
+
+  router.post(
+    "/dashboard/invite/:token",
+    handle(async (ctx) => {
+      const form = await readForm(ctx);
+      if (!preSessionCsrfOk(ctx, field(form, "csrf"))) return expiredForm(ctx);
+      const again = (error: string, status = 400) =>
+        sendPage(ctx, <InvitePage csrf={sessions.preSessionCsrf(ctx)} action={invitePath(ctx.params.token!)} error={error} />, status);
+      const password = field(form, "password");
+      if (password !== field(form, "confirm")) return again("The two passwords are not the same.");
+      if ([...password].length < 12) return again("Choose a password of at least 12 characters.");
+      try {
+        const { session } = await clients.accounts.acceptInvitation({ token: ctx.params.token!, password }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS });
+        sessions.start(ctx, session!.token);
+        seeOther(ctx, "/dashboard");
+      } catch (error) {
+        if (error instanceof ConnectError && error.code === Code.InvalidArgument) return again(error.rawMessage.replace(/^password: /, ""));
+        if (!isUnauthenticated(error)) throw error;
+        sendPage(
+          ctx,
+          <MessagePage title="This invitation cannot be used" message="The link is invalid, was already used, or has expired. Ask the store's operator for a new invitation." />,
+          400,
+        );
+      }
+    }),
+  );
+
+  router.post(
+    "/dashboard/logout",
+    handle(async (ctx) => {
+      const member = await sessions.resolve(ctx);
+      if (member) {
+        const form = await readForm(ctx);
+        if (!sameToken(field(form, "csrf"), csrfTokenFor(member.token))) return expiredForm(ctx);
+        await clients.accounts.endSession({ token: member.token });
+      }
+      sessions.clear(ctx);
+      seeOther(ctx, "/dashboard/login?signed_out=1");
+    }),
+  );
+}

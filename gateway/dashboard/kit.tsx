@@ -1,0 +1,120 @@
+// What every dashboard page handler shares: the signed-in member and their store for
+// the request, CSRF on every form post, audited changes, and errors shown as pages.
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { Next } from "koa";
+import type { VNode } from "preact";
+import { isUuid } from "../../common/ids.js";
+import type { AuditAction } from "../../common/audit.js";
+import type { Store } from "../../gen/catalog/v1/catalog_pb.js";
+import { audited } from "../../services/lib/audited.js";
+import type { Logger } from "../../services/lib/logger.js";
+import type { ServiceClients } from "../clients.js";
+import type { GatewayContext } from "../context.js";
+import { toApiError } from "../errors.js";
+import { sendHtml } from "../views/render.js";
+import { readForm, readMultipartForm, type Form, type UploadedFile } from "./forms.js";
+import { csrfTokenFor, sameToken, type Member, type Sessions } from "./session.js";
+import { MessagePage } from "./views/account.js";
+
+export interface StoreScope {
+  member: Member;
+  store: Store;
+  csrf: string;
+  /** The posted form (POST only), its CSRF token already checked. */
+  form: Form;
+  /** The uploaded file of a multipart form, if any. */
+  file?: UploadedFile;
+}
+
+/** An upload (a bank statement) may be as large as the API's largest body, 1 MiB (CONTRACT §11). */
+const MAX_UPLOAD_BYTES = 1024 * 1024;
+
+export type DashboardContext = GatewayContext & { params: Record<string, string>; state: GatewayContext["state"] & { scope: StoreScope } };
+
+export interface DashboardDeps {
+  clients: ServiceClients;
+  logger: Logger;
+  publicBaseUrl: string;
+}
+
+export function sendPage(ctx: GatewayContext, page: VNode, status = 200): void {
+  sendHtml(ctx, status, page);
+}
+
+/** After a change, back to a page (303: the browser follows with GET, so a reload does not post again). */
+export function seeOther(ctx: GatewayContext, location: string): void {
+  ctx.status = 303;
+  ctx.redirect(location);
+}
+
+export function notFoundPage(ctx: GatewayContext): void {
+  sendPage(ctx, <MessagePage title="Page not found" message="There is nothing here, or it belongs to a store you are not a member of." link={{ href: "/dashboard", label: "Back to the dashboard" }} />, 404);
+}
+
+/** A ConnectError's message for a person: the field path stays, the service's vocabulary goes. */
+export function problemText(error: unknown): string | undefined {
+  if (error instanceof ConnectError && (error.code === Code.InvalidArgument || error.code === Code.FailedPrecondition)) return error.rawMessage;
+  return undefined;
+}
+
+export function createKit(deps: DashboardDeps, sessions: Sessions) {
+  const { clients, logger } = deps;
+
+  /** Runs a handler; whatever it throws becomes a page, never the API's JSON. */
+  const handle =
+    <C extends GatewayContext>(handler: (ctx: C, next: Next) => Promise<void>) =>
+    async (ctx: C, next: Next) => {
+      try {
+        await handler(ctx, next);
+      } catch (error) {
+        const apiError = toApiError(error);
+        if (apiError.status === 404) return notFoundPage(ctx);
+        if (apiError.status === 503) {
+          ctx.set("Retry-After", "2");
+          return sendPage(ctx, <MessagePage title="Temporarily unavailable" message="This page could not be loaded just now. Please try again in a moment." />, 503);
+        }
+        if (apiError.status >= 500) logger.error({ requestId: ctx.state.requestId, path: ctx.path, err: error }, "dashboard page failed");
+        const message = apiError.status >= 500 ? "Something went wrong. Please try again later." : apiError.message;
+        sendPage(ctx, <MessagePage title="This did not work" message={message} link={{ href: "/dashboard", label: "Back to the dashboard" }} />, apiError.status);
+      }
+    };
+
+  /**
+   * Middleware of every /dashboard/stores/:storeId/… route: a signed-in member of that
+   * store (else sign-in, or 404 for a store that is not theirs), and on POST a valid
+   * CSRF token (else 403, and nothing changes).
+   */
+  const storeScope = handle(async (ctx: DashboardContext, next: Next) => {
+    const member = await sessions.resolve(ctx);
+    if (!member) {
+      if (ctx.method === "GET") return seeOther(ctx, "/dashboard/login");
+      return sendPage(ctx, <MessagePage title="Signed out" message="Your session has ended. Sign in again, then repeat what you were doing." link={{ href: "/dashboard/login", label: "Sign in" }} />, 403);
+    }
+    const storeId = (ctx.params.storeId ?? "").toLowerCase();
+    if (!isUuid(storeId) || !member.stores.some((store) => store.id === storeId)) return notFoundPage(ctx);
+    const csrf = csrfTokenFor(member.token);
+    let form: Form = {};
+    let file: UploadedFile | undefined;
+    if (ctx.method === "POST") {
+      if (ctx.is("multipart/form-data")) ({ form, file } = await readMultipartForm(ctx, MAX_UPLOAD_BYTES));
+      else form = await readForm(ctx);
+      if (!sameToken(form.csrf?.[0], csrf)) {
+        logger.warn({ requestId: ctx.state.requestId, memberId: member.id, storeId, path: ctx.path }, "dashboard form refused: missing or wrong CSRF token");
+        return sendPage(ctx, <MessagePage title="This form has expired" message="Nothing was changed. Reload the page and try again." />, 403);
+      }
+    }
+    const { store } = await clients.store.getStore({ id: storeId });
+    ctx.state.scope = { member, store: store!, csrf, form, file };
+    await next();
+  });
+
+  /** Makes a change as the signed-in member and writes it to the store's audit log. */
+  function change<T>(ctx: DashboardContext, action: AuditAction, target: string | ((result: T) => string), work: () => Promise<T>): Promise<T> {
+    const { member, store } = ctx.state.scope;
+    return audited(clients.accounts, { storeId: store.id, actor: member.email, action }, target, work);
+  }
+
+  return { clients, logger, handle, storeScope, change };
+}
+
+export type Kit = ReturnType<typeof createKit>;

@@ -1,0 +1,53 @@
+// Audit log (CONTRACT §10): who changed what, newest first.
+import type { RouterInstance as Router } from "@koa/router";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { Time } from "../../views/components.js";
+import { sendPage, type DashboardContext, type Kit } from "../kit.js";
+import { Empty, Shell } from "../views/layout.js";
+
+export function auditLogPages(router: Router, kit: Kit) {
+  const { clients, handle, storeScope } = kit;
+  router.get(
+    "/dashboard/stores/:storeId/audit-log",
+    storeScope,
+    handle(async (ctx: DashboardContext) => {
+      const { member, store, csrf } = ctx.state.scope;
+      const { entries } = await clients.accounts.listAudit({ storeId: store.id, limit: 200 });
+      sendPage(
+        ctx,
+        <Shell title="Audit log" member={member} store={store} section="audit-log" csrf={csrf}>
+          {entries.length === 0 ? (
+            <Empty title="Nothing recorded yet">
+              <p>Sign-ins and every change to keys, endpoints, orders and settings will be listed here.</p>
+            </Empty>
+          ) : (
+            <div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th>Time</th>
+                    <th>Actor</th>
+                    <th>Action</th>
+                    <th>Target</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {entries.map((entry) => (
+                    <tr>
+                      <td>
+                        <Time iso={entry.at ? timestampDate(entry.at).toISOString() : ""} />
+                      </td>
+                      <td class="mono">{entry.actor}</td>
+                      <td>{entry.action}</td>
+                      <td class="mono">{entry.target}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </Shell>,
+      );
+    }),
+  );
+}

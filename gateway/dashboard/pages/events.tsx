@@ -1,0 +1,175 @@
+// Events (CONTRACT §6, §10): the store's event log of the last 30 days, newest first,
+// each with its order and where it was delivered; filtered by type and order, paged
+// by "Older".
+import type { RouterInstance as Router } from "@koa/router";
+import { isUuid } from "../../../common/ids.js";
+import { ORDER_EVENT_TYPES } from "../../../common/order-status.js";
+import type { Endpoint, Event } from "../../../gen/webhook/v1/webhook_pb.js";
+import { Time } from "../../views/components.js";
+import { sendPage, type DashboardContext, type Kit } from "../kit.js";
+import { Empty, Shell, storePath } from "../views/layout.js";
+import { DeliveryBadge, deliveryPath, orderPath, webhookClientOr } from "./webhooks.js";
+
+const PAGE_SIZE = 100;
+
+interface Filters {
+  type: string;
+  order: string;
+  before: string;
+}
+
+const query = (value: unknown) => (typeof value === "string" ? value.trim() : "");
+
+function eventsHref(storeId: string, filters: Filters): string {
+  const params = new URLSearchParams();
+  if (filters.type) params.set("type", filters.type);
+  if (filters.order) params.set("order", filters.order);
+  if (filters.before) params.set("before", filters.before);
+  const text = params.toString();
+  return storePath(storeId, "events") + (text ? `?${text}` : "");
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+function EventsPage(props: { ctx: DashboardContext; events: Event[]; endpoints: Endpoint[]; filters: Filters; error?: string }) {
+  const { member, store, csrf } = props.ctx.state.scope;
+  const { events, filters } = props;
+  const endpointUrl = new Map(props.endpoints.map((endpoint) => [endpoint.id, endpoint.url]));
+  const filtered = Boolean(filters.type || filters.order);
+  const older = events.length >= PAGE_SIZE ? eventsHref(store.id, { ...filters, before: events[events.length - 1]!.createdAt }) : undefined;
+  return (
+    <Shell title="Events" member={member} store={store} section="events" csrf={csrf} error={props.error}>
+      <p class="muted">
+        Every order event of the last 30 days, newest first, whether or not an endpoint received it, with its deliveries to your{" "}
+        <a href={storePath(store.id, "webhooks")}>webhook endpoints</a>.
+      </p>
+      <form class="inline card" method="get" action={storePath(store.id, "events")}>
+        <div style="display:grid;gap:4px">
+          <label for="filter-type">Type</label>
+          <select id="filter-type" name="type">
+            <option value="" selected={filters.type === ""}>
+              any type
+            </option>
+            {ORDER_EVENT_TYPES.map((type) => (
+              <option value={type} selected={filters.type === type}>
+                {type}
+              </option>
+            ))}
+          </select>
+        </div>
+        <label>
+          Order
+          <input type="text" name="order" value={filters.order} placeholder="order id" autoComplete="off" spellcheck={false} />
+        </label>
+        <button type="submit" class="secondary">
+          Filter
+        </button>
+        {(filtered || filters.before) && (
+          <a class="button secondary" href={storePath(store.id, "events")}>
+            Newest, unfiltered
+          </a>
+        )}
+      </form>
+      {props.error ? null : events.length === 0 ? (
+        filtered || filters.before ? (
+          <Empty title="No matching event">
+            <p>No event of the last 30 days matches these filters. Choose any type or clear the order to see the others.</p>
+          </Empty>
+        ) : (
+          <Empty title="No events yet">
+            <p>
+              Events appear here when orders are created or change status (paid, failed, expired, cancelled, refunded). Add an endpoint on the{" "}
+              <a href={storePath(store.id, "webhooks")}>Webhooks</a> page to receive them.
+            </p>
+          </Empty>
+        )
+      ) : (
+        <div class="table-wrap">
+          <table style="min-width:640px">
+            <thead>
+              <tr>
+                <th>Time</th>
+                <th>Type</th>
+                <th>Order</th>
+                <th>Deliveries</th>
+              </tr>
+            </thead>
+            <tbody>
+              {events.map((event) => (
+                <tr>
+                  <td>
+                    <Time iso={event.createdAt} />
+                  </td>
+                  <td>
+                    <code style="white-space:nowrap">{event.type}</code>
+                  </td>
+                  <td class="mono small">{event.orderId ? <a href={orderPath(store.id, event.orderId)}>{event.orderId}</a> : <span class="muted">—</span>}</td>
+                  <td>
+                    {event.deliveries.length === 0 ? (
+                      <span class="muted small">None: no endpoint received it</span>
+                    ) : (
+                      <ul style="list-style:none;margin:0;padding:0;display:grid;gap:4px">
+                        {event.deliveries.map((delivery) => {
+                          const url = endpointUrl.get(delivery.endpointId);
+                          return (
+                            <li>
+                              <a href={deliveryPath(store.id, delivery)} title={url ?? "deleted endpoint"}>
+                                <DeliveryBadge status={delivery.status} />
+                              </a>{" "}
+                              <span class="small muted mono">{url ? hostOf(url) : "(deleted endpoint)"}</span>
+                              {delivery.kind !== "event" && <span class="small muted"> ({delivery.kind})</span>}
+                            </li>
+                          );
+                        })}
+                      </ul>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {older && (
+        <p>
+          <a class="button secondary" href={older}>
+            Older
+          </a>
+        </p>
+      )}
+    </Shell>
+  );
+}
+
+export function eventPages(router: Router, kit: Kit) {
+  const { handle, storeScope } = kit;
+  router.get(
+    "/dashboard/stores/:storeId/events",
+    storeScope,
+    handle(async (ctx: DashboardContext) => {
+      const webhook = webhookClientOr(ctx, kit, "events", "Events");
+      if (!webhook) return;
+      const storeId = ctx.state.scope.store.id;
+      const filters: Filters = { type: query(ctx.query.type), order: query(ctx.query.order), before: query(ctx.query.before) };
+      const problems: string[] = [];
+      if (filters.type && !(ORDER_EVENT_TYPES as readonly string[]).includes(filters.type)) problems.push(`Type must be one of ${ORDER_EVENT_TYPES.join(", ")}.`);
+      if (filters.order && !isUuid(filters.order)) problems.push("Order must be an order id, like 3f2a…-…: copy it from the order's page.");
+      if (filters.before && Number.isNaN(Date.parse(filters.before))) problems.push("The page link is not valid: start again from the newest events.");
+      if (problems.length > 0) {
+        sendPage(ctx, <EventsPage ctx={ctx} events={[]} endpoints={[]} filters={filters} error={problems.join(" ")} />, 400);
+        return;
+      }
+      const [{ events }, { endpoints }] = await Promise.all([
+        webhook.listEvents({ storeId, type: filters.type, orderId: filters.order.toLowerCase(), before: filters.before, limit: PAGE_SIZE }),
+        webhook.listEndpoints({ storeId }),
+      ]);
+      sendPage(ctx, <EventsPage ctx={ctx} events={events} endpoints={endpoints} filters={filters} />);
+    }),
+  );
+}

@@ -1,0 +1,98 @@
+// Settings (CONTRACT §10): the bank account shown for transfers and the order redirect
+// defaults; orders created afterwards use them.
+import type { RouterInstance as Router } from "@koa/router";
+import { auditTarget } from "../../../common/audit.js";
+import type { Store } from "../../../gen/catalog/v1/catalog_pb.js";
+import { field, type Form } from "../forms.js";
+import { problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
+import { Csrf, Shell, storePath } from "../views/layout.js";
+
+const FIELDS = [
+  ["bank_name", "Bank name"],
+  ["bank_code", "Bank code"],
+  ["account_number", "Account number"],
+  ["account_holder", "Account holder"],
+  ["success_url", "Success URL"],
+  ["return_url", "Return URL"],
+  ["error_url", "Error URL"],
+] as const;
+
+type Values = Record<(typeof FIELDS)[number][0], string>;
+
+function valuesOf(store: Store): Values {
+  return {
+    bank_name: store.bankAccount?.bankName ?? "",
+    bank_code: store.bankAccount?.bankCode ?? "",
+    account_number: store.bankAccount?.accountNumber ?? "",
+    account_holder: store.bankAccount?.accountHolder ?? "",
+    success_url: store.redirects?.successUrl ?? "",
+    return_url: store.redirects?.returnUrl ?? "",
+    error_url: store.redirects?.errorUrl ?? "",
+  };
+}
+
+function valuesFrom(form: Form): Values {
+  return Object.fromEntries(FIELDS.map(([name]) => [name, field(form, name).trim()])) as Values;
+}
+
+function SettingsPage(props: { ctx: DashboardContext; values: Values; flash?: string; error?: string }) {
+  const { member, store, csrf } = props.ctx.state.scope;
+  return (
+    <Shell title="Settings" member={member} store={store} section="settings" csrf={csrf} flash={props.flash} error={props.error}>
+      <form class="stack card" method="post" action={storePath(store.id, "settings")}>
+        <Csrf token={csrf} />
+        <p class="muted small">
+          The bank account buyers transfer to (all four fields, or none to stop offering bank transfer), and where buyers go after paying. New orders use
+          these; orders already made keep theirs.
+        </p>
+        {FIELDS.map(([name, label]) => (
+          <label>
+            {label}
+            <input type={name.endsWith("_url") ? "url" : "text"} name={name} value={props.values[name]} />
+          </label>
+        ))}
+        <button type="submit">Save settings</button>
+      </form>
+    </Shell>
+  );
+}
+
+export function settingsPages(router: Router, kit: Kit) {
+  const { clients, handle, storeScope, change } = kit;
+  const path = "/dashboard/stores/:storeId/settings";
+
+  router.get(
+    path,
+    storeScope,
+    handle(async (ctx: DashboardContext) => {
+      const flash = ctx.query.done === "saved" ? "Settings saved. New orders use them." : undefined;
+      sendPage(ctx, <SettingsPage ctx={ctx} values={valuesOf(ctx.state.scope.store)} flash={flash} />);
+    }),
+  );
+
+  router.post(
+    path,
+    storeScope,
+    handle(async (ctx: DashboardContext) => {
+      const storeId = ctx.state.scope.store.id;
+      const values = valuesFrom(ctx.state.scope.form);
+      const bank = [values.bank_name, values.bank_code, values.account_number, values.account_holder];
+      try {
+        await change(ctx, "store.settings_changed", auditTarget("store", storeId), () =>
+          clients.store.updateStoreSettings({
+            storeId,
+            bankAccount: bank.some((value) => value !== "")
+              ? { bankName: values.bank_name, bankCode: values.bank_code, accountNumber: values.account_number, accountHolder: values.account_holder }
+              : undefined,
+            redirects: { successUrl: values.success_url, returnUrl: values.return_url, errorUrl: values.error_url },
+          }),
+        );
+        seeOther(ctx, `${storePath(storeId, "settings")}?done=saved`);
+      } catch (error) {
+        const problem = problemText(error);
+        if (!problem) throw error;
+        sendPage(ctx, <SettingsPage ctx={ctx} values={values} error={problem} />, 400);
+      }
+    }),
+  );
+}

@@ -1,0 +1,873 @@
+// Webhooks (CONTRACT §6, §10): a store's endpoints (add, edit, enable/disable, delete
+// after confirming), their secrets (revealed or rotated on request, each audited and
+// shown only in that response), test events, and every delivery with its request and
+// attempts ("Resend"). All through the webhook service; when the gateway runs without
+// one, the pages say so.
+import type { RouterInstance as Router } from "@koa/router";
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { ComponentChildren } from "preact";
+import { auditTarget } from "../../../common/audit.js";
+import { isUuid } from "../../../common/ids.js";
+import { ORDER_EVENT_TYPES } from "../../../common/order-status.js";
+import type { Delivery, Endpoint } from "../../../gen/webhook/v1/webhook_pb.js";
+import { recordAudit } from "../../../services/lib/audited.js";
+import type { ServiceClients } from "../../clients.js";
+import { Time } from "../../views/components.js";
+import { field, type Form } from "../forms.js";
+import { notFoundPage, problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
+import { Csrf, Empty, Shell, storePath, type Section } from "../views/layout.js";
+
+export type WebhookClient = NonNullable<ServiceClients["webhook"]>;
+
+export const DELIVERY_STATUSES = ["pending", "succeeded", "failed", "refused"] as const;
+
+const DELIVERY_LIMIT = 100;
+
+export const endpointPath = (storeId: string, endpointId: string, rest = "") => storePath(storeId, `webhooks/${endpointId}${rest ? `/${rest}` : ""}`);
+export const deliveryPath = (storeId: string, delivery: Pick<Delivery, "id" | "endpointId">) =>
+  endpointPath(storeId, delivery.endpointId, `deliveries/${delivery.id}`);
+export const orderPath = (storeId: string, orderId: string) => storePath(storeId, `orders/${orderId}`);
+
+const LIST_DONE: Record<string, string> = { deleted: "The endpoint is deleted. Nothing more is sent to it." };
+const ENDPOINT_DONE: Record<string, string> = {
+  updated: "The endpoint is saved.",
+  enabled: "The endpoint is enabled: new events are delivered to it again.",
+  disabled: "The endpoint is disabled: no events are delivered to it until you enable it again.",
+};
+const DELIVERY_DONE: Record<string, string> = {
+  test_sent: "The test event is queued and will be sent within a few seconds. Reload this page to see the attempt.",
+  resent: "The delivery is queued again and will be sent within a few seconds. Reload this page to see the new attempt.",
+};
+
+const ATTEMPT_RESULTS: Record<string, string> = {
+  succeeded: "Succeeded",
+  http_error: "HTTP error",
+  timeout: "Timed out",
+  network_error: "Network error",
+  refused: "Refused (destination not allowed)",
+  endpoint_disabled: "Not sent: endpoint disabled",
+};
+
+/** A delivery's status as a badge (pending, succeeded, failed, refused). */
+export function DeliveryBadge({ status }: { status: string }) {
+  return <span class={`badge badge-${status}`}>{status}</span>;
+}
+
+function EndpointStatus({ endpoint }: { endpoint: Endpoint }) {
+  if (endpoint.enabled) return <span class="badge badge-enabled">Enabled</span>;
+  return (
+    <>
+      <span class="badge badge-disabled">Disabled</span>
+      {endpoint.disabledReason && <span class="small muted"> {endpoint.disabledReason}</span>}
+    </>
+  );
+}
+
+const eventsText = (endpoint: Endpoint) => (endpoint.eventTypes.length === 0 ? "All events" : endpoint.eventTypes.join(", "));
+
+/**
+ * The webhook service's client, or undefined after sending a page that says the
+ * gateway runs without one (200 on a GET, so the navigation still works; 503 on a POST).
+ */
+export function webhookClientOr(ctx: DashboardContext, kit: Kit, section: Section, title: string): WebhookClient | undefined {
+  if (kit.clients.webhook) return kit.clients.webhook;
+  const { member, store, csrf } = ctx.state.scope;
+  sendPage(
+    ctx,
+    <Shell title={title} member={member} store={store} section={section} csrf={csrf}>
+      <Empty title="Webhooks are not available here">
+        <p>This dashboard runs without the webhook service, so endpoints, events and deliveries cannot be shown or changed. Nothing was changed.</p>
+        <p>Ask the operator to start the webhook service and set WEBHOOK_ADDR for the gateway.</p>
+      </Empty>
+    </Shell>,
+    ctx.method === "GET" ? 200 : 503,
+  );
+  return undefined;
+}
+
+// ---- The endpoint form (add and edit) ---------------------------------------------
+
+interface EndpointValues {
+  url: string;
+  description: string;
+  /** "All events" ticked. */
+  all: boolean;
+  types: string[];
+}
+
+const BLANK: EndpointValues = { url: "", description: "", all: false, types: [] };
+
+function valuesOfEndpoint(endpoint: Endpoint): EndpointValues {
+  return { url: endpoint.url, description: endpoint.description, all: endpoint.eventTypes.length === 0, types: endpoint.eventTypes };
+}
+
+function valuesFrom(form: Form): EndpointValues {
+  return { url: field(form, "url").trim(), description: field(form, "description"), all: field(form, "all_events") !== "", types: form.events ?? [] };
+}
+
+/** "All events" ticked, or no type ticked: every event type. */
+function subscriptionOf(values: EndpointValues) {
+  return values.all || values.types.length === 0 ? { all: true, types: [] } : { all: false, types: values.types };
+}
+
+/** The service's field names as the form labels them. */
+function formProblem(error: unknown): string | undefined {
+  const problem = problemText(error);
+  if (!problem) return undefined;
+  return problem
+    .replace(/^url /, "Endpoint URL ")
+    .replace(/^description /, "Description ")
+    .replace(/^events\.(types|all) /, "Events ");
+}
+
+function EndpointForm(props: { id: string; heading: string; action: string; csrf: string; values: EndpointValues; note?: string }) {
+  const { values } = props;
+  return (
+    <section aria-labelledby={props.id}>
+      <h2 id={props.id}>{props.heading}</h2>
+      <form class="stack card" method="post" action={props.action} aria-labelledby={props.id}>
+        <Csrf token={props.csrf} />
+        {props.note && <p class="muted small">{props.note}</p>}
+        <label>
+          Endpoint URL
+          <input type="text" inputMode="url" name="url" value={values.url} autoComplete="off" spellcheck={false} placeholder="https://example.com/webhooks" />
+        </label>
+        <label>
+          Description
+          <input type="text" name="description" value={values.description} maxLength={500} placeholder="e.g. ERP production" />
+        </label>
+        <fieldset>
+          <legend>Events</legend>
+          <p class="muted small" style="margin:0 0 6px">
+            Tick “All events”, or the types this endpoint should receive. With none ticked it receives every event.
+          </p>
+          <label>
+            <input type="checkbox" name="all_events" value="1" checked={values.all} />
+            All events
+          </label>
+          {ORDER_EVENT_TYPES.map((type) => (
+            <label>
+              <input type="checkbox" name="events" value={type} checked={!values.all && values.types.includes(type)} />
+              <span class="mono">{type}</span>
+            </label>
+          ))}
+        </fieldset>
+        <div>
+          <button type="submit">Save endpoint</button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+/** A secret shown in this response only: never in a URL, never on a later page. */
+function SecretCard(props: { heading: string; secret: string; children?: ComponentChildren }) {
+  return (
+    <section class="card" aria-labelledby="secret-heading">
+      <h2 id="secret-heading" style="margin-top:0">
+        {props.heading}
+      </h2>
+      <p class="warning" role="alert">
+        Copy this secret now and keep it out of source code and logs. It is shown only on this page: reload or leave it and it is gone (you can reveal it
+        again later; that is recorded in the audit log).
+      </p>
+      <code class="secret" aria-label="Signing secret">
+        {props.secret}
+      </code>
+      {props.children}
+    </section>
+  );
+}
+
+// ---- Pages ---------------------------------------------------------------------------
+
+function EndpointsPage(props: { ctx: DashboardContext; endpoints: Endpoint[]; values?: EndpointValues; error?: string; flash?: string }) {
+  const { member, store, csrf } = props.ctx.state.scope;
+  const { endpoints } = props;
+  return (
+    <Shell title="Webhooks" member={member} store={store} section="webhooks" csrf={csrf} flash={props.flash} error={props.error}>
+      <p class="muted">
+        Your systems are told about orders by an HTTPS POST to each endpoint, signed with the endpoint's secret (Standard Webhooks). Up to 10 endpoints.
+        The <a href={storePath(store.id, "events")}>Events</a> page lists what was sent.
+      </p>
+      {endpoints.length === 0 ? (
+        <Empty title="No endpoint yet">
+          <p>Add an endpoint below to receive order events (order created, paid, failed, expired, cancelled, refunded) on your server.</p>
+        </Empty>
+      ) : (
+        <div class="table-wrap">
+          <table style="min-width:600px">
+            <thead>
+              <tr>
+                <th>URL</th>
+                <th>Description</th>
+                <th>Events</th>
+                <th>Status</th>
+              </tr>
+            </thead>
+            <tbody>
+              {endpoints.map((endpoint) => (
+                <tr>
+                  <td class="mono">
+                    <a href={endpointPath(store.id, endpoint.id)}>{endpoint.url}</a>
+                  </td>
+                  <td>{endpoint.description || <span class="muted">—</span>}</td>
+                  <td class="small">{eventsText(endpoint)}</td>
+                  <td>
+                    <EndpointStatus endpoint={endpoint} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <EndpointForm
+        id="add-endpoint"
+        heading="Add endpoint"
+        action={storePath(store.id, "webhooks")}
+        csrf={csrf}
+        values={props.values ?? BLANK}
+        note={endpoints.length >= 10 ? "This store already has 10 endpoints, the most it can have: delete one before adding another." : undefined}
+      />
+    </Shell>
+  );
+}
+
+function CreatedPage(props: { ctx: DashboardContext; endpoint: Endpoint; secret: string }) {
+  const { member, store, csrf } = props.ctx.state.scope;
+  const { endpoint } = props;
+  return (
+    <Shell title="Endpoint added" member={member} store={store} section="webhooks" csrf={csrf}>
+      <p>
+        Events are now sent to <span class="mono">{endpoint.url}</span> ({eventsText(endpoint)}).
+      </p>
+      <SecretCard heading="Signing secret" secret={props.secret}>
+        <p class="small muted">
+          Your server verifies each request's <code>webhook-signature</code> with it, e.g. with the <code>standardwebhooks</code> library.
+        </p>
+      </SecretCard>
+      <p>
+        <a class="button" href={endpointPath(store.id, endpoint.id)}>
+          Go to the endpoint
+        </a>
+      </p>
+    </Shell>
+  );
+}
+
+type ShownSecret = { kind: "revealed"; secret: string } | { kind: "rotated"; secret: string; previousExpiresAt: string };
+
+function EndpointPage(props: {
+  ctx: DashboardContext;
+  endpoint: Endpoint;
+  deliveries: Delivery[];
+  status: string;
+  shown?: ShownSecret;
+  values?: EndpointValues;
+  flash?: string;
+  error?: string;
+}) {
+  const { member, store, csrf } = props.ctx.state.scope;
+  const { endpoint, deliveries, shown } = props;
+  const here = endpointPath(store.id, endpoint.id);
+  return (
+    <Shell title="Webhook endpoint" member={member} store={store} section="webhooks" csrf={csrf} flash={props.flash} error={props.error}>
+      <p class="small">
+        <a href={storePath(store.id, "webhooks")}>← All endpoints</a>
+      </p>
+      {shown?.kind === "revealed" && <SecretCard heading="Signing secret" secret={shown.secret} />}
+      {shown?.kind === "rotated" && (
+        <SecretCard heading="New signing secret" secret={shown.secret}>
+          <p class="small">
+            The old secret keeps signing too for 24 h, until <Time iso={shown.previousExpiresAt} />: until then every request carries both signatures, so
+            switch your server to the new secret before that.
+          </p>
+        </SecretCard>
+      )}
+      <section class="card" aria-labelledby="endpoint-details">
+        <h2 id="endpoint-details" style="margin-top:0">
+          Details
+        </h2>
+        <dl class="details">
+          <dt>URL</dt>
+          <dd class="mono">{endpoint.url}</dd>
+          <dt>Description</dt>
+          <dd>{endpoint.description || <span class="muted">—</span>}</dd>
+          <dt>Events</dt>
+          <dd>{eventsText(endpoint)}</dd>
+          <dt>Status</dt>
+          <dd>
+            <EndpointStatus endpoint={endpoint} />
+          </dd>
+          <dt>Created</dt>
+          <dd>
+            <Time iso={endpoint.createdAt} />
+          </dd>
+          <dt>Endpoint id</dt>
+          <dd class="mono small">{endpoint.id}</dd>
+        </dl>
+        <div class="actions">
+          <form method="post" action={`${here}/reveal-secret`}>
+            <Csrf token={csrf} />
+            <button type="submit" class="secondary">
+              Reveal secret
+            </button>
+          </form>
+          <form method="post" action={`${here}/rotate-secret`}>
+            <Csrf token={csrf} />
+            <button type="submit" class="secondary">
+              Rotate secret
+            </button>
+          </form>
+          <form method="post" action={`${here}/test`}>
+            <Csrf token={csrf} />
+            <button type="submit" class="secondary">
+              Send test event
+            </button>
+          </form>
+          <form method="post" action={`${here}/${endpoint.enabled ? "disable" : "enable"}`}>
+            <Csrf token={csrf} />
+            <button type="submit" class="secondary">
+              {endpoint.enabled ? "Disable endpoint" : "Enable endpoint"}
+            </button>
+          </form>
+          <form method="get" action={`${here}/delete`}>
+            <button type="submit" class="danger">
+              Delete endpoint
+            </button>
+          </form>
+        </div>
+        <p class="small muted" style="margin:0">
+          Revealing the secret is recorded in the audit log. Rotating makes a new secret; the old one keeps signing for 24 h.
+        </p>
+      </section>
+
+      <section aria-labelledby="deliveries-heading">
+        <h2 id="deliveries-heading">Deliveries</h2>
+        <form class="inline" method="get" action={here} style="margin-bottom:12px">
+          <div style="display:grid;gap:4px">
+            <label for="filter-status">Status</label>
+            <select id="filter-status" name="status">
+              <option value="" selected={props.status === ""}>
+                any
+              </option>
+              {DELIVERY_STATUSES.map((status) => (
+                <option value={status} selected={props.status === status}>
+                  {status}
+                </option>
+              ))}
+            </select>
+          </div>
+          <button type="submit" class="secondary">
+            Filter
+          </button>
+        </form>
+        {deliveries.length === 0 ? (
+          <Empty title={props.status ? `No ${props.status} delivery` : "No delivery yet"}>
+            <p>
+              {props.status
+                ? "Choose another status, or any, to see the others."
+                : "Each order event this endpoint receives is listed here. Send a test event to try it now."}
+            </p>
+          </Empty>
+        ) : (
+          <DeliveriesTable storeId={store.id} deliveries={deliveries} />
+        )}
+        {deliveries.length >= DELIVERY_LIMIT && <p class="small muted">The newest {DELIVERY_LIMIT} are shown.</p>}
+      </section>
+
+      <EndpointForm id="edit-endpoint" heading="Edit endpoint" action={here} csrf={csrf} values={props.values ?? valuesOfEndpoint(endpoint)} />
+    </Shell>
+  );
+}
+
+function DeliveriesTable(props: { storeId: string; deliveries: Delivery[] }) {
+  return (
+    <div class="table-wrap">
+      <table style="min-width:600px">
+        <thead>
+          <tr>
+            <th>Event</th>
+            <th>Order</th>
+            <th>Status</th>
+            <th>Attempts</th>
+            <th>Time</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.deliveries.map((delivery) => (
+            <tr>
+              <td>
+                <a href={deliveryPath(props.storeId, delivery)}>
+                  <code style="white-space:nowrap">{delivery.eventType}</code>
+                </a>
+                {delivery.kind !== "event" && <span class="small muted"> ({delivery.kind})</span>}
+              </td>
+              <td class="mono small">{delivery.orderId ? <a href={orderPath(props.storeId, delivery.orderId)}>{delivery.orderId}</a> : <span class="muted">—</span>}</td>
+              <td>
+                <DeliveryBadge status={delivery.status} />
+              </td>
+              <td class="num">{delivery.attemptsMade}</td>
+              <td>
+                <Time iso={delivery.createdAt} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function DeletePage(props: { ctx: DashboardContext; endpoint: Endpoint }) {
+  const { member, store, csrf } = props.ctx.state.scope;
+  const { endpoint } = props;
+  return (
+    <Shell title="Delete this endpoint?" member={member} store={store} section="webhooks" csrf={csrf}>
+      <div class="card">
+        <p>
+          Endpoint <span class="mono">{endpoint.url}</span> will receive nothing more: deliveries still waiting are not sent, and its secret is forgotten.
+          Its past deliveries stay listed on the Events page. This cannot be undone.
+        </p>
+        <div class="actions">
+          <form method="post" action={endpointPath(store.id, endpoint.id, "delete")}>
+            <Csrf token={csrf} />
+            <button type="submit" class="danger">
+              Delete endpoint
+            </button>
+          </form>
+          <a class="button secondary" href={endpointPath(store.id, endpoint.id)}>
+            Keep it
+          </a>
+        </div>
+      </div>
+    </Shell>
+  );
+}
+
+/** The body as JSON with indentation, or as it is when it is not JSON. */
+function prettyBody(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
+function DeliveryPage(props: { ctx: DashboardContext; delivery: Delivery; endpoint?: Endpoint; flash?: string; error?: string }) {
+  const { member, store, csrf } = props.ctx.state.scope;
+  const { delivery, endpoint } = props;
+  const pretty = prettyBody(delivery.body);
+  return (
+    <Shell title="Delivery" member={member} store={store} section="webhooks" csrf={csrf} flash={props.flash} error={props.error}>
+      <p class="small">
+        {endpoint ? <a href={endpointPath(store.id, endpoint.id)}>← Endpoint</a> : <span class="muted">The endpoint of this delivery was deleted.</span>}{" "}
+        · <a href={storePath(store.id, "events")}>Events</a>
+      </p>
+      <section class="card" aria-labelledby="delivery-summary">
+        <h2 id="delivery-summary" style="margin-top:0">
+          <span class="mono">{delivery.eventType}</span> <DeliveryBadge status={delivery.status} />
+        </h2>
+        <dl class="details">
+          <dt>Endpoint</dt>
+          <dd class="mono">{endpoint ? endpoint.url : <span class="muted">(deleted)</span>}</dd>
+          <dt>Order</dt>
+          <dd class="mono">{delivery.orderId ? <a href={orderPath(store.id, delivery.orderId)}>{delivery.orderId}</a> : <span class="muted">—</span>}</dd>
+          <dt>Kind</dt>
+          <dd>{delivery.kind === "test" ? "Test event" : delivery.kind === "replay" ? "Replay" : "Event"}</dd>
+          <dt>Attempts</dt>
+          <dd class="num">{delivery.attemptsMade}</dd>
+          {delivery.status === "pending" && delivery.nextAttemptAt && (
+            <>
+              <dt>Next attempt</dt>
+              <dd>
+                <Time iso={delivery.nextAttemptAt} />
+              </dd>
+            </>
+          )}
+          {delivery.lastError && (
+            <>
+              <dt>Last error</dt>
+              <dd class="mono small">{delivery.lastError}</dd>
+            </>
+          )}
+          <dt>Created</dt>
+          <dd>
+            <Time iso={delivery.createdAt} />
+          </dd>
+          <dt>Delivery id</dt>
+          <dd class="mono small">{delivery.id}</dd>
+        </dl>
+        {endpoint && (
+          <form method="post" action={`${deliveryPath(store.id, delivery)}/resend`} class="actions">
+            <Csrf token={csrf} />
+            <button type="submit">Resend</button>
+          </form>
+        )}
+      </section>
+      <div class="side-by-side">
+        <section class="card" aria-labelledby="request-heading">
+          <h2 id="request-heading" style="margin-top:0">
+            Request
+          </h2>
+          <p class="small muted">
+            <span class="mono">POST {endpoint?.url ?? ""}</span>
+          </p>
+          <h3 class="small">Headers</h3>
+          <pre aria-label="Request headers">
+            {[
+              "content-type: application/json",
+              "user-agent: store-order-webhooks/1",
+              `webhook-id: ${delivery.eventId}`,
+              "webhook-timestamp: <Unix seconds of the attempt>",
+              "webhook-signature: v1,<signature of the attempt>",
+            ].join("\n")}
+          </pre>
+          <p class="small muted">
+            <code>webhook-id</code> is the event id, the same on every attempt: dedupe on it. <code>webhook-timestamp</code> and{" "}
+            <code>webhook-signature</code> are made for each attempt: its time, and <code>v1,</code> + base64 HMAC-SHA256 of{" "}
+            <code>{"{webhook-id}.{webhook-timestamp}.{body}"}</code> with the endpoint's secret (two, space-separated, while a rotated secret still signs).
+          </p>
+          <h3 class="small">Body</h3>
+          <pre aria-label="Request body">{pretty}</pre>
+          {pretty !== delivery.body && (
+            <details>
+              <summary class="small">Exact body as sent (what is signed)</summary>
+              <pre>{delivery.body}</pre>
+            </details>
+          )}
+        </section>
+        <section class="card" aria-labelledby="attempts-heading">
+          <h2 id="attempts-heading" style="margin-top:0">
+            Attempts
+          </h2>
+          {delivery.attempts.length === 0 ? (
+            <p class="muted">
+              {delivery.status === "pending" ? "Not attempted yet: it is sent within a few seconds. Reload to see the attempt." : "No attempt was made."}
+            </p>
+          ) : (
+            <ol style="list-style:none;padding:0;margin:0;display:grid;gap:12px">
+              {[...delivery.attempts].reverse().map((attempt) => (
+                <li style="border-top:1px solid #eef0f4;padding-top:10px">
+                  <h3 class="small" style="margin:0 0 6px">
+                    Attempt {attempt.number}
+                  </h3>
+                  <dl class="details">
+                    <dt>Time</dt>
+                    <dd>
+                      <Time iso={attempt.startedAt} />
+                    </dd>
+                    <dt>Status code</dt>
+                    <dd class="num">{attempt.statusCode === 0 ? <span class="muted">no response</span> : attempt.statusCode}</dd>
+                    <dt>Latency</dt>
+                    <dd class="num">{attempt.latencyMs} ms</dd>
+                    <dt>Result</dt>
+                    <dd>{ATTEMPT_RESULTS[attempt.result] ?? attempt.result}</dd>
+                    {attempt.error && (
+                      <>
+                        <dt>Error</dt>
+                        <dd class="mono small">{attempt.error}</dd>
+                      </>
+                    )}
+                    <dt>Response</dt>
+                    <dd>{attempt.responseExcerpt ? <pre>{attempt.responseExcerpt}</pre> : <span class="muted">(empty)</span>}</dd>
+                  </dl>
+                </li>
+              ))}
+            </ol>
+          )}
+          {delivery.attempts.length > 0 && <p class="small muted">Newest first. The response is the receiver's answer, cut at 1 KiB.</p>}
+        </section>
+      </div>
+    </Shell>
+  );
+}
+
+// ---- Routes --------------------------------------------------------------------------
+
+const isNotFound = (error: unknown) => error instanceof ConnectError && error.code === Code.NotFound;
+
+function statusFilter(value: unknown): string {
+  return typeof value === "string" && (DELIVERY_STATUSES as readonly string[]).includes(value) ? value : "";
+}
+
+export function webhookPages(router: Router, kit: Kit) {
+  const { clients, handle, storeScope, change } = kit;
+  const base = "/dashboard/stores/:storeId/webhooks";
+  const client = (ctx: DashboardContext) => webhookClientOr(ctx, kit, "webhooks", "Webhooks");
+
+  const listEndpoints = async (webhook: WebhookClient, ctx: DashboardContext) =>
+    (await webhook.listEndpoints({ storeId: ctx.state.scope.store.id })).endpoints;
+
+  /** The endpoint of the URL (NOT_FOUND, so a 404 page, when it is not this store's); undefined for a malformed id. */
+  const loadEndpoint = async (webhook: WebhookClient, ctx: DashboardContext) => {
+    const endpointId = ctx.params.endpointId ?? "";
+    if (!isUuid(endpointId)) return undefined;
+    return (await webhook.getEndpoint({ storeId: ctx.state.scope.store.id, endpointId: endpointId.toLowerCase() })).endpoint;
+  };
+
+  const deliveriesOf = async (webhook: WebhookClient, ctx: DashboardContext, endpointId: string, status: string) =>
+    (await webhook.listDeliveries({ storeId: ctx.state.scope.store.id, endpointId, status, limit: DELIVERY_LIMIT })).deliveries;
+
+  /** The endpoint page after a POST that stays on it (a secret shown, or a problem). */
+  const showEndpoint = async (
+    webhook: WebhookClient,
+    ctx: DashboardContext,
+    endpoint: Endpoint,
+    extra: { shown?: ShownSecret; values?: EndpointValues; error?: string },
+    status = 200,
+  ) => {
+    const deliveries = await deliveriesOf(webhook, ctx, endpoint.id, "");
+    sendPage(ctx, <EndpointPage ctx={ctx} endpoint={endpoint} deliveries={deliveries} status="" {...extra} />, status);
+  };
+
+  router.get(
+    base,
+    storeScope,
+    handle(async (ctx: DashboardContext) => {
+      const webhook = client(ctx);
+      if (!webhook) return;
+      sendPage(ctx, <EndpointsPage ctx={ctx} endpoints={await listEndpoints(webhook, ctx)} flash={LIST_DONE[String(ctx.query.done)]} />);
+    }),
+  );
+
+  router.post(
+    base,
+    storeScope,
+    handle(async (ctx: DashboardContext) => {
+      const webhook = client(ctx);
+      if (!webhook) return;
+      const storeId = ctx.state.scope.store.id;
+      const values = valuesFrom(ctx.state.scope.form);
+      try {
+        const created = await change(
+          ctx,
+          "endpoint.created",
+          (r) => auditTarget("endpoint", r.endpoint!.id),
+          () => webhook.createEndpoint({ storeId, url: values.url, description: values.description, events: subscriptionOf(values) }),
+        );
+        // The secret is in this response only, never in a URL or a later page.
+        sendPage(ctx, <CreatedPage ctx={ctx} endpoint={created.endpoint!} secret={created.secret} />, 201);
+      } catch (error) {
+        const problem = formProblem(error);
+        if (!problem) throw error;
+        sendPage(ctx, <EndpointsPage ctx={ctx} endpoints={await listEndpoints(webhook, ctx)} values={values} error={problem} />, 400);
+      }
+    }),
+  );
+
+  router.get(
+    `${base}/:endpointId`,
+    storeScope,
+    handle(async (ctx: DashboardContext) => {
+      const webhook = client(ctx);
+      if (!webhook) return;
+      const endpoint = await loadEndpoint(webhook, ctx);
+      if (!endpoint) return notFoundPage(ctx);
+      const status = statusFilter(ctx.query.status);
+      const deliveries = await deliveriesOf(webhook, ctx, endpoint.id, status);
+      sendPage(ctx, <EndpointPage ctx={ctx} endpoint={endpoint} deliveries={deliveries} status={status} flash={ENDPOINT_DONE[String(ctx.query.done)]} />);
+    }),
+  );
+
+  // The edit form: URL, description and events.
+  router.post(
+    `${base}/:endpointId`,
+    storeScope,
+    handle(async (ctx: DashboardContext) => {
+      const webhook = client(ctx);
+      if (!webhook) return;
+      const endpoint = await loadEndpoint(webhook, ctx);
+      if (!endpoint) return notFoundPage(ctx);
+      const storeId = ctx.state.scope.store.id;
+      const values = valuesFrom(ctx.state.scope.form);
+      try {
+        await change(ctx, "endpoint.updated", auditTarget("endpoint", endpoint.id), () =>
+          webhook.updateEndpoint({ storeId, endpointId: endpoint.id, url: values.url, description: values.description, events: subscriptionOf(values) }),
+        );
+        seeOther(ctx, `${endpointPath(storeId, endpoint.id)}?done=updated`);
+      } catch (error) {
+        const problem = formProblem(error);
+        if (!problem) throw error;
+        await showEndpoint(webhook, ctx, endpoint, { values, error: problem }, 400);
+      }
+    }),
+  );
+
+  router.post(
+    `${base}/:endpointId/reveal-secret`,
+    storeScope,
+    handle(async (ctx: DashboardContext) => {
+      const webhook = client(ctx);
+      if (!webhook) return;
+      const endpoint = await loadEndpoint(webhook, ctx);
+      if (!endpoint) return notFoundPage(ctx);
+      const { member, store } = ctx.state.scope;
+      // Recorded before the secret is read: a reveal that cannot be audited shows nothing.
+      await recordAudit(clients.accounts, {
+        storeId: store.id,
+        actor: member.email,
+        action: "endpoint.secret_revealed",
+        target: auditTarget("endpoint", endpoint.id),
+      });
+      const { secret } = await webhook.revealSecret({ storeId: store.id, endpointId: endpoint.id });
+      await showEndpoint(webhook, ctx, endpoint, { shown: { kind: "revealed", secret } });
+    }),
+  );
+
+  router.post(
+    `${base}/:endpointId/rotate-secret`,
+    storeScope,
+    handle(async (ctx: DashboardContext) => {
+      const webhook = client(ctx);
+      if (!webhook) return;
+      const endpoint = await loadEndpoint(webhook, ctx);
+      if (!endpoint) return notFoundPage(ctx);
+      const storeId = ctx.state.scope.store.id;
+      const rotated = await change(ctx, "endpoint.secret_rotated", auditTarget("endpoint", endpoint.id), () =>
+        webhook.rotateSecret({ storeId, endpointId: endpoint.id }),
+      );
+      await showEndpoint(webhook, ctx, rotated.endpoint ?? endpoint, {
+        shown: { kind: "rotated", secret: rotated.secret, previousExpiresAt: rotated.previousSecretExpiresAt },
+      });
+    }),
+  );
+
+  router.post(
+    `${base}/:endpointId/test`,
+    storeScope,
+    handle(async (ctx: DashboardContext) => {
+      const webhook = client(ctx);
+      if (!webhook) return;
+      const endpoint = await loadEndpoint(webhook, ctx);
+      if (!endpoint) return notFoundPage(ctx);
+      const storeId = ctx.state.scope.store.id;
+      try {
+        const { delivery } = await change(ctx, "endpoint.test_sent", auditTarget("endpoint", endpoint.id), () =>
+          webhook.sendTestEvent({ storeId, endpointId: endpoint.id }),
+        );
+        seeOther(ctx, `${deliveryPath(storeId, delivery!)}?done=test_sent`);
+      } catch (error) {
+        // A disabled endpoint is sent nothing, not even a test.
+        if (!(error instanceof ConnectError && error.code === Code.FailedPrecondition)) throw error;
+        await showEndpoint(webhook, ctx, endpoint, { error: "This endpoint is disabled, so nothing is sent to it: enable it, then send a test event." }, 409);
+      }
+    }),
+  );
+
+  for (const [path, enabled] of [
+    ["enable", true],
+    ["disable", false],
+  ] as const) {
+    router.post(
+      `${base}/:endpointId/${path}`,
+      storeScope,
+      handle(async (ctx: DashboardContext) => {
+        const webhook = client(ctx);
+        if (!webhook) return;
+        const endpoint = await loadEndpoint(webhook, ctx);
+        if (!endpoint) return notFoundPage(ctx);
+        const storeId = ctx.state.scope.store.id;
+        await change(ctx, enabled ? "endpoint.enabled" : "endpoint.disabled", auditTarget("endpoint", endpoint.id), () =>
+          webhook.updateEndpoint({ storeId, endpointId: endpoint.id, enabled }),
+        );
+        seeOther(ctx, `${endpointPath(storeId, endpoint.id)}?done=${enabled ? "enabled" : "disabled"}`);
+      }),
+    );
+  }
+
+  router.get(
+    `${base}/:endpointId/delete`,
+    storeScope,
+    handle(async (ctx: DashboardContext) => {
+      const webhook = client(ctx);
+      if (!webhook) return;
+      const endpoint = await loadEndpoint(webhook, ctx);
+      if (!endpoint) return notFoundPage(ctx);
+      sendPage(ctx, <DeletePage ctx={ctx} endpoint={endpoint} />);
+    }),
+  );
+
+  router.post(
+    `${base}/:endpointId/delete`,
+    storeScope,
+    handle(async (ctx: DashboardContext) => {
+      const webhook = client(ctx);
+      if (!webhook) return;
+      const endpoint = await loadEndpoint(webhook, ctx);
+      if (!endpoint) return notFoundPage(ctx);
+      const storeId = ctx.state.scope.store.id;
+      await change(ctx, "endpoint.deleted", auditTarget("endpoint", endpoint.id), () => webhook.deleteEndpoint({ storeId, endpointId: endpoint.id }));
+      seeOther(ctx, `${storePath(storeId, "webhooks")}?done=deleted`);
+    }),
+  );
+
+  /** The delivery of the URL (NOT_FOUND when it is not this store's, or not of that endpoint) and its endpoint (undefined once deleted). */
+  const loadDelivery = async (webhook: WebhookClient, ctx: DashboardContext) => {
+    const { endpointId = "", deliveryId = "" } = ctx.params;
+    if (!isUuid(endpointId) || !isUuid(deliveryId)) return undefined;
+    const storeId = ctx.state.scope.store.id;
+    const { delivery } = await webhook.getDelivery({ storeId, deliveryId: deliveryId.toLowerCase() });
+    if (!delivery || delivery.endpointId !== endpointId.toLowerCase()) return undefined;
+    let endpoint: Endpoint | undefined;
+    try {
+      endpoint = (await webhook.getEndpoint({ storeId, endpointId: delivery.endpointId })).endpoint;
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+    return { delivery, endpoint };
+  };
+
+  router.get(
+    `${base}/:endpointId/deliveries/:deliveryId`,
+    storeScope,
+    handle(async (ctx: DashboardContext) => {
+      const webhook = client(ctx);
+      if (!webhook) return;
+      const found = await loadDelivery(webhook, ctx);
+      if (!found) return notFoundPage(ctx);
+      sendPage(ctx, <DeliveryPage ctx={ctx} {...found} flash={DELIVERY_DONE[String(ctx.query.done)]} />);
+    }),
+  );
+
+  router.post(
+    `${base}/:endpointId/deliveries/:deliveryId/resend`,
+    storeScope,
+    handle(async (ctx: DashboardContext) => {
+      const webhook = client(ctx);
+      if (!webhook) return;
+      const found = await loadDelivery(webhook, ctx);
+      if (!found) return notFoundPage(ctx);
+      const storeId = ctx.state.scope.store.id;
+      const { delivery } = found;
+      try {
+        await change(ctx, "delivery.resent", auditTarget("delivery", delivery.id), () => webhook.redeliver({ storeId, deliveryId: delivery.id }));
+      } catch (error) {
+        // The service finds no delivery to queue while an attempt is under way, or once its endpoint is deleted.
+        if (!isNotFound(error)) throw error;
+        const problem = found.endpoint
+          ? "It is being sent right now: wait for this attempt to finish, then resend it if needed."
+          : "Its endpoint was deleted, so it cannot be sent again.";
+        return sendPage(ctx, <DeliveryPage ctx={ctx} {...found} error={`This delivery was not resent. ${problem}`} />, 409);
+      }
+      seeOther(ctx, `${deliveryPath(storeId, delivery)}?done=resent`);
+    }),
+  );
+
+  // A delivery by its id alone (links from other pages): to its page under its endpoint.
+  router.get(
+    "/dashboard/stores/:storeId/deliveries/:deliveryId",
+    storeScope,
+    handle(async (ctx: DashboardContext) => {
+      const webhook = client(ctx);
+      if (!webhook) return;
+      const deliveryId = ctx.params.deliveryId ?? "";
+      if (!isUuid(deliveryId)) return notFoundPage(ctx);
+      const storeId = ctx.state.scope.store.id;
+      const { delivery } = await webhook.getDelivery({ storeId, deliveryId: deliveryId.toLowerCase() });
+      if (!delivery) return notFoundPage(ctx);
+      seeOther(ctx, deliveryPath(storeId, delivery));
+    }),
+  );
+}

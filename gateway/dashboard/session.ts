@@ -1,0 +1,95 @@
+// Who is signed in to the dashboard (CONTRACT §10): a server-side session (the catalog
+// service keeps it) named by an HttpOnly cookie, and the CSRF token every form carries.
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { Context } from "koa";
+import type { ServiceClients } from "../clients.js";
+
+export interface Member {
+  id: string;
+  email: string;
+  stores: { id: string; name: string }[];
+  /** The token in the cookie; forms' CSRF tokens are derived from it. */
+  token: string;
+}
+
+/** A cookie name with the `__Host-` prefix when served over https: the browser then insists on Secure, Path=/ and no Domain. */
+export function cookieNames(secure: boolean) {
+  return { session: secure ? "__Host-session" : "session", csrf: secure ? "__Host-csrf" : "csrf" };
+}
+
+const SESSION_MAX_AGE_SECONDS = 7 * 24 * 3600;
+
+function serializeCookie(name: string, value: string, secure: boolean, maxAgeSeconds: number): string {
+  return [`${name}=${value}`, "Path=/", `Max-Age=${maxAgeSeconds}`, "HttpOnly", "SameSite=Lax", ...(secure ? ["Secure"] : [])].join("; ");
+}
+
+/** Reads one cookie from the request (a well-formed token only: base64url characters). */
+export function readCookie(ctx: Context, name: string): string | undefined {
+  for (const part of (ctx.get("cookie") || "").split(";")) {
+    const eq = part.indexOf("=");
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
+    const value = part.slice(eq + 1).trim();
+    return /^[A-Za-z0-9_-]{16,128}$/.test(value) ? value : undefined;
+  }
+  return undefined;
+}
+
+function appendCookie(ctx: Context, cookie: string) {
+  const existing = ctx.response.get("Set-Cookie") as unknown as string[] | string | undefined;
+  const list = Array.isArray(existing) ? existing : existing ? [existing] : [];
+  ctx.set("Set-Cookie", [...list, cookie]);
+}
+
+export function createSessions(deps: { clients: ServiceClients; secure: boolean }) {
+  const names = cookieNames(deps.secure);
+  return {
+    names,
+    /** Gives the browser the session cookie (after a sign-in). */
+    start(ctx: Context, token: string) {
+      appendCookie(ctx, serializeCookie(names.session, token, deps.secure, SESSION_MAX_AGE_SECONDS));
+    },
+    clear(ctx: Context) {
+      appendCookie(ctx, serializeCookie(names.session, "", deps.secure, 0));
+    },
+    /** The signed-in member, or undefined (no cookie, or the session ended or expired). */
+    async resolve(ctx: Context): Promise<Member | undefined> {
+      const token = readCookie(ctx, names.session);
+      if (!token) return undefined;
+      try {
+        const resolved = await deps.clients.accounts.resolveSession({ token });
+        return {
+          id: resolved.member!.id,
+          email: resolved.member!.email,
+          stores: resolved.stores.map((store) => ({ id: store.id, name: store.name })),
+          token,
+        };
+      } catch (error) {
+        if (error instanceof ConnectError && error.code === Code.Unauthenticated) return undefined;
+        throw error;
+      }
+    },
+    /** The token for forms before sign-in (double-submit: a cookie and the same value in the form). */
+    preSessionCsrf(ctx: Context): string {
+      const existing = readCookie(ctx, names.csrf);
+      if (existing) return existing;
+      const fresh = randomBytes(24).toString("base64url");
+      appendCookie(ctx, serializeCookie(names.csrf, fresh, deps.secure, 3600));
+      return fresh;
+    },
+  };
+}
+
+export type Sessions = ReturnType<typeof createSessions>;
+
+/** A signed-in member's CSRF token: derived from the HttpOnly session token, which another site can neither read nor set. */
+export function csrfTokenFor(sessionToken: string): string {
+  return createHash("sha256").update("csrf\0").update(sessionToken).digest("base64url");
+}
+
+export function sameToken(given: unknown, expected: string): boolean {
+  if (typeof given !== "string") return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

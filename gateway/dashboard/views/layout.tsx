@@ -1,0 +1,178 @@
+// The dashboard's frame: header with the store and the member, the navigation of
+// CONTRACT §10, and the page. Works without script, from 360 px wide up.
+import type { ComponentChildren } from "preact";
+import { Document } from "../../views/render.js";
+
+export const DASHBOARD_CSS = `
+*,*::before,*::after{box-sizing:border-box}
+html{-webkit-text-size-adjust:100%}
+body{margin:0;background:#f4f6fa;color:#1b2330;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+a{color:#1556d6}
+header.bar{background:#14213d;color:#fff;padding:10px 16px;display:flex;flex-wrap:wrap;align-items:center;gap:8px 16px}
+header.bar .brand{font-weight:800;letter-spacing:.01em;margin-right:auto;word-break:break-word}
+header.bar .who{font-size:.8125rem;color:#c9d3e6;word-break:break-all}
+header.bar form{margin:0}
+header.bar button{background:transparent;color:#fff;border:1px solid #5a6b8c;border-radius:8px;padding:4px 10px;font:inherit;font-size:.8125rem;cursor:pointer}
+nav.main{background:#fff;border-bottom:1px solid #e3e7ee}
+nav.main ul{list-style:none;margin:0 auto;padding:0 8px;max-width:1100px;display:flex;flex-wrap:wrap;gap:2px}
+nav.main a{display:block;padding:10px 10px;text-decoration:none;color:#3b4657;font-weight:600;font-size:.875rem;border-bottom:3px solid transparent}
+nav.main a[aria-current=page]{color:#1556d6;border-bottom-color:#1556d6}
+main{max-width:1100px;margin:0 auto;padding:20px 16px 48px}
+h1{font-size:1.375rem;margin:0 0 16px;word-break:break-word}
+h2{font-size:1.0625rem;margin:24px 0 10px}
+.card{background:#fff;border:1px solid #e3e7ee;border-radius:12px;padding:16px;margin-bottom:16px}
+.muted{color:#5b6678}
+.small{font-size:.8125rem}
+.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;word-break:break-all}
+.num{white-space:nowrap;font-variant-numeric:tabular-nums}
+.nowrap{white-space:nowrap}
+.table-wrap{overflow-x:auto;-webkit-overflow-scrolling:touch;border:1px solid #e3e7ee;border-radius:12px;background:#fff}
+table{border-collapse:collapse;width:100%}
+th,td{text-align:left;padding:8px 12px;border-bottom:1px solid #eef0f4;vertical-align:top;font-size:.875rem}
+th{color:#5b6678;font-weight:600;background:#fafbfd}
+tr:last-child td{border-bottom:0}
+.badge{display:inline-block;white-space:nowrap;border-radius:999px;padding:2px 9px;font-size:.75rem;font-weight:700}
+.badge-pending{background:#fff4d6;color:#8a5a00}
+.badge-paid,.badge-succeeded,.badge-active,.badge-enabled{background:#dcf5e6;color:#0f6b35}
+.badge-failed,.badge-refused,.badge-revoked,.badge-disabled{background:#fde2e1;color:#a32019}
+.badge-expired,.badge-cancelled,.badge-invited{background:#eceef2;color:#485264}
+.badge-refunded{background:#e1ecfd;color:#1d4f9c}
+form.stack{display:grid;gap:12px;max-width:520px}
+form.inline{display:flex;flex-wrap:wrap;gap:8px;align-items:end}
+label{display:grid;gap:4px;font-weight:600;font-size:.875rem}
+input[type=text],input[type=email],input[type=password],input[type=url],input[type=search],select,textarea{font:inherit;font-weight:400;padding:9px 10px;border:1px solid #c4cbd6;border-radius:8px;width:100%;max-width:100%;background:#fff}
+fieldset{border:1px solid #e3e7ee;border-radius:8px;padding:10px 12px;margin:0;min-width:0}
+fieldset label{display:flex;gap:8px;align-items:center;font-weight:500}
+legend{font-weight:600;font-size:.875rem;padding:0 4px}
+button,.button{display:inline-block;font:inherit;font-weight:700;border-radius:8px;padding:9px 16px;border:1px solid #1556d6;background:#1556d6;color:#fff;cursor:pointer;text-decoration:none;text-align:center}
+button.secondary,.button.secondary{background:#fff;color:#1556d6}
+button.danger,.button.danger{background:#fff;color:#a32019;border-color:#e9a19c}
+button:focus-visible,.button:focus-visible,a:focus-visible{outline:3px solid #8fb3f5;outline-offset:2px}
+.actions{display:flex;flex-wrap:wrap;gap:8px;margin:12px 0}
+.actions form{margin:0}
+.flash{border-radius:10px;padding:12px 14px;margin-bottom:16px;background:#e8f8ee;border:1px solid #a6e3bd}
+.error{border-radius:10px;padding:12px 14px;margin-bottom:16px;background:#fdeceb;border:1px solid #f5b5b1}
+.warning{border-radius:10px;padding:12px 14px;margin:12px 0;background:#fff8e6;border:1px solid #f6d68b}
+.secret{display:block;user-select:all;-webkit-user-select:all;background:#f3f5f9;border:1px dashed #b8c0cc;border-radius:8px;padding:8px 10px;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-weight:600;word-break:break-all}
+.empty{text-align:center;padding:28px 16px;color:#5b6678}
+.empty strong{display:block;color:#1b2330;font-size:1rem;margin-bottom:4px}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(200px,1fr));gap:12px}
+.stat{font-size:1.75rem;font-weight:800}
+dl.details{display:grid;grid-template-columns:minmax(120px,auto) 1fr;gap:6px 16px;margin:0}
+dl.details dt{color:#5b6678;font-size:.875rem}
+dl.details dd{margin:0;word-break:break-word}
+pre{white-space:pre-wrap;word-break:break-all;background:#f6f8fb;border:1px solid #e3e7ee;border-radius:8px;padding:10px;font-size:.8125rem;margin:0}
+.side-by-side{display:grid;grid-template-columns:1fr 1fr;gap:12px}
+.side-by-side>*{min-width:0}
+.narrow{max-width:420px;margin:40px auto}
+@media (max-width:700px){nav.main a{padding:7px 8px;font-size:.8125rem}.side-by-side{grid-template-columns:1fr}dl.details{grid-template-columns:1fr;gap:2px}dl.details dd{margin-bottom:8px}main{padding:16px 10px 40px}}
+`;
+
+export const NAV = [
+  ["overview", "Overview"],
+  ["orders", "Orders"],
+  ["api-keys", "API keys"],
+  ["webhooks", "Webhooks"],
+  ["events", "Events"],
+  ["bank-mutations", "Bank mutations"],
+  ["settings", "Settings"],
+  ["audit-log", "Audit log"],
+] as const;
+
+export type Section = (typeof NAV)[number][0];
+
+export interface ShellProps {
+  title: string;
+  member: { email: string; stores: { id: string; name: string }[] };
+  store: { id: string; name: string };
+  section: Section;
+  csrf: string;
+  flash?: string;
+  error?: string;
+  children: ComponentChildren;
+}
+
+export const storePath = (storeId: string, rest = "overview") => `/dashboard/stores/${storeId}/${rest}`;
+
+/** A signed-in page of one store. */
+export function Shell(props: ShellProps) {
+  const others = props.member.stores.filter((store) => store.id !== props.store.id);
+  return (
+    <Document title={`${props.title} · ${props.store.name}`} css={DASHBOARD_CSS}>
+      <header class="bar">
+        <span class="brand">{props.store.name}</span>
+        {others.length > 0 && (
+          <details>
+            <summary>Switch store</summary>
+            <ul>
+              {others.map((store) => (
+                <li>
+                  <a href={storePath(store.id)} style="color:#fff">
+                    {store.name}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </details>
+        )}
+        <span class="who">{props.member.email}</span>
+        <form method="post" action="/dashboard/logout">
+          <input type="hidden" name="csrf" value={props.csrf} />
+          <button type="submit">Sign out</button>
+        </form>
+      </header>
+      <nav class="main" aria-label="Store">
+        <ul>
+          {NAV.map(([path, label]) => (
+            <li>
+              <a href={storePath(props.store.id, path)} aria-current={path === props.section ? "page" : undefined}>
+                {label}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main>
+        <h1>{props.title}</h1>
+        {props.flash && (
+          <p class="flash" role="status">
+            {props.flash}
+          </p>
+        )}
+        {props.error && (
+          <p class="error" role="alert">
+            {props.error}
+          </p>
+        )}
+        {props.children}
+      </main>
+    </Document>
+  );
+}
+
+/** A page outside any store (sign-in, invitation, errors). */
+export function Plain(props: { title: string; children: ComponentChildren }) {
+  return (
+    <Document title={props.title} css={DASHBOARD_CSS}>
+      <main class="narrow">
+        <h1>{props.title}</h1>
+        {props.children}
+      </main>
+    </Document>
+  );
+}
+
+/** The hidden CSRF field every form that changes something carries. */
+export function Csrf({ token }: { token: string }) {
+  return <input type="hidden" name="csrf" value={token} />;
+}
+
+/** An empty list that says what to do next. */
+export function Empty({ title, children }: { title: string; children?: ComponentChildren }) {
+  return (
+    <div class="empty card">
+      <strong>{title}</strong>
+      {children}
+    </div>
+  );
+}

@@ -1,0 +1,708 @@
+// The merchant dashboard (CONTRACT §10) end to end: a real browser against the whole
+// stack, walking what a merchant does — accept an invitation, manage API keys and
+// webhook endpoints, mark orders paid or cancel them, change settings — and checking
+// each change where it matters (the public API, a real webhook receiver, the audit
+// log). Controls are addressed by the accessible names the contract fixes.
+import test, { type ExecutionContext } from "ava";
+import { randomUUID } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import { ARTIFACTS, launchBrowser } from "../helpers/browser.js";
+import { api, waitFor } from "../helpers/http.js";
+import { startReceiver, type Received } from "../helpers/receiver.js";
+import { buyer, createProduct, createStore, Plan, startStack, type Stack } from "../helpers/stack.js";
+import { settled, verify } from "../helpers/webhooks.js";
+
+const SHOTS = path.join(ARTIFACTS, "dashboard");
+const PASSWORD = "kopi-tubruk-2026!";
+const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+
+let stack: Stack;
+let browser: Browser;
+test.before(async () => {
+  [stack, browser] = await Promise.all([startStack({ webhooks: { bus: "nats" } }), launchBrowser()]);
+  await mkdir(SHOTS, { recursive: true });
+});
+test.after.always(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+// ---------------------------------------------------------------------------------
+// Helpers
+
+const uid = () => randomUUID().slice(0, 8);
+const storeUrl = (storeId: string, rest = "overview") => `${stack.baseUrl}/dashboard/stores/${storeId}/${rest}`;
+
+/** A desktop-sized browser context that fails fast and records CSP violations. */
+async function newBrowserPage(t: ExecutionContext) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  context.setDefaultTimeout(10_000);
+  t.teardown(() => context.close());
+  const page = await context.newPage();
+  const violations: string[] = [];
+  page.on("console", (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(`${page.url()}: ${message.text()}`);
+  });
+  cspViolations.set(page, violations);
+  return { context, page };
+}
+
+const cspViolations = new WeakMap<Page, string[]>();
+
+/** No page visited broke its own Content-Security-Policy (what the browser reported). */
+function assertNoCspViolations(t: ExecutionContext, page: Page): void {
+  t.deepEqual(cspViolations.get(page), [], "no page breaks its own Content-Security-Policy");
+}
+
+/** Clicks something that loads a new document (a link, a form's button) and waits for it. */
+async function follow(page: Page, target: Locator): Promise<void> {
+  await Promise.all([page.waitForEvent("load"), target.click()]);
+}
+
+const button = (page: Page, name: string) => page.getByRole("button", { name, exact: true });
+const link = (page: Page, name: string) => page.getByRole("link", { name, exact: true });
+
+/** Follows a link of the store's navigation. */
+async function nav(page: Page, name: string): Promise<void> {
+  await follow(page, page.getByRole("navigation").getByRole("link", { name, exact: true }).first());
+}
+
+async function bodyText(page: Page): Promise<string> {
+  return (await page.locator("body").innerText()).replace(/\u00a0/g, " ");
+}
+
+/**
+ * Every table of the page (or of `scope`) as rows keyed by their lower-cased column
+ * headers, cell text with whitespace collapsed. Also each row's links.
+ */
+async function tableRows(page: Page, scope?: Locator): Promise<(Record<string, string> & { links: string })[]> {
+  return (scope ?? page.locator("body")).evaluate((root: any) => {
+    const out: any[] = [];
+    for (const table of root.querySelectorAll("table")) {
+      const headers = [...table.querySelectorAll("thead th")].map((th: any) => th.textContent.replace(/\s+/g, " ").trim().toLowerCase());
+      for (const tr of table.querySelectorAll("tbody tr")) {
+        const row: any = {};
+        [...tr.querySelectorAll("td,th")].forEach((cell: any, i: number) => {
+          row[headers[i] ?? String(i)] = cell.textContent.replace(/\u00a0/g, " ").replace(/\s+/g, " ").trim();
+        });
+        row.links = [...tr.querySelectorAll("a[href]")].map((a: any) => a.getAttribute("href")).join(" ");
+        out.push(row);
+      }
+    }
+    return out;
+  });
+}
+
+/** Every time on the page reads "… HH:MM WIB" in Jakarta time, with the exact instant in `datetime`/`title`. */
+async function assertWibTimes(t: ExecutionContext, page: Page, where: string, atLeast = 1): Promise<void> {
+  const times = await page.locator("time").evaluateAll((elements: any[]) =>
+    elements.map((el) => ({ text: el.textContent.replace(/\u00a0/g, " ").trim(), iso: el.getAttribute("datetime") || el.getAttribute("title") || "" })),
+  );
+  t.true(times.length >= atLeast, `${where}: at least ${atLeast} time(s) shown (found ${times.length})`);
+  for (const time of times) {
+    t.regex(time.text, /WIB$/, `${where}: "${time.text}" is in WIB`);
+    t.regex(time.iso, /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/, `${where}: the exact ISO time is given`);
+    const hhmm = new Date(time.iso).toLocaleTimeString("en-GB", { timeZone: "Asia/Jakarta", hour: "2-digit", minute: "2-digit", hour12: false });
+    t.true(time.text.replace(/\./g, ":").includes(hhmm), `${where}: "${time.text}" is ${time.iso} in Jakarta (${hhmm})`);
+  }
+}
+
+/** Screenshots at 360 px and 1280 px wide; at 360 px nothing may scroll sideways. */
+async function shoot(t: ExecutionContext, page: Page, name: string): Promise<void> {
+  for (const width of [360, 1280]) {
+    await page.setViewportSize({ width, height: 800 });
+    if (width === 360) {
+      const overflow = await page.evaluate(() => {
+        const g = globalThis as any;
+        return g.document.documentElement.scrollWidth - g.innerWidth;
+      });
+      t.true(overflow <= 0, `${name}: at 360 px the page scrolls sideways by ${overflow}px`);
+    }
+    await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
+  }
+}
+
+/**
+ * Runs sign-ins one at a time across the file's concurrent tests. Each costs a scrypt
+ * in the catalog service; several at once on a 2-core machine outlast the gateway's
+ * 1.2 s deadline and the page answers "Temporarily unavailable" (see the report).
+ */
+let signInQueue: Promise<unknown> = Promise.resolve();
+function oneSignInAtATime<T>(work: () => Promise<T>): Promise<T> {
+  const run = signInQueue.then(work, work);
+  signInQueue = run.catch(() => undefined);
+  return run;
+}
+
+interface SignedIn {
+  storeId: string;
+  keyId: string;
+  key: string;
+  email: string;
+  context: BrowserContext;
+  page: Page;
+}
+
+/** A growth store with a member who has just accepted the invitation in a browser. */
+async function signedInMember(t: ExecutionContext, storeName: string): Promise<SignedIn> {
+  const store = await createStore(stack, Plan.GROWTH, storeName);
+  const email = `member-${uid()}@merchant.example`;
+  const { invitationToken } = await stack.accounts.inviteMember({ storeId: store.storeId, email });
+  const { context, page } = await newBrowserPage(t);
+  await page.goto(`${stack.baseUrl}/dashboard/invite/${invitationToken}`);
+  await page.getByLabel("New password", { exact: true }).fill(PASSWORD);
+  await page.getByLabel("Confirm password", { exact: true }).fill(PASSWORD);
+  await oneSignInAtATime(() => follow(page, button(page, "Set password")));
+  if (page.url() !== storeUrl(store.storeId)) throw new Error(`accepting the invitation ended at ${page.url()}: ${await bodyText(page)}`);
+  return { ...store, email, context, page };
+}
+
+/** The audit log as the page shows it. */
+async function auditLog(page: Page) {
+  await nav(page, "Audit log");
+  return tableRows(page);
+}
+
+function assertAudited(t: ExecutionContext, rows: Record<string, string>[], actor: string, action: string | RegExp, target?: string): void {
+  const matches = (row: Record<string, string>) =>
+    row.actor === actor && (typeof action === "string" ? row.action === action : action.test(row.action ?? "")) && (!target || (row.target ?? "").includes(target));
+  t.true(rows.some(matches), `the audit log lists ${action}${target ? ` on ${target}` : ""} by ${actor}`);
+}
+
+/** The one <option> whose value or text is `wanted` (case-insensitive), selected. */
+async function choose(select: Locator, wanted: string): Promise<void> {
+  const options: { value: string; text: string }[] = await select
+    .locator("option")
+    .evaluateAll((els: any[]) => els.map((el) => ({ value: el.value, text: el.textContent.trim() })));
+  const option = options.find((o) => o.value.toLowerCase() === wanted || o.text.toLowerCase() === wanted) ??
+    options.find((o) => o.value.toLowerCase().includes(wanted) || o.text.toLowerCase().includes(wanted));
+  if (!option) throw new Error(`no option "${wanted}" in the select (has ${options.map((o) => `${o.value}/${o.text}`).join(", ")})`);
+  await select.selectOption(option.value);
+}
+
+/** The ids of the orders linked from the page (`…/orders/{id}`). */
+async function linkedOrderIds(page: Page): Promise<string[]> {
+  const hrefs: string[] = await page.locator("main a[href]").evaluateAll((els: any[]) => els.map((a) => a.getAttribute("href")));
+  const ids = hrefs.map((href) => new RegExp(`/orders/(${UUID})$`).exec(href)?.[1]).filter((id): id is string => !!id);
+  return [...new Set(ids)].sort();
+}
+
+async function createApiOrder(key: string, json: Record<string, unknown>) {
+  const response = await api(stack.baseUrl, "/v1/orders", { method: "POST", key, json: { buyer, ...json } });
+  if (response.status !== 201) throw new Error(`POST /v1/orders: ${response.status} ${response.text}`);
+  return response.body.data as { order: any; payment: any; redirect: any };
+}
+
+async function apiOrder(key: string, id: string) {
+  return (await api(stack.baseUrl, `/v1/orders/${id}`, { key })).body.data.order;
+}
+
+/** Marks an order paid through the order page and its confirmation. */
+async function markPaid(t: ExecutionContext, m: SignedIn, orderId: string, before = "pending"): Promise<void> {
+  await m.page.goto(storeUrl(m.storeId, `orders/${orderId}`));
+  await follow(m.page, link(m.page, "Mark as paid"));
+  t.not(new URL(m.page.url()).pathname, `/dashboard/stores/${m.storeId}/orders/${orderId}`, "Mark as paid first asks to confirm");
+  t.is((await apiOrder(m.key, orderId)).status, before, "nothing changes before the confirmation");
+  await follow(m.page, button(m.page, "Mark as paid"));
+}
+
+// ---------------------------------------------------------------------------------
+
+test("an invited member sets a password, is signed in with safe cookies, signs out for real, and a wrong password says only that", async (t) => {
+  const store = await createStore(stack, Plan.GROWTH, "Toko Dashboard Akun");
+  const email = `owner-${uid()}@merchant.example`;
+  const { invitationToken } = await stack.accounts.inviteMember({ storeId: store.storeId, email });
+  const { context, page } = await newBrowserPage(t);
+
+  // Every cookie the dashboard sets: HttpOnly, SameSite=Lax, and not Secure over http.
+  const setCookies: string[] = [];
+  page.on("response", async (response) => {
+    if (!response.url().startsWith(`${stack.baseUrl}/dashboard`)) return;
+    setCookies.push(...(await response.headerValues("set-cookie").catch(() => [])));
+  });
+
+  await page.goto(`${stack.baseUrl}/dashboard/invite/${invitationToken}`);
+  await shoot(t, page, "invitation");
+
+  // The server holds the 12-character minimum even when the browser's check is bypassed.
+  await page.locator("input").evaluateAll((inputs: any[]) => inputs.forEach((input) => input.removeAttribute("minlength")));
+  await page.getByLabel("New password", { exact: true }).fill("short-11chr");
+  await page.getByLabel("Confirm password", { exact: true }).fill("short-11chr");
+  await follow(page, button(page, "Set password"));
+  t.regex(new URL(page.url()).pathname, /^\/dashboard\/invite\//, "an 11-character password is refused");
+  t.false((await bodyText(page)).includes("Sign out"), "and nobody is signed in");
+
+  await page.goto(`${stack.baseUrl}/dashboard/invite/${invitationToken}`);
+  await page.getByLabel("New password", { exact: true }).fill(PASSWORD);
+  await page.getByLabel("Confirm password", { exact: true }).fill(PASSWORD);
+  await oneSignInAtATime(() => Promise.all([page.waitForURL(storeUrl(store.storeId)), button(page, "Set password").click()]));
+  t.true((await bodyText(page)).includes("Toko Dashboard Akun"), "the overview names the store");
+  t.regex(await bodyText(page), /growth/i, "and its plan");
+  t.true(await button(page, "Sign out").isVisible());
+
+  // The navigation of every page.
+  const sections: [string, string][] = [
+    ["Overview", "overview"],
+    ["Orders", "orders"],
+    ["API keys", "api-keys"],
+    ["Webhooks", "webhooks"],
+    ["Events", "events"],
+    ["Bank mutations", "bank-mutations"],
+    ["Settings", "settings"],
+    ["Audit log", "audit-log"],
+  ];
+  for (const [name, slug] of sections) {
+    const href = await page.getByRole("navigation").getByRole("link", { name, exact: true }).first().getAttribute("href");
+    t.is(href && new URL(href, stack.baseUrl).pathname, `/dashboard/stores/${store.storeId}/${slug}`, `navigation link "${name}"`);
+  }
+  await shoot(t, page, "overview");
+
+  // Cookie flags, as sent and as the browser keeps them.
+  t.true(setCookies.length > 0, "the dashboard set cookies");
+  for (const line of setCookies) {
+    const attributes = line.split(";").map((part) => part.trim().toLowerCase());
+    t.true(attributes.includes("httponly"), `HttpOnly: ${line}`);
+    t.true(attributes.includes("samesite=lax"), `SameSite=Lax: ${line}`);
+    t.false(attributes.includes("secure"), `not Secure over http: ${line}`);
+  }
+  const cookies = await context.cookies(stack.baseUrl);
+  t.true(cookies.length > 0);
+  for (const cookie of cookies) {
+    t.true(cookie.httpOnly, `${cookie.name} is HttpOnly`);
+    t.is(cookie.sameSite, "Lax", `${cookie.name} is SameSite=Lax`);
+    t.false(cookie.secure, `${cookie.name} is not Secure (the stack is http)`);
+  }
+
+  // "Sign out" ends the session on the server: the old cookie no longer signs anyone in.
+  const cookieHeader = cookies.map((cookie) => `${cookie.name}=${cookie.value}`).join("; ");
+  const replay = () => fetch(storeUrl(store.storeId), { headers: { cookie: cookieHeader }, redirect: "manual" });
+  t.is((await replay()).status, 200, "the cookie works before signing out");
+  await Promise.all([page.waitForURL(/\/dashboard\/login(\?|$)/), button(page, "Sign out").click()]);
+  const after = await replay();
+  t.true(after.status >= 300 && after.status < 400, `the replayed old cookie is redirected (got ${after.status})`);
+  t.is(new URL(after.headers.get("location") ?? "", stack.baseUrl).pathname, "/dashboard/login");
+  await page.goto(storeUrl(store.storeId));
+  t.is(new URL(page.url()).pathname, "/dashboard/login", "the browser is signed out too");
+  await shoot(t, page, "login");
+
+  // A wrong password, or an unknown email, says only "Invalid email or password".
+  for (const [who, password] of [
+    [email, "not-the-right-password"],
+    [`nobody-${uid()}@merchant.example`, PASSWORD],
+  ] as const) {
+    await page.getByLabel("Email", { exact: true }).fill(who);
+    await page.getByLabel("Password", { exact: true }).fill(password);
+    await oneSignInAtATime(() => follow(page, button(page, "Sign in")));
+    const text = await bodyText(page);
+    t.true(text.includes("Invalid email or password"), `refused sign-in of ${who} says "Invalid email or password" (the page says: ${text})`);
+    t.false(/locked|not found|unknown|no such/i.test(text), "and nothing more");
+    t.false(await button(page, "Sign out").isVisible());
+  }
+  await page.getByLabel("Email", { exact: true }).fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+  await oneSignInAtATime(() => Promise.all([page.waitForURL(storeUrl(store.storeId)), button(page, "Sign in").click()]));
+
+  const rows = await auditLog(page);
+  t.true(rows.filter((row) => row.actor === email && row.action === "member.signed_in").length >= 2, "both sign-ins are in the audit log");
+  assertNoCspViolations(t, page);
+});
+
+test("API keys: a new key is shown once, works, shows its last use, and once revoked is refused; forms without CSRF and other stores change nothing", async (t) => {
+  const m = await signedInMember(t, "Toko Kunci API");
+  const { page } = m;
+  await nav(page, "API keys");
+  await page.getByLabel("Key name", { exact: true }).fill("ERP production");
+  await follow(page, button(page, "Create key"));
+
+  const shown = page.getByLabel("New API key", { exact: true });
+  const secret = (await shown.innerText()).trim();
+  t.regex(secret, /^sk_live_[0-9A-Za-z]{32,}$/, "the full key is shown");
+  t.regex(await bodyText(page), /not be shown again/i, "with a warning that it will not be shown again");
+  const created = (await stack.stores.listApiKeys({ storeId: m.storeId })).apiKeys.find((key) => key.name === "ERP production");
+  t.truthy(created, "the key exists");
+  t.is((await api(stack.baseUrl, "/v1/products", { key: secret })).status, 200, "the new key works on the public API");
+
+  // Shown once: a later visit shows its row, never the key.
+  const rowOf = async () => (await tableRows(page)).find((row) => row.name === "ERP production");
+  await waitFor(async () => {
+    await page.goto(storeUrl(m.storeId, "api-keys"));
+    return /WIB$/.test((await rowOf())?.["last used"] ?? "");
+  }, 8_000, 300).catch(() => undefined);
+  t.false((await page.content()).includes(secret), "the key is not shown again");
+  const row = await rowOf();
+  t.truthy(row, "the key is listed");
+  const prefix = (row?.prefix ?? "").replace(/[…\s]|\.\.\./g, "");
+  t.true(prefix.length >= 8 && secret.startsWith(prefix) && prefix.length < secret.length / 2, `its prefix "${prefix}" is a short start of the key`);
+  t.regex(row?.created ?? "", /WIB$/, "created is shown in WIB");
+  t.regex(row?.["last used"] ?? "", /WIB$/, "last used is shown (within a minute of the use)");
+  t.regex(row?.status ?? "", /active/i);
+  await assertWibTimes(t, page, "api-keys", 3);
+  await shoot(t, page, "api-keys");
+
+  // No CSRF token, or a wrong one: 403 and nothing changes.
+  const keysBefore = (await stack.stores.listApiKeys({ storeId: m.storeId })).apiKeys.length;
+  const noToken = await page.request.post(storeUrl(m.storeId, "api-keys"), { form: { name: "sneaky" }, maxRedirects: 0 });
+  t.is(noToken.status(), 403, "creating a key without a CSRF token is refused");
+  const wrongToken = await page.request.post(storeUrl(m.storeId, "api-keys"), { form: { csrf: "A".repeat(43), name: "sneaky" }, maxRedirects: 0 });
+  t.is(wrongToken.status(), 403, "creating a key with a wrong CSRF token is refused");
+  const revokeNoToken = await page.request.post(storeUrl(m.storeId, `api-keys/${m.keyId}/revoke`), { form: {}, maxRedirects: 0 });
+  t.is(revokeNoToken.status(), 403, "revoking without a CSRF token is refused");
+  const keysAfter = (await stack.stores.listApiKeys({ storeId: m.storeId })).apiKeys;
+  t.is(keysAfter.length, keysBefore, "no key was created");
+  t.false(keysAfter.some((key) => key.name === "sneaky"));
+  t.falsy(keysAfter.find((key) => key.id === m.keyId)?.revokedAt, "the other key is not revoked");
+  await page.reload();
+  t.false((await bodyText(page)).includes("sneaky"), "the list shows no new key");
+
+  // Another store's pages are 404 (not 403), as is its key under our store.
+  const other = await createStore(stack, Plan.GROWTH, "Toko Orang Lain");
+  for (const url of [storeUrl(other.storeId), storeUrl(other.storeId, "api-keys"), storeUrl(other.storeId, "settings"), storeUrl(m.storeId, `api-keys/${other.keyId}/revoke`), storeUrl(randomUUID())]) {
+    const response = await page.request.get(url, { maxRedirects: 0 });
+    t.is(response.status(), 404, `${url.replace(stack.baseUrl, "")} is 404`);
+  }
+  const csrf = await page.locator('form input[name="csrf"]').first().inputValue();
+  const foreign = await page.request.post(storeUrl(other.storeId, "api-keys"), { form: { csrf, name: "intruder" }, maxRedirects: 0 });
+  t.is(foreign.status(), 404, "posting to another store's page is 404");
+  t.is((await stack.stores.listApiKeys({ storeId: other.storeId })).apiKeys.length, 1, "and creates nothing there");
+
+  // Revoke, confirmed: the key is refused from then on.
+  await follow(page, link(page, "Revoke ERP production"));
+  t.is((await api(stack.baseUrl, "/v1/products", { key: secret })).status, 200, "the confirmation page changes nothing yet");
+  await follow(page, button(page, "Revoke key"));
+  t.regex((await rowOf())?.status ?? "", /revoked/i, "the list shows it revoked");
+  t.is(await link(page, "Revoke ERP production").count(), 0, "a revoked key has no Revoke link");
+  await waitFor(async () => (await api(stack.baseUrl, "/v1/products", { key: secret })).status === 401, 6_000, 200);
+  t.pass("the revoked key gets 401");
+
+  const rows = await auditLog(page);
+  assertAudited(t, rows, m.email, "member.signed_in");
+  assertAudited(t, rows, m.email, "key.created", created!.id);
+  assertAudited(t, rows, m.email, "key.revoked", created!.id);
+  t.false(rows.some((row) => /sneaky|intruder/.test(JSON.stringify(row))), "the refused posts left no trace");
+  t.false((await page.content()).includes(secret));
+  assertNoCspViolations(t, page);
+});
+
+test("settings: a new bank account and redirect URLs are used by orders created afterwards; without CSRF nothing changes", async (t) => {
+  const m = await signedInMember(t, "Toko Pengaturan");
+  const { page } = m;
+  const product = await createProduct(stack, m.storeId, "Tas Anyaman", 150_000);
+  const values: Record<string, string> = {
+    "Bank name": "Bank Negara Indonesia",
+    "Bank code": "BNI",
+    "Account number": "9876543210",
+    "Account holder": "CV Anyaman Jaya",
+    "Success URL": "https://anyaman.example/terima-kasih",
+    "Return URL": "https://anyaman.example/keranjang",
+    "Error URL": "https://anyaman.example/gagal",
+  };
+
+  // A post without a CSRF token changes nothing.
+  const refused = await page.request.post(storeUrl(m.storeId, "settings"), {
+    form: { bank_name: "Bank Jahat", bank_code: "JHT", account_number: "6666666666", account_holder: "Penipu" },
+    maxRedirects: 0,
+  });
+  t.is(refused.status(), 403);
+  t.is((await stack.stores.getStore({ id: m.storeId })).store?.bankAccount?.accountNumber, "0001112223", "the bank account is unchanged");
+
+  await nav(page, "Settings");
+  for (const [label, value] of Object.entries(values)) await page.getByLabel(label, { exact: true }).fill(value);
+  await follow(page, button(page, "Save settings"));
+  t.regex(new URL(page.url()).pathname, new RegExp(`/dashboard/stores/${m.storeId}/settings$`));
+  for (const [label, value] of Object.entries(values)) t.is(await page.getByLabel(label, { exact: true }).inputValue(), value, `${label} is saved`);
+  await shoot(t, page, "settings");
+
+  // An order created afterwards uses them.
+  const { payment, redirect } = await createApiOrder(m.key, { items: [{ product_id: product.id, quantity: 1 }], payment_method: "bank_transfer" });
+  t.like(payment.seller_bank, { bank_name: "Bank Negara Indonesia", bank_code: "BNI", account_number: "9876543210", account_holder: "CV Anyaman Jaya" });
+  t.deepEqual(redirect, { success_url: values["Success URL"], return_url: values["Return URL"], error_url: values["Error URL"] });
+
+  await nav(page, "Bank mutations");
+  t.regex(new URL(page.url()).pathname, new RegExp(`/dashboard/stores/${m.storeId}/bank-mutations$`));
+  await shoot(t, page, "bank-mutations");
+
+  const rows = await auditLog(page);
+  assertAudited(t, rows, m.email, "store.settings_changed", m.storeId);
+  t.is(rows.filter((row) => row.action === "store.settings_changed").length, 1, "only the real change is logged");
+  await assertWibTimes(t, page, "audit-log", 2);
+  await shoot(t, page, "audit-log");
+  assertNoCspViolations(t, page);
+});
+
+test("orders: search and filter, an order's page, mark a bank transfer paid and cancel another — the API and webhooks see it", async (t) => {
+  const m = await signedInMember(t, "Toko Kemeja");
+  const { page } = m;
+  const product = await createProduct(stack, m.storeId, "Kemeja Batik Cap", 85_000);
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const { secret } = await stack.webhooks!.setEndpoint({ storeId: m.storeId, url: receiver.url });
+
+  const id = uid();
+  const emails = { a: `ani-${id}@example.co.id`, b: `bayu-${id}@example.co.id`, c: `citra-${id}@example.co.id`, d: `dewi-${id}@example.co.id` };
+  const items = [{ product_id: product.id, quantity: 2 }];
+  const a = await createApiOrder(m.key, { items, payment_method: "bank_transfer", buyer: { ...buyer, email: emails.a } });
+  const b = await createApiOrder(m.key, { items, payment_method: "bank_transfer", buyer: { ...buyer, email: emails.b } });
+  const c = await createApiOrder(m.key, { items, payment_method: "qris", buyer: { ...buyer, email: emails.c }, external_id: `INV-${id}` });
+  // A bank-transfer order whose payment window has passed: expired, and still markable as paid.
+  const d = await createApiOrder(m.key, { items, payment_method: "bank_transfer", buyer: { ...buyer, email: emails.d } });
+  await stack.orderSql`update orders set expires_at = now() - interval '1 minute' where id = ${d.order.id}`;
+  const all = [a.order.id, b.order.id, c.order.id, d.order.id].sort();
+
+  await page.reload();
+  t.regex(await bodyText(page), /Pending orders\s*3\b/, "the overview counts three pending orders (not the overdue one)");
+
+  await nav(page, "Orders");
+  t.deepEqual(await linkedOrderIds(page), all, "every order is listed and linked");
+  await assertWibTimes(t, page, "orders");
+  await shoot(t, page, "orders");
+
+  const search = async (text: string, status = "") => {
+    await page.goto(storeUrl(m.storeId, "orders"));
+    if (status) await choose(page.getByRole("combobox", { name: "Status", exact: true }), status);
+    await page.getByLabel("Search", { exact: true }).fill(text);
+    await follow(page, button(page, "Search"));
+    return linkedOrderIds(page);
+  };
+  t.deepEqual(await search(a.order.payment_reference), [a.order.id], "search by payment reference");
+  t.deepEqual(await search(`INV-${id}`), [c.order.id], "search by external id");
+  t.deepEqual(await search(emails.b), [b.order.id], "search by buyer email");
+
+  // The order's page: items, amounts, payment, history and deliveries.
+  await settled(stack, [m.storeId]);
+  await page.goto(storeUrl(m.storeId, "orders"));
+  await follow(page, page.locator(`main a[href$="/orders/${a.order.id}"]`).first());
+  let text = await bodyText(page);
+  const rp = (amount: number) => new RegExp(`Rp ${amount.toLocaleString("id-ID").replace(/\./g, "\\.")}(?!\\d)`);
+  t.true(text.includes("Kemeja Batik Cap"), "items");
+  t.regex(text, rp(85_000), "unit price as Rp 85.000");
+  t.regex(text, rp(170_000), "line total / subtotal");
+  t.regex(text, rp(a.order.amount), `the amount to pay as Rp ${a.order.amount.toLocaleString("id-ID")}`);
+  t.true(text.includes(a.order.payment_reference), "the payment reference");
+  t.true(text.includes("Bank Central Asia") && text.includes("0001112223"), "the seller's bank account");
+  t.true(text.includes("order.created"), "its event deliveries");
+  await assertWibTimes(t, page, "order");
+  await shoot(t, page, "order");
+
+  // A gateway order can be cancelled, not marked paid.
+  await page.goto(storeUrl(m.storeId, `orders/${c.order.id}`));
+  t.is(await link(page, "Mark as paid").count(), 0, "a QRIS order has no Mark as paid");
+  t.is(await link(page, "Cancel order").count(), 1, "a pending order can be cancelled");
+
+  // Mark as paid, confirmed.
+  await markPaid(t, m, a.order.id);
+  t.is((await apiOrder(m.key, a.order.id)).status, "paid", "the API sees the order paid");
+  text = await bodyText(page);
+  t.regex(text, /marked paid/i, "the history gives the cause");
+  t.is(await link(page, "Mark as paid").count(), 0, "a paid order cannot be marked paid again");
+  t.is(await link(page, "Cancel order").count(), 0, "nor cancelled");
+
+  // Cancel, confirmed.
+  await page.goto(storeUrl(m.storeId, `orders/${b.order.id}`));
+  await follow(page, link(page, "Cancel order"));
+  t.is((await apiOrder(m.key, b.order.id)).status, "pending", "nothing changes before the confirmation");
+  await follow(page, button(page, "Cancel order"));
+  t.is((await apiOrder(m.key, b.order.id)).status, "cancelled", "the API sees the order cancelled");
+  t.regex(await bodyText(page), /cancelled by/i, "the history gives the cause");
+
+  // The expired bank-transfer order: it can be marked paid, not cancelled.
+  await page.goto(storeUrl(m.storeId, `orders/${d.order.id}`));
+  t.regex(await bodyText(page), /expired/i, "an overdue order reads as expired");
+  t.is(await link(page, "Cancel order").count(), 0, "an expired order cannot be cancelled");
+  await markPaid(t, m, d.order.id, "expired");
+  t.is((await apiOrder(m.key, d.order.id)).status, "paid", "a late transfer marked paid turns the expired order paid");
+
+  // The webhooks arrive as from the CLI, signed.
+  const arrived = (type: string, orderId: string) => receiver.received.find((r: Received) => {
+    const body = JSON.parse(r.body);
+    return body.type === type && body.data?.order?.id === orderId;
+  });
+  await waitFor(() => !!arrived("order.paid", a.order.id) && !!arrived("order.cancelled", b.order.id), 15_000);
+  const paid = verify(secret, arrived("order.paid", a.order.id)!);
+  t.like(paid.data, { store_id: m.storeId, previous_status: "pending", order: { id: a.order.id, status: "paid" } });
+  const cancelled = verify(secret, arrived("order.cancelled", b.order.id)!);
+  t.like(cancelled.data, { previous_status: "pending", order: { id: b.order.id, status: "cancelled" } });
+
+  await settled(stack, [m.storeId]);
+  await page.goto(storeUrl(m.storeId, `orders/${a.order.id}`));
+  t.true((await bodyText(page)).includes("order.paid"), "the order page lists the order.paid delivery");
+
+  t.deepEqual(await search("", "paid"), [a.order.id, d.order.id].sort(), "filter by status paid");
+  t.deepEqual(await search("", "cancelled"), [b.order.id], "filter by status cancelled");
+  t.deepEqual(await search("", "pending"), [c.order.id], "filter by status pending");
+
+  // Another store's order is not found under ours.
+  const other = await createStore(stack, Plan.GROWTH, "Toko Sebelah");
+  const otherProduct = await createProduct(stack, other.storeId, "Barang Sebelah", 10_000);
+  const foreign = await createApiOrder(other.key, { items: [{ product_id: otherProduct.id, quantity: 1 }], payment_method: "bank_transfer" });
+  for (const url of [storeUrl(m.storeId, `orders/${foreign.order.id}`), storeUrl(other.storeId, "orders"), storeUrl(other.storeId, `orders/${foreign.order.id}`)]) {
+    t.is((await page.request.get(url, { maxRedirects: 0 })).status(), 404, `${url.replace(stack.baseUrl, "")} is 404`);
+  }
+  const csrf = await page.locator('form input[name="csrf"]').first().inputValue();
+  const post = await page.request.post(storeUrl(m.storeId, `orders/${foreign.order.id}/mark-paid`), { form: { csrf }, maxRedirects: 0 });
+  t.true(post.status() === 404 || post.status() === 405, `marking another store's order paid is refused (${post.status()})`);
+  t.is((await apiOrder(other.key, foreign.order.id)).status, "pending", "and it stays pending");
+
+  const rows = await auditLog(page);
+  assertAudited(t, rows, m.email, "order.marked_paid", a.order.id);
+  assertAudited(t, rows, m.email, "order.marked_paid", d.order.id);
+  assertAudited(t, rows, m.email, "order.cancelled", b.order.id);
+  assertNoCspViolations(t, page);
+});
+
+test("webhooks: an order.paid-only endpoint, its secret revealed and rotated, a verified delivery, a test event, a resend, events, disable and delete", async (t) => {
+  const m = await signedInMember(t, "Toko Kabar Kilat");
+  const { page } = m;
+  const product = await createProduct(stack, m.storeId, "Sambal Bawang", 35_000);
+  const receiver = await startReceiver(() => ({ status: 200, body: "thanks from the test receiver" }));
+  t.teardown(() => receiver.close());
+
+  await nav(page, "Webhooks");
+  if (!(await page.getByLabel("Endpoint URL", { exact: true }).isVisible())) {
+    await follow(page, page.getByRole("link", { name: "Add endpoint", exact: true }).or(page.getByRole("button", { name: "Add endpoint", exact: true })).first());
+  }
+  await page.getByLabel("Endpoint URL", { exact: true }).fill(receiver.url);
+  await page.getByLabel("Description", { exact: true }).fill("ERP paid orders");
+  const allEvents = page.getByRole("checkbox", { name: "All events", exact: true });
+  if (await allEvents.isChecked()) await allEvents.uncheck();
+  await page.getByRole("checkbox", { name: "order.paid", exact: true }).check();
+  for (const type of ["order.created", "order.cancelled", "order.expired"]) t.true(await page.getByRole("checkbox", { name: type, exact: true }).isVisible(), `a checkbox for ${type}`);
+  await follow(page, button(page, "Save endpoint"));
+
+  const secret = /whsec_[A-Za-z0-9+/=]+/.exec(await bodyText(page))?.[0];
+  t.truthy(secret, "the new secret is shown");
+  const { endpoints } = await stack.webhooks!.listEndpoints({ storeId: m.storeId });
+  t.is(endpoints.length, 1);
+  const endpoint = endpoints[0]!;
+  t.like(endpoint, { url: receiver.url, description: "ERP paid orders", enabled: true });
+  t.deepEqual(endpoint.eventTypes, ["order.paid"], "it subscribes to order.paid only");
+
+  await nav(page, "Webhooks");
+  t.false((await page.content()).includes(secret!), "the list does not show the secret again");
+  t.true((await bodyText(page)).includes(receiver.url), "the list shows the endpoint");
+  await shoot(t, page, "webhooks");
+  await follow(page, page.locator(`main a[href$="/webhooks/${endpoint.id}"]`).first());
+  t.is(new URL(page.url()).pathname, `/dashboard/stores/${m.storeId}/webhooks/${endpoint.id}`);
+  t.false((await page.content()).includes(secret!), "the endpoint page hides the secret until revealed");
+  await follow(page, button(page, "Reveal secret"));
+  t.true((await bodyText(page)).includes(secret!), "Reveal secret shows it");
+
+  // A bank-transfer order made through the API, marked paid in the dashboard: only order.paid arrives.
+  const { order } = await createApiOrder(m.key, { items: [{ product_id: product.id, quantity: 3 }], payment_method: "bank_transfer" });
+  await markPaid(t, m, order.id);
+  await waitFor(() => receiver.events().some((event) => event.type === "order.paid"), 15_000);
+  await settled(stack, [m.storeId]);
+  t.deepEqual(receiver.events().map((event) => event.type), ["order.paid"], "only order.paid arrived, once");
+  const paidRequest = receiver.received[0]!;
+  const paid = verify(secret!, paidRequest);
+  t.like(paid, { type: "order.paid", data: { store_id: m.storeId, previous_status: "pending", order: { id: order.id, status: "paid" } } });
+
+  // Send test event.
+  const endpointUrl = storeUrl(m.storeId, `webhooks/${endpoint.id}`);
+  await page.goto(endpointUrl);
+  await follow(page, button(page, "Send test event"));
+  await waitFor(() => receiver.events().some((event) => event.type === "webhook.test"), 15_000);
+  const testRequest = receiver.received.find((r) => JSON.parse(r.body).type === "webhook.test")!;
+  t.like(verify(secret!, testRequest), { type: "webhook.test", data: { store_id: m.storeId, endpoint_id: endpoint.id } });
+
+  // The deliveries list, its status filter, and a delivery's page.
+  await settled(stack, [m.storeId]);
+  const { deliveries } = await stack.webhooks!.listDeliveries({ storeId: m.storeId, limit: 50 });
+  const delivery = deliveries.find((d) => d.eventType === "order.paid")!;
+  t.truthy(delivery);
+  await page.goto(endpointUrl);
+  const deliveryLink = () => page.locator(`main a[href*="${delivery.id}"]`);
+  t.true((await deliveryLink().count()) > 0, "the endpoint page lists the delivery");
+  const filter = async (status: string) => {
+    const select = page.getByRole("combobox", { name: "Status", exact: true });
+    await choose(select, status);
+    await Promise.all([page.waitForEvent("load"), select.evaluate((el: any) => el.form.requestSubmit())]);
+  };
+  await filter("failed");
+  t.is(await deliveryLink().count(), 0, "filtered to failed deliveries, the succeeded one is not listed");
+  await filter("succeeded");
+  t.true((await deliveryLink().count()) > 0, "filtered to succeeded deliveries, it is listed");
+  await follow(page, deliveryLink().first());
+  let text = await bodyText(page);
+  t.true(text.includes(String(paidRequest.headers["webhook-id"])), "the delivery shows its webhook-id header");
+  t.regex(text, /webhook-signature/i, "and the other request headers");
+  t.true(text.includes(order.id) && text.includes("order.paid"), "the request body");
+  t.regex(text, /\b200\b/, "the attempt's status code");
+  t.true(text.includes("thanks from the test receiver"), "the response excerpt");
+  await assertWibTimes(t, page, "delivery");
+  await shoot(t, page, "delivery");
+
+  // Resend: the same event again, same webhook-id, still signed.
+  const before = receiver.received.length;
+  await follow(page, button(page, "Resend"));
+  await waitFor(() => receiver.received.length > before, 15_000);
+  const resent = receiver.received[before]!;
+  t.is(resent.headers["webhook-id"], paidRequest.headers["webhook-id"], "a resend carries the same webhook-id");
+  t.like(verify(secret!, resent), { type: "order.paid", data: { order: { id: order.id } } });
+
+  // Rotate: a new secret; both old and new sign for a while.
+  await page.goto(endpointUrl);
+  await follow(page, button(page, "Rotate secret"));
+  if (!/whsec_/.test(await bodyText(page)) && (await button(page, "Rotate secret").count()) > 0) await follow(page, button(page, "Rotate secret"));
+  const rotated = /whsec_[A-Za-z0-9+/=]+/.exec(await bodyText(page))?.[0];
+  t.truthy(rotated, "the new secret is shown");
+  t.not(rotated, secret, "and it is a new one");
+  await page.goto(endpointUrl);
+  const sent = receiver.received.length;
+  await follow(page, button(page, "Send test event"));
+  await waitFor(() => receiver.received.length > sent, 15_000);
+  t.like(verify(rotated!, receiver.received[sent]!), { type: "webhook.test" }, "the new secret verifies");
+  t.like(verify(secret!, receiver.received[sent]!), { type: "webhook.test" }, "the old one still does");
+  await settled(stack, [m.storeId]);
+  await page.goto(endpointUrl);
+  await assertWibTimes(t, page, "endpoint");
+  await shoot(t, page, "endpoint");
+
+  // Events: the log with type, order, time and deliveries, whether or not delivered to an endpoint.
+  await nav(page, "Events");
+  text = await bodyText(page);
+  const html = await page.content();
+  for (const type of ["order.created", "order.paid"]) t.true(text.includes(type), `the events page lists ${type}`);
+  t.true(html.includes(order.id) || text.includes(order.payment_reference), "with its order");
+  await assertWibTimes(t, page, "events", 2);
+  await shoot(t, page, "events");
+
+  // Disable, enable, delete (confirmed).
+  await page.goto(endpointUrl);
+  await follow(page, button(page, "Disable endpoint"));
+  t.is(await button(page, "Enable endpoint").count(), 1, "a disabled endpoint offers Enable endpoint");
+  t.false((await stack.webhooks!.getEndpoint({ storeId: m.storeId, endpointId: endpoint.id })).endpoint?.enabled);
+  await follow(page, button(page, "Enable endpoint"));
+  t.true((await stack.webhooks!.getEndpoint({ storeId: m.storeId, endpointId: endpoint.id })).endpoint?.enabled);
+
+  // Another store's endpoint is not found under ours; its page without CSRF changes nothing.
+  const other = await createStore(stack, Plan.GROWTH, "Toko Lain Lagi");
+  const otherEndpoint = await stack.webhooks!.setEndpoint({ storeId: other.storeId, url: receiver.url });
+  for (const url of [storeUrl(m.storeId, `webhooks/${otherEndpoint.endpoint!.id}`), storeUrl(other.storeId, "webhooks"), storeUrl(other.storeId, "events")]) {
+    t.is((await page.request.get(url, { maxRedirects: 0 })).status(), 404, `${url.replace(stack.baseUrl, "")} is 404`);
+  }
+
+  await page.goto(endpointUrl);
+  await follow(page, button(page, "Delete endpoint"));
+  t.is((await stack.webhooks!.listEndpoints({ storeId: m.storeId })).endpoints.length, 1, "nothing is deleted before the confirmation");
+  await follow(page, button(page, "Delete endpoint"));
+  t.is((await stack.webhooks!.listEndpoints({ storeId: m.storeId })).endpoints.length, 0, "the endpoint is deleted");
+
+  const rows = await auditLog(page);
+  assertAudited(t, rows, m.email, "endpoint.created", endpoint.id);
+  assertAudited(t, rows, m.email, "endpoint.secret_revealed", endpoint.id);
+  assertAudited(t, rows, m.email, "endpoint.secret_rotated", endpoint.id);
+  assertAudited(t, rows, m.email, "endpoint.test_sent", endpoint.id);
+  const resentIds = (await stack.webhooks!.listDeliveries({ storeId: m.storeId, limit: 50 })).deliveries.filter((d) => d.eventType === "order.paid").map((d) => d.id);
+  t.true(
+    rows.some((row) => row.actor === m.email && row.action === "delivery.resent" && resentIds.some((id) => (row.target ?? "").includes(id))),
+    "the audit log lists delivery.resent of the order.paid delivery by the member",
+  );
+  assertAudited(t, rows, m.email, "order.marked_paid", order.id);
+  assertAudited(t, rows, m.email, /^endpoint\.(disabled|updated)$/, endpoint.id);
+  assertAudited(t, rows, m.email, /^endpoint\.(enabled|updated)$/, endpoint.id);
+  assertAudited(t, rows, m.email, "endpoint.deleted", endpoint.id);
+  t.false((await page.content()).includes(secret!) || (await page.content()).includes(rotated!), "the audit log never shows a secret");
+  assertNoCspViolations(t, page);
+});
