@@ -6,6 +6,7 @@
 //   --scale          also run two instances of everything and compare
 //   --soak S         also run the mixed scenario for S seconds and sample memory
 //   --events N       status changes in the webhook scenario (1000)
+//   --bank-orders N  pending orders before the 500-mutation reconciliation call (10000)
 import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
@@ -29,6 +30,7 @@ const { values: args } = parseArgs({
     scale: { type: "boolean", default: false },
     soak: { type: "string" },
     events: { type: "string", default: "1000" },
+    "bank-orders": { type: "string", default: "10000" },
   },
 });
 const DURATION = Number(args.duration);
@@ -264,6 +266,49 @@ async function main() {
       process.stdout.write(`  webhook: ${webhook.events} order.paid deliveries at 50 changes/s: p50 ${webhook.p50} ms  p90 ${webhook.p90} ms  p99 ${webhook.p99} ms  max ${webhook.max} ms\n`);
     }
 
+    // Reconciliation: a bank feed's 500-mutation call against a store with 10,000
+    // pending bank-transfer orders (CONTRACT §11).
+    let bank: Record<string, number> | undefined;
+    if (wanted("bank")) {
+      const pendingOrders = Number(args["bank-orders"]);
+      process.stdout.write(`\nbank: creating ${pendingOrders} pending bank-transfer orders\n`);
+      const amounts: bigint[] = [];
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (next < pendingOrders) {
+            const n = next++;
+            const detail = await orders.createOrder({
+              storeId,
+              items: [{ ref: { case: "productId", value: productIds[n % 30]! }, quantity: 1 + Math.floor(n / 30) }],
+              buyer,
+              paymentMethod: "bank_transfer",
+              requestHash: "",
+            });
+            amounts.push(detail.detail!.payment!.sellerBank!.transferAmount);
+          }
+        }),
+      );
+      const mutations = amounts.slice(0, 500).map((amount, n) => ({
+        id: `BENCH-${Date.now()}-${n}`,
+        amount: Number(amount),
+        type: "credit",
+        occurred_at: new Date(Date.now() + 1_000).toISOString(),
+        description: `TRSF E-BANKING CR ${n}`,
+      }));
+      const t0 = performance.now();
+      const response = await fetch(`${one.url}/v1/bank-mutations`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ mutations }),
+      });
+      const ms = performance.now() - t0;
+      const results = ((await response.json()) as any).data?.results ?? [];
+      const matched = results.filter((r: { result: string }) => r.result === "matched").length;
+      bank = { orders: pendingOrders, mutations: mutations.length, matched, ms: Math.round(ms), perSecond: Math.round((matched / ms) * 1000) };
+      process.stdout.write(`  bank: ${response.status}, ${matched} of ${mutations.length} matched in ${bank.ms} ms: ${bank.perSecond} mutations matched/s\n`);
+    }
+
     let scale: Record<string, number> | undefined;
     if (args.scale) {
       process.stdout.write("\nscale out: two of every process against the same PostgreSQL and NATS\n");
@@ -330,7 +375,7 @@ async function main() {
     const file = path.join(resultsDir, `bench-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
     await writeFile(
       file,
-      JSON.stringify({ at: new Date().toISOString(), node: process.version, connections: CONNECTIONS, duration: DURATION, rows, ratios, webhook, scale, soak }, null, 2),
+      JSON.stringify({ at: new Date().toISOString(), node: process.version, connections: CONNECTIONS, duration: DURATION, rows, ratios, webhook, bank, scale, soak }, null, 2),
     );
     process.stdout.write(`\nresults: ${path.relative(ROOT, file)} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
     catalogChannel.close();

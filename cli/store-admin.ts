@@ -1,20 +1,25 @@
 // store-admin: the operator CLI (CONTRACT §8). JSON on stdout; errors on stderr, exit 1.
+import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { AccountService } from "../gen/catalog/v1/account_pb.js";
 import { CatalogService, StoreService } from "../gen/catalog/v1/catalog_pb.js";
+import { BankReconciliationService } from "../gen/order/v1/bank_pb.js";
 import { OrderService } from "../gen/order/v1/order_pb.js";
 import { WebhookService } from "../gen/webhook/v1/webhook_pb.js";
 import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from "../gen/grpc/health/v1/health_pb.js";
 import { auditTarget, OPERATOR_ACTOR, type AuditAction } from "../common/audit.js";
 import { orderJson } from "../common/public-json.js";
 import { inviteUrl } from "../common/dashboard-links.js";
-import { audited, NotAudited } from "../services/lib/audited.js";
+import { StatementError } from "../common/bank-statement.js";
+import { audited, NotAudited, recordAudit } from "../services/lib/audited.js";
 import { loadConfig } from "../services/lib/config.js";
 import { textProblem } from "../common/text.js";
 import { createRpcChannel, type RpcChannel } from "../services/lib/rpc-client.js";
 import { apiKeyJson, apiKeyListJson, itemJson, planFromName, statusFromName, storeJson } from "./catalog-json.js";
 import { auditJson, memberJson } from "./account-json.js";
+import { bankMutationJson, mutationResultJson } from "./bank-json.js";
+import { ImportInterrupted, importStatement } from "../services/lib/bank-import.js";
 import { seedDemoStore } from "./seed.js";
 import { deliveryJson, endpointJson, eventJson } from "./webhook-json.js";
 
@@ -45,6 +50,10 @@ const USAGE = `usage: store-admin <command> [options]
   user remove --store ID --user ID          ends that user's sessions at once
   order mark-paid --store ID --order ID
   order cancel --store ID --order ID
+  bank import --store ID --file statement.csv   match a statement (id,occurred_at,amount,type,description) to orders
+  bank unmatched --store ID                 credits waiting for review
+  bank assign --store ID --mutation ID --order ID|SO-…   pay an order with an unmatched credit
+  bank dismiss --store ID --mutation ID
   audit --store ID                          the store's audit log, newest first
   seed
 
@@ -76,6 +85,8 @@ const options = {
   type: { type: "string" },
   email: { type: "string" },
   user: { type: "string" },
+  file: { type: "string" },
+  mutation: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -180,6 +191,7 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
   const orders = channels.order.client(OrderService);
   const webhooks = channels.webhook.client(WebhookService);
   const accounts = channels.catalog.client(AccountService);
+  const bank = channels.order.client(BankReconciliationService);
   /** Runs an operator's change and writes it to the store's audit log. */
   const change = <T>(storeId: string | ((result: T) => string), action: AuditAction, target: string | ((result: T) => string), work: () => Promise<T>) =>
     typeof storeId === "string"
@@ -380,6 +392,39 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
       const { order } = await change(storeId, "order.cancelled", auditTarget("order", orderId), () => orders.cancelOrder({ storeId, orderId }));
       return orderJson(order!);
     }
+    case "bank import": {
+      const storeId = required(values, "store");
+      const file = required(values, "file");
+      let text: string;
+      try {
+        text = await readFile(file, "utf8");
+      } catch (error) {
+        throw new UsageError(`--file ${file}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message}`);
+      }
+      const results = await importStatement(bank, storeId, text, () =>
+        recordAudit(accounts, { storeId, actor: OPERATOR_ACTOR, action: "bank_mutations.imported", target: auditTarget("store", storeId) }),
+      );
+      return { results: results.map(mutationResultJson) };
+    }
+    case "bank unmatched": {
+      const { mutations } = await bank.listMutations({ storeId: required(values, "store"), review: true });
+      return { mutations: mutations.map(bankMutationJson) };
+    }
+    case "bank assign": {
+      const storeId = required(values, "store");
+      const mutationId = required(values, "mutation");
+      const order = required(values, "order");
+      const { mutation } = await change(storeId, "bank_mutation.assigned", auditTarget("mutation", mutationId), () =>
+        bank.assignMutation({ storeId, mutationId, ...(order.toUpperCase().startsWith("SO-") ? { paymentReference: order } : { orderId: order }) }),
+      );
+      return bankMutationJson(mutation!);
+    }
+    case "bank dismiss": {
+      const storeId = required(values, "store");
+      const mutationId = required(values, "mutation");
+      const { mutation } = await change(storeId, "bank_mutation.dismissed", auditTarget("mutation", mutationId), () => bank.dismissMutation({ storeId, mutationId }));
+      return bankMutationJson(mutation!);
+    }
     case "audit": {
       const { entries } = await accounts.listAudit({ storeId: required(values, "store") });
       return { entries: entries.map(auditJson) };
@@ -420,6 +465,8 @@ try {
     process.stderr.write(`store-admin: ${error.message}\n`);
   } else if (error instanceof UsageError) {
     process.stderr.write((error.message ? `store-admin: ${error.message}\n\n` : "") + USAGE + "\n");
+  } else if (error instanceof StatementError || error instanceof ImportInterrupted) {
+    process.stderr.write(`store-admin: ${error.message}\n`);
   } else if (error instanceof NotAudited) {
     process.stderr.write(`store-admin: ${error.message}\n`);
   } else if (error instanceof ConnectError) {

@@ -9,7 +9,9 @@ import { ApiError, notFound } from "./errors.js";
 import { createGuards } from "./guards.js";
 import { createMemoryRateLimiter, createPostgresRateLimiter } from "./rate-limit.js";
 import { dashboardRoutes } from "./dashboard/index.js";
+import { notFoundPage as dashboardNotFound } from "./dashboard/kit.js";
 import { pageRoutes } from "./pages/index.js";
+import { BANK_MUTATIONS_BODY_BYTES, bankMutationRoutes } from "./routes/bank-mutations.js";
 import { docsRoutes } from "./routes/docs.js";
 import { healthRoutes } from "./routes/health.js";
 import { notificationRoutes } from "./routes/notifications.js";
@@ -55,6 +57,7 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
   productRoutes(router, guards, deps.clients);
   paymentMethodRoutes(router, guards, deps.clients);
   orderRoutes(router, guards, deps.clients);
+  bankMutationRoutes(router, guards.withBodyLimit(BANK_MUTATIONS_BODY_BYTES), deps.clients);
   notificationRoutes(router, deps.clients);
   pageRoutes(router, {
     clients: deps.clients,
@@ -77,6 +80,11 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
     if ((ctx as { routeMatched?: boolean }).routeMatched) return;
     const match = router.match(ctx.path, ctx.method);
     const allowed = [...new Set(match.path.flatMap((layer) => layer.methods))];
+    // People reach the dashboard with a browser: they get a page, not the API's JSON.
+    if (ctx.path === "/dashboard" || ctx.path.startsWith("/dashboard/")) {
+      if (allowed.length > 0) ctx.set("Allow", allowed.join(", "));
+      return dashboardNotFound(ctx, allowed.length > 0 ? 405 : 404);
+    }
     if (allowed.length > 0) {
       throw new ApiError(405, "METHOD_NOT_ALLOWED", `${ctx.method} is not allowed here`, [], {
         Allow: allowed.join(", "),

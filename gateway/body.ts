@@ -5,6 +5,11 @@ import { ApiError, invalidField, invalidRequest } from "./errors.js";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/** "64 KiB", "1 MiB": how a limit reads in an error. */
+function sizeText(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`;
+}
+
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 function hasBody(ctx: Context): boolean {
@@ -13,25 +18,32 @@ function hasBody(ctx: Context): boolean {
 }
 
 /**
- * Reads a JSON request's raw bytes: 413 past 64 KiB (before reading when the length is
- * declared), 415 when it is not `application/json`. Undefined without a body.
+ * Reads a JSON request's raw bytes: 413 past `limit` (64 KiB unless a route says
+ * otherwise; before reading when the length is declared), 415 when it is not
+ * `application/json`. Undefined without a body.
  */
-export async function readRawJsonBody(ctx: Context): Promise<Buffer | undefined> {
+export async function readRawJsonBody(ctx: Context, limit = MAX_BODY_BYTES): Promise<Buffer | undefined> {
   if (!hasBody(ctx)) return undefined;
+  const tooLarge = () => invalidRequest(`request body is larger than ${sizeText(limit)}`, [], 413);
   const declared = Number(ctx.get("content-length") || "0");
-  if (declared > MAX_BODY_BYTES) throw invalidRequest("request body is larger than 64 KiB", [], 413);
+  if (declared > limit) throw tooLarge();
   if (!ctx.is("application/json")) {
     throw new ApiError(415, "INVALID_REQUEST", "request body must be application/json");
   }
-  return getRawBody(ctx.req, { limit: MAX_BODY_BYTES });
+  try {
+    return await getRawBody(ctx.req, { limit });
+  } catch (error) {
+    if ((error as { type?: string }).type === "entity.too.large") throw tooLarge();
+    throw error;
+  }
 }
 
 /**
  * Reads a JSON body (readRawJsonBody's limits), 400 when it is not strict UTF-8, does
  * not parse, nests too deep or holds forbidden text. `undefined` without a body.
  */
-export async function readJsonBody(ctx: Context): Promise<unknown> {
-  const bytes = await readRawJsonBody(ctx);
+export async function readJsonBody(ctx: Context, limit = MAX_BODY_BYTES): Promise<unknown> {
+  const bytes = await readRawJsonBody(ctx, limit);
   if (bytes === undefined) return undefined;
   let text: string;
   try {

@@ -2,6 +2,7 @@ import { AccountService } from "../gen/catalog/v1/account_pb.js";
 import { CatalogService, StoreService } from "../gen/catalog/v1/catalog_pb.js";
 import { WebhookService } from "../gen/webhook/v1/webhook_pb.js";
 import { Health } from "../gen/grpc/health/v1/health_pb.js";
+import { BankReconciliationService } from "../gen/order/v1/bank_pb.js";
 import { OrderService } from "../gen/order/v1/order_pb.js";
 import { createRpcChannel } from "../services/lib/rpc-client.js";
 
@@ -20,6 +21,7 @@ export function createServiceClients(addrs: { catalog: string; order: string; we
     store: catalogChannel.client(StoreService),
     catalog: catalogChannel.client(CatalogService),
     order: orderChannel.client(OrderService),
+    bank: orderChannel.client(BankReconciliationService),
     accounts: catalogChannel.client(AccountService),
     webhook: webhookChannel?.client(WebhookService),
     health: {

@@ -14,6 +14,15 @@ export interface GatewayState {
 
 export type GatewayContext = Context & { state: GatewayState };
 
+// Paths whose last segment is a capability (a one-time invitation, a payment page):
+// whoever reads the log must not be able to use them.
+const CAPABILITY_PATHS = /^(\/dashboard\/invite\/|\/sandbox\/pay\/)[^/]+/;
+
+/** The path as logs may show it: capability tokens replaced by "…". */
+export function loggablePath(path: string): string {
+  return path.replace(CAPABILITY_PATHS, "$1…");
+}
+
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._~:\-]{1,128}$/;
 
 export function ok(ctx: Context, data: unknown, status = 200): void {
@@ -66,7 +75,7 @@ export function requestContext(logger: Logger) {
       requestId: ctx.state.requestId,
       method: ctx.method,
       route: (ctx as { routerPath?: string }).routerPath ?? null,
-      path: ctx.path,
+      path: loggablePath(ctx.path),
       status: ctx.status,
       ms: Math.round(ms * 10) / 10,
       storeId: ctx.state.principal?.storeId,

@@ -60,10 +60,14 @@ export function createGuards(options: GuardOptions) {
     await next();
   }
 
-  async function body(ctx: GatewayContext, next: Next) {
-    ctx.state.body = await readJsonBody(ctx);
-    await next();
-  }
+  const body = (limit?: number) =>
+    async function body(ctx: GatewayContext, next: Next) {
+      ctx.state.body = await readJsonBody(ctx, limit);
+      await next();
+    };
 
-  return [authenticate, requirePlan, rateLimit, body];
+  return Object.assign([authenticate, requirePlan, rateLimit, body()], {
+    /** The same guards for a route that accepts larger bodies (CONTRACT §11: 1 MiB). */
+    withBodyLimit: (bytes: number) => [authenticate, requirePlan, rateLimit, body(bytes)],
+  });
 }

@@ -79,6 +79,7 @@ export const openApiDocument = {
     { name: "Catalog" },
     { name: "Payments" },
     { name: "Orders" },
+    { name: "Reconciliation" },
     { name: "Meta" },
   ],
   paths: {
@@ -174,8 +175,8 @@ export const openApiDocument = {
         summary: "Create a checkout order",
         description: [
           "Prices come from the catalog at creation (`unit_price`), `line_total = unit_price × quantity`,",
-          "`subtotal = Σ line_total`. Bank transfer: `amount = subtotal + unique_amount_code` (1–999), unique among",
-          "the store's pending bank-transfer orders (409 CONFLICT when all codes for an amount are taken).",
+          "`subtotal = Σ line_total`. Bank transfer: `amount = subtotal + unique_amount_code` (1–999), reserved to the order",
+          "while it is pending and for BANK_MATCH_GRACE (7 days) after it expires or is cancelled (409 CONFLICT when all codes for an amount are taken).",
           "Gateway: `amount = subtotal`, the payment session is prepared now; if the gateway fails the order is",
           "still created with `snap: null`. Total 0: paid at once, `payment.kind = \"none\"`.",
           "Every referenced item must be published and belong to the key's store. Bodies over 64 KiB are 413,",
@@ -255,6 +256,54 @@ export const openApiDocument = {
             content: { "application/json": { schema: success(ref("OrderDetail")) } },
           },
           "404": { $ref: "#/components/responses/NotFound" },
+          ...keyedErrors,
+        },
+      },
+    },
+    "/v1/bank-mutations": {
+      post: {
+        operationId: "reconcileBankMutations",
+        tags: ["Reconciliation"],
+        summary: "Match incoming bank transfers to bank-transfer orders by their unique amount",
+        description: [
+          "For bank-feed aggregators: 1–500 mutations per call, bodies up to 1 MiB. Each mutation `id` is processed once",
+          "per store; sent again it is `duplicate` with the first result's `order_id`. A credit is `matched` when its amount",
+          "equals the `transfer_amount` of exactly one bank-transfer order that is `pending`, or `expired` at most",
+          "`BANK_MATCH_GRACE` (default 7 days) before `occurred_at`, and was created before `occurred_at`; that order",
+          "becomes `paid` (history cause `bank_mutation` with the mutation id) and the usual webhooks follow. Otherwise",
+          "`unmatched` with a `reason`: `no order with this amount`, `order cancelled`, `order already paid` (a double",
+          "payment to refund) or `transfer before order`; it waits in the dashboard's review list. Debits are `ignored`.",
+          "A unique amount stays reserved while its order is pending and for `BANK_MATCH_GRACE` after it expires or is",
+          "cancelled, so a late transfer never pays a newer order. The whole body is validated first: any invalid",
+          "mutation is 400 naming it (`mutations[3].amount`) and nothing of the call is applied. Results come in request order.",
+        ].join(" "),
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: ref("BankMutationsRequest"),
+              examples: {
+                feed: {
+                  summary: "A credit of Rp 170.906 and a bank fee",
+                  value: {
+                    mutations: [
+                      { id: "BCA-20261120-000123", amount: 170_906, type: "credit", occurred_at: "2026-11-20T10:15:00+07:00", description: "TRSF E-BANKING CR 2011/FTSCY/WS95031 BUDI SANTOSO" },
+                      { id: "BCA-20261120-000124", amount: 6_500, type: "debit", occurred_at: "2026-11-20T10:20:00+07:00", description: "BIAYA ADM" },
+                    ],
+                  },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          "200": {
+            description: "One result per mutation, in request order.",
+            headers: rateHeaders,
+            content: { "application/json": { schema: success(ref("BankMutationResults")) } },
+          },
+          "413": { $ref: "#/components/responses/PayloadTooLarge" },
+          "415": { $ref: "#/components/responses/UnsupportedMediaType" },
           ...keyedErrors,
         },
       },
@@ -557,6 +606,55 @@ export const openApiDocument = {
         required: ["order", "payment", "redirect"],
         additionalProperties: false,
         properties: { order: ref("Order"), payment: ref("Payment"), redirect: ref("Redirect") },
+      },
+      BankMutationsRequest: {
+        type: "object",
+        additionalProperties: false,
+        required: ["mutations"],
+        properties: {
+          mutations: {
+            type: "array",
+            minItems: 1,
+            maxItems: 500,
+            items: {
+              type: "object",
+              additionalProperties: false,
+              required: ["id", "amount", "type", "occurred_at"],
+              properties: {
+                id: { type: "string", minLength: 1, maxLength: 100, description: "The bank's or aggregator's mutation id, unique per store." },
+                amount: { type: "integer", minimum: 1, description: "IDR, a positive integer." },
+                type: { type: "string", enum: ["credit", "debit"] },
+                occurred_at: { type: "string", format: "date-time", description: "ISO 8601 with an offset." },
+                description: { type: "string", maxLength: 500 },
+              },
+            },
+          },
+        },
+      },
+      BankMutationResults: {
+        type: "object",
+        additionalProperties: false,
+        required: ["results"],
+        properties: {
+          results: {
+            type: "array",
+            items: {
+              type: "object",
+              additionalProperties: false,
+              required: ["id", "result", "order_id", "reason"],
+              properties: {
+                id: { type: "string" },
+                result: { type: "string", enum: ["matched", "unmatched", "duplicate", "ignored"] },
+                order_id: { type: ["string", "null"], format: "uuid", description: "The order paid (matched), or the first result's order (duplicate)." },
+                reason: {
+                  type: ["string", "null"],
+                  enum: ["no order with this amount", "order cancelled", "order already paid", "transfer before order", null],
+                  description: "Why an unmatched credit did not match.",
+                },
+              },
+            },
+          },
+        },
       },
       CreateOrderRequest: {
         type: "object",

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { invalidRequest, type FieldError } from "./errors.js";
 
-// The JSON shape of POST /v1/orders: types and known fields only. The rules that give
+// The JSON shapes of POST /v1/orders and POST /v1/bank-mutations: types and known fields only. The rules that give
 // values meaning (lengths, formats, ranges, catalog lookups) live in the order
 // service, so a gRPC caller meets exactly the same ones.
 
@@ -39,8 +39,13 @@ function fieldPath(path: PropertyKey[]): string {
 }
 
 export function parseCreateOrderBody(body: unknown): CreateOrderBody {
+  return parseBody(createOrderBody, body);
+}
+
+/** A body of the given shape, or INVALID_REQUEST naming the first wrong field. */
+export function parseBody<T extends z.ZodTypeAny>(schema: T, body: unknown): z.infer<T> {
   if (body === undefined) throw invalidRequest("request body is required", [{ field: "body", message: "is required" }]);
-  const result = createOrderBody.safeParse(body);
+  const result = schema.safeParse(body);
   if (result.success) return result.data;
   const details: FieldError[] = result.error.issues.map((issue) => {
     if (issue.code === "unrecognized_keys") {
@@ -56,3 +61,17 @@ export function parseCreateOrderBody(body: unknown): CreateOrderBody {
   });
   throw invalidRequest(`${details[0]!.field}: ${details[0]!.message}`, details.slice(0, 1));
 }
+
+const bankMutation = z
+  .object({
+    id: z.string(),
+    amount: z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER),
+    type: z.string(),
+    occurred_at: z.string(),
+    description: z.string().optional(),
+  })
+  .strict();
+
+// How many mutations a call may carry is the order service's rule (1–500); the cap here
+// only bounds the work of checking a shape.
+export const bankMutationsBody = z.object({ mutations: z.array(bankMutation).max(10_000) }).strict();

@@ -36,6 +36,12 @@ export function accountRoutes(router: Router, kit: Kit, sessions: Sessions, limi
     return cookie !== undefined && sameToken(given, cookie);
   }
 
+  /** A browser signing in again leaves no live session behind on the server. */
+  async function endPreviousSession(ctx: GatewayContext) {
+    const previous = readCookie(ctx, sessions.names.session);
+    if (previous) await clients.accounts.endSession({ token: previous }).catch((error: unknown) => logger.warn({ requestId: ctx.state.requestId, err: error }, "previous dashboard session not ended"));
+  }
+
   const expiredForm = (ctx: GatewayContext) =>
     sendPage(ctx, <MessagePage title="This form has expired" message="Nothing was changed. Go back, reload the page and try again." />, 403);
 
@@ -70,6 +76,7 @@ export function accountRoutes(router: Router, kit: Kit, sessions: Sessions, limi
       }
       try {
         const { session } = await clients.accounts.signIn({ email, password: field(form, "password") }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS });
+        await endPreviousSession(ctx);
         sessions.start(ctx, session!.token);
         seeOther(ctx, "/dashboard");
       } catch (error) {
@@ -102,6 +109,7 @@ export function accountRoutes(router: Router, kit: Kit, sessions: Sessions, limi
       if ([...password].length < 12) return again("Choose a password of at least 12 characters.");
       try {
         const { session } = await clients.accounts.acceptInvitation({ token: ctx.params.token!, password }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS });
+        await endPreviousSession(ctx);
         sessions.start(ctx, session!.token);
         seeOther(ctx, "/dashboard");
       } catch (error) {

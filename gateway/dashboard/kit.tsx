@@ -6,10 +6,10 @@ import type { VNode } from "preact";
 import { isUuid } from "../../common/ids.js";
 import type { AuditAction } from "../../common/audit.js";
 import type { Store } from "../../gen/catalog/v1/catalog_pb.js";
-import { audited } from "../../services/lib/audited.js";
+import { audited, NotAudited } from "../../services/lib/audited.js";
 import type { Logger } from "../../services/lib/logger.js";
 import type { ServiceClients } from "../clients.js";
-import type { GatewayContext } from "../context.js";
+import { loggablePath, type GatewayContext } from "../context.js";
 import { toApiError } from "../errors.js";
 import { sendHtml } from "../views/render.js";
 import { readForm, readMultipartForm, type Form, type UploadedFile } from "./forms.js";
@@ -47,8 +47,8 @@ export function seeOther(ctx: GatewayContext, location: string): void {
   ctx.redirect(location);
 }
 
-export function notFoundPage(ctx: GatewayContext): void {
-  sendPage(ctx, <MessagePage title="Page not found" message="There is nothing here, or it belongs to a store you are not a member of." link={{ href: "/dashboard", label: "Back to the dashboard" }} />, 404);
+export function notFoundPage(ctx: GatewayContext, status = 404): void {
+  sendPage(ctx, <MessagePage title="Page not found" message="There is nothing here, or it belongs to a store you are not a member of." link={{ href: "/dashboard", label: "Back to the dashboard" }} />, status);
 }
 
 /** A ConnectError's message for a person: the field path stays, the service's vocabulary goes. */
@@ -67,13 +67,22 @@ export function createKit(deps: DashboardDeps, sessions: Sessions) {
       try {
         await handler(ctx, next);
       } catch (error) {
+        if (error instanceof NotAudited) {
+          logger.error({ requestId: ctx.state.requestId, action: error.entry.action, target: error.entry.target, err: error }, "dashboard change made but not audited");
+          ctx.set("Retry-After", "2");
+          return sendPage(
+            ctx,
+            <MessagePage title="Done, but not recorded" message="The change was made, but the audit log could not record it just now. Check the page before trying again, so it is not made twice." link={{ href: "/dashboard", label: "Back to the dashboard" }} />,
+            503,
+          );
+        }
         const apiError = toApiError(error);
         if (apiError.status === 404) return notFoundPage(ctx);
         if (apiError.status === 503) {
           ctx.set("Retry-After", "2");
           return sendPage(ctx, <MessagePage title="Temporarily unavailable" message="This page could not be loaded just now. Please try again in a moment." />, 503);
         }
-        if (apiError.status >= 500) logger.error({ requestId: ctx.state.requestId, path: ctx.path, err: error }, "dashboard page failed");
+        if (apiError.status >= 500) logger.error({ requestId: ctx.state.requestId, path: loggablePath(ctx.path), err: error }, "dashboard page failed");
         const message = apiError.status >= 500 ? "Something went wrong. Please try again later." : apiError.message;
         sendPage(ctx, <MessagePage title="This did not work" message={message} link={{ href: "/dashboard", label: "Back to the dashboard" }} />, apiError.status);
       }
@@ -99,7 +108,7 @@ export function createKit(deps: DashboardDeps, sessions: Sessions) {
       if (ctx.is("multipart/form-data")) ({ form, file } = await readMultipartForm(ctx, MAX_UPLOAD_BYTES));
       else form = await readForm(ctx);
       if (!sameToken(form.csrf?.[0], csrf)) {
-        logger.warn({ requestId: ctx.state.requestId, memberId: member.id, storeId, path: ctx.path }, "dashboard form refused: missing or wrong CSRF token");
+        logger.warn({ requestId: ctx.state.requestId, memberId: member.id, storeId, path: loggablePath(ctx.path) }, "dashboard form refused: missing or wrong CSRF token");
         return sendPage(ctx, <MessagePage title="This form has expired" message="Nothing was changed. Reload the page and try again." />, 403);
       }
     }

@@ -2,7 +2,7 @@
 // API's JSON envelope (CONTRACT §2).
 import type { Context } from "koa";
 import type { Logger } from "../../services/lib/logger.js";
-import type { GatewayContext } from "../context.js";
+import { loggablePath, type GatewayContext } from "../context.js";
 import { notFound, toApiError } from "../errors.js";
 import { sendHtml } from "../views/render.js";
 import { MessagePage } from "./frame.js";
@@ -42,7 +42,7 @@ export function pageHandler<C extends GatewayContext>(logger: Logger, what: stri
           </MessagePage>,
         );
       } else {
-        if (apiError.status >= 500) logger.error({ requestId: ctx.state.requestId, path: ctx.path, err: error }, "page failed");
+        if (apiError.status >= 500) logger.error({ requestId: ctx.state.requestId, path: loggablePath(ctx.path), err: error }, "page failed");
         sendHtml(ctx, apiError.status, <MessagePage title="Something went wrong" message="This page could not be shown. Please try again later." />);
       }
     }

@@ -7,11 +7,14 @@ import { createExpiry } from "./expiry.js";
 import { createIdempotency } from "./idempotency.js";
 import { createNotifications } from "./notifications.js";
 import { createOrders } from "./orders.js";
+import { createReconciliation } from "./reconciliation.js";
 import type { PaymentGateway } from "./payment-gateways/types.js";
 import type { RenderContext } from "./render.js";
 import { createSessions } from "./sessions.js";
 import { createStatusChanges } from "./status-changes.js";
 import * as sqlStore from "./store.js";
+
+const DEFAULT_BANK_MATCH_GRACE_MS = 7 * 86_400_000;
 
 /** Everything store.ts offers; a test may pass an in-memory one. */
 export type OrderStore = typeof sqlStore;
@@ -31,6 +34,8 @@ export interface OrderDomainDeps {
   sessionTtlMs?: number;
   /** Signs Midtrans notifications (CONTRACT §7). */
   midtransServerKey: string;
+  /** BANK_MATCH_GRACE (CONTRACT §11); default 7 days. */
+  bankMatchGraceMs?: number;
   /** Called after a transaction that wrote outbox rows commits (wakes the relay). */
   onEventsCommitted?: () => void;
 }
@@ -39,7 +44,8 @@ export function createOrderDomain(deps: OrderDomainDeps) {
   const { sql, logger, onEventsCommitted } = deps;
   const store = deps.store ?? sqlStore;
   const render: RenderContext = { publicBaseUrl: deps.publicBaseUrl, gateway: deps.gateway };
-  const statusChanges = createStatusChanges({ store, render, logger });
+  const bankMatchGraceMs = deps.bankMatchGraceMs ?? DEFAULT_BANK_MATCH_GRACE_MS;
+  const statusChanges = createStatusChanges({ store, render, logger, bankMatchGraceMs });
   const expiry = createExpiry({ sql, store, statusChanges, onEventsCommitted });
   const sessions = createSessions({ sql, store, gateway: deps.gateway, logger, sessionTtlMs: deps.sessionTtlMs });
   const idempotency = createIdempotency({ sql, store });
@@ -64,7 +70,8 @@ export function createOrderDomain(deps: OrderDomainDeps) {
     midtransServerKey: deps.midtransServerKey,
     changeStatus: (orderId, to, cause) => orders.changeStatus(orderId, to, cause),
   });
-  return { render, orders, notifications, expiry, sessions, idempotency, statusChanges };
+  const bank = createReconciliation({ sql, store, logger, statusChanges, expiry, bankMatchGraceMs, onEventsCommitted });
+  return { render, orders, notifications, bank, expiry, sessions, idempotency, statusChanges };
 }
 
 export type OrderDomain = ReturnType<typeof createOrderDomain>;

@@ -50,6 +50,7 @@ export type OrdersStore = Pick<
   | "insertOrder"
   | "insertHistoryAndEvents"
   | "takenTransferAmounts"
+  | "reserveTransferAmount"
 >;
 
 export interface OrdersDeps {
@@ -202,18 +203,21 @@ export function createOrders(deps: OrdersDeps) {
 
   /**
    * Inserts a bank-transfer order with a unique amount code. Optimistic: read the
-   * taken amounts, try a random free code, and let the partial unique index settle any
-   * race (ON CONFLICT DO NOTHING); a loser simply tries again.
+   * reserved amounts, reserve a random free one, and let the reservation's key settle
+   * any race; a loser simply tries again.
    */
   async function insertWithUniqueCode(tx: Db, draft: OrderDraft, lines: OrderLine[]): Promise<OrderRow> {
     for (let attempt = 0; attempt < 50; attempt++) {
       const taken = await store.takenTransferAmounts(tx, draft.store_id, draft.subtotal + 1, draft.subtotal + MAX_UNIQUE_CODE);
       const code = pickUniqueCode(draft.subtotal, taken);
       if (code === undefined) {
-        throw new ConnectError("every unique amount code for this amount is taken by pending orders", Code.ResourceExhausted);
+        throw new ConnectError(
+          "every unique amount code for this amount is taken by pending orders or orders that recently expired or were cancelled",
+          Code.ResourceExhausted,
+        );
       }
-      const row = await store.insertOrder(tx, withReference(draft, code), lines, true);
-      if (row) return row;
+      const order = withReference(draft, code);
+      if (await store.reserveTransferAmount(tx, draft.store_id, order.amount, order.id)) return store.insertOrder(tx, order, lines);
     }
     throw new ConnectError("could not allocate a unique transfer amount, try again", Code.ResourceExhausted);
   }
@@ -250,7 +254,7 @@ export function createOrders(deps: OrdersDeps) {
       let row =
         kind === "bank_transfer"
           ? await insertWithUniqueCode(tx, draft, lines)
-          : (await store.insertOrder(tx, withReference(draft, null), lines))!;
+          : await store.insertOrder(tx, withReference(draft, null), lines);
       // Rendered from what was just written: a new order has no payment session yet.
       await store.insertHistoryAndEvents(
         tx,

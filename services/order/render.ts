@@ -1,7 +1,8 @@
 import { create } from "@bufbuild/protobuf";
+import { BankMutationSchema, type BankMutation } from "../../gen/order/v1/bank_pb.js";
 import { OrderDetailSchema, OrderSchema, StatusChangeSchema, type Order, type OrderDetail, type StatusChange } from "../../gen/order/v1/order_pb.js";
 import type { PaymentGateway } from "./payment-gateways/types.js";
-import type { HistoryRow, OrderItemRow, OrderRow, SessionRow } from "./store.js";
+import type { BankMutationRow, HistoryRow, OrderItemRow, OrderRow, SessionRow } from "./store.js";
 
 export interface RenderContext {
   publicBaseUrl: string;
@@ -87,6 +88,28 @@ export function renderDetail(ctx: RenderContext, row: OrderRow, items: OrderItem
 
 export function renderHistory(rows: HistoryRow[]): StatusChange[] {
   return rows.map((row) =>
-    create(StatusChangeSchema, { fromStatus: row.from_status ?? "", toStatus: row.to_status, cause: row.cause, at: iso(row.created_at) }),
+    create(StatusChangeSchema, {
+      fromStatus: row.from_status ?? "",
+      toStatus: row.to_status,
+      cause: row.cause,
+      at: iso(row.created_at),
+      detail: row.detail ?? "",
+    }),
   );
+}
+
+export function renderMutation(row: BankMutationRow): BankMutation {
+  return create(BankMutationSchema, {
+    id: row.mutation_id,
+    amount: BigInt(row.amount),
+    type: row.type,
+    occurredAt: iso(row.occurred_at),
+    description: row.description,
+    status: row.status,
+    reason: row.reason,
+    orderId: row.order_id ?? "",
+    paymentReference: row.payment_reference ?? "",
+    receivedAt: iso(row.received_at),
+    reviewedAt: row.reviewed_at ? iso(row.reviewed_at) : "",
+  });
 }

@@ -2,18 +2,56 @@
 // the response. The rules are in the domain modules (domain.ts wires them); SQL is in
 // store.ts, which this file never touches.
 import type { ConnectRouter } from "@connectrpc/connect";
+import { BankReconciliationService } from "../../gen/order/v1/bank_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
 import type { Notifications } from "./notifications.js";
 import type { Orders } from "./orders.js";
-import { requireUuid, validateCountOrders, validateCreateOrder, validateListOrders } from "./validation.js";
+import type { Reconciliation } from "./reconciliation.js";
+import {
+  requireMutationId,
+  requireUuid,
+  validateCountOrders,
+  validateCreateOrder,
+  validateListMutations,
+  validateListOrders,
+  validateOrderKey,
+  validateReconcileMutations,
+} from "./validation.js";
 
 export interface OrderRouteDeps {
   orders: Pick<Orders, "paymentMethods" | "createOrder" | "getOrder" | "listOrders" | "countOrders" | "markPaid" | "cancel" | "checkout">;
   notifications: Pick<Notifications, "handle">;
+  bank: Pick<Reconciliation, "reconcile" | "list" | "countUnreviewed" | "assign" | "dismiss">;
 }
 
-export function createOrderRoutes({ orders, notifications }: OrderRouteDeps) {
-  return (router: ConnectRouter) =>
+export function createOrderRoutes({ orders, notifications, bank }: OrderRouteDeps) {
+  return (router: ConnectRouter) => {
+    router.service(BankReconciliationService, {
+      async reconcileMutations(request) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        return { results: await bank.reconcile(storeId, validateReconcileMutations(request)) };
+      },
+
+      async listMutations(request) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        return { mutations: await bank.list(storeId, validateListMutations(request)) };
+      },
+
+      async countUnreviewed(request) {
+        return { count: BigInt(await bank.countUnreviewed(requireUuid(request.storeId, "store_id"))) };
+      },
+
+      async assignMutation(request) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        const mutationId = requireMutationId(request.mutationId, "mutation_id");
+        return { mutation: await bank.assign(storeId, mutationId, validateOrderKey(request)) };
+      },
+
+      async dismissMutation(request) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        return { mutation: await bank.dismiss(storeId, requireMutationId(request.mutationId, "mutation_id")) };
+      },
+    });
     router.service(OrderService, {
       async listPaymentMethods(request) {
         const methods = await orders.paymentMethods(requireUuid(request.storeId, "store_id"));
@@ -77,4 +115,5 @@ export function createOrderRoutes({ orders, notifications }: OrderRouteDeps) {
         return orders.checkout(request.key);
       },
     });
+  };
 }

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
+import { BankReconciliationService } from "../../gen/order/v1/bank_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
 import type { EventBus } from "../lib/bus.js";
 import type { Config } from "../lib/config.js";
@@ -32,6 +33,7 @@ export type OrderServiceConfig = Pick<
   | "MIDTRANS_TIMEOUT"
   | "ORDER_PAYMENT_WINDOW"
   | "PAYMENT_SESSION_TTL"
+  | "BANK_MATCH_GRACE"
 >;
 
 export function createPaymentGateway(config: OrderServiceConfig): PaymentGateway {
@@ -46,8 +48,9 @@ export function createPaymentGateway(config: OrderServiceConfig): PaymentGateway
 }
 
 /**
- * Migrates the order schema, serves the order service's gRPC API and runs the expiry
- * sweeper. `sql` must be a pool whose search_path is the order schema.
+ * Migrates the order schema, serves the order service's gRPC APIs (orders and bank
+ * reconciliation) and runs the expiry sweeper. `sql` must be a pool whose search_path
+ * is the order schema.
  */
 export async function startOrderService(options: {
   sql: Sql;
@@ -75,6 +78,7 @@ export async function startOrderService(options: {
     paymentWindowMs: config.ORDER_PAYMENT_WINDOW,
     sessionTtlMs: config.PAYMENT_SESSION_TTL,
     midtransServerKey: config.MIDTRANS_SERVER_KEY,
+    bankMatchGraceMs: config.BANK_MATCH_GRACE,
     onEventsCommitted: relay?.kick,
   });
   const server = await startRpcServer({
@@ -83,7 +87,7 @@ export async function startOrderService(options: {
     port: options.port,
     logger,
     routes: createOrderRoutes(domain),
-    services: [OrderService.typeName],
+    services: [OrderService.typeName, BankReconciliationService.typeName],
     ready: async () => {
       await ping(sql);
       await options.bus?.ready();

@@ -1,23 +1,34 @@
 // Writing one status change (CONTRACT §5): the rule comes from status-machine.ts, the
-// event bodies from events.ts; this writes the new status, a history row and the
-// outbox events, all in the caller's transaction.
+// event bodies from events.ts, the transfer amount's reservation from bank-matching.ts;
+// this writes the new status, a history row, the outbox events and the reservation,
+// all in the caller's transaction.
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Order } from "../../gen/order/v1/order_pb.js";
 import type { Logger } from "../lib/logger.js";
+import { reservationAfter } from "./bank-matching.js";
 import { statusChangeEvents } from "./events.js";
 import { renderOrder, type RenderContext } from "./render.js";
 import { checkTransition, type OrderStatus } from "./status-machine.js";
 import type { Db, OrderRow } from "./store.js";
 import type * as sqlStore from "./store.js";
 
-export type StatusChangeStore = Pick<typeof sqlStore, "updateStatus" | "insertHistoryAndEvents" | "itemsOf" | "liveSessionsOf">;
+export type StatusChangeStore = Pick<
+  typeof sqlStore,
+  "updateStatus" | "insertHistoryAndEvents" | "itemsOf" | "liveSessionsOf" | "holdTransferAmount"
+>;
 
 export interface StatusChangeResult {
   row: OrderRow;
   changed: boolean;
 }
 
-export function createStatusChanges(deps: { store: StatusChangeStore; render: RenderContext; logger: Logger }) {
+export function createStatusChanges(deps: {
+  store: StatusChangeStore;
+  render: RenderContext;
+  logger: Logger;
+  /** How long an expired or cancelled order keeps its transfer amount (BANK_MATCH_GRACE). */
+  bankMatchGraceMs: number;
+}) {
   const { store, render, logger } = deps;
 
   async function orderMessage(tx: Db, row: OrderRow): Promise<Order> {
@@ -27,10 +38,12 @@ export function createStatusChanges(deps: { store: StatusChangeStore; render: Re
   }
 
   /**
-   * Writes `row → to` in the caller's transaction. Returns the row unchanged for a
-   * repeat; refuses the rest with FAILED_PRECONDITION.
+   * Writes `row → to` in the caller's transaction (`row` locked by the caller), with
+   * `detail` in the history row when the cause refers to something (a bank mutation
+   * id). Returns the row unchanged for a repeat; refuses the rest with
+   * FAILED_PRECONDITION.
    */
-  async function apply(tx: Db, row: OrderRow, to: OrderStatus, cause: string): Promise<StatusChangeResult> {
+  async function apply(tx: Db, row: OrderRow, to: OrderStatus, cause: string, detail?: string): Promise<StatusChangeResult> {
     const check = checkTransition(row.status, to);
     if (check.kind === "repeat") return { row, changed: false };
     if (check.kind === "refused") {
@@ -40,9 +53,11 @@ export function createStatusChanges(deps: { store: StatusChangeStore; render: Re
     const order = await orderMessage(tx, updated);
     await store.insertHistoryAndEvents(
       tx,
-      { order_id: row.id, from_status: row.status, to_status: to, cause },
+      { order_id: row.id, from_status: row.status, to_status: to, cause, ...(detail === undefined ? {} : { detail }) },
       statusChangeEvents(updated, order, row.status),
     );
+    const reservedUntil = reservationAfter(updated, to, deps.bankMatchGraceMs);
+    if (reservedUntil !== undefined) await store.holdTransferAmount(tx, row.id, reservedUntil);
     logger.info({ orderId: row.id, from: row.status, to, cause }, "order status changed");
     return { row: updated, changed: true };
   }

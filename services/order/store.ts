@@ -68,6 +68,8 @@ export interface HistoryEntry {
   from_status: OrderStatus | null;
   to_status: OrderStatus;
   cause: string;
+  /** What the cause refers to (the bank mutation id for cause bank_mutation). */
+  detail?: string | null;
 }
 
 export interface NewOutboxRow {
@@ -89,20 +91,13 @@ export interface OutboxRow {
 // Orders, items, history.
 
 /**
- * The order and its items in one statement. With `unlessAmountTaken`, a bank-transfer
- * order whose amount another pending one holds is not inserted (undefined), so the
- * caller can try another code without a savepoint.
+ * The order and its items in one statement. A bank-transfer order's amount must have
+ * been reserved first (reserveTransferAmount) in the same transaction.
  */
-export async function insertOrder(
-  db: Db,
-  order: NewOrder & { id: string },
-  items: Omit<OrderItemRow, "order_id">[],
-  unlessAmountTaken = false,
-): Promise<OrderRow | undefined> {
+export async function insertOrder(db: Db, order: NewOrder & { id: string }, items: Omit<OrderItemRow, "order_id">[]): Promise<OrderRow> {
   const [row] = await db<OrderRow[]>`
     with o as (
       insert into orders ${db({ ...order, status: "pending" })}
-      ${unlessAmountTaken ? db`on conflict (store_id, amount) where status = 'pending' and payment_kind = 'bank_transfer' do nothing` : db``}
       returning *
     ), i as (
       insert into order_items (order_id, position, type, item_id, title, quantity, unit_price, line_total)
@@ -111,7 +106,7 @@ export async function insertOrder(
         position int, type text, item_id uuid, title text, quantity int, unit_price bigint, line_total bigint)
     )
     select * from o`;
-  return row;
+  return row!;
 }
 
 /** A status change's history row and its outbox events, in one statement. */
@@ -129,9 +124,10 @@ export async function findOrder(db: Db, id: string, options: { storeId?: string;
   return row;
 }
 
-export async function findOrderByReference(db: Db, reference: string, forUpdate = false) {
+export async function findOrderByReference(db: Db, reference: string, forUpdate = false, storeId?: string) {
   const [row] = await db<OrderRow[]>`
-    select * from orders where payment_reference = ${reference} ${forUpdate ? db`for update` : db``}`;
+    select * from orders where payment_reference = ${reference} ${storeId ? db`and store_id = ${storeId}` : db``}
+    ${forUpdate ? db`for update` : db``}`;
   return row;
 }
 
@@ -193,23 +189,70 @@ export interface HistoryRow {
   from_status: OrderStatus | null;
   to_status: OrderStatus;
   cause: string;
+  detail: string | null;
   created_at: Date;
 }
 
 /** The order's status changes, oldest first (its changes are serialised by the row lock, so id order is change order). */
 export async function historyOf(db: Db, orderId: string): Promise<HistoryRow[]> {
   return db<HistoryRow[]>`
-    select from_status, to_status, cause, created_at from order_status_history
+    select from_status, to_status, cause, detail, created_at from order_status_history
     where order_id = ${orderId} order by id`;
 }
 
-/** Pending bank-transfer amounts of a store within [low, high]. */
+// Transfer amount reservations (004_bank_reconciliation.sql). Which amount an order
+// holds and until when is decided in bank-matching.ts; these statements carry it out.
+
+/** The store's transfer amounts within [low, high] that are reserved now. */
 export async function takenTransferAmounts(db: Db, storeId: string, low: number, high: number): Promise<number[]> {
   const rows = await db<{ amount: number }[]>`
-    select amount from orders
-    where store_id = ${storeId} and status = 'pending' and payment_kind = 'bank_transfer'
-      and amount between ${low} and ${high}`;
+    select amount from transfer_amount_reservations
+    where store_id = ${storeId} and amount between ${low} and ${high} and reserved_until >= clock_timestamp()`;
   return rows.map((row) => row.amount);
+}
+
+/**
+ * Reserves `amount` for the order until further notice: true when it was free (no
+ * reservation, or one whose time has passed). A concurrent reservation of the same
+ * amount waits on the key and then finds it taken.
+ */
+export async function reserveTransferAmount(db: Db, storeId: string, amount: number, orderId: string): Promise<boolean> {
+  const rows = await db`
+    insert into transfer_amount_reservations as r (store_id, amount, order_id, reserved_until)
+    values (${storeId}, ${amount}, ${orderId}, 'infinity')
+    on conflict (store_id, amount) do update set order_id = excluded.order_id, reserved_until = excluded.reserved_until
+      where r.reserved_until < clock_timestamp()
+    returning 1`;
+  return rows.length === 1;
+}
+
+/** The order's reservation now lasts until `until`, or (null) ends. Keyed by order: a newer holder of the amount is untouched. */
+export async function holdTransferAmount(db: Db, orderId: string, until: Date | null) {
+  if (until === null) await db`delete from transfer_amount_reservations where order_id = ${orderId}`;
+  else await db`update transfer_amount_reservations set reserved_until = ${until} where order_id = ${orderId}`;
+}
+
+/**
+ * The store's bank-transfer orders with `amount` that a transfer at `occurredAt` could
+ * concern: those created before it that were pending, expired or cancelled within
+ * `graceMs` of it, or paid or refunded since `graceMs` before it (payable ones first,
+ * then newest first), and the first one created at or after it. Not locked.
+ */
+export async function transferOrdersFor(db: Db, storeId: string, amount: number, occurredAt: Date, graceMs: number): Promise<OrderRow[]> {
+  const since = new Date(occurredAt.getTime() - graceMs);
+  return db<OrderRow[]>`
+    (select * from orders
+      where store_id = ${storeId} and payment_kind = 'bank_transfer' and amount = ${amount} and created_at < ${occurredAt}
+        and (status = 'pending'
+          or (status = 'expired' and expires_at >= ${since})
+          or (status in ('cancelled', 'paid', 'refunded') and updated_at >= ${since}))
+      order by status in ('pending', 'expired') desc, created_at desc
+      limit 10)
+    union all
+    (select * from orders
+      where store_id = ${storeId} and payment_kind = 'bank_transfer' and amount = ${amount} and created_at >= ${occurredAt}
+      order by created_at
+      limit 1)`;
 }
 
 export async function updateStatus(db: Db, id: string, status: OrderStatus): Promise<OrderRow> {
@@ -229,6 +272,86 @@ export async function lockDueOrders(db: Db, limit: number, storeId?: string): Pr
     order by expires_at
     limit ${limit}
     for update skip locked`;
+}
+
+// Bank mutations (CONTRACT §11). What a mutation's result is, is decided in
+// bank-matching.ts and reconciliation.ts.
+
+export type MutationType = "credit" | "debit";
+export type MutationStatus = "matched" | "unmatched" | "ignored" | "assigned" | "dismissed";
+
+export interface NewBankMutation {
+  store_id: string;
+  mutation_id: string;
+  amount: number;
+  type: MutationType;
+  occurred_at: Date;
+  description: string;
+  status: MutationStatus;
+  /** When the call carrying it arrived. */
+  received_at: Date;
+  /** Its index in that call. */
+  request_position: number;
+}
+
+export interface BankMutationRow extends NewBankMutation {
+  reason: string;
+  order_id: string | null;
+  /** The payment reference of order_id, for people. */
+  payment_reference: string | null;
+  reviewed_at: Date | null;
+}
+
+/**
+ * Records a mutation unless the store has one with its id: true when this call wrote
+ * it. A concurrent call writing the same id waits for this one to finish first.
+ */
+export async function insertMutation(db: Db, mutation: NewBankMutation): Promise<boolean> {
+  const rows = await db`insert into bank_mutations ${db(mutation)} on conflict (store_id, mutation_id) do nothing returning 1`;
+  return rows.length === 1;
+}
+
+const mutationColumns = (db: Db) => db`m.*, o.payment_reference`;
+
+export async function findMutation(db: Db, storeId: string, mutationId: string, forUpdate = false): Promise<BankMutationRow | undefined> {
+  const [row] = await db<BankMutationRow[]>`
+    select ${mutationColumns(db)} from bank_mutations m left join orders o on o.id = m.order_id
+    where m.store_id = ${storeId} and m.mutation_id = ${mutationId}
+    ${forUpdate ? db`for update of m` : db``}`;
+  return row;
+}
+
+/** The mutation's result; with `reviewed`, stamped as a person's decision. */
+export async function settleMutation(
+  db: Db,
+  storeId: string,
+  mutationId: string,
+  outcome: { status: MutationStatus; reason?: string; order_id?: string | null; reviewed?: boolean },
+): Promise<BankMutationRow> {
+  const [row] = await db<BankMutationRow[]>`
+    with m as (
+      update bank_mutations set status = ${outcome.status}, reason = ${outcome.reason ?? ""}, order_id = ${outcome.order_id ?? null}
+        ${outcome.reviewed ? db`, reviewed_at = clock_timestamp()` : db``}
+      where store_id = ${storeId} and mutation_id = ${mutationId}
+      returning *
+    )
+    select ${mutationColumns(db)} from m left join orders o on o.id = m.order_id`;
+  return row!;
+}
+
+/** The store's mutations, newest first (later in a call is newer); `review`: only unmatched ones. */
+export async function listMutations(db: Db, storeId: string, options: { review: boolean; limit: number }): Promise<BankMutationRow[]> {
+  return db<BankMutationRow[]>`
+    select ${mutationColumns(db)} from bank_mutations m left join orders o on o.id = m.order_id
+    where m.store_id = ${storeId} ${options.review ? db`and m.status = 'unmatched'` : db``}
+    order by m.received_at desc, m.request_position desc
+    limit ${options.limit}`;
+}
+
+export async function countUnreviewedMutations(db: Db, storeId: string): Promise<number> {
+  const [row] = await db<{ count: number }[]>`
+    select count(*) as count from bank_mutations where store_id = ${storeId} and status = 'unmatched'`;
+  return row!.count;
 }
 
 // Payment sessions.

@@ -1,7 +1,10 @@
-import { isUuid } from "../../common/ids.js";
+import { isPaymentReference, isUuid } from "../../common/ids.js";
+import { parseRfc3339 } from "../../common/rfc3339.js";
+import type { AssignMutationRequest, ListMutationsRequest, ReconcileMutationsRequest } from "../../gen/order/v1/bank_pb.js";
 import type { CountOrdersRequest, CreateOrderRequest, ListOrdersRequest } from "../../gen/order/v1/order_pb.js";
 import { fieldError } from "../lib/rpc-errors.js";
 import { ORDER_STATUSES, type OrderStatus } from "./status-machine.js";
+import { findMutationProblem, MAX_MUTATIONS_PER_CALL, mutationIdProblem } from "../../common/bank-mutations.js";
 
 // The one builder of field errors lives with the services' error mapping; the order
 // service's modules import it from here with the rest of their argument checks.
@@ -99,4 +102,62 @@ export function validateListOrders(request: Pick<ListOrdersRequest, "limit" | "o
 /** CountOrders' filter. */
 export function validateCountOrders(request: Pick<CountOrdersRequest, "status">): { status?: OrderStatus } {
   return { status: statusFilter(request.status) };
+}
+
+// Bank reconciliation (CONTRACT §11).
+
+export { MAX_MUTATIONS_PER_CALL, MAX_MUTATION_AMOUNT } from "../../common/bank-mutations.js";
+export const DEFAULT_MUTATION_LIST_LIMIT = 100;
+const MAX_MUTATION_LIST_LIMIT = 500;
+
+export interface ValidMutation {
+  id: string;
+  amount: number;
+  type: "credit" | "debit";
+  occurredAt: Date;
+  description: string;
+}
+
+/** A mutation id: 1–100 characters, taken as given (the bank's spelling is the key). */
+export function requireMutationId(value: string, field: string): string {
+  const problem = mutationIdProblem(value);
+  if (problem) throw fieldError(field, problem);
+  return value;
+}
+
+/**
+ * Every mutation of a ReconcileMutations request, checked before any is applied
+ * (common/bank-mutations.ts has the rules); the first failure is reported, naming
+ * `mutations[i].field`.
+ */
+export function validateReconcileMutations(request: Pick<ReconcileMutationsRequest, "mutations">): ValidMutation[] {
+  const count = request.mutations.length;
+  if (count < 1 || count > MAX_MUTATIONS_PER_CALL) throw fieldError("mutations", `must have 1 to ${MAX_MUTATIONS_PER_CALL} mutations`);
+  const problem = findMutationProblem(request.mutations);
+  if (problem) throw fieldError(`mutations[${problem.index}].${problem.field}`, problem.message);
+  return request.mutations.map(
+    (m): ValidMutation => ({ id: m.id, amount: Number(m.amount), type: m.type as ValidMutation["type"], occurredAt: parseRfc3339(m.occurredAt)!, description: m.description }),
+  );
+}
+
+/** ListMutations: `limit` 1–500, 0 for the default (100). */
+export function validateListMutations(request: Pick<ListMutationsRequest, "review" | "limit">): { review: boolean; limit: number } {
+  if (request.limit === 0) return { review: request.review, limit: DEFAULT_MUTATION_LIST_LIMIT };
+  if (request.limit < 1 || request.limit > MAX_MUTATION_LIST_LIMIT) {
+    throw fieldError("limit", `must be an integer from 1 to ${MAX_MUTATION_LIST_LIMIT} (0 for ${DEFAULT_MUTATION_LIST_LIMIT})`);
+  }
+  return { review: request.review, limit: request.limit };
+}
+
+export type OrderKey = { orderId: string } | { paymentReference: string };
+
+/** AssignMutation's order: exactly one of `order_id` (a UUID) or `payment_reference` (any letter case). */
+export function validateOrderKey(request: Pick<AssignMutationRequest, "orderId" | "paymentReference">): OrderKey {
+  const byId = request.orderId !== "";
+  const byReference = request.paymentReference !== "";
+  if (byId === byReference) throw fieldError("order_id", "give exactly one of order_id or payment_reference");
+  if (byId) return { orderId: requireUuid(request.orderId, "order_id") };
+  const reference = request.paymentReference.toUpperCase();
+  if (!isPaymentReference(reference)) throw fieldError("payment_reference", "must be a payment reference such as SO-ABCDEFGH2345");
+  return { paymentReference: reference };
 }

@@ -6,6 +6,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { FieldViolationSchema } from "../../gen/order/v1/order_pb.js";
 import { isUuid } from "../../common/ids.js";
 import { ORDER_EVENT_TYPES } from "../../common/order-status.js";
+import { parseRfc3339 as parseRfc3339Instant } from "../../common/rfc3339.js";
 import type { DeliveryStatus } from "./store.js";
 
 /** INVALID_ARGUMENT "`field` `description`", with the field in its details. */
@@ -26,31 +27,11 @@ export function optionalUuid(value: string, field: string): string | undefined {
   return value === "" ? undefined : requireUuid(value, field);
 }
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|([+-])(\d{2}):(\d{2}))$/i;
-
-/**
- * An RFC 3339 date-time with its offset (`Z` or `±hh:mm`). Stricter than Date.parse,
- * which takes February 30th and 24:00 and guesses a zone when there is none.
- */
+/** An RFC 3339 date-time with its offset (common/rfc3339.ts); INVALID_ARGUMENT naming `field` otherwise. */
 export function parseRfc3339(value: string, field: string): Date {
-  const match = RFC3339.exec(value);
-  const bad = () => invalidField(field, "must be an RFC 3339 date-time with an offset, e.g. 2024-05-01T00:00:00Z");
-  if (!match) throw bad();
-  const [, year, month, day, hour, minute, second, , zone, , offsetHours, offsetMinutes] = match;
-  const local = Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second));
-  const check = new Date(local);
-  const fits =
-    check.getUTCFullYear() === Number(year) &&
-    check.getUTCMonth() === Number(month) - 1 &&
-    check.getUTCDate() === Number(day) &&
-    check.getUTCHours() === Number(hour) &&
-    check.getUTCMinutes() === Number(minute) &&
-    check.getUTCSeconds() === Number(second);
-  if (!fits) throw bad();
-  if (zone!.toUpperCase() !== "Z" && (Number(offsetHours) > 23 || Number(offsetMinutes) > 59)) throw bad();
-  const parsed = Date.parse(value.toUpperCase());
-  if (Number.isNaN(parsed)) throw bad();
-  return new Date(parsed);
+  const parsed = parseRfc3339Instant(value);
+  if (!parsed) throw invalidField(field, "must be an RFC 3339 date-time with an offset, e.g. 2024-05-01T00:00:00Z");
+  return parsed;
 }
 
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ["pending", "succeeded", "failed", "refused"];

@@ -125,9 +125,8 @@ async function shoot(t: ExecutionContext, page: Page, name: string): Promise<voi
 }
 
 /**
- * Runs sign-ins one at a time across the file's concurrent tests. Each costs a scrypt
- * in the catalog service; several at once on a 2-core machine outlast the gateway's
- * 1.2 s deadline and the page answers "Temporarily unavailable" (see the report).
+ * Runs sign-ins one at a time across the file's concurrent tests: each costs a scrypt
+ * in the catalog service, and several at once only make each other slow on two cores.
  */
 let signInQueue: Promise<unknown> = Promise.resolve();
 function oneSignInAtATime<T>(work: () => Promise<T>): Promise<T> {
@@ -705,4 +704,69 @@ test("webhooks: an order.paid-only endpoint, its secret revealed and rotated, a 
   assertAudited(t, rows, m.email, "endpoint.deleted", endpoint.id);
   t.false((await page.content()).includes(secret!) || (await page.content()).includes(rotated!), "the audit log never shows a secret");
   assertNoCspViolations(t, page);
+});
+
+test("bank mutations: a statement imported on the page pays its order; unmatched credits wait for review, one assigned by payment reference, one dismissed", async (t) => {
+  const m = await signedInMember(t, `Toko Transfer ${uid()}`);
+  const product = await createProduct(stack, m.storeId, "Kopi Gayo", 120_000);
+  const a = await createApiOrder(m.key, { items: [{ product_id: product.id, quantity: 1 }], payment_method: "bank_transfer" });
+  const b = await createApiOrder(m.key, { items: [{ product_id: product.id, quantity: 2 }], payment_method: "bank_transfer" });
+  const soon = new Date(Date.now() + 60_000).toISOString();
+  const [m1, m2, m3] = [1, 2, 3].map((n) => `BCA-${uid()}-${n}`);
+  const csv = (lines: string[]) => ({
+    name: "statement.csv",
+    mimeType: "text/csv",
+    buffer: Buffer.from(["id,occurred_at,amount,type,description", ...lines].join("\n")),
+  });
+  const statementInput = () => m.page.getByLabel("Statement file (CSV)", { exact: true });
+
+  // A statement with a wrong amount on line 3 is refused whole.
+  await nav(m.page, "Bank mutations");
+  await statementInput().setInputFiles(csv([`${m1},${soon},${a.payment.seller_bank.transfer_amount},credit,TRSF CR`, `${m2},${soon},12.5,credit,half`]));
+  await follow(m.page, button(m.page, "Import"));
+  t.true((await bodyText(m.page)).includes("line 3: amount"), "the error names the line and the column");
+  t.is((await apiOrder(m.key, a.order.id)).status, "pending", "nothing of the bad statement was applied");
+
+  await statementInput().setInputFiles(
+    csv([
+      `${m1},${soon},${a.payment.seller_bank.transfer_amount},credit,"TRSF CR BUDI, INV 1"`,
+      `${m2},${soon},${b.payment.seller_bank.transfer_amount + 1},credit,TRSF CR SITI`,
+      `${m3},${soon},777777,credit,TRSF CR ANDI`,
+    ]),
+  );
+  await follow(m.page, button(m.page, "Import"));
+  const results = await tableRows(m.page, m.page.locator("section", { has: m.page.getByRole("heading", { name: /^Imported 3 mutations/ }) }));
+  t.deepEqual(
+    results.map((row) => [row.mutation, row.result]),
+    [
+      [m1, "matched"],
+      [m2, "unmatched"],
+      [m3, "unmatched"],
+    ],
+  );
+  t.is((await apiOrder(m.key, a.order.id)).status, "paid", "the matching credit paid its order");
+  await shoot(t, m.page, "bank-mutations-review");
+
+  await nav(m.page, "Overview");
+  t.regex(await bodyText(m.page), /Transfers to review\s+2/);
+
+  // Siti sent one rupiah too much: a person decides it pays her order.
+  await nav(m.page, "Bank mutations");
+  const row = (id: string) => m.page.getByRole("row").filter({ hasText: id });
+  await row(m2!).getByLabel("Payment reference", { exact: true }).fill(b.order.payment_reference);
+  await follow(m.page, row(m2!).getByRole("button", { name: "Assign to order", exact: true }));
+  t.true((await bodyText(m.page)).includes("The transfer is assigned"));
+  t.is((await apiOrder(m.key, b.order.id)).status, "paid");
+  const history = await stack.orders.getOrder({ storeId: m.storeId, orderId: b.order.id, includeHistory: true });
+  t.deepEqual(history.history.at(-1)?.cause, "bank_mutation");
+  t.is(history.history.at(-1)?.detail, m2);
+
+  await follow(m.page, row(m3!).getByRole("button", { name: "Dismiss", exact: true }));
+  t.true((await bodyText(m.page)).includes("Nothing waits for review"));
+
+  const rows = await auditLog(m.page);
+  assertAudited(t, rows, m.email, "bank_mutations.imported");
+  assertAudited(t, rows, m.email, "bank_mutation.assigned", m2);
+  assertAudited(t, rows, m.email, "bank_mutation.dismissed", m3);
+  assertNoCspViolations(t, m.page);
 });

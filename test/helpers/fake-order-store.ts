@@ -1,12 +1,21 @@
 // An in-memory stand-in for services/order/store.ts, for tests that run the order
 // service's domain and routes without PostgreSQL. It keeps the rules the SQL keeps
-// (unique references, one pending bank-transfer order per amount, a takeover rule for
-// idempotency records, newest-first listing, the search's letter-case rules, counting a
-// due pending order as expired) and rolls a failed transaction back.
+// (unique references, one reservation per transfer amount until its time passes, a
+// takeover rule for idempotency records, newest-first listing, the search's letter-case
+// rules, counting a due pending order as expired, each bank mutation once per store) and
+// rolls a failed transaction back.
 // The `db` argument is ignored: there is one state.
 import { randomUUID } from "node:crypto";
 import type { OrderStore } from "../../services/order/domain.js";
-import type { HistoryEntry, OrderFilter, OrderItemRow, OrderRow, Pool, SessionRow } from "../../services/order/store.js";
+import type {
+  BankMutationRow,
+  HistoryEntry,
+  OrderFilter,
+  OrderItemRow,
+  OrderRow,
+  Pool,
+  SessionRow,
+} from "../../services/order/store.js";
 
 interface IdempotencyRow {
   store_id: string;
@@ -24,6 +33,10 @@ interface State {
   history: (HistoryEntry & { created_at: Date })[];
   outbox: { id: string; store_id: string; order_id: string; event_type: string; payload: unknown; created_at: Date; published_at: Date | null }[];
   idempotency: Map<string, IdempotencyRow>;
+  /** By `store/amount`; `until` is Infinity while the order is pending. */
+  reservations: Map<string, { order_id: string; until: number }>;
+  /** By `store/mutation id`, in insertion order. */
+  mutations: Map<string, Omit<BankMutationRow, "payment_reference">>;
 }
 
 const copy = <T>(value: T): T => structuredClone(value);
@@ -40,8 +53,19 @@ function matchesSearch(row: OrderRow, search: OrderFilter["search"]): boolean {
 
 export function createFakeOrderStore(options: { now?: () => number } = {}) {
   const now = options.now ?? Date.now;
-  let state: State = { orders: new Map(), items: new Map(), sessions: [], history: [], outbox: [], idempotency: new Map() };
+  let state: State = {
+    orders: new Map(),
+    items: new Map(),
+    sessions: [],
+    history: [],
+    outbox: [],
+    idempotency: new Map(),
+    reservations: new Map(),
+    mutations: new Map(),
+  };
   const idemKey = (storeId: string, key: string) => `${storeId}/${key}`;
+  const withReference = (row: Omit<BankMutationRow, "payment_reference">): BankMutationRow =>
+    copy({ ...row, payment_reference: row.order_id ? (state.orders.get(row.order_id)?.payment_reference ?? null) : null });
 
   const store: OrderStore = {
     async transaction(_pool, work) {
@@ -55,16 +79,12 @@ export function createFakeOrderStore(options: { now?: () => number } = {}) {
     },
     async ping() {},
 
-    async insertOrder(_db, order, items, unlessAmountTaken = false) {
+    async insertOrder(_db, order, items) {
       if ([...state.orders.values()].some((row) => row.payment_reference === order.payment_reference)) {
         throw Object.assign(new Error("duplicate payment_reference"), { code: "23505" });
       }
-      const clash = [...state.orders.values()].some(
-        (row) => row.store_id === order.store_id && row.status === "pending" && row.payment_kind === "bank_transfer" && row.amount === order.amount,
-      );
-      if (clash && order.payment_kind === "bank_transfer") {
-        if (unlessAmountTaken) return undefined;
-        throw Object.assign(new Error("duplicate amount"), { code: "23505" });
+      if (order.payment_kind === "bank_transfer" && state.reservations.get(`${order.store_id}/${order.amount}`)?.order_id !== order.id) {
+        throw new Error("a bank-transfer order's amount must be reserved first");
       }
       const row: OrderRow = { ...order, status: "pending", currency: "IDR" };
       state.orders.set(row.id, row);
@@ -79,8 +99,10 @@ export function createFakeOrderStore(options: { now?: () => number } = {}) {
       const row = state.orders.get(id);
       return row && (!options.storeId || row.store_id === options.storeId) ? copy(row) : undefined;
     },
-    async findOrderByReference(_db, reference) {
-      const row = [...state.orders.values()].find((candidate) => candidate.payment_reference === reference);
+    async findOrderByReference(_db, reference, _forUpdate, storeId) {
+      const row = [...state.orders.values()].find(
+        (candidate) => candidate.payment_reference === reference && (!storeId || candidate.store_id === storeId),
+      );
       return row && copy(row);
     },
     async itemsOf(_db, orderIds) {
@@ -101,14 +123,49 @@ export function createFakeOrderStore(options: { now?: () => number } = {}) {
       return copy(
         state.history
           .filter((entry) => entry.order_id === orderId)
-          .map(({ from_status, to_status, cause, created_at }) => ({ from_status, to_status, cause, created_at })),
+          .map(({ from_status, to_status, cause, detail, created_at }) => ({ from_status, to_status, cause, detail: detail ?? null, created_at })),
       );
     },
     async takenTransferAmounts(_db, storeId, low, high) {
-      return [...state.orders.values()]
-        .filter((row) => row.store_id === storeId && row.status === "pending" && row.payment_kind === "bank_transfer")
-        .map((row) => row.amount)
+      return [...state.reservations.entries()]
+        .filter(([key, held]) => key.startsWith(`${storeId}/`) && held.until >= now())
+        .map(([key]) => Number(key.slice(storeId.length + 1)))
         .filter((amount) => amount >= low && amount <= high);
+    },
+    async reserveTransferAmount(_db, storeId, amount, orderId) {
+      const held = state.reservations.get(`${storeId}/${amount}`);
+      if (held && held.until >= now()) return false;
+      state.reservations.set(`${storeId}/${amount}`, { order_id: orderId, until: Infinity });
+      return true;
+    },
+    async holdTransferAmount(_db, orderId, until) {
+      for (const [key, held] of state.reservations) {
+        if (held.order_id !== orderId) continue;
+        if (until === null) state.reservations.delete(key);
+        else held.until = until.getTime();
+      }
+    },
+    async transferOrdersFor(_db, storeId, amount, occurredAt, graceMs) {
+      const since = occurredAt.getTime() - graceMs;
+      const ofAmount = [...state.orders.values()].filter(
+        (row) => row.store_id === storeId && row.payment_kind === "bank_transfer" && row.amount === amount,
+      );
+      const before = ofAmount
+        .filter(
+          (row) =>
+            row.created_at < occurredAt &&
+            (row.status === "pending" ||
+              (row.status === "expired" && row.expires_at.getTime() >= since) ||
+              (["cancelled", "paid", "refunded"].includes(row.status) && row.updated_at.getTime() >= since)),
+        )
+        .sort(
+          (a, b) =>
+            Number(["pending", "expired"].includes(b.status)) - Number(["pending", "expired"].includes(a.status)) ||
+            b.created_at.getTime() - a.created_at.getTime(),
+        )
+        .slice(0, 10);
+      const after = ofAmount.filter((row) => row.created_at >= occurredAt).sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
+      return copy([...before, ...after.slice(0, 1)]);
     },
     async updateStatus(_db, id, status) {
       const row = state.orders.get(id)!;
@@ -174,6 +231,33 @@ export function createFakeOrderStore(options: { now?: () => number } = {}) {
     },
     async purgeIdempotencyKeys(_db, keepSeconds) {
       for (const [id, row] of state.idempotency) if ((now() - row.created_at) / 1000 > keepSeconds) state.idempotency.delete(id);
+    },
+
+    async insertMutation(_db, mutation) {
+      const key = `${mutation.store_id}/${mutation.mutation_id}`;
+      if (state.mutations.has(key)) return false;
+      state.mutations.set(key, { ...copy(mutation), reason: "", order_id: null, reviewed_at: null });
+      return true;
+    },
+    async findMutation(_db, storeId, mutationId) {
+      const row = state.mutations.get(`${storeId}/${mutationId}`);
+      return row && withReference(row);
+    },
+    async settleMutation(_db, storeId, mutationId, outcome) {
+      const row = state.mutations.get(`${storeId}/${mutationId}`)!;
+      Object.assign(row, { status: outcome.status, reason: outcome.reason ?? "", order_id: outcome.order_id ?? null });
+      if (outcome.reviewed) row.reviewed_at = new Date(now());
+      return withReference(row);
+    },
+    async listMutations(_db, storeId, options) {
+      return [...state.mutations.values()]
+        .filter((row) => row.store_id === storeId && (!options.review || row.status === "unmatched"))
+        .sort((a, b) => b.received_at.getTime() - a.received_at.getTime() || b.request_position - a.request_position)
+        .slice(0, options.limit)
+        .map(withReference);
+    },
+    async countUnreviewedMutations(_db, storeId) {
+      return [...state.mutations.values()].filter((row) => row.store_id === storeId && row.status === "unmatched").length;
     },
 
     async lockUnsentEvents(_db, limit) {

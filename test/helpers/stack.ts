@@ -8,6 +8,7 @@ import { freePort } from "../../services/lib/net.js";
 import { createRpcChannel } from "../../services/lib/rpc-client.js";
 import { AccountService } from "../../gen/catalog/v1/account_pb.js";
 import { CatalogService, ItemStatus, Plan, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
+import { BankReconciliationService } from "../../gen/order/v1/bank_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
 import { createTestDatabase, type TestDatabase } from "./db.js";
 import { startAll } from "../../cli/start-all.js";
@@ -76,6 +77,7 @@ export async function startStack(options: StackOptions = {}) {
     accounts: admin.client(AccountService),
     catalog: admin.client(CatalogService),
     orders: orderAdmin.client(OrderService),
+    bank: orderAdmin.client(BankReconciliationService),
     /** Present when the stack runs the webhook service. */
     webhooks: webhookAdmin?.client(WebhookService),
     webhookAddr: all.addrs.webhook,

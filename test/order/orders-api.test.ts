@@ -442,9 +442,13 @@ test.serial("200 concurrent bank-transfer orders get 200 distinct amounts; at 99
   const elsewhere = await createOrder(neighbour, { ...body, items: [{ product_id: neighbourProduct.id, quantity: 1 }] });
   t.is(elsewhere.status, 201, elsewhere.text);
 
-  // A cancelled order gives its amount back.
+  // A cancelled order keeps its amount through BANK_MATCH_GRACE (a late transfer must
+  // not pay a newer order, CONTRACT §11); a paid one gives it back.
+  const cancelled = burst[16]!.body.data.order;
+  await stack.orders.cancelOrder({ storeId: store.storeId, orderId: cancelled.id });
+  assertError(t, await createOrder(store, body), 409, "CONFLICT");
   const victim = burst[17]!.body.data.order;
-  await stack.orders.cancelOrder({ storeId: store.storeId, orderId: victim.id });
+  await stack.orders.markOrderPaid({ storeId: store.storeId, orderId: victim.id });
   const reused = await createOrder(store, body);
   t.is(reused.status, 201, reused.text);
   t.is(reused.body.data.payment.seller_bank.transfer_amount, victim.amount);

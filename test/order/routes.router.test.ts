@@ -649,6 +649,7 @@ test("the routes need only the domain: a fake orders object is enough", async (t
       },
     } as Parameters<typeof createOrderRoutes>[0]["orders"],
     notifications: { handle: async () => ({ orderId: "o", status: "paid", changed: true }) },
+    bank: {} as Parameters<typeof createOrderRoutes>[0]["bank"],
   });
   const client = createClient(OrderService, createRouterTransport(routes));
   const { methods } = await client.listPaymentMethods({ storeId: SHOP.toUpperCase() });
@@ -665,6 +666,7 @@ test("behind the server interceptors: a control character is INVALID_ARGUMENT an
       },
     } as unknown as Parameters<typeof createOrderRoutes>[0]["orders"],
     notifications: { handle: async () => ({ orderId: "o", status: "paid", changed: true }) },
+    bank: {} as Parameters<typeof createOrderRoutes>[0]["bank"],
   });
   const client = createClient(OrderService, createRouterTransport(routes, { router: { interceptors: serverInterceptors(silent) } }));
   const bad = ConnectError.from(await t.throwsAsync(client.listPaymentMethods({ storeId: `${SHOP}\u0000` })));

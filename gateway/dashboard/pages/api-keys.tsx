@@ -163,6 +163,7 @@ export function apiKeyPages(router: Router, kit: Kit) {
       const apiKey = await findKey(ctx);
       if (!apiKey) return notFoundPage(ctx);
       const storeId = ctx.state.scope.store.id;
+      if (apiKey.revokedAt) return seeOther(ctx, `${storePath(storeId, "api-keys")}?done=revoked`);
       await change(ctx, "key.revoked", auditTarget("key", apiKey.id), () => clients.store.revokeApiKey({ storeId, keyId: apiKey.id }));
       seeOther(ctx, `${storePath(storeId, "api-keys")}?done=revoked`);
     }),

@@ -1,27 +1,258 @@
-// Bank mutations (CONTRACT §10, §11): the page exists so the navigation is whole;
-// matching transfers to orders comes with the reconciliation work.
+// Bank mutations (CONTRACT §10, §11): import a statement, see what matched, and decide
+// about the credits nothing matched (assign to an order, or dismiss), both audited.
 import type { RouterInstance as Router } from "@koa/router";
-import { sendPage, type DashboardContext, type Kit } from "../kit.js";
-import { Empty, Shell, storePath } from "../views/layout.js";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { auditTarget } from "../../../common/audit.js";
+import { StatementError } from "../../../common/bank-statement.js";
+import type { BankMutation, MutationResult } from "../../../gen/order/v1/bank_pb.js";
+import { recordAudit } from "../../../services/lib/audited.js";
+import { ImportInterrupted, importStatement } from "../../../services/lib/bank-import.js";
+import { Money, Time } from "../../views/components.js";
+import { field } from "../forms.js";
+import { problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
+import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
+
+const DONE: Record<string, string> = {
+  assigned: "The transfer is assigned: the order is paid and your systems are told.",
+  dismissed: "The transfer is dismissed from the review list.",
+};
+
+const RESULT_BADGE: Record<string, string> = { matched: "paid", assigned: "paid", unmatched: "failed", duplicate: "expired", ignored: "expired", dismissed: "expired" };
+
+function Badge({ value }: { value: string }) {
+  return <span class={`badge badge-${RESULT_BADGE[value] ?? "expired"}`}>{value}</span>;
+}
+
+const mutationPath = (storeId: string, mutationId: string, action: string) => storePath(storeId, `bank-mutations/${encodeURIComponent(mutationId)}/${action}`);
+
+function ReviewList(props: { ctx: DashboardContext; review: BankMutation[] }) {
+  const { store, csrf } = props.ctx.state.scope;
+  if (props.review.length === 0) {
+    return (
+      <Empty title="Nothing waits for review">
+        <p>Credits that match no order by their exact amount appear here, so you can assign them to an order or dismiss them.</p>
+      </Empty>
+    );
+  }
+  return (
+    <div class="table-wrap">
+      <table style="min-width:640px">
+        <thead>
+          <tr>
+            <th>Transfer</th>
+            <th>Amount</th>
+            <th>Why it did not match</th>
+            <th>Decide</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.review.map((m) => (
+            <tr>
+              <td>
+                <span class="mono">{m.id}</span>
+                <div class="muted small">
+                  <Time iso={m.occurredAt} />
+                </div>
+                <div class="small">{m.description}</div>
+              </td>
+              <td>
+                <Money amount={m.amount} />
+              </td>
+              <td>{m.reason}</td>
+              <td>
+                <form class="inline" method="post" action={mutationPath(store.id, m.id, "assign")}>
+                  <Csrf token={csrf} />
+                  <label>
+                    Payment reference
+                    <input type="text" name="payment_reference" placeholder="SO-…" required />
+                  </label>
+                  <button type="submit">Assign to order</button>
+                </form>
+                <form method="post" action={mutationPath(store.id, m.id, "dismiss")} style="margin-top:8px">
+                  <Csrf token={csrf} />
+                  <button type="submit" class="secondary">
+                    Dismiss
+                  </button>
+                </form>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function ResultsTable({ results, storeId }: { results: MutationResult[]; storeId: string }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th>Mutation</th>
+            <th>Result</th>
+            <th>Order</th>
+            <th>Reason</th>
+          </tr>
+        </thead>
+        <tbody>
+          {results.map((r) => (
+            <tr>
+              <td class="mono">{r.id}</td>
+              <td>
+                <Badge value={r.result} />
+              </td>
+              <td class="nowrap">{r.orderId ? <a href={storePath(storeId, `orders/${r.orderId}`)}>Open order</a> : "—"}</td>
+              <td>{r.reason || "—"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function BankPage(props: { ctx: DashboardContext; review: BankMutation[]; recent: BankMutation[]; results?: MutationResult[]; flash?: string; error?: string }) {
+  const { member, store, csrf } = props.ctx.state.scope;
+  const counts = props.results?.reduce<Record<string, number>>((out, r) => ({ ...out, [r.result]: (out[r.result] ?? 0) + 1 }), {});
+  return (
+    <Shell title="Bank mutations" member={member} store={store} section="bank-mutations" csrf={csrf} flash={props.flash} error={props.error}>
+      <p class="muted">
+        Each incoming transfer is matched to the bank-transfer order with exactly its amount (the unique code makes it tell orders apart). Connect a bank
+        feed to POST /v1/bank-mutations, or import a statement here.
+      </p>
+      <form class="inline card" method="post" action={storePath(store.id, "bank-mutations/import")} enctype="multipart/form-data">
+        <Csrf token={csrf} />
+        <label>
+          Statement file (CSV)
+          <input type="file" name="statement" accept=".csv,text/csv" required />
+        </label>
+        <button type="submit">Import</button>
+        <p class="muted small" style="flex-basis:100%;margin:0">
+          Columns <span class="mono">id,occurred_at,amount,type,description</span> with that header row; times with an offset (2026-11-20T10:15:00+07:00).
+        </p>
+      </form>
+      {props.results && counts && (
+        <section aria-labelledby="results-title">
+          <h2 id="results-title">
+            Imported {props.results.length} mutations: {Object.entries(counts).map(([result, n]) => `${n} ${result}`).join(", ")}
+          </h2>
+          <ResultsTable results={props.results} storeId={store.id} />
+        </section>
+      )}
+      <h2>Waiting for review ({props.review.length})</h2>
+      <ReviewList ctx={props.ctx} review={props.review} />
+      <h2>Recent mutations</h2>
+      {props.recent.length === 0 ? (
+        <Empty title="No mutations yet">
+          <p>Import a statement above, or let your bank feed send them to the API.</p>
+        </Empty>
+      ) : (
+        <div class="table-wrap">
+          <table style="min-width:600px">
+            <thead>
+              <tr>
+                <th>Time</th>
+                <th>Mutation</th>
+                <th>Amount</th>
+                <th>Status</th>
+                <th>Order</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.recent.map((m) => (
+                <tr>
+                  <td>
+                    <Time iso={m.occurredAt} />
+                  </td>
+                  <td class="mono">{m.id}</td>
+                  <td>
+                    {m.type === "debit" ? "−" : ""}
+                    <Money amount={m.amount} />
+                  </td>
+                  <td>
+                    <Badge value={m.status} />
+                    {m.reason && <div class="muted small">{m.reason}</div>}
+                  </td>
+                  <td class="nowrap">{m.orderId ? <a href={storePath(store.id, `orders/${m.orderId}`)}>{m.paymentReference || m.orderId}</a> : "—"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Shell>
+  );
+}
 
 export function bankMutationPages(router: Router, kit: Kit) {
-  const { handle, storeScope } = kit;
+  const { clients, handle, storeScope, change } = kit;
+  const base = "/dashboard/stores/:storeId/bank-mutations";
+
+  async function lists(ctx: DashboardContext) {
+    const storeId = ctx.state.scope.store.id;
+    const [review, recent] = await Promise.all([
+      clients.bank.listMutations({ storeId, review: true, limit: 200 }),
+      clients.bank.listMutations({ storeId, review: false, limit: 50 }),
+    ]);
+    return { review: review.mutations, recent: recent.mutations };
+  }
+
   router.get(
-    "/dashboard/stores/:storeId/bank-mutations",
+    base,
     storeScope,
     handle(async (ctx: DashboardContext) => {
-      const { member, store, csrf } = ctx.state.scope;
-      sendPage(
-        ctx,
-        <Shell title="Bank mutations" member={member} store={store} section="bank-mutations" csrf={csrf}>
-          <Empty title="Automatic matching of bank transfers is coming">
-            <p>
-              Until then, when a transfer arrives, find the order by its payment reference on the <a href={storePath(store.id, "orders")}>Orders</a> page and
-              mark it as paid.
-            </p>
-          </Empty>
-        </Shell>,
-      );
+      sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} flash={DONE[String(ctx.query.done)]} />);
     }),
   );
+
+  router.post(
+    `${base}/import`,
+    storeScope,
+    handle(async (ctx: DashboardContext) => {
+      const { store, file } = ctx.state.scope;
+      if (!file || file.text.trim() === "") return sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} error="Choose a statement file (CSV) to import." />, 400);
+      try {
+        const results = await importStatement(clients.bank, store.id, file.text, () =>
+          recordAudit(clients.accounts, { storeId: store.id, actor: ctx.state.scope.member.email, action: "bank_mutations.imported", target: auditTarget("store", store.id) }),
+        );
+        sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} results={results} />);
+      } catch (error) {
+        if (error instanceof ImportInterrupted) {
+          ctx.set("Retry-After", "2");
+          return sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} error={`Partly imported: ${error.message}.`} />, 503);
+        }
+        if (!(error instanceof StatementError)) throw error;
+        sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} error={`Nothing was imported: ${error.message}`} />, 400);
+      }
+    }),
+  );
+
+  for (const action of ["assign", "dismiss"] as const) {
+    router.post(
+      `${base}/:mutationId/${action}`,
+      storeScope,
+      handle(async (ctx: DashboardContext) => {
+        const storeId = ctx.state.scope.store.id;
+        const mutationId = ctx.params.mutationId ?? "";
+        const target = auditTarget("mutation", mutationId);
+        try {
+          if (action === "assign") {
+            const paymentReference = field(ctx.state.scope.form, "payment_reference").trim();
+            if (paymentReference === "") return sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} error="Not changed: type the payment reference (SO-…) of the order this transfer pays." />, 400);
+            await change(ctx, "bank_mutation.assigned", target, () => clients.bank.assignMutation({ storeId, mutationId, paymentReference }));
+          } else {
+            await change(ctx, "bank_mutation.dismissed", target, () => clients.bank.dismissMutation({ storeId, mutationId }));
+          }
+          seeOther(ctx, `${storePath(storeId, "bank-mutations")}?done=${action === "assign" ? "assigned" : "dismissed"}`);
+        } catch (error) {
+          // An unknown reference is a typing mistake on this form, not a missing page.
+          const notFound = error instanceof ConnectError && error.code === Code.NotFound && action === "assign";
+          const problem = notFound ? "no order of this store has that payment reference, or the transfer is not in the review list" : problemText(error);
+          if (!problem) throw error;
+          sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} error={`Not changed: ${problem}`} />, notFound ? 400 : 409);
+        }
+      }),
+    );
+  }
 }

@@ -9,6 +9,7 @@ import { Time } from "../../views/components.js";
 import { sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Empty, Shell, storePath } from "../views/layout.js";
 import { DeliveryBadge, deliveryPath, orderPath, webhookClientOr } from "./webhooks.js";
+import { parseRfc3339 } from "../../../common/rfc3339.js";
 
 const PAGE_SIZE = 100;
 
@@ -160,7 +161,7 @@ export function eventPages(router: Router, kit: Kit) {
       const problems: string[] = [];
       if (filters.type && !(ORDER_EVENT_TYPES as readonly string[]).includes(filters.type)) problems.push(`Type must be one of ${ORDER_EVENT_TYPES.join(", ")}.`);
       if (filters.order && !isUuid(filters.order)) problems.push("Order must be an order id, like 3f2a…-…: copy it from the order's page.");
-      if (filters.before && Number.isNaN(Date.parse(filters.before))) problems.push("The page link is not valid: start again from the newest events.");
+      if (filters.before && !parseRfc3339(filters.before)) problems.push("The page link is not valid: start again from the newest events.");
       if (problems.length > 0) {
         sendPage(ctx, <EventsPage ctx={ctx} events={[]} endpoints={[]} filters={filters} error={problems.join(" ")} />, 400);
         return;

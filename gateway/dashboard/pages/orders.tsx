@@ -12,6 +12,7 @@ import type { Delivery } from "../../../gen/webhook/v1/webhook_pb.js";
 import { Money, StatusBadge, Time } from "../../views/components.js";
 import { notFoundPage, problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
+import { DeliveriesTable } from "./webhooks.js";
 
 const PAGE_SIZE = 50;
 
@@ -256,7 +257,10 @@ function OrderPage(props: { ctx: DashboardContext; detail: OrderDetail; history:
                   <Time iso={change.at} />
                 </td>
                 <td class="nowrap">{change.fromStatus ? `${change.fromStatus} → ${change.toStatus}` : change.toStatus}</td>
-                <td>{change.cause}</td>
+                <td>
+                  {change.cause}
+                  {change.detail && <div class="muted small mono">{change.detail}</div>}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -273,34 +277,7 @@ function OrderPage(props: { ctx: DashboardContext; detail: OrderDetail; history:
           </p>
         </Empty>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>Event</th>
-                <th>Status</th>
-                <th>Attempts</th>
-                <th>Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.deliveries.map((delivery) => (
-                <tr>
-                  <td>
-                    <a href={storePath(store.id, `webhooks/${delivery.endpointId}/deliveries/${delivery.id}`)}>{delivery.eventType}</a>
-                  </td>
-                  <td>
-                    <span class={`badge badge-${delivery.status}`}>{delivery.status}</span>
-                  </td>
-                  <td class="num">{String(delivery.attemptsMade)}</td>
-                  <td>
-                    <Time iso={delivery.createdAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DeliveriesTable storeId={store.id} deliveries={props.deliveries} />
       )}
     </Shell>
   );
@@ -415,6 +392,13 @@ export function orderPages(router: Router, kit: Kit) {
         const found = await load(ctx, false);
         if (!found) return notFoundPage(ctx);
         const { storeId, id: orderId } = found.detail!.order!;
+        if (!action.allowed(found.detail!.order!)) {
+          // A stale tab, or a hand-made post: only what the order page offers may be done.
+          const fresh = (await load(ctx, true))!;
+          const deliveries = clients.webhook ? (await clients.webhook.listDeliveries({ storeId, orderId })).deliveries : undefined;
+          const why = name === "mark-paid" ? "only a pending or expired bank-transfer order can be marked as paid here" : "only a pending order can be cancelled";
+          return sendPage(ctx, <OrderPage ctx={ctx} detail={fresh.detail!} history={fresh.history} deliveries={deliveries} error={`Not changed: ${why}.`} />, 409);
+        }
         const target = auditTarget("order", orderId);
         try {
           if (name === "mark-paid") await change(ctx, "order.marked_paid", target, () => clients.order.markOrderPaid({ storeId, orderId }));

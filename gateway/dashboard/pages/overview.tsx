@@ -14,8 +14,9 @@ export function overviewPages(router: Router, kit: Kit) {
     storeScope,
     handle(async (ctx: DashboardContext) => {
       const { member, store, csrf } = ctx.state.scope;
-      const [pending, failed] = await Promise.all([
+      const [pending, review, failed] = await Promise.all([
         clients.order.countOrders({ storeId: store.id, status: "pending" }),
+        clients.bank.countUnreviewed({ storeId: store.id }),
         clients.webhook ? clients.webhook.listDeliveries({ storeId: store.id, status: "failed", limit: 500 }) : undefined,
       ]);
       const since = Date.now() - DAY_MS;
@@ -39,6 +40,11 @@ export function overviewPages(router: Router, kit: Kit) {
               <h2 id="pending-title">Pending orders</h2>
               <p class="stat">{String(pending.count)}</p>
               <a href={`${storePath(store.id, "orders")}?status=pending`}>Review pending</a>
+            </section>
+            <section class="card" aria-labelledby="review-title">
+              <h2 id="review-title">Transfers to review</h2>
+              <p class="stat">{String(review.count)}</p>
+              <a href={storePath(store.id, "bank-mutations")}>Review transfers</a>
             </section>
             <section class="card" aria-labelledby="failed-title">
               <h2 id="failed-title">Failed deliveries (24 h)</h2>

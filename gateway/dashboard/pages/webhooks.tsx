@@ -382,7 +382,8 @@ function EndpointPage(props: {
   );
 }
 
-function DeliveriesTable(props: { storeId: string; deliveries: Delivery[] }) {
+/** Deliveries, each linking to its page (also on an order's page). */
+export function DeliveriesTable(props: { storeId: string; deliveries: Delivery[] }) {
   return (
     <div class="table-wrap">
       <table style="min-width:600px">

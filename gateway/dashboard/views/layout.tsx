@@ -17,7 +17,7 @@ nav.main{background:#fff;border-bottom:1px solid #e3e7ee}
 nav.main ul{list-style:none;margin:0 auto;padding:0 8px;max-width:1100px;display:flex;flex-wrap:wrap;gap:2px}
 nav.main a{display:block;padding:10px 10px;text-decoration:none;color:#3b4657;font-weight:600;font-size:.875rem;border-bottom:3px solid transparent}
 nav.main a[aria-current=page]{color:#1556d6;border-bottom-color:#1556d6}
-main{max-width:1100px;margin:0 auto;padding:20px 16px 48px}
+main{max-width:1100px;margin:0 auto;padding:20px 16px 48px;overflow-wrap:anywhere}
 h1{font-size:1.375rem;margin:0 0 16px;word-break:break-word}
 h2{font-size:1.0625rem;margin:24px 0 10px}
 .card{background:#fff;border:1px solid #e3e7ee;border-radius:12px;padding:16px;margin-bottom:16px}
@@ -65,6 +65,7 @@ pre{white-space:pre-wrap;word-break:break-all;background:#f6f8fb;border:1px soli
 .side-by-side{display:grid;grid-template-columns:1fr 1fr;gap:12px}
 .side-by-side>*{min-width:0}
 .narrow{max-width:420px;margin:40px auto}
+@media (max-width:420px){th,td{padding:6px 7px;font-size:.8125rem}}
 @media (max-width:700px){nav.main a{padding:7px 8px;font-size:.8125rem}.side-by-side{grid-template-columns:1fr}dl.details{grid-template-columns:1fr;gap:2px}dl.details dd{margin-bottom:8px}main{padding:16px 10px 40px}}
 `;
 

@@ -1,0 +1,52 @@
+// What makes a bank mutation well-formed (CONTRACT §11), for the order service (every
+// ReconcileMutations call) and for a statement import (the whole file, before any of it
+// is sent). Pure: the caller turns a problem into its own error.
+import { parseRfc3339 } from "./rfc3339.js";
+
+export const MAX_MUTATIONS_PER_CALL = 500;
+export const MAX_MUTATION_AMOUNT = 10_000_000_000_000;
+export const MAX_MUTATION_ID_LENGTH = 100;
+export const MAX_MUTATION_DESCRIPTION_LENGTH = 500;
+
+export interface MutationInput {
+  id: string;
+  amount: bigint;
+  type: string;
+  occurredAt: string;
+  description: string;
+}
+
+export interface MutationProblem {
+  /** Which mutation, counted from 0. */
+  index: number;
+  /** Its field, as the API names it: id, amount, type, occurred_at, description. */
+  field: string;
+  message: string;
+}
+
+/** A mutation id: 1–100 characters, taken as given (the bank's spelling is the key); the problem, if any. */
+export function mutationIdProblem(id: string): string | undefined {
+  return id.length < 1 || id.length > MAX_MUTATION_ID_LENGTH ? `must be 1 to ${MAX_MUTATION_ID_LENGTH} characters` : undefined;
+}
+
+/**
+ * The first problem of these mutations, in order; undefined when every one is
+ * well-formed. An id given twice is refused at its second place: which of the two the
+ * bank meant is not ours to guess. How many may come in one call is the caller's rule.
+ */
+export function findMutationProblem(mutations: readonly MutationInput[]): MutationProblem | undefined {
+  const firstAt = new Map<string, number>();
+  for (const [index, m] of mutations.entries()) {
+    const problem = (field: string, message: string) => ({ index, field, message });
+    const idProblem = mutationIdProblem(m.id);
+    if (idProblem) return problem("id", idProblem);
+    const earlier = firstAt.get(m.id);
+    if (earlier !== undefined) return problem("id", `repeats mutations[${earlier}].id; each id may appear once per request`);
+    firstAt.set(m.id, index);
+    if (m.amount < 1n || m.amount > BigInt(MAX_MUTATION_AMOUNT)) return problem("amount", `must be a whole number of rupiah from 1 to ${MAX_MUTATION_AMOUNT}`);
+    if (m.type !== "credit" && m.type !== "debit") return problem("type", "must be credit or debit");
+    if (!parseRfc3339(m.occurredAt)) return problem("occurred_at", "must be an RFC 3339 date-time with an offset, e.g. 2026-11-20T10:00:00+07:00");
+    if (m.description.length > MAX_MUTATION_DESCRIPTION_LENGTH) return problem("description", `must be at most ${MAX_MUTATION_DESCRIPTION_LENGTH} characters`);
+  }
+  return undefined;
+}

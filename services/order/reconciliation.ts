@@ -1,0 +1,208 @@
+// Bank-transfer reconciliation (CONTRACT §11): each incoming mutation is recorded once
+// per store and, when it is a credit, matched to the order whose unique transfer amount
+// it carries (the decision is bank-matching.ts's); unmatched credits wait for a person
+// to assign or dismiss them.
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { MutationResultSchema, type BankMutation, type MutationResult } from "../../gen/order/v1/bank_pb.js";
+import type { Logger } from "../lib/logger.js";
+import { decideMatch, type MatchDecision } from "./bank-matching.js";
+import type { Expiry } from "./expiry.js";
+import { renderMutation } from "./render.js";
+import type { StatusChanges } from "./status-changes.js";
+import type { BankMutationRow, Db, Pool } from "./store.js";
+import type * as sqlStore from "./store.js";
+import type { OrderKey, ValidMutation } from "./validation.js";
+
+/** The history cause of a payment by a bank mutation; the mutation id goes in its detail. */
+export const BANK_MUTATION_CAUSE = "bank_mutation";
+
+export type ReconciliationStore = Pick<
+  typeof sqlStore,
+  | "transaction"
+  | "insertMutation"
+  | "findMutation"
+  | "settleMutation"
+  | "listMutations"
+  | "countUnreviewedMutations"
+  | "transferOrdersFor"
+  | "findOrder"
+  | "findOrderByReference"
+>;
+
+export interface ReconciliationDeps {
+  sql: Pool;
+  store: ReconciliationStore;
+  logger: Logger;
+  statusChanges: StatusChanges;
+  expiry: Pick<Expiry, "expireIfDue">;
+  /** BANK_MATCH_GRACE. */
+  bankMatchGraceMs: number;
+  /** Called after a transaction that wrote outbox rows commits (wakes the relay). */
+  onEventsCommitted?: () => void;
+}
+
+type ResultKind = "matched" | "unmatched" | "duplicate" | "ignored";
+
+/** Transactions one reconcile call runs at once: a few of the pool's connections, never most. */
+const RECONCILE_CONCURRENCY = 4;
+
+export function createReconciliation(deps: ReconciliationDeps) {
+  const { sql, store, logger, statusChanges, expiry, bankMatchGraceMs: graceMs } = deps;
+
+  /**
+   * Pays the order the credit matches, if any, in the caller's transaction. The
+   * decision is taken again on the order's locked row: another mutation, a person or
+   * the sweeper may have changed it since it was read, and only one payment may win.
+   */
+  async function matchCredit(tx: Db, storeId: string, mutation: ValidMutation): Promise<MatchDecision> {
+    const orders = await store.transferOrdersFor(tx, storeId, mutation.amount, mutation.occurredAt, graceMs);
+    const first = decideMatch(mutation, orders, graceMs);
+    if (first.result !== "matched") return first;
+    const locked = await store.findOrder(tx, first.orderId, { storeId, forUpdate: true });
+    if (!locked) throw new Error(`order ${first.orderId} vanished while being matched`);
+    const decision = decideMatch(mutation, orders.map((order) => (order.id === locked.id ? locked : order)), graceMs);
+    if (decision.result !== "matched") return decision;
+    await statusChanges.apply(tx, await expiry.expireIfDue(tx, locked), "paid", BANK_MUTATION_CAUSE, mutation.id);
+    return decision;
+  }
+
+  /**
+   * One mutation in one short transaction. The mutation row is written first: a
+   * concurrent call carrying the same id waits on its key, then finds it and answers
+   * `duplicate` with this one's order.
+   */
+  async function reconcileOne(storeId: string, mutation: ValidMutation, received: { at: Date; position: number }): Promise<MutationResult> {
+    const result = (kind: ResultKind, orderId = "", reason = "") =>
+      create(MutationResultSchema, { id: mutation.id, result: kind, orderId, reason });
+    return store.transaction(sql, async (tx) => {
+      const fresh = await store.insertMutation(tx, {
+        store_id: storeId,
+        mutation_id: mutation.id,
+        amount: mutation.amount,
+        type: mutation.type,
+        occurred_at: mutation.occurredAt,
+        description: mutation.description,
+        status: mutation.type === "debit" ? "ignored" : "unmatched",
+        received_at: received.at,
+        request_position: received.position,
+      });
+      if (!fresh) {
+        const earlier = await store.findMutation(tx, storeId, mutation.id);
+        if (!earlier) throw new Error(`bank mutation ${mutation.id} conflicted but cannot be read`);
+        return result("duplicate", earlier.order_id ?? "");
+      }
+      if (mutation.type === "debit") return result("ignored");
+      const decision = await matchCredit(tx, storeId, mutation);
+      if (decision.result === "matched") {
+        await store.settleMutation(tx, storeId, mutation.id, { status: "matched", order_id: decision.orderId });
+        return result("matched", decision.orderId);
+      }
+      await store.settleMutation(tx, storeId, mutation.id, { status: "unmatched", reason: decision.reason });
+      return result("unmatched", "", decision.reason);
+    });
+  }
+
+  /**
+   * Each mutation in its own transaction, so a batch holds no lock longer than one
+   * payment. Mutations of one amount go one after another in request order (the
+   * earlier one pays, the later one finds the order paid); different amounts concern
+   * different orders, so they run a few at a time, which shares the commits' disk
+   * flushes. When one fails (the database went away), no further one starts and those
+   * done stay applied; sending the batch again answers them `duplicate`.
+   */
+  async function reconcile(storeId: string, mutations: ValidMutation[]): Promise<MutationResult[]> {
+    const receivedAt = new Date();
+    const started = receivedAt.getTime();
+    const counts: Record<ResultKind, number> = { matched: 0, unmatched: 0, duplicate: 0, ignored: 0 };
+    const results: MutationResult[] = new Array(mutations.length);
+    const byAmount = new Map<number, number[]>();
+    for (const [index, mutation] of mutations.entries()) {
+      const group = byAmount.get(mutation.amount);
+      if (group) group.push(index);
+      else byAmount.set(mutation.amount, [index]);
+    }
+    const queue = [...byAmount.values()];
+    let failure: { error: unknown } | undefined;
+    let processed = 0;
+    const worker = async () => {
+      for (let group = queue.shift(); group && !failure; group = queue.shift()) {
+        for (const index of group) {
+          if (failure) return;
+          try {
+            const answer = await reconcileOne(storeId, mutations[index]!, { at: receivedAt, position: index });
+            results[index] = answer;
+            counts[answer.result as ResultKind]++;
+            processed++;
+            if (answer.result === "matched") deps.onEventsCommitted?.();
+          } catch (error) {
+            failure ??= { error };
+            return;
+          }
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(RECONCILE_CONCURRENCY, queue.length) }, worker));
+    // Counts only: descriptions are the buyers' words and stay out of logs.
+    logger.info({ storeId, mutations: mutations.length, processed, ...counts, ms: Date.now() - started }, "bank mutations reconciled");
+    if (failure) throw failure.error;
+    return results;
+  }
+
+  /** The mutation, locked, if it waits for review; NOT_FOUND or FAILED_PRECONDITION otherwise. */
+  async function lockForReview(tx: Db, storeId: string, mutationId: string): Promise<BankMutationRow> {
+    const mutation = await store.findMutation(tx, storeId, mutationId, true);
+    if (!mutation) throw new ConnectError(`mutation ${mutationId} not found`, Code.NotFound);
+    if (mutation.status !== "unmatched") {
+      throw new ConnectError(`mutation ${mutationId} is ${mutation.status}, not waiting for review`, Code.FailedPrecondition);
+    }
+    return mutation;
+  }
+
+  /**
+   * A person pays the order with an unmatched credit. Whether the amount fits is
+   * theirs to judge (a buyer may have left off the code); the order must be the
+   * store's bank-transfer order and able to become paid.
+   */
+  async function assign(storeId: string, mutationId: string, key: OrderKey): Promise<BankMutation> {
+    const row = await store.transaction(sql, async (tx) => {
+      const mutation = await lockForReview(tx, storeId, mutationId);
+      const order =
+        "orderId" in key
+          ? await store.findOrder(tx, key.orderId, { storeId, forUpdate: true })
+          : await store.findOrderByReference(tx, key.paymentReference, true, storeId);
+      if (!order) throw new ConnectError(`order ${"orderId" in key ? key.orderId : key.paymentReference} not found`, Code.NotFound);
+      if (order.payment_kind !== "bank_transfer") {
+        throw new ConnectError(`order ${order.id} is not a bank-transfer order`, Code.FailedPrecondition);
+      }
+      const { changed } = await statusChanges.apply(tx, await expiry.expireIfDue(tx, order), "paid", BANK_MUTATION_CAUSE, mutationId);
+      if (!changed) throw new ConnectError(`order ${order.id} is already paid`, Code.FailedPrecondition);
+      return store.settleMutation(tx, storeId, mutationId, { status: "assigned", reason: mutation.reason, order_id: order.id, reviewed: true });
+    });
+    deps.onEventsCommitted?.();
+    logger.info({ storeId, orderId: row.order_id }, "bank mutation assigned");
+    return renderMutation(row);
+  }
+
+  /** A person takes an unmatched credit off the review list; nothing is paid. */
+  async function dismiss(storeId: string, mutationId: string): Promise<BankMutation> {
+    const row = await store.transaction(sql, async (tx) => {
+      const mutation = await lockForReview(tx, storeId, mutationId);
+      return store.settleMutation(tx, storeId, mutationId, { status: "dismissed", reason: mutation.reason, reviewed: true });
+    });
+    logger.info({ storeId }, "bank mutation dismissed");
+    return renderMutation(row);
+  }
+
+  async function list(storeId: string, options: { review: boolean; limit: number }): Promise<BankMutation[]> {
+    return (await store.listMutations(sql, storeId, options)).map(renderMutation);
+  }
+
+  async function countUnreviewed(storeId: string): Promise<number> {
+    return store.countUnreviewedMutations(sql, storeId);
+  }
+
+  return { reconcile, assign, dismiss, list, countUnreviewed };
+}
+
+export type Reconciliation = ReturnType<typeof createReconciliation>;

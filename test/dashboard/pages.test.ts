@@ -1,0 +1,93 @@
+// Dashboard rules that need no browser (CONTRACT §10): what a hand-made or stale post
+// may do, pages for unknown paths, and what reaches the logs. Real HTTP against the
+// whole stack; the member's session comes from accepting an invitation over gRPC.
+import test from "ava";
+import { loggablePath } from "../../gateway/context.js";
+import { csrfTokenFor } from "../../gateway/dashboard/session.js";
+import { api } from "../helpers/http.js";
+import { buyer, createProduct, createStore, Plan, startStack, type Stack } from "../helpers/stack.js";
+
+let stack: Stack;
+test.before(async () => {
+  stack = await startStack();
+});
+test.after.always(async () => {
+  await stack?.close();
+});
+
+async function member(name: string) {
+  const store = await createStore(stack, Plan.GROWTH, name);
+  const product = await createProduct(stack, store.storeId, "Teh Tarik", 25_000);
+  const { invitationToken } = await stack.accounts.inviteMember({ storeId: store.storeId, email: `${name.replace(/\W/g, "").toLowerCase()}@merchant.example` });
+  const { session } = await stack.accounts.acceptInvitation({ token: invitationToken, password: "a long enough password" });
+  const token = session!.token;
+  const post = (path: string, fields: Record<string, string>) =>
+    fetch(`${stack.baseUrl}/dashboard/stores/${store.storeId}/${path}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { cookie: `session=${token}`, "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ csrf: csrfTokenFor(token), ...fields }),
+    });
+  const order = async (payment_method: string) => {
+    const created = await api(stack.baseUrl, "/v1/orders", { method: "POST", key: store.key, json: { items: [{ product_id: product.id, quantity: 1 }], buyer, payment_method } });
+    return created.body.data.order;
+  };
+  const statusOf = async (id: string) => (await api(stack.baseUrl, `/v1/orders/${id}`, { key: store.key })).body.data.order.status;
+  return { ...store, token, post, order, statusOf };
+}
+
+test("a post the order page does not offer changes nothing: a QRIS order cannot be marked paid, a paid one not cancelled", async (t) => {
+  const m = await member("Stale Tab Store");
+  const qris = await m.order("qris");
+  const markPaid = await m.post(`orders/${qris.id}/mark-paid`, {});
+  t.is(markPaid.status, 409);
+  t.regex(await markPaid.text(), /Not changed: only a pending or expired bank-transfer order can be marked as paid/);
+  t.is(await m.statusOf(qris.id), "pending");
+
+  const transfer = await m.order("bank_transfer");
+  t.is((await m.post(`orders/${transfer.id}/mark-paid`, {})).status, 303);
+  t.is(await m.statusOf(transfer.id), "paid");
+  const cancel = await m.post(`orders/${transfer.id}/cancel`, {});
+  t.is(cancel.status, 409);
+  t.is(await m.statusOf(transfer.id), "paid");
+  const { entries } = await stack.accounts.listAudit({ storeId: m.storeId });
+  t.deepEqual(entries.filter((e) => e.action.startsWith("order.")).map((e) => e.action), ["order.marked_paid"]);
+});
+
+test("revoking a key twice revokes and records it once", async (t) => {
+  const m = await member("Revoke Twice Store");
+  const { apiKeys } = await stack.stores.listApiKeys({ storeId: m.storeId });
+  for (let n = 0; n < 2; n++) t.is((await m.post(`api-keys/${apiKeys[0]!.id}/revoke`, {})).status, 303);
+  const { entries } = await stack.accounts.listAudit({ storeId: m.storeId });
+  t.is(entries.filter((e) => e.action === "key.revoked").length, 1);
+});
+
+test("assigning a transfer to an unknown payment reference stays on the page and says why", async (t) => {
+  const m = await member("Unknown Reference Store");
+  await stack.bank.reconcileMutations({
+    storeId: m.storeId,
+    mutations: [{ id: "TRX-1", amount: 999_999n, type: "credit", occurredAt: new Date().toISOString(), description: "" }],
+  });
+  const unknown = await m.post("bank-mutations/TRX-1/assign", { payment_reference: "SO-ABCDEFGH2345" });
+  t.is(unknown.status, 400);
+  t.regex(await unknown.text(), /Not changed: no order of this store has that payment reference/);
+  const empty = await m.post("bank-mutations/TRX-1/assign", { payment_reference: " " });
+  t.is(empty.status, 400);
+  t.regex(await empty.text(), /type the payment reference/);
+});
+
+test("unknown dashboard paths and methods get a page, not the API's JSON", async (t) => {
+  const unknown = await fetch(`${stack.baseUrl}/dashboard/nothing-here`);
+  t.is(unknown.status, 404);
+  t.regex(unknown.headers.get("content-type") ?? "", /^text\/html/);
+  const wrongMethod = await fetch(`${stack.baseUrl}/dashboard/login`, { method: "PUT" });
+  t.is(wrongMethod.status, 405);
+  t.regex(wrongMethod.headers.get("content-type") ?? "", /^text\/html/);
+  t.regex(wrongMethod.headers.get("allow") ?? "", /GET/);
+});
+
+test("one-time tokens in paths never reach the logs", (t) => {
+  t.is(loggablePath("/dashboard/invite/Bwu_HqMT0123456789abcdef"), "/dashboard/invite/…");
+  t.is(loggablePath("/sandbox/pay/tok_123/pay"), "/sandbox/pay/…/pay");
+  t.is(loggablePath("/dashboard/stores/abc/orders"), "/dashboard/stores/abc/orders");
+});

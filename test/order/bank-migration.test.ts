@@ -1,0 +1,104 @@
+// The upgrade to reserved transfer amounts (004_bank_reconciliation.sql) on a database
+// that already holds orders: the codes in use stay taken (pending orders, and orders
+// expired or cancelled within the default 7-day grace), where older data shares an
+// amount the newest order keeps it, and paid orders' codes are free.
+import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import test from "ava";
+import { connectDb, migrate } from "../../services/lib/db.js";
+import { createLogger } from "../../services/lib/logger.js";
+import { ORDER_SCHEMA } from "../../services/order/service.js";
+import { takenTransferAmounts } from "../../services/order/store.js";
+import { createTestDatabase } from "../helpers/db.js";
+
+const migrations = path.join(path.dirname(fileURLToPath(import.meta.url)), "../../services/order/migrations");
+const STORE = "5e1f0000-0000-4000-8000-000000000001";
+const OTHER_STORE = "5e1f0000-0000-4000-8000-000000000002";
+const DAY = 86_400_000;
+
+test("existing orders keep their codes through the upgrade; the newest of a shared amount wins", async (t) => {
+  const db = await createTestDatabase();
+  const sql = connectDb(db.url, { schema: ORDER_SCHEMA, max: 2 });
+  const logger = createLogger("test", "silent");
+  const before = await mkdtemp(path.join(tmpdir(), "order-migrations-"));
+  t.teardown(async () => {
+    await sql.end({ timeout: 1 });
+    await db.drop();
+    await rm(before, { recursive: true, force: true });
+  });
+  for (const name of await readdir(migrations)) {
+    if (name < "004") await cp(path.join(migrations, name), path.join(before, name));
+  }
+  await migrate(sql, ORDER_SCHEMA, before, logger);
+
+  const now = Date.now();
+  let n = 0;
+  async function order(amount: number, status: string, created: number, changed = created, fields: Record<string, unknown> = {}) {
+    n++;
+    const [row] = await sql<{ id: string }[]>`insert into orders ${sql({
+      store_id: STORE,
+      status,
+      payment_reference: `SO-MIGRATE${String(n).padStart(4, "0")}`,
+      payment_kind: "bank_transfer",
+      payment_method: "bank_transfer",
+      payment_provider: "manual",
+      settlement_channel: "seller_bank",
+      subtotal: 10_000,
+      unique_amount_code: amount - 10_000,
+      amount,
+      buyer_name: "Budi",
+      buyer_email: "budi@example.co.id",
+      buyer_phone: "+6281234567890",
+      store_name: "Toko",
+      success_url: "https://shop.example/ok",
+      return_url: "https://shop.example/back",
+      error_url: "https://shop.example/error",
+      expires_at: new Date(now + created + DAY),
+      created_at: new Date(now + created),
+      updated_at: new Date(now + changed),
+      ...fields,
+    })} returning id`;
+    return row!.id;
+  }
+  const pending = await order(10_001, "pending", -DAY / 2);
+  const expiredRecently = await order(10_002, "expired", -2 * DAY, -DAY); // expired a day ago
+  await order(10_003, "expired", -9 * DAY, -8 * DAY); // expired 8 days ago: free
+  const cancelledRecently = await order(10_004, "cancelled", -3 * DAY, -2 * DAY);
+  await order(10_005, "expired", -4 * DAY, -3 * DAY); // expired 3 days ago, then its amount was reused
+  const reusedPending = await order(10_005, "pending", -DAY / 4);
+  await order(10_006, "expired", -5 * DAY, -4 * DAY);
+  const reusedCancelled = await order(10_006, "cancelled", -2 * DAY, -DAY);
+  await order(10_007, "paid", -DAY, -DAY / 2);
+  await order(10_008, "pending", -DAY / 2, -DAY / 2, { payment_kind: "gateway", payment_method: "qris", payment_provider: "sandbox", settlement_channel: "gateway" });
+  await order(10_009, "pending", -DAY / 2, -DAY / 2, { store_id: OTHER_STORE });
+
+  await migrate(sql, ORDER_SCHEMA, migrations, logger);
+
+  const held = await sql<{ amount: number; order_id: string; forever: boolean; reserved_until: Date }[]>`
+    select amount, order_id, reserved_until = 'infinity' as forever, least(reserved_until, '9999-01-01') as reserved_until
+    from transfer_amount_reservations where store_id = ${STORE} order by amount`;
+  t.deepEqual(
+    held.map((row) => [row.amount, row.order_id]),
+    [
+      [10_001, pending],
+      [10_002, expiredRecently],
+      [10_004, cancelledRecently],
+      [10_005, reusedPending],
+      [10_006, reusedCancelled],
+    ],
+  );
+  const until = Object.fromEntries(held.map((row) => [row.amount, row]));
+  t.true(until[10_001]!.forever, "a pending order holds its amount until it leaves pending");
+  t.true(until[10_005]!.forever);
+  t.is(until[10_002]!.reserved_until.getTime(), now - 2 * DAY + DAY + 7 * DAY, "expiry + 7 days");
+  t.is(until[10_004]!.reserved_until.getTime(), now - 2 * DAY + 7 * DAY, "cancellation + 7 days");
+
+  // What a new order of this store may not take, through the service's own query.
+  t.deepEqual((await takenTransferAmounts(sql, STORE, 10_001, 10_999)).sort(), [10_001, 10_002, 10_004, 10_005, 10_006]);
+  t.deepEqual(await takenTransferAmounts(sql, OTHER_STORE, 10_001, 10_999), [10_009]);
+  const [history] = await sql<{ column_name: string }[]>`
+    select column_name from information_schema.columns where table_schema = ${ORDER_SCHEMA} and table_name = 'order_status_history' and column_name = 'detail'`;
+  t.truthy(history, "history rows can carry a detail");
+});
