@@ -7,6 +7,7 @@ import { createKit, type DashboardDeps } from "./kit.js";
 import { apiKeyPages } from "./pages/api-keys.js";
 import { auditLogPages } from "./pages/audit-log.js";
 import { bankMutationPages } from "./pages/bank-mutations.js";
+import { deliveryPages } from "./pages/deliveries.js";
 import { eventPages } from "./pages/events.js";
 import { orderPages } from "./pages/orders.js";
 import { overviewPages } from "./pages/overview.js";
@@ -26,5 +27,6 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps & { signIn: 
   auditLogPages(router, kit);
   bankMutationPages(router, kit);
   webhookPages(router, kit);
+  deliveryPages(router, kit);
   eventPages(router, kit);
 }

@@ -8,7 +8,7 @@ import type { Endpoint, Event } from "../../../gen/webhook/v1/webhook_pb.js";
 import { Time } from "../../views/components.js";
 import { sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Empty, Shell, storePath } from "../views/layout.js";
-import { DeliveryBadge, deliveryPath, orderPath, webhookClientOr } from "./webhooks.js";
+import { DeliveryBadge, deliveryPath, orderPath, webhookClientOr } from "./deliveries.js";
 import { parseRfc3339 } from "../../../common/rfc3339.js";
 
 const PAGE_SIZE = 100;

@@ -12,7 +12,7 @@ import type { Delivery } from "../../../gen/webhook/v1/webhook_pb.js";
 import { Money, StatusBadge, Time } from "../../views/components.js";
 import { notFoundPage, problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
-import { DeliveriesTable } from "./webhooks.js";
+import { DeliveriesTable } from "./deliveries.js";
 
 const PAGE_SIZE = 50;
 

@@ -1,8 +1,7 @@
 // Webhooks (CONTRACT §6, §10): a store's endpoints (add, edit, enable/disable, delete
 // after confirming), their secrets (revealed or rotated on request, each audited and
-// shown only in that response), test events, and every delivery with its request and
-// attempts ("Resend"). All through the webhook service; when the gateway runs without
-// one, the pages say so.
+// shown only in that response), test events, and each endpoint's deliveries (whose own
+// pages are in deliveries.tsx).
 import type { RouterInstance as Router } from "@koa/router";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { ComponentChildren } from "preact";
@@ -11,22 +10,13 @@ import { isUuid } from "../../../common/ids.js";
 import { ORDER_EVENT_TYPES } from "../../../common/order-status.js";
 import type { Delivery, Endpoint } from "../../../gen/webhook/v1/webhook_pb.js";
 import { recordAudit } from "../../../services/lib/audited.js";
-import type { ServiceClients } from "../../clients.js";
 import { Time } from "../../views/components.js";
 import { field, type Form } from "../forms.js";
 import { notFoundPage, problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
-import { Csrf, Empty, Shell, storePath, type Section } from "../views/layout.js";
-
-export type WebhookClient = NonNullable<ServiceClients["webhook"]>;
-
-export const DELIVERY_STATUSES = ["pending", "succeeded", "failed", "refused"] as const;
+import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
+import { DeliveriesTable, DELIVERY_STATUSES, deliveryPath, endpointPath, webhookClientOr, type WebhookClient } from "./deliveries.js";
 
 const DELIVERY_LIMIT = 100;
-
-export const endpointPath = (storeId: string, endpointId: string, rest = "") => storePath(storeId, `webhooks/${endpointId}${rest ? `/${rest}` : ""}`);
-export const deliveryPath = (storeId: string, delivery: Pick<Delivery, "id" | "endpointId">) =>
-  endpointPath(storeId, delivery.endpointId, `deliveries/${delivery.id}`);
-export const orderPath = (storeId: string, orderId: string) => storePath(storeId, `orders/${orderId}`);
 
 const LIST_DONE: Record<string, string> = { deleted: "The endpoint is deleted. Nothing more is sent to it." };
 const ENDPOINT_DONE: Record<string, string> = {
@@ -34,24 +24,6 @@ const ENDPOINT_DONE: Record<string, string> = {
   enabled: "The endpoint is enabled: new events are delivered to it again.",
   disabled: "The endpoint is disabled: no events are delivered to it until you enable it again.",
 };
-const DELIVERY_DONE: Record<string, string> = {
-  test_sent: "The test event is queued and will be sent within a few seconds. Reload this page to see the attempt.",
-  resent: "The delivery is queued again and will be sent within a few seconds. Reload this page to see the new attempt.",
-};
-
-const ATTEMPT_RESULTS: Record<string, string> = {
-  succeeded: "Succeeded",
-  http_error: "HTTP error",
-  timeout: "Timed out",
-  network_error: "Network error",
-  refused: "Refused (destination not allowed)",
-  endpoint_disabled: "Not sent: endpoint disabled",
-};
-
-/** A delivery's status as a badge (pending, succeeded, failed, refused). */
-export function DeliveryBadge({ status }: { status: string }) {
-  return <span class={`badge badge-${status}`}>{status}</span>;
-}
 
 function EndpointStatus({ endpoint }: { endpoint: Endpoint }) {
   if (endpoint.enabled) return <span class="badge badge-enabled">Enabled</span>;
@@ -64,26 +36,6 @@ function EndpointStatus({ endpoint }: { endpoint: Endpoint }) {
 }
 
 const eventsText = (endpoint: Endpoint) => (endpoint.eventTypes.length === 0 ? "All events" : endpoint.eventTypes.join(", "));
-
-/**
- * The webhook service's client, or undefined after sending a page that says the
- * gateway runs without one (200 on a GET, so the navigation still works; 503 on a POST).
- */
-export function webhookClientOr(ctx: DashboardContext, kit: Kit, section: Section, title: string): WebhookClient | undefined {
-  if (kit.clients.webhook) return kit.clients.webhook;
-  const { member, store, csrf } = ctx.state.scope;
-  sendPage(
-    ctx,
-    <Shell title={title} member={member} store={store} section={section} csrf={csrf}>
-      <Empty title="Webhooks are not available here">
-        <p>This dashboard runs without the webhook service, so endpoints, events and deliveries cannot be shown or changed. Nothing was changed.</p>
-        <p>Ask the operator to start the webhook service and set WEBHOOK_ADDR for the gateway.</p>
-      </Empty>
-    </Shell>,
-    ctx.method === "GET" ? 200 : 503,
-  );
-  return undefined;
-}
 
 // ---- The endpoint form (add and edit) ---------------------------------------------
 
@@ -382,45 +334,6 @@ function EndpointPage(props: {
   );
 }
 
-/** Deliveries, each linking to its page (also on an order's page). */
-export function DeliveriesTable(props: { storeId: string; deliveries: Delivery[] }) {
-  return (
-    <div class="table-wrap">
-      <table style="min-width:600px">
-        <thead>
-          <tr>
-            <th>Event</th>
-            <th>Order</th>
-            <th>Status</th>
-            <th>Attempts</th>
-            <th>Time</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.deliveries.map((delivery) => (
-            <tr>
-              <td>
-                <a href={deliveryPath(props.storeId, delivery)}>
-                  <code style="white-space:nowrap">{delivery.eventType}</code>
-                </a>
-                {delivery.kind !== "event" && <span class="small muted"> ({delivery.kind})</span>}
-              </td>
-              <td class="mono small">{delivery.orderId ? <a href={orderPath(props.storeId, delivery.orderId)}>{delivery.orderId}</a> : <span class="muted">—</span>}</td>
-              <td>
-                <DeliveryBadge status={delivery.status} />
-              </td>
-              <td class="num">{delivery.attemptsMade}</td>
-              <td>
-                <Time iso={delivery.createdAt} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
 function DeletePage(props: { ctx: DashboardContext; endpoint: Endpoint }) {
   const { member, store, csrf } = props.ctx.state.scope;
   const { endpoint } = props;
@@ -447,147 +360,7 @@ function DeletePage(props: { ctx: DashboardContext; endpoint: Endpoint }) {
   );
 }
 
-/** The body as JSON with indentation, or as it is when it is not JSON. */
-function prettyBody(body: string): string {
-  try {
-    return JSON.stringify(JSON.parse(body), null, 2);
-  } catch {
-    return body;
-  }
-}
-
-function DeliveryPage(props: { ctx: DashboardContext; delivery: Delivery; endpoint?: Endpoint; flash?: string; error?: string }) {
-  const { member, store, csrf } = props.ctx.state.scope;
-  const { delivery, endpoint } = props;
-  const pretty = prettyBody(delivery.body);
-  return (
-    <Shell title="Delivery" member={member} store={store} section="webhooks" csrf={csrf} flash={props.flash} error={props.error}>
-      <p class="small">
-        {endpoint ? <a href={endpointPath(store.id, endpoint.id)}>← Endpoint</a> : <span class="muted">The endpoint of this delivery was deleted.</span>}{" "}
-        · <a href={storePath(store.id, "events")}>Events</a>
-      </p>
-      <section class="card" aria-labelledby="delivery-summary">
-        <h2 id="delivery-summary" style="margin-top:0">
-          <span class="mono">{delivery.eventType}</span> <DeliveryBadge status={delivery.status} />
-        </h2>
-        <dl class="details">
-          <dt>Endpoint</dt>
-          <dd class="mono">{endpoint ? endpoint.url : <span class="muted">(deleted)</span>}</dd>
-          <dt>Order</dt>
-          <dd class="mono">{delivery.orderId ? <a href={orderPath(store.id, delivery.orderId)}>{delivery.orderId}</a> : <span class="muted">—</span>}</dd>
-          <dt>Kind</dt>
-          <dd>{delivery.kind === "test" ? "Test event" : delivery.kind === "replay" ? "Replay" : "Event"}</dd>
-          <dt>Attempts</dt>
-          <dd class="num">{delivery.attemptsMade}</dd>
-          {delivery.status === "pending" && delivery.nextAttemptAt && (
-            <>
-              <dt>Next attempt</dt>
-              <dd>
-                <Time iso={delivery.nextAttemptAt} />
-              </dd>
-            </>
-          )}
-          {delivery.lastError && (
-            <>
-              <dt>Last error</dt>
-              <dd class="mono small">{delivery.lastError}</dd>
-            </>
-          )}
-          <dt>Created</dt>
-          <dd>
-            <Time iso={delivery.createdAt} />
-          </dd>
-          <dt>Delivery id</dt>
-          <dd class="mono small">{delivery.id}</dd>
-        </dl>
-        {endpoint && (
-          <form method="post" action={`${deliveryPath(store.id, delivery)}/resend`} class="actions">
-            <Csrf token={csrf} />
-            <button type="submit">Resend</button>
-          </form>
-        )}
-      </section>
-      <div class="side-by-side">
-        <section class="card" aria-labelledby="request-heading">
-          <h2 id="request-heading" style="margin-top:0">
-            Request
-          </h2>
-          <p class="small muted">
-            <span class="mono">POST {endpoint?.url ?? ""}</span>
-          </p>
-          <h3 class="small">Headers</h3>
-          <pre aria-label="Request headers">
-            {[
-              "content-type: application/json",
-              "user-agent: store-order-webhooks/1",
-              `webhook-id: ${delivery.eventId}`,
-              "webhook-timestamp: <Unix seconds of the attempt>",
-              "webhook-signature: v1,<signature of the attempt>",
-            ].join("\n")}
-          </pre>
-          <p class="small muted">
-            <code>webhook-id</code> is the event id, the same on every attempt: dedupe on it. <code>webhook-timestamp</code> and{" "}
-            <code>webhook-signature</code> are made for each attempt: its time, and <code>v1,</code> + base64 HMAC-SHA256 of{" "}
-            <code>{"{webhook-id}.{webhook-timestamp}.{body}"}</code> with the endpoint's secret (two, space-separated, while a rotated secret still signs).
-          </p>
-          <h3 class="small">Body</h3>
-          <pre aria-label="Request body">{pretty}</pre>
-          {pretty !== delivery.body && (
-            <details>
-              <summary class="small">Exact body as sent (what is signed)</summary>
-              <pre>{delivery.body}</pre>
-            </details>
-          )}
-        </section>
-        <section class="card" aria-labelledby="attempts-heading">
-          <h2 id="attempts-heading" style="margin-top:0">
-            Attempts
-          </h2>
-          {delivery.attempts.length === 0 ? (
-            <p class="muted">
-              {delivery.status === "pending" ? "Not attempted yet: it is sent within a few seconds. Reload to see the attempt." : "No attempt was made."}
-            </p>
-          ) : (
-            <ol style="list-style:none;padding:0;margin:0;display:grid;gap:12px">
-              {[...delivery.attempts].reverse().map((attempt) => (
-                <li style="border-top:1px solid #eef0f4;padding-top:10px">
-                  <h3 class="small" style="margin:0 0 6px">
-                    Attempt {attempt.number}
-                  </h3>
-                  <dl class="details">
-                    <dt>Time</dt>
-                    <dd>
-                      <Time iso={attempt.startedAt} />
-                    </dd>
-                    <dt>Status code</dt>
-                    <dd class="num">{attempt.statusCode === 0 ? <span class="muted">no response</span> : attempt.statusCode}</dd>
-                    <dt>Latency</dt>
-                    <dd class="num">{attempt.latencyMs} ms</dd>
-                    <dt>Result</dt>
-                    <dd>{ATTEMPT_RESULTS[attempt.result] ?? attempt.result}</dd>
-                    {attempt.error && (
-                      <>
-                        <dt>Error</dt>
-                        <dd class="mono small">{attempt.error}</dd>
-                      </>
-                    )}
-                    <dt>Response</dt>
-                    <dd>{attempt.responseExcerpt ? <pre>{attempt.responseExcerpt}</pre> : <span class="muted">(empty)</span>}</dd>
-                  </dl>
-                </li>
-              ))}
-            </ol>
-          )}
-          {delivery.attempts.length > 0 && <p class="small muted">Newest first. The response is the receiver's answer, cut at 1 KiB.</p>}
-        </section>
-      </div>
-    </Shell>
-  );
-}
-
 // ---- Routes --------------------------------------------------------------------------
-
-const isNotFound = (error: unknown) => error instanceof ConnectError && error.code === Code.NotFound;
 
 function statusFilter(value: unknown): string {
   return typeof value === "string" && (DELIVERY_STATUSES as readonly string[]).includes(value) ? value : "";
@@ -804,71 +577,4 @@ export function webhookPages(router: Router, kit: Kit) {
     }),
   );
 
-  /** The delivery of the URL (NOT_FOUND when it is not this store's, or not of that endpoint) and its endpoint (undefined once deleted). */
-  const loadDelivery = async (webhook: WebhookClient, ctx: DashboardContext) => {
-    const { endpointId = "", deliveryId = "" } = ctx.params;
-    if (!isUuid(endpointId) || !isUuid(deliveryId)) return undefined;
-    const storeId = ctx.state.scope.store.id;
-    const { delivery } = await webhook.getDelivery({ storeId, deliveryId: deliveryId.toLowerCase() });
-    if (!delivery || delivery.endpointId !== endpointId.toLowerCase()) return undefined;
-    let endpoint: Endpoint | undefined;
-    try {
-      endpoint = (await webhook.getEndpoint({ storeId, endpointId: delivery.endpointId })).endpoint;
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
-    return { delivery, endpoint };
-  };
-
-  router.get(
-    `${base}/:endpointId/deliveries/:deliveryId`,
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const webhook = client(ctx);
-      if (!webhook) return;
-      const found = await loadDelivery(webhook, ctx);
-      if (!found) return notFoundPage(ctx);
-      sendPage(ctx, <DeliveryPage ctx={ctx} {...found} flash={DELIVERY_DONE[String(ctx.query.done)]} />);
-    }),
-  );
-
-  router.post(
-    `${base}/:endpointId/deliveries/:deliveryId/resend`,
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const webhook = client(ctx);
-      if (!webhook) return;
-      const found = await loadDelivery(webhook, ctx);
-      if (!found) return notFoundPage(ctx);
-      const storeId = ctx.state.scope.store.id;
-      const { delivery } = found;
-      try {
-        await change(ctx, "delivery.resent", auditTarget("delivery", delivery.id), () => webhook.redeliver({ storeId, deliveryId: delivery.id }));
-      } catch (error) {
-        // The service finds no delivery to queue while an attempt is under way, or once its endpoint is deleted.
-        if (!isNotFound(error)) throw error;
-        const problem = found.endpoint
-          ? "It is being sent right now: wait for this attempt to finish, then resend it if needed."
-          : "Its endpoint was deleted, so it cannot be sent again.";
-        return sendPage(ctx, <DeliveryPage ctx={ctx} {...found} error={`This delivery was not resent. ${problem}`} />, 409);
-      }
-      seeOther(ctx, `${deliveryPath(storeId, delivery)}?done=resent`);
-    }),
-  );
-
-  // A delivery by its id alone (links from other pages): to its page under its endpoint.
-  router.get(
-    "/dashboard/stores/:storeId/deliveries/:deliveryId",
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const webhook = client(ctx);
-      if (!webhook) return;
-      const deliveryId = ctx.params.deliveryId ?? "";
-      if (!isUuid(deliveryId)) return notFoundPage(ctx);
-      const storeId = ctx.state.scope.store.id;
-      const { delivery } = await webhook.getDelivery({ storeId, deliveryId: deliveryId.toLowerCase() });
-      if (!delivery) return notFoundPage(ctx);
-      seeOther(ctx, deliveryPath(storeId, delivery));
-    }),
-  );
 }
