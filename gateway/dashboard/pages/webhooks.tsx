@@ -384,6 +384,27 @@ export function webhookPages(router: Router, kit: Kit) {
   const deliveriesOf = async (webhook: WebhookClient, ctx: DashboardContext, endpointId: string, status: string) =>
     (await webhook.listDeliveries({ storeId: ctx.state.scope.store.id, endpointId, status, limit: DELIVERY_LIMIT })).deliveries;
 
+  /**
+   * A route of one endpoint: `work` gets the webhook service and this store's endpoint;
+   * without the service the page says so, and another store's or a malformed id is 404.
+   */
+  const endpointRoute = (
+    method: "get" | "post",
+    path: string,
+    work: (ctx: DashboardContext, webhook: WebhookClient, endpoint: Endpoint) => Promise<void>,
+  ) =>
+    router[method](
+      `${base}/:endpointId${path}`,
+      storeScope,
+      handle(async (ctx: DashboardContext) => {
+        const webhook = client(ctx);
+        if (!webhook) return;
+        const endpoint = await loadEndpoint(webhook, ctx);
+        if (!endpoint) return notFoundPage(ctx);
+        await work(ctx, webhook, endpoint);
+      }),
+    );
+
   /** The endpoint page after a POST that stays on it (a secret shown, or a problem). */
   const showEndpoint = async (
     webhook: WebhookClient,
@@ -431,150 +452,85 @@ export function webhookPages(router: Router, kit: Kit) {
     }),
   );
 
-  router.get(
-    `${base}/:endpointId`,
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const webhook = client(ctx);
-      if (!webhook) return;
-      const endpoint = await loadEndpoint(webhook, ctx);
-      if (!endpoint) return notFoundPage(ctx);
-      const status = statusFilter(ctx.query.status);
-      const deliveries = await deliveriesOf(webhook, ctx, endpoint.id, status);
-      sendPage(ctx, <EndpointPage ctx={ctx} endpoint={endpoint} deliveries={deliveries} status={status} flash={ENDPOINT_DONE[String(ctx.query.done)]} />);
-    }),
-  );
+  endpointRoute("get", "", async (ctx, webhook, endpoint) => {
+    const status = statusFilter(ctx.query.status);
+    const deliveries = await deliveriesOf(webhook, ctx, endpoint.id, status);
+    sendPage(ctx, <EndpointPage ctx={ctx} endpoint={endpoint} deliveries={deliveries} status={status} flash={ENDPOINT_DONE[String(ctx.query.done)]} />);
+  });
 
   // The edit form: URL, description and events.
-  router.post(
-    `${base}/:endpointId`,
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const webhook = client(ctx);
-      if (!webhook) return;
-      const endpoint = await loadEndpoint(webhook, ctx);
-      if (!endpoint) return notFoundPage(ctx);
-      const storeId = ctx.state.scope.store.id;
-      const values = valuesFrom(ctx.state.scope.form);
-      try {
-        await change(ctx, "endpoint.updated", auditTarget("endpoint", endpoint.id), () =>
-          webhook.updateEndpoint({ storeId, endpointId: endpoint.id, url: values.url, description: values.description, events: subscriptionOf(values) }),
-        );
-        seeOther(ctx, `${endpointPath(storeId, endpoint.id)}?done=updated`);
-      } catch (error) {
-        const problem = formProblem(error);
-        if (!problem) throw error;
-        await showEndpoint(webhook, ctx, endpoint, { values, error: problem }, 400);
-      }
-    }),
-  );
-
-  router.post(
-    `${base}/:endpointId/reveal-secret`,
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const webhook = client(ctx);
-      if (!webhook) return;
-      const endpoint = await loadEndpoint(webhook, ctx);
-      if (!endpoint) return notFoundPage(ctx);
-      const { member, store } = ctx.state.scope;
-      // Recorded before the secret is read: a reveal that cannot be audited shows nothing.
-      await recordAudit(clients.accounts, {
-        storeId: store.id,
-        actor: member.email,
-        action: "endpoint.secret_revealed",
-        target: auditTarget("endpoint", endpoint.id),
-      });
-      const { secret } = await webhook.revealSecret({ storeId: store.id, endpointId: endpoint.id });
-      await showEndpoint(webhook, ctx, endpoint, { shown: { kind: "revealed", secret } });
-    }),
-  );
-
-  router.post(
-    `${base}/:endpointId/rotate-secret`,
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const webhook = client(ctx);
-      if (!webhook) return;
-      const endpoint = await loadEndpoint(webhook, ctx);
-      if (!endpoint) return notFoundPage(ctx);
-      const storeId = ctx.state.scope.store.id;
-      const rotated = await change(ctx, "endpoint.secret_rotated", auditTarget("endpoint", endpoint.id), () =>
-        webhook.rotateSecret({ storeId, endpointId: endpoint.id }),
+  endpointRoute("post", "", async (ctx, webhook, endpoint) => {
+    const storeId = ctx.state.scope.store.id;
+    const values = valuesFrom(ctx.state.scope.form);
+    try {
+      await change(ctx, "endpoint.updated", auditTarget("endpoint", endpoint.id), () =>
+        webhook.updateEndpoint({ storeId, endpointId: endpoint.id, url: values.url, description: values.description, events: subscriptionOf(values) }),
       );
-      await showEndpoint(webhook, ctx, rotated.endpoint ?? endpoint, {
-        shown: { kind: "rotated", secret: rotated.secret, previousExpiresAt: rotated.previousSecretExpiresAt },
-      });
-    }),
-  );
+      seeOther(ctx, `${endpointPath(storeId, endpoint.id)}?done=updated`);
+    } catch (error) {
+      const problem = formProblem(error);
+      if (!problem) throw error;
+      await showEndpoint(webhook, ctx, endpoint, { values, error: problem }, 400);
+    }
+  });
 
-  router.post(
-    `${base}/:endpointId/test`,
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const webhook = client(ctx);
-      if (!webhook) return;
-      const endpoint = await loadEndpoint(webhook, ctx);
-      if (!endpoint) return notFoundPage(ctx);
-      const storeId = ctx.state.scope.store.id;
-      try {
-        const { delivery } = await change(ctx, "endpoint.test_sent", auditTarget("endpoint", endpoint.id), () =>
-          webhook.sendTestEvent({ storeId, endpointId: endpoint.id }),
-        );
-        seeOther(ctx, `${deliveryPath(storeId, delivery!)}?done=test_sent`);
-      } catch (error) {
-        // A disabled endpoint is sent nothing, not even a test.
-        if (!(error instanceof ConnectError && error.code === Code.FailedPrecondition)) throw error;
-        await showEndpoint(webhook, ctx, endpoint, { error: "This endpoint is disabled, so nothing is sent to it: enable it, then send a test event." }, 409);
-      }
-    }),
-  );
+  endpointRoute("post", "/reveal-secret", async (ctx, webhook, endpoint) => {
+    const { member, store } = ctx.state.scope;
+    // Recorded before the secret is read: a reveal that cannot be audited shows nothing.
+    await recordAudit(clients.accounts, {
+      storeId: store.id,
+      actor: member.email,
+      action: "endpoint.secret_revealed",
+      target: auditTarget("endpoint", endpoint.id),
+    });
+    const { secret } = await webhook.revealSecret({ storeId: store.id, endpointId: endpoint.id });
+    await showEndpoint(webhook, ctx, endpoint, { shown: { kind: "revealed", secret } });
+  });
+
+  endpointRoute("post", "/rotate-secret", async (ctx, webhook, endpoint) => {
+    const storeId = ctx.state.scope.store.id;
+    const rotated = await change(ctx, "endpoint.secret_rotated", auditTarget("endpoint", endpoint.id), () =>
+      webhook.rotateSecret({ storeId, endpointId: endpoint.id }),
+    );
+    await showEndpoint(webhook, ctx, rotated.endpoint ?? endpoint, {
+      shown: { kind: "rotated", secret: rotated.secret, previousExpiresAt: rotated.previousSecretExpiresAt },
+    });
+  });
+
+  endpointRoute("post", "/test", async (ctx, webhook, endpoint) => {
+    const storeId = ctx.state.scope.store.id;
+    try {
+      const { delivery } = await change(ctx, "endpoint.test_sent", auditTarget("endpoint", endpoint.id), () =>
+        webhook.sendTestEvent({ storeId, endpointId: endpoint.id }),
+      );
+      seeOther(ctx, `${deliveryPath(storeId, delivery!)}?done=test_sent`);
+    } catch (error) {
+      // A disabled endpoint is sent nothing, not even a test.
+      if (!(error instanceof ConnectError && error.code === Code.FailedPrecondition)) throw error;
+      await showEndpoint(webhook, ctx, endpoint, { error: "This endpoint is disabled, so nothing is sent to it: enable it, then send a test event." }, 409);
+    }
+  });
 
   for (const [path, enabled] of [
     ["enable", true],
     ["disable", false],
   ] as const) {
-    router.post(
-      `${base}/:endpointId/${path}`,
-      storeScope,
-      handle(async (ctx: DashboardContext) => {
-        const webhook = client(ctx);
-        if (!webhook) return;
-        const endpoint = await loadEndpoint(webhook, ctx);
-        if (!endpoint) return notFoundPage(ctx);
-        const storeId = ctx.state.scope.store.id;
-        await change(ctx, enabled ? "endpoint.enabled" : "endpoint.disabled", auditTarget("endpoint", endpoint.id), () =>
-          webhook.updateEndpoint({ storeId, endpointId: endpoint.id, enabled }),
-        );
-        seeOther(ctx, `${endpointPath(storeId, endpoint.id)}?done=${enabled ? "enabled" : "disabled"}`);
-      }),
-    );
+    endpointRoute("post", `/${path}`, async (ctx, webhook, endpoint) => {
+      const storeId = ctx.state.scope.store.id;
+      await change(ctx, enabled ? "endpoint.enabled" : "endpoint.disabled", auditTarget("endpoint", endpoint.id), () =>
+        webhook.updateEndpoint({ storeId, endpointId: endpoint.id, enabled }),
+      );
+      seeOther(ctx, `${endpointPath(storeId, endpoint.id)}?done=${enabled ? "enabled" : "disabled"}`);
+    });
   }
 
-  router.get(
-    `${base}/:endpointId/delete`,
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const webhook = client(ctx);
-      if (!webhook) return;
-      const endpoint = await loadEndpoint(webhook, ctx);
-      if (!endpoint) return notFoundPage(ctx);
-      sendPage(ctx, <DeletePage ctx={ctx} endpoint={endpoint} />);
-    }),
-  );
+  endpointRoute("get", "/delete", async (ctx, _webhook, endpoint) => {
+    sendPage(ctx, <DeletePage ctx={ctx} endpoint={endpoint} />);
+  });
 
-  router.post(
-    `${base}/:endpointId/delete`,
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const webhook = client(ctx);
-      if (!webhook) return;
-      const endpoint = await loadEndpoint(webhook, ctx);
-      if (!endpoint) return notFoundPage(ctx);
-      const storeId = ctx.state.scope.store.id;
-      await change(ctx, "endpoint.deleted", auditTarget("endpoint", endpoint.id), () => webhook.deleteEndpoint({ storeId, endpointId: endpoint.id }));
-      seeOther(ctx, `${storePath(storeId, "webhooks")}?done=deleted`);
-    }),
-  );
-
+  endpointRoute("post", "/delete", async (ctx, webhook, endpoint) => {
+    const storeId = ctx.state.scope.store.id;
+    await change(ctx, "endpoint.deleted", auditTarget("endpoint", endpoint.id), () => webhook.deleteEndpoint({ storeId, endpointId: endpoint.id }));
+    seeOther(ctx, `${storePath(storeId, "webhooks")}?done=deleted`);
+  });
 }
