@@ -13,28 +13,63 @@ export interface Principal {
  * Resolves keys through the catalog service, remembering each answer for `ttlMs` so
  * most requests skip the hop. Only successes are remembered: a new key works at once,
  * and a revoked key or a changed plan is seen within `ttlMs` (the contract allows 5 s).
+ *
+ * A busy key must not stampede the catalog when its answer expires: requests that miss
+ * together share one lookup, and a key used in the last `refreshAheadMs` of its answer
+ * is looked up again in the background while the remembered answer still serves. On
+ * a starved CPU, fifty lookups at once each risked their deadline, and every request
+ * waiting on one that missed it answered 503.
  */
-export function createAuthenticator(clients: Pick<ServiceClients, "store">, ttlMs = 2_000, maxEntries = 10_000) {
+export function createAuthenticator(
+  clients: Pick<ServiceClients, "store">,
+  ttlMs = 2_000,
+  maxEntries = 10_000,
+  options: { refreshAheadMs?: number; now?: () => number } = {},
+) {
+  const refreshAheadMs = Math.min(options.refreshAheadMs ?? 500, ttlMs / 2);
+  const now = options.now ?? Date.now;
   const cache = new Map<string, { principal: Principal; expires: number }>();
+  const lookups = new Map<string, Promise<Principal | undefined>>();
+
+  function lookUp(secret: string, digest: string): Promise<Principal | undefined> {
+    // The answer is at least as old as the question.
+    const asked = now();
+    const lookup = (async () => {
+      try {
+        const answer = await clients.store.authenticateApiKey({ secret });
+        const principal = { keyId: answer.keyId, storeId: answer.storeId, plan: planName(answer.plan) ?? "starter" };
+        cache.delete(digest);
+        if (cache.size >= maxEntries) cache.delete(cache.keys().next().value!);
+        cache.set(digest, { principal, expires: asked + ttlMs });
+        return principal;
+      } catch (error) {
+        if (error instanceof ConnectError && error.code === Code.Unauthenticated) {
+          cache.delete(digest);
+          return undefined;
+        }
+        throw error;
+      }
+    })().finally(() => lookups.delete(digest));
+    lookups.set(digest, lookup);
+    return lookup;
+  }
+
   return {
     /** The key's principal, or undefined when the key is unknown or revoked. */
     async authenticate(secret: string): Promise<Principal | undefined> {
       // Cache by digest, so live keys do not sit in the heap as plain text.
       const digest = createHash("sha256").update(secret).digest("base64");
-      const now = Date.now();
+      const at = now();
       const hit = cache.get(digest);
-      if (hit && hit.expires > now) return hit.principal;
-      cache.delete(digest);
-      try {
-        const answer = await clients.store.authenticateApiKey({ secret });
-        const principal = { keyId: answer.keyId, storeId: answer.storeId, plan: planName(answer.plan) ?? "starter" };
-        if (cache.size >= maxEntries) cache.delete(cache.keys().next().value!);
-        cache.set(digest, { principal, expires: now + ttlMs });
-        return principal;
-      } catch (error) {
-        if (error instanceof ConnectError && error.code === Code.Unauthenticated) return undefined;
-        throw error;
+      if (hit && hit.expires > at) {
+        if (hit.expires - at <= refreshAheadMs && !lookups.has(digest)) {
+          // A failed refresh leaves the answer to expire; the next miss asks again.
+          lookUp(secret, digest).catch(() => {});
+        }
+        return hit.principal;
       }
+      if (hit) cache.delete(digest);
+      return lookups.get(digest) ?? lookUp(secret, digest);
     },
   };
 }
