@@ -29,15 +29,20 @@ export interface BusMessage extends BusEvent {
 }
 
 /**
- * Handles one message: resolving acks it; throwing hands it out again a moment later.
- * (A message worth nothing is dropped by resolving.)
+ * Handles messages together, in the order they came: resolving acks every one;
+ * throwing hands every one out again a moment later. (A message worth nothing is
+ * dropped by resolving.)
  */
-export type BusHandler = (message: BusMessage) => Promise<void>;
+export type BusHandler = (messages: BusMessage[]) => Promise<void>;
 
 export interface EventBus {
   /** Resolves once the bus has the event durably (JetStream ack, or a local handler done). */
   publish(event: BusEvent): Promise<void>;
-  /** Starts consuming as the shared durable consumer; resolves when set up. */
+  /**
+   * Starts consuming as the shared durable consumer; resolves when set up. The handler
+   * runs one call at a time, each with what arrived while the previous one ran (at
+   * most `MAX_BATCH` messages); a message that arrives when it is idle goes alone, at once.
+   */
   consume(handler: BusHandler): Promise<void>;
   /** Throws when the bus cannot take events now. */
   ready(): Promise<void>;
@@ -49,6 +54,41 @@ export interface BusNames {
   stream: string;
   /** The durable consumer every webhook-service instance shares. */
   consumer: string;
+}
+
+/**
+ * The most messages one handler call gets. Under load, messages that wait share one
+ * call, and the webhook consumer one statement and one commit; the cap bounds that
+ * statement after a backlog.
+ */
+export const MAX_BATCH = 100;
+
+/**
+ * Feeds `handler` batches, one call at a time: each takes what waits, up to
+ * MAX_BATCH. The promise of each message settles with its batch. Once `open()` turns
+ * false no new batch starts, and what waits stays unsettled.
+ */
+function inBatches(handler: BusHandler, open: () => boolean = () => true): (message: BusMessage) => Promise<void> {
+  const waiting: { message: BusMessage; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  let running = false;
+  const run = async () => {
+    running = true;
+    while (waiting.length > 0 && open()) {
+      const batch = waiting.splice(0, MAX_BATCH);
+      try {
+        await handler(batch.map((entry) => entry.message));
+        for (const entry of batch) entry.resolve();
+      } catch (error) {
+        for (const entry of batch) entry.reject(error);
+      }
+    }
+    running = false;
+  };
+  return (message) =>
+    new Promise<void>((resolve, reject) => {
+      waiting.push({ message, resolve, reject });
+      if (!running) void run();
+    });
 }
 
 const subjectPrefix = (names: BusNames) => names.stream.toLowerCase();
@@ -126,6 +166,13 @@ export async function createJetStreamBus(url: string, names: BusNames, logger: L
 
   let messages: ConsumerMessages | undefined;
   let closing = false;
+  // An ack or nak that cannot be sent (the connection closing) loses nothing: the
+  // message is handed out again.
+  const settle = (reply: () => void) => {
+    try {
+      reply();
+    } catch {}
+  };
 
   return {
     async ready() {
@@ -145,6 +192,8 @@ export async function createJetStreamBus(url: string, names: BusNames, logger: L
     async consume(handler) {
       // NATS may be up without JetStream ready yet (a restart, a cluster electing).
       await untilAvailable("jetstream", () => ensureConsumer(), logger, () => !closing);
+      // Messages left waiting at close are never acked: JetStream hands them out again.
+      const handle = inBatches(handler, () => !closing);
       // consume() re-establishes pulls itself across reconnects; the outer loop covers
       // the rare case where the iterator ends (consumer deleted and recreated, say).
       (async () => {
@@ -152,6 +201,8 @@ export async function createJetStreamBus(url: string, names: BusNames, logger: L
           try {
             const consumer = await js.consumers.get(names.stream, names.consumer);
             messages = await consumer.consume({ max_messages: 200 });
+            // The loop does not wait for the handler, so what arrives meanwhile waits in
+            // `handle` for the next batch; max_ack_pending bounds how much.
             for await (const m of messages) {
               const storeId = m.headers?.get(headerName.store) ?? "";
               const type = m.headers?.get(headerName.type) ?? "";
@@ -161,15 +212,15 @@ export async function createJetStreamBus(url: string, names: BusNames, logger: L
                 m.term();
                 continue;
               }
-              try {
-                await handler({ id, storeId, type, body: m.data, deliveryCount: m.info.deliveryCount });
+              handle({ id, storeId, type, body: m.data, deliveryCount: m.info.deliveryCount }).then(
                 // A plain ack: if it is lost the message comes again, and recording a
                 // delivery twice is a no-op (one row per event and endpoint).
-                m.ack();
-              } catch (error) {
-                logger.warn({ err: (error as Error).message, eventId: id }, "event handling failed; redelivering");
-                m.nak(1_000);
-              }
+                () => settle(() => m.ack()),
+                (error) => {
+                  logger.warn({ err: (error as Error).message, eventId: id }, "event handling failed; redelivering");
+                  settle(() => m.nak(1_000));
+                },
+              );
             }
           } catch (error) {
             if (closing) break;
@@ -195,7 +246,7 @@ export async function createJetStreamBus(url: string, names: BusNames, logger: L
  * for as long as the process lives.
  */
 export function createInProcessBus(logger: Logger): EventBus {
-  let handler: BusHandler | undefined;
+  let handler: ((message: BusMessage) => Promise<void>) | undefined;
   const waiting: (() => void)[] = [];
   const seen = new Map<string, number>(); // id → when: the dedupe window
   const windowMs = 10 * 60_000;
@@ -216,12 +267,14 @@ export function createInProcessBus(logger: Logger): EventBus {
           resolve();
         });
       });
-      // A handler that throws fails the publish: the outbox keeps the row and retries.
+      // A handler that throws fails the publish (of every event in its batch): the
+      // outbox keeps the rows and retries.
       await handler!({ ...event, deliveryCount: 1 });
       seen.set(event.id, now);
     },
     async consume(next) {
-      handler = next;
+      // Concurrent publishes (the relay's) share batches as they would on JetStream.
+      handler = inBatches(next);
       for (const wake of waiting.splice(0)) wake();
       logger.debug("in-process bus consumer attached");
     },

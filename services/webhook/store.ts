@@ -215,24 +215,37 @@ export async function deleteSecrets(db: Db, endpointId: string): Promise<void> {
 
 // The event log.
 
-/** Records an event once: false when its id was recorded already. */
-export async function insertEvent(db: Db, event: NewEvent): Promise<boolean> {
-  const rows = await db`insert into events ${db({ ...event })} on conflict (id) do nothing returning id`;
-  return rows.length > 0;
-}
-
 /**
- * One delivery of the event for each enabled endpoint of its store subscribed to its
- * type; how many. The endpoints are share-locked, so one being deleted or disabled at
- * the same moment either gets the delivery before it changes or none at all.
+ * Records events in one statement, so atomically and with one commit for all of them:
+ * each event once in the log and, only if it is new there, one delivery for each
+ * enabled endpoint of its store subscribed to its type; how many deliveries. An event
+ * recorded already (a redelivered message) adds nothing. The endpoints are
+ * share-locked, so one being deleted or disabled at the same moment either gets the
+ * delivery before it changes or none at all. Events and deliveries are inserted in the
+ * order given, so their timestamps keep the order the events came in.
  */
-export async function insertEventDeliveries(db: Db, event: NewEvent): Promise<number> {
+export async function recordEvents(db: Db, events: NewEvent[]): Promise<number> {
+  const unique = [...new Map(events.map((event) => [event.id, event])).values()];
+  if (unique.length === 0) return 0;
   const rows = await db`
+    with batch as (
+      select * from unnest(
+        ${unique.map((e) => e.id)}::uuid[], ${unique.map((e) => e.store_id)}::uuid[], ${unique.map((e) => e.type)}::text[],
+        ${unique.map((e) => e.order_id)}::uuid[], ${unique.map((e) => e.body)}::text[]
+      ) with ordinality as b (id, store_id, type, order_id, body, ord)
+    ), new_events as (
+      insert into events (id, store_id, type, order_id, body)
+      select id, store_id, type, order_id, body from batch order by ord
+      on conflict (id) do nothing
+      returning id
+    )
     insert into deliveries (endpoint_id, store_id, event_id, event_type, order_id, body, kind)
-    select e.id, e.store_id, ${event.id}, ${event.type}, ${event.order_id}, ${event.body}, 'event'
-    from endpoints e
-    where e.store_id = ${event.store_id} and e.deleted_at is null and e.enabled
-      and (e.event_types is null or ${event.type}::text = any(e.event_types))
+    select e.id, e.store_id, b.id, b.type, b.order_id, b.body, 'event'
+    from batch b
+    join new_events n on n.id = b.id
+    join endpoints e on e.store_id = b.store_id and e.deleted_at is null and e.enabled
+      and (e.event_types is null or b.type = any(e.event_types))
+    order by b.ord, e.created_at, e.id
     for share of e
     -- A delivery recorded before the event log existed (the same event redelivered
     -- across the upgrade) stays the only one.

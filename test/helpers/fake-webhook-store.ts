@@ -160,19 +160,19 @@ export function createFakeWebhookStore() {
       state.secrets = state.secrets.filter((row) => row.endpoint_id !== endpointId);
     },
 
-    async insertEvent(_db, event: NewEvent) {
-      if (state.events.has(event.id)) return false;
-      state.events.set(event.id, { ...event, created_at: stamp() });
-      return true;
-    },
-    async insertEventDeliveries(_db, event) {
+    async recordEvents(_db, events: NewEvent[]) {
+      // All or nothing, as the one statement is; each event once, its deliveries only if new.
       let count = 0;
-      for (const endpoint of liveEndpointsOf(event.store_id)) {
-        if (!endpoint.enabled || !receives(endpoint, event.type)) continue;
-        const exists = [...state.deliveries.values()].some((d) => d.kind === "event" && d.endpoint_id === endpoint.id && d.event_id === event.id);
-        if (exists) continue;
-        addDelivery({ endpoint_id: endpoint.id, store_id: endpoint.store_id, event_id: event.id, event_type: event.type, order_id: event.order_id, body: event.body, kind: "event" });
-        count++;
+      for (const event of new Map(events.map((e) => [e.id, e])).values()) {
+        if (state.events.has(event.id)) continue;
+        state.events.set(event.id, { ...event, created_at: stamp() });
+        for (const endpoint of liveEndpointsOf(event.store_id)) {
+          if (!endpoint.enabled || !receives(endpoint, event.type)) continue;
+          const exists = [...state.deliveries.values()].some((d) => d.kind === "event" && d.endpoint_id === endpoint.id && d.event_id === event.id);
+          if (exists) continue;
+          addDelivery({ endpoint_id: endpoint.id, store_id: endpoint.store_id, event_id: event.id, event_type: event.type, order_id: event.order_id, body: event.body, kind: "event" });
+          count++;
+        }
       }
       return count;
     },

@@ -305,8 +305,8 @@ test("the consumer on PostgreSQL: a redelivered message records nothing more, al
   const orderId = randomUUID();
   const body = JSON.stringify({ type: "order.paid", timestamp: new Date().toISOString(), data: { store_id: shop.storeId, order: { id: orderId }, previous_status: "pending" } });
   const message = { id: randomUUID(), storeId: shop.storeId, type: "order.paid", body: Buffer.from(body), deliveryCount: 1 };
-  await consume(message);
-  await consume({ ...message, deliveryCount: 2 });
+  await consume([message]);
+  await consume([{ ...message, deliveryCount: 2 }]);
   t.is(woken, 1);
   const count = async (eventId: string) => {
     const [row] = await stack.webhookSql!<{ events: number; deliveries: number }[]>`
@@ -321,7 +321,7 @@ test("the consumer on PostgreSQL: a redelivered message records nothing more, al
   await stack.webhookSql!`
     insert into deliveries (endpoint_id, store_id, event_id, event_type, order_id, body, status)
     values (${endpoint!.id}, ${shop.storeId}, ${legacy.id}, 'order.paid', ${orderId}, ${body}, 'succeeded')`;
-  await consume(legacy);
+  await consume([legacy]);
   t.deepEqual(await count(legacy.id), { events: 1, deliveries: 1 }, "kept in the log, not delivered twice");
   await waitFor(() => hooks.received.length === 1, PATIENCE_MS);
   await settled(stack, [shop.storeId]);

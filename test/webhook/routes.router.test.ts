@@ -37,7 +37,7 @@ function setup({ allowHttp = false } = {}) {
   async function event(storeId: string, orderId: string, type = "order.created") {
     const id = randomUUID();
     const body = JSON.stringify({ type, timestamp: new Date().toISOString(), data: { store_id: storeId, order: { id: orderId }, previous_status: null } });
-    await consume({ id, storeId, type, body: Buffer.from(body), deliveryCount: 1 });
+    await consume([{ id, storeId, type, body: Buffer.from(body), deliveryCount: 1 }]);
     return id;
   }
   return { fake, box, client, requeued, event };
@@ -194,13 +194,13 @@ test("the consumer records one delivery per event for an enabled endpoint, and d
   const { endpoint } = await client.setEndpoint({ storeId, url: "https://a.example/" });
   const id = randomUUID();
   const message = { id, storeId, type: "order.paid", body: Buffer.from('{"data":{"order":{"id":null}}}'), deliveryCount: 1 };
-  await consume(message);
-  await consume({ ...message, deliveryCount: 2 });
+  await consume([message]);
+  await consume([{ ...message, deliveryCount: 2 }]);
   const { deliveries } = await client.listDeliveries({ storeId });
   t.is(deliveries.length, 1, "a redelivered message records nothing more");
   t.is(deliveries[0]!.orderId, "");
 
-  await consume({ ...message, id: randomUUID(), body: Buffer.from("not json") });
+  await consume([{ ...message, id: randomUUID(), body: Buffer.from("not json") }]);
   t.is((await client.listDeliveries({ storeId })).deliveries.length, 1, "a body that is not JSON is dropped");
 
   await fake.store.disableEndpoint(fake.sql, endpoint!.id, "receiver answered 410 Gone");
@@ -474,17 +474,17 @@ test("the consumer keeps every event once, delivers it to each enabled endpoint 
   const { endpoint: off } = await client.createEndpoint({ storeId, url: "https://off.example/" });
   await client.updateEndpoint({ storeId, endpointId: off!.id, enabled: false });
   const message = { id: randomUUID(), storeId, type: "order.paid", body: Buffer.from(`{"data":{"order":{"id":"${randomUUID()}"}}}`), deliveryCount: 1 };
-  await consume(message);
+  await consume([message]);
   t.deepEqual((await client.listDeliveries({ storeId })).deliveries.map((d) => d.endpointId), [paid!.id]);
 
   // Even an endpoint added or enabled since does not make the same message count twice.
   const { endpoint: late } = await client.createEndpoint({ storeId, url: "https://late.example/" });
   await client.updateEndpoint({ storeId, endpointId: off!.id, enabled: true });
-  await consume({ ...message, deliveryCount: 2 });
+  await consume([{ ...message, deliveryCount: 2 }]);
   t.is((await client.listDeliveries({ storeId })).deliveries.length, 1);
   t.is((await client.listEvents({ storeId })).events.length, 1);
 
-  await consume({ ...message, id: randomUUID(), type: "orderUpdated" });
+  await consume([{ ...message, id: randomUUID(), type: "orderUpdated" }]);
   t.deepEqual(
     (await client.listDeliveries({ storeId })).deliveries.filter((d) => d.eventType === "orderUpdated").map((d) => d.endpointId).sort(),
     [off!.id, late!.id].sort(),
