@@ -7,6 +7,7 @@ import { CATALOG_SCHEMA, startCatalogService } from "../services/catalog/service
 import { ORDER_SCHEMA, startOrderService } from "../services/order/service.js";
 import { startWebhookService, WEBHOOK_SCHEMA } from "../services/webhook/service.js";
 import { createEventBus, type EventBus } from "../services/lib/bus.js";
+import { createCatalogChanges, createLocalCatalogChanges } from "../services/lib/catalog-changes.js";
 import { listenAddress, type Config } from "../services/lib/config.js";
 import { connectDb, type Sql } from "../services/lib/db.js";
 import { createLogger, type Logger } from "../services/lib/logger.js";
@@ -26,6 +27,12 @@ export interface StartAllOverrides {
   sweepEveryMs?: number;
   authCacheMs?: number;
   webhookTimeoutMs?: number;
+  /**
+   * How the roles call each other (default "in-process": Connect's router transport
+   * over the services' own routes and interceptors; "grpc": HTTP/2 on loopback, as
+   * separate processes do). The gRPC ports are open either way, for the CLI.
+   */
+  transport?: "in-process" | "grpc";
 }
 
 export interface AllRoles {
@@ -33,6 +40,7 @@ export interface AllRoles {
   addrs: { catalog: string; order: string; webhook?: string };
   gatewayPort: number;
   clients: ReturnType<typeof createServiceClients>;
+  transport: "in-process" | "grpc";
   sql: { catalog: Sql; order: Sql; webhook?: Sql; gateway: Sql };
   order: Awaited<ReturnType<typeof startOrderService>>;
   close(graceMs?: number): Promise<void>;
@@ -47,10 +55,16 @@ const loopback = (host: string, port: number) => `http://${host === "0.0.0.0" ||
 export async function startAll(config: Config, databaseUrl: string, overrides: StartAllOverrides = {}): Promise<AllRoles> {
   const log = (role: string) => overrides.logger ?? createLogger(role, config.LOG_LEVEL);
   const where = (addr: string) => ({ ...listenAddress(addr), ...(overrides.anyServicePort ? { port: 0 } : {}) });
+  // One process has no reason to send its own calls through HTTP/2 framing and a socket.
+  const transport = overrides.transport ?? "in-process";
+  const inProcess = <T>(target: T | undefined) => (transport === "in-process" ? target : undefined);
 
+  // Catalog change hints: this process's gateway hears its catalog synchronously (a
+  // write is visible to the next read), and NATS, when set, carries them between processes.
+  const catalogChanges = createCatalogChanges(config, log("catalog"), createLocalCatalogChanges(log("catalog")));
   const catalogSql = connectDb(databaseUrl, { schema: CATALOG_SCHEMA, max: overrides.poolSize?.catalog });
   const catalogAt = where(config.CATALOG_ADDR);
-  const catalog = await startCatalogService({ sql: catalogSql, logger: log("catalog"), ...catalogAt });
+  const catalog = await startCatalogService({ sql: catalogSql, logger: log("catalog"), catalogChanges, ...catalogAt });
   const catalogAddr = loopback(catalogAt.host, catalog.port);
 
   let bus: EventBus | undefined;
@@ -74,12 +88,17 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
     config: { ...config, CATALOG_ADDR: catalogAddr },
     bus,
     sweepEveryMs: overrides.sweepEveryMs,
+    catalog: inProcess(catalog.inProcess),
     ...orderAt,
   });
   const orderAddr = loopback(orderAt.host, order.port);
 
   const gatewaySql = connectDb(databaseUrl, { schema: GATEWAY_SCHEMA, asyncCommit: true, max: overrides.poolSize?.gateway });
-  const clients = createServiceClients({ catalog: catalogAddr, order: orderAddr, webhook: webhookAddr });
+  const clients = createServiceClients({ catalog: catalogAddr, order: orderAddr, webhook: webhookAddr }, undefined, {
+    catalog: inProcess(catalog.inProcess),
+    order: inProcess(order.inProcess),
+    webhook: inProcess(webhook?.inProcess),
+  });
   const nats = config.NATS_URL ? createNatsProbe(config.NATS_URL) : undefined;
   const gateway = await startGateway({
     readinessChecks: nats ? { nats: nats.check } : {},
@@ -93,6 +112,7 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
     authCacheMs: overrides.authCacheMs,
     midtransServerKey: config.MIDTRANS_SERVER_KEY,
     publicBaseUrl: config.PUBLIC_BASE_URL,
+    catalogChanges,
   });
 
   return {
@@ -100,6 +120,7 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
     addrs: { catalog: catalogAddr, order: orderAddr, webhook: webhookAddr },
     gatewayPort: gateway.port,
     clients,
+    transport,
     sql: { catalog: catalogSql, order: orderSql, webhook: webhookSql, gateway: gatewaySql },
     order,
     async close(graceMs) {
@@ -110,6 +131,7 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
       await webhook?.close(graceMs);
       await bus?.close();
       await catalog.close(graceMs);
+      await catalogChanges?.close();
       await Promise.all([gatewaySql, orderSql, webhookSql, catalogSql].map((sql) => sql?.end({ timeout: 5 })));
     },
   };

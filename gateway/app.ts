@@ -1,8 +1,10 @@
 import Router from "@koa/router";
 import Koa from "koa";
+import type { CatalogChangeFeed } from "../services/lib/catalog-changes.js";
 import type { Sql } from "../services/lib/db.js";
 import type { Logger } from "../services/lib/logger.js";
 import { createAuthenticator } from "./auth.js";
+import { createCatalogPageCache } from "./catalog-cache.js";
 import type { ServiceClients } from "./clients.js";
 import { requestContext, type GatewayContext } from "./context.js";
 import { ApiError, notFound } from "./errors.js";
@@ -34,6 +36,13 @@ export interface GatewayDeps {
   midtransServerKey: string;
   /** This gateway's own origin over loopback, once it listens (startGateway sets it). */
   selfUrl?: () => string | undefined;
+  /**
+   * The catalog's change hints. Given, published catalog pages are cached
+   * (gateway/catalog-cache.ts); without them nothing would drop a page, so nothing is.
+   */
+  catalogChanges?: CatalogChangeFeed;
+  /** The cached pages' TTL (default CATALOG_PAGE_TTL_MS). */
+  catalogCacheTtlMs?: number;
 }
 
 /** The public HTTP surface. Middleware runs top to bottom as written here. */
@@ -51,10 +60,13 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
     authFailuresPerMinute: deps.authFailuresPerMinute,
   });
 
+  const catalogPages = deps.catalogChanges ? createCatalogPageCache({ ttlMs: deps.catalogCacheTtlMs }) : undefined;
+  if (catalogPages) deps.catalogChanges!.subscribe(catalogPages);
+
   const router = new Router();
   healthRoutes(router, { sql: deps.sql, clients: deps.clients, logger: deps.logger, extraChecks: deps.readinessChecks });
   docsRoutes(router);
-  productRoutes(router, guards, deps.clients);
+  productRoutes(router, guards, deps.clients, catalogPages);
   paymentMethodRoutes(router, guards, deps.clients);
   orderRoutes(router, guards, deps.clients);
   bankMutationRoutes(router, guards.withBodyLimit(BANK_MUTATIONS_BODY_BYTES), deps.clients);

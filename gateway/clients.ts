@@ -4,19 +4,29 @@ import { WebhookService } from "../gen/webhook/v1/webhook_pb.js";
 import { Health } from "../gen/grpc/health/v1/health_pb.js";
 import { BankReconciliationService } from "../gen/order/v1/bank_pb.js";
 import { OrderService } from "../gen/order/v1/order_pb.js";
-import { createRpcChannel } from "../services/lib/rpc-client.js";
+import { openRpcChannel } from "../services/lib/rpc-client.js";
+import type { InProcessTarget } from "../services/lib/rpc-server.js";
+
+/** Services running in this process, called without a socket (`npm start`). */
+export type InProcessServices = Partial<Record<"catalog" | "order" | "webhook", InProcessTarget>>;
 
 /**
  * One gRPC channel per internal service. Calls carry a deadline so a stuck service
  * turns into a 503 instead of a hung request; order calls get longer, since creating
- * an order may wait on the payment gateway.
+ * an order may wait on the payment gateway. A service given in `inProcess` is called
+ * in this process with the same deadlines and interceptors instead of over gRPC.
  */
-export function createServiceClients(addrs: { catalog: string; order: string; webhook?: string }, timeoutMs = 1_200) {
-  const catalogChannel = createRpcChannel(addrs.catalog, { timeoutMs });
-  const orderChannel = createRpcChannel(addrs.order, { timeoutMs: Math.max(timeoutMs, 10_000) });
+export function createServiceClients(
+  addrs: { catalog: string; order: string; webhook?: string },
+  timeoutMs = 1_200,
+  inProcess: InProcessServices = {},
+) {
+  const catalogChannel = openRpcChannel(inProcess.catalog ?? addrs.catalog, { timeoutMs });
+  const orderChannel = openRpcChannel(inProcess.order ?? addrs.order, { timeoutMs: Math.max(timeoutMs, 10_000) });
   // The API asks the webhook service only whether it is up (/readyz); the dashboard
   // manages endpoints and deliveries through it.
-  const webhookChannel = addrs.webhook ? createRpcChannel(addrs.webhook, { timeoutMs }) : undefined;
+  const webhookTarget = inProcess.webhook ?? addrs.webhook;
+  const webhookChannel = webhookTarget ? openRpcChannel(webhookTarget, { timeoutMs }) : undefined;
   return {
     store: catalogChannel.client(StoreService),
     catalog: catalogChannel.client(CatalogService),

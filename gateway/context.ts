@@ -30,6 +30,18 @@ export function ok(ctx: Context, data: unknown, status = 200): void {
   ctx.body = { success: true, data };
 }
 
+/** The success envelope as bytes, for an answer made once and served many times (okBytes). */
+export function envelopeBytes(data: unknown): Buffer {
+  return Buffer.from(JSON.stringify({ success: true, data }));
+}
+
+/** Answers 200 with an envelope envelopeBytes made: the same bytes ok() would send. */
+export function okBytes(ctx: Context, body: Buffer): void {
+  ctx.status = 200;
+  ctx.type = "application/json";
+  ctx.body = body;
+}
+
 function renderError(ctx: Context, error: ApiError): void {
   ctx.status = error.status;
   for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);

@@ -1,4 +1,5 @@
 // The gateway on its own: `npm run start:gateway`.
+import { createCatalogChanges } from "../services/lib/catalog-changes.js";
 import { loadConfig } from "../services/lib/config.js";
 import { connectDb, openDatabaseServer } from "../services/lib/db.js";
 import { onShutdown, reportProcessFailures } from "../services/lib/lifecycle.js";
@@ -14,6 +15,8 @@ const database = await openDatabaseServer(config, logger);
 const sql = connectDb(database.url, { schema: GATEWAY_SCHEMA, asyncCommit: true });
 const clients = createServiceClients({ catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR, webhook: config.WEBHOOK_ADDR });
 const nats = config.NATS_URL ? createNatsProbe(config.NATS_URL) : undefined;
+// Alone, the gateway hears the catalog only over NATS: without it, no page cache.
+const catalogChanges = createCatalogChanges(config, logger);
 const gateway = await startGateway({
   readinessChecks: nats ? { nats: nats.check } : {},
   sql,
@@ -25,11 +28,13 @@ const gateway = await startGateway({
   authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
   midtransServerKey: config.MIDTRANS_SERVER_KEY,
   publicBaseUrl: config.PUBLIC_BASE_URL,
+  catalogChanges,
 });
 
 onShutdown(logger, async () => {
   await gateway.close();
   await nats?.close();
+  await catalogChanges?.close();
   clients.close();
   await sql.end({ timeout: 5 });
   await database.close();

@@ -88,6 +88,8 @@ export const openApiDocument = {
         operationId: "listProducts",
         tags: ["Catalog"],
         summary: "Published products and bundles of the store, oldest first",
+        description:
+          "Served from the gateway's page cache: a change to the catalog (a product or bundle created, a price or status changed) shows within a second, and within 5 s even when the change notice is lost. Orders are always priced from the catalog itself, never from this listing.",
         parameters: [
           strictInt("limit", 1, 50, 20, "Page size."),
           strictInt("offset", 0, 1_000_000_000, 0, "Items to skip."),

@@ -1,5 +1,6 @@
 // Wires the catalog service's domain modules together: the one place that says which
 // module uses which. routes.ts gets the result; tests pass an in-memory store.
+import type { CatalogChangeNotifier } from "../lib/catalog-changes.js";
 import type { Logger } from "../lib/logger.js";
 import { createApiKeys } from "./api-keys.js";
 import { createAudit } from "./audit.js";
@@ -18,6 +19,8 @@ export interface CatalogDomainDeps {
   /** Default: store.ts (PostgreSQL). */
   store?: CatalogStore;
   logger: Logger;
+  /** Hears every change of a store's published catalog (gateways drop cached pages). */
+  catalogChanges?: CatalogChangeNotifier;
 }
 
 export function createCatalogDomain(deps: CatalogDomainDeps) {
@@ -25,7 +28,7 @@ export function createCatalogDomain(deps: CatalogDomainDeps) {
   const store = deps.store ?? sqlStore;
   const stores = createStores({ sql, store, logger });
   const apiKeys = createApiKeys({ sql, store, stores, logger });
-  const items = createItems({ sql, store, stores });
+  const items = createItems({ sql, store, stores, changes: deps.catalogChanges, logger });
   const sessions = createSessions({ sql, store, logger });
   const members = createMembers({ sql, store, stores, sessions, logger });
   const audit = createAudit({ sql, store, stores });

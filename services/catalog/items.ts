@@ -7,6 +7,8 @@ import {
   type CreateProductRequest,
 } from "../../gen/catalog/v1/catalog_pb.js";
 import { isUuid } from "../../common/ids.js";
+import type { CatalogChangeNotifier } from "../lib/catalog-changes.js";
+import type { Logger } from "../lib/logger.js";
 import { itemStatusName } from "./convert.js";
 import type { Stores } from "./stores.js";
 import type { ItemRow, ItemStatusName, NewItem, Pool } from "./store.js";
@@ -86,7 +88,32 @@ export type ItemsStore = Pick<
   "transaction" | "slugTaken" | "insertItem" | "insertBundleProducts" | "updateItem" | "getItems" | "listPublished"
 >;
 
-export function createItems({ sql, store, stores }: { sql: Pool; store: ItemsStore; stores: Pick<Stores, "get"> }) {
+export function createItems({
+  sql,
+  store,
+  stores,
+  changes,
+  logger,
+}: {
+  sql: Pool;
+  store: ItemsStore;
+  stores: Pick<Stores, "get">;
+  /** Told after every committed write that can change the store's published pages (gateways cache them). */
+  changes?: CatalogChangeNotifier;
+  logger?: Logger;
+}) {
+  /**
+   * After the commit, so a gateway that drops its pages at once reads the new state.
+   * The hint is best effort: the write is done whatever happens to it.
+   */
+  function announce(storeId: string): void {
+    try {
+      changes?.changed(storeId);
+    } catch (error) {
+      logger?.warn({ err: (error as Error).message, storeId }, "catalog change not announced");
+    }
+  }
+
   /** The requested slug if free, else ALREADY_EXISTS; without one, the title's slug with -2, -3… until free. */
   async function pickSlug(storeId: string, requested: string, title: string): Promise<string> {
     if (requested !== "") {
@@ -110,11 +137,13 @@ export function createItems({ sql, store, stores }: { sql: Pool; store: ItemsSto
       await store.insertBundleProducts(tx, id, productIds);
       return id;
     });
+    announce(item.store_id);
     return (await store.getItems(sql, item.store_id, [id]))[0]!;
   }
 
   async function update(storeId: string, itemId: string, change: { price?: number; status?: ItemStatusName }) {
     if (!(await store.updateItem(sql, storeId, itemId, change))) return undefined;
+    announce(storeId);
     return (await store.getItems(sql, storeId, [itemId]))[0];
   }
 

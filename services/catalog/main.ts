@@ -1,4 +1,5 @@
 // The catalog service on its own: `npm run start:catalog`.
+import { createCatalogChanges } from "../lib/catalog-changes.js";
 import { listenAddress, loadConfig } from "../lib/config.js";
 import { connectDb, openDatabaseServer } from "../lib/db.js";
 import { onShutdown, reportProcessFailures } from "../lib/lifecycle.js";
@@ -11,12 +12,15 @@ const logger = createLogger("catalog", config.LOG_LEVEL);
 reportProcessFailures(logger);
 const database = await openDatabaseServer(config, logger);
 const sql = connectDb(database.url, { schema: CATALOG_SCHEMA });
-const server = await startCatalogService({ sql, logger, ...listenAddress(config.CATALOG_ADDR) });
+// Alone, the catalog reaches gateways only over NATS (gateways without it cache no pages).
+const catalogChanges = createCatalogChanges(config, logger);
+const server = await startCatalogService({ sql, logger, catalogChanges, ...listenAddress(config.CATALOG_ADDR) });
 const metrics = await startServiceMetrics(listenAddress(config.CATALOG_ADDR), config.METRICS_PORT, logger);
 
 onShutdown(logger, async () => {
   await metrics.close();
   await server.close();
+  await catalogChanges?.close();
   await sql.end({ timeout: 5 });
   await database.close();
 });

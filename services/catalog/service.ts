@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { AccountService } from "../../gen/catalog/v1/account_pb.js";
 import { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { migrate, type Sql } from "../lib/db.js";
+import type { CatalogChangeNotifier } from "../lib/catalog-changes.js";
 import type { Logger } from "../lib/logger.js";
 import { startRpcServer, type RpcServer } from "../lib/rpc-server.js";
 import { registerDbPool } from "../lib/metrics.js";
@@ -22,6 +23,8 @@ export async function startCatalogService(options: {
   logger: Logger;
   host: string;
   port: number;
+  /** Where to announce catalog changes, so gateways can cache published pages. */
+  catalogChanges?: CatalogChangeNotifier;
 }): Promise<RpcServer> {
   const { sql, logger } = options;
   await migrate(sql, CATALOG_SCHEMA, migrations, logger);
@@ -31,7 +34,7 @@ export async function startCatalogService(options: {
     host: options.host,
     port: options.port,
     logger,
-    routes: createCatalogRoutes(createCatalogDomain({ sql, logger })),
+    routes: createCatalogRoutes(createCatalogDomain({ sql, logger, catalogChanges: options.catalogChanges })),
     services: [StoreService.typeName, CatalogService.typeName, AccountService.typeName],
     ready: () => ping(sql),
   });

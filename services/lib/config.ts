@@ -64,6 +64,13 @@ const schema = z.object({
   // JetStream stream and durable consumer names (tests give each run its own).
   EVENTS_STREAM: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default("ORDER_EVENTS"),
   EVENTS_CONSUMER: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default("webhook-delivery"),
+  // Core NATS subject base of the catalog's change hints (`<base>.<store id>`), which
+  // drop gateways' cached catalog pages (tests give each run its own).
+  CATALOG_EVENTS_SUBJECT: z
+    .string()
+    .max(128)
+    .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, "dot-separated tokens of letters, digits, _ and -")
+    .default("catalog_changes"),
   ORDER_PAYMENT_WINDOW: duration.default(24 * 3_600_000),
   // How long after an order expires (or is cancelled) a transfer of its unique amount
   // still matches it, and its amount stays reserved (CONTRACT §11: 7 days).

@@ -1,8 +1,9 @@
 import type { DescService } from "@bufbuild/protobuf";
-import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
+import { createClient, createRouterTransport, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import { rpcMetricsInterceptor } from "./metrics.js";
-import { createLeanGrpcTransport } from "../../lean-grpc/index.js";
+import { createLeanGrpcTransport, DEFAULT_READ_MAX_BYTES } from "../../lean-grpc/index.js";
+import type { InProcessTarget } from "./rpc-server.js";
 
 export interface RpcChannel {
   client<T extends DescService>(service: T): Client<T>;
@@ -47,4 +48,34 @@ export function createRpcChannel(baseUrl: string, options: RpcChannelOptions = {
       transport.close();
     },
   };
+}
+
+/**
+ * The same client as createRpcChannel for a service running in this process
+ * (RpcServer.inProcess): Connect's router transport calls its handlers directly, behind
+ * the server's own interceptors, with no HTTP/2 hop. What a caller can observe stays
+ * as over gRPC: the same default deadline (the handler's signal is aborted with it and
+ * the call fails DEADLINE_EXCEEDED even if the handler ignores it), the same client
+ * interceptors and metrics, the same ConnectError codes and details, and the same
+ * 4 MiB read limit. Messages are still encoded and decoded, so neither side can hold
+ * on to or change the other's objects.
+ */
+export function createInProcessChannel(target: InProcessTarget, options: RpcChannelOptions = {}): RpcChannel {
+  const transport = createRouterTransport(target.routes, {
+    router: { interceptors: target.interceptors, readMaxBytes: DEFAULT_READ_MAX_BYTES },
+    transport: {
+      defaultTimeoutMs: options.timeoutMs ?? 5_000,
+      interceptors: [rpcMetricsInterceptor("client"), ...(options.interceptors ?? [])],
+      readMaxBytes: DEFAULT_READ_MAX_BYTES,
+    },
+  });
+  return {
+    client: (service) => createClient(service, transport),
+    close: () => {},
+  };
+}
+
+/** gRPC to an address, or in-process to a service running here. */
+export function openRpcChannel(target: string | InProcessTarget, options: RpcChannelOptions = {}): RpcChannel {
+  return typeof target === "string" ? createRpcChannel(target, options) : createInProcessChannel(target, options);
 }

@@ -52,8 +52,21 @@ export interface RpcServerOptions {
   ready: () => Promise<void>;
 }
 
+/**
+ * A server's handlers as this process can call them without a socket: the same routes
+ * (health included) behind the same interceptors (rpc-client.ts createInProcessChannel).
+ */
+export interface InProcessTarget {
+  /** The service's routes plus grpc.health.v1, exactly as the HTTP/2 server registers them. */
+  routes: (router: ConnectRouter) => void;
+  /** serverInterceptors, preceded by a refusal once the server is closing. */
+  interceptors: Interceptor[];
+}
+
 export interface RpcServer {
   port: number;
+  /** The same handlers for callers in this process (`npm start`). */
+  inProcess: InProcessTarget;
   /** Stops accepting, lets in-flight calls finish (up to `graceMs`), then closes. */
   close(graceMs?: number): Promise<void>;
 }
@@ -114,6 +127,12 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     sessions.add(session);
     session.once("close", () => sessions.delete(session));
   });
+  // A closing server refuses new streams (GOAWAY, then a refused connection), which a
+  // gRPC client sees as UNAVAILABLE; in-process callers get the same answer.
+  const refuseWhenClosing: Interceptor = (next) => async (request) => {
+    if (shuttingDown) throw new ConnectError(`${options.name} is shutting down`, Code.Unavailable);
+    return next(request);
+  };
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => {
@@ -127,6 +146,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
 
   return {
     port,
+    inProcess: { routes: allRoutes, interceptors: [refuseWhenClosing, ...interceptors] },
     async close(graceMs = 8_000) {
       shuttingDown = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

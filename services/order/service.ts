@@ -7,8 +7,8 @@ import type { EventBus } from "../lib/bus.js";
 import type { Config } from "../lib/config.js";
 import { migrate, type Sql } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
-import { createRpcChannel } from "../lib/rpc-client.js";
-import { startRpcServer } from "../lib/rpc-server.js";
+import { openRpcChannel } from "../lib/rpc-client.js";
+import { startRpcServer, type InProcessTarget } from "../lib/rpc-server.js";
 import { registerDbPool, setOutboxSource } from "../lib/metrics.js";
 import { createOrderDomain } from "./domain.js";
 import { startExpirySweeper } from "./expiry.js";
@@ -61,10 +61,12 @@ export async function startOrderService(options: {
   sweepEveryMs?: number;
   /** Where outbox events go; without one they stay in the outbox. */
   bus?: EventBus;
+  /** The catalog service in this process, called directly instead of at CATALOG_ADDR. */
+  catalog?: InProcessTarget;
 }) {
   const { sql, logger, config } = options;
   await migrate(sql, ORDER_SCHEMA, migrations, logger);
-  const catalogChannel = createRpcChannel(config.CATALOG_ADDR, { timeoutMs: 3_000 });
+  const catalogChannel = openRpcChannel(options.catalog ?? config.CATALOG_ADDR, { timeoutMs: 3_000 });
   const relay = options.bus ? startOutboxRelay({ sql, bus: options.bus, logger }) : undefined;
   registerDbPool("orders", sql);
   if (relay) setOutboxSource(relay.backlog);
@@ -96,6 +98,7 @@ export async function startOrderService(options: {
   const sweeper = startExpirySweeper({ expiry: domain.expiry, idempotency: domain.idempotency, logger, everyMs: options.sweepEveryMs });
   return {
     port: server.port,
+    inProcess: server.inProcess,
     domain,
     relay,
     async close(graceMs?: number) {

@@ -90,6 +90,7 @@ export async function startWebhookService(options: {
   });
   return {
     port: server.port,
+    inProcess: server.inProcess,
     async close(graceMs?: number) {
       await server.close(graceMs);
       await purgeJob.stop();

@@ -29,12 +29,15 @@ export interface StackOptions {
    * Its configuration defaults to allowing http:// and loopback receivers.
    */
   webhooks?: { bus: "nats" | "in-process"; natsUrl?: string; env?: Record<string, string>; timeoutMs?: number };
+  /** How the roles call each other: in this process as `npm start` does (default), or gRPC on loopback. */
+  transport?: "in-process" | "grpc";
 }
 
 /**
  * The catalog and order services and the gateway in this process, on real loopback
  * ports and a database of their own: real HTTP, real gRPC, real PostgreSQL. Wired by
- * the same startAll as `npm start`.
+ * the same startAll as `npm start`, so the roles call each other in process unless
+ * `transport: "grpc"`; the test's own admin clients always use gRPC.
  */
 export async function startStack(options: StackOptions = {}) {
   const db: TestDatabase = await createTestDatabase();
@@ -63,6 +66,7 @@ export async function startStack(options: StackOptions = {}) {
     sweepEveryMs: options.sweepEveryMs,
     authCacheMs: options.authCacheMs,
     webhookTimeoutMs: options.webhooks?.timeoutMs,
+    transport: options.transport,
   });
   const admin = createRpcChannel(all.addrs.catalog);
   const orderAdmin = createRpcChannel(all.addrs.order);

@@ -22,6 +22,7 @@ test("an empty environment gives the contract's defaults", (t) => {
   t.is(config.WEBHOOK_ALLOW_HTTP, false);
   t.is(config.WEBHOOK_ALLOW_PRIVATE, false);
   t.is(config.ORDER_PAYMENT_WINDOW, 24 * HOUR);
+  t.is(config.CATALOG_EVENTS_SUBJECT, "catalog_changes");
 });
 
 test("empty strings count as unset", (t) => {
@@ -47,6 +48,7 @@ test("set values are parsed into their types", (t) => {
     WEBHOOK_ALLOW_PRIVATE: "1",
     ORDER_PAYMENT_WINDOW: "30m",
     CATALOG_ADDR: "http://catalog:6000",
+    CATALOG_EVENTS_SUBJECT: "shop.catalog-hints",
   });
   t.is(config.RATE_LIMIT_PER_MINUTE, 6);
   t.is(config.PAYMENT_GATEWAY, "midtrans");
@@ -55,6 +57,7 @@ test("set values are parsed into their types", (t) => {
   t.true(config.WEBHOOK_ALLOW_PRIVATE);
   t.is(config.ORDER_PAYMENT_WINDOW, 30 * MINUTE);
   t.is(config.CATALOG_ADDR, "http://catalog:6000");
+  t.is(config.CATALOG_EVENTS_SUBJECT, "shop.catalog-hints");
 });
 
 for (const [name, value] of [
@@ -66,6 +69,8 @@ for (const [name, value] of [
   ["WEBHOOK_RETRY_SCHEDULE", "5s,later"],
   ["WEBHOOK_ALLOW_HTTP", "maybe"],
   ["CATALOG_ADDR", "not a url"],
+  ["CATALOG_EVENTS_SUBJECT", "catalog.*"],
+  ["CATALOG_EVENTS_SUBJECT", "catalog..changes"],
 ] as const) {
   test(`an invalid ${name}=${JSON.stringify(value)} is refused with an error naming the variable`, (t) => {
     const error = t.throws(() => loadConfig({ [name]: value }));

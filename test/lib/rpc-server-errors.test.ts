@@ -1,6 +1,6 @@
 // Whatever a handler throws reaches every kind of client with the handler's own code:
-// the lean unary gRPC path, Connect's gRPC and Connect-protocol transports, and a
-// stock @grpc/grpc-js client. An awkward message (a lone surrogate) never turns into a
+// the lean unary gRPC path, Connect's gRPC and Connect-protocol transports, a stock
+// @grpc/grpc-js client, and the in-process channel `npm start` uses. An awkward message (a lone surrogate) never turns into a
 // reset stream, a driver error never leaks its text, and a request holding a control
 // character is refused before any handler runs. No database: a fake handler.
 import path from "node:path";
@@ -11,7 +11,7 @@ import { Code, ConnectError, createClient, type ConnectRouter } from "@connectrp
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { pino } from "pino";
 import { FieldViolationSchema, OrderService } from "../../gen/order/v1/order_pb.js";
-import { createRpcChannel } from "../../services/lib/rpc-client.js";
+import { createInProcessChannel, createRpcChannel } from "../../services/lib/rpc-client.js";
 import { startRpcServer, type RpcServer } from "../../services/lib/rpc-server.js";
 import { ROOT } from "../helpers/process.js";
 
@@ -73,6 +73,10 @@ const connectCall = (transport: Parameters<typeof createClient>[1]): Call => cal
 const clients: Record<string, () => { call: Call; close(): void }> = {};
 clients["lean gRPC"] = () => {
   const channel = createRpcChannel(baseUrl());
+  return { call: callWith(channel.client(OrderService)), close: channel.close };
+};
+clients["in process"] = () => {
+  const channel = createInProcessChannel(server.inProcess);
   return { call: callWith(channel.client(OrderService)), close: channel.close };
 };
 clients["Connect gRPC"] = () => ({ call: connectCall(createGrpcTransport({ baseUrl: baseUrl() })), close() {} });

@@ -42,7 +42,8 @@ test("the gateway's /metrics counts requests, gRPC calls, the outbox, webhook at
     t.true((sample(text, "http_requests_total", { route: "/v1/products", method: "GET", code: "400" }) ?? 0) >= 1);
     t.true((sample(text, "http_request_duration_seconds_count", { route: "/v1/orders", method: "POST", code: "201" }) ?? 0) >= 1);
     t.true((sample(text, "rpc_calls_total", { side: "server", service: "order.v1.OrderService", method: "CreateOrder", code: "ok" }) ?? 0) >= 1);
-    t.true((sample(text, "rpc_calls_total", { side: "client", service: "catalog.v1.CatalogService", method: "ListPublishedItems", code: "ok" }) ?? 0) >= 3);
+    // The gateway caches catalog pages: three reads of one page ask the catalog once.
+    t.true((sample(text, "rpc_calls_total", { side: "client", service: "catalog.v1.CatalogService", method: "ListPublishedItems", code: "ok" }) ?? 0) >= 1);
     t.true((sample(text, "rpc_call_duration_seconds_bucket", { side: "server", le: "+Inf" }) ?? 0) >= 1);
     t.not(sample(text, "outbox_backlog_events"), undefined);
     t.not(sample(text, "outbox_oldest_event_age_seconds"), undefined);
