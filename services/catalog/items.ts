@@ -10,8 +10,8 @@ import { isUuid } from "../../common/ids.js";
 import type { CatalogChangeNotifier } from "../lib/catalog-changes.js";
 import type { Logger } from "../lib/logger.js";
 import { itemStatusName } from "./convert.js";
-import type { Stores } from "./stores.js";
-import type { ItemRow, ItemStatusName, NewItem, Pool } from "./store.js";
+import { storeNotFound, type Stores } from "./stores.js";
+import type { ItemRow, ItemStatusName, NewItem, Pool, StoreRow } from "./store.js";
 import type * as sqlStore from "./store.js";
 import { invalid, requireText, requireUuid } from "./validation.js";
 
@@ -85,7 +85,7 @@ export function lookupIds(ids: string[]): string[] {
 
 export type ItemsStore = Pick<
   typeof sqlStore,
-  "transaction" | "slugTaken" | "insertItem" | "insertBundleProducts" | "updateItem" | "getItems" | "listPublished"
+  "transaction" | "slugTaken" | "insertItem" | "insertBundleProducts" | "updateItem" | "getItems" | "findStoreWithItems" | "listPublished"
 >;
 
 export function createItems({
@@ -187,6 +187,16 @@ export function createItems({
     /** The store's items among `ids`; ids of other stores, unknown or malformed ones are left out. */
     async getMany(storeId: string, ids: string[]): Promise<ItemRow[]> {
       return store.getItems(sql, storeId, lookupIds(ids));
+    },
+
+    /**
+     * The store (INVALID_ARGUMENT and NOT_FOUND as stores.get) and its items among `ids`
+     * (as getMany), in one read: pricing an order needs both.
+     */
+    async getWithStore(storeId: string, ids: string[]): Promise<{ store: StoreRow; items: ItemRow[] }> {
+      const found = await store.findStoreWithItems(sql, requireUuid(storeId, "store_id"), lookupIds(ids));
+      if (!found) throw storeNotFound(storeId);
+      return found;
     },
   };
 }

@@ -20,7 +20,7 @@ import { requireEmail, requirePage, requireUuid } from "./validation.js";
 export interface CatalogRouteDeps {
   stores: Pick<Stores, "create" | "get" | "setPlan" | "updateSettings">;
   apiKeys: Pick<ApiKeys, "create" | "revoke" | "list" | "authenticate">;
-  items: Pick<Items, "createProduct" | "createBundle" | "setPrice" | "setStatus" | "listPublished" | "getMany">;
+  items: Pick<Items, "createProduct" | "createBundle" | "setPrice" | "setStatus" | "listPublished" | "getMany" | "getWithStore">;
   members: Pick<Members, "invite" | "accept" | "list" | "remove">;
   sessions: Pick<Sessions, "signIn" | "resolve" | "end">;
   audit: Pick<Audit, "record" | "list">;
@@ -103,6 +103,11 @@ export function createCatalogRoutes({ stores, apiKeys, items, members, sessions,
       async getItems(request) {
         const rows = await items.getMany(requireUuid(request.storeId, "store_id"), request.ids);
         return { items: rows.map(itemMessage) };
+      },
+
+      async getOrderCatalog(request) {
+        const found = await items.getWithStore(request.storeId, request.ids);
+        return { store: storeMessage(found.store), items: found.items.map(itemMessage) };
       },
     });
 

@@ -52,6 +52,11 @@ export function storeSettingsFrom(request: Pick<CreateStoreRequest | UpdateStore
   };
 }
 
+/** NOT_FOUND naming the store as the caller sent its id. */
+export function storeNotFound(id: string): ConnectError {
+  return new ConnectError(`store ${id} not found`, Code.NotFound);
+}
+
 export type StoresStore = Pick<typeof sqlStore, "insertStore" | "findStore" | "updateStorePlan" | "updateStoreSettings">;
 
 export function createStores({ sql, store, logger }: { sql: Pool; store: StoresStore; logger: Logger }) {
@@ -65,7 +70,7 @@ export function createStores({ sql, store, logger }: { sql: Pool; store: StoresS
     /** The store with this id: INVALID_ARGUMENT when it is not a UUID, NOT_FOUND when there is none. */
     async get(id: string): Promise<StoreRow> {
       const row = await store.findStore(sql, requireUuid(id, "store_id"));
-      if (!row) throw new ConnectError(`store ${id} not found`, Code.NotFound);
+      if (!row) throw storeNotFound(id);
       return row;
     },
 

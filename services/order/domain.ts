@@ -26,7 +26,7 @@ export interface OrderDomainDeps {
   store?: OrderStore;
   logger: Logger;
   stores: Pick<Client<typeof StoreService>, "getStore">;
-  catalog: Pick<Client<typeof CatalogService>, "getItems">;
+  catalog: Pick<Client<typeof CatalogService>, "getOrderCatalog">;
   gateway: PaymentGateway;
   publicBaseUrl: string;
   paymentWindowMs: number;

@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import type { Store } from "../../gen/catalog/v1/catalog_pb.js";
 import type { PaymentKind, PaymentMethodInfo } from "./payment-methods.js";
-import type { NewOrder } from "./store.js";
+import type { NewOrder, OrderRow } from "./store.js";
 
 /** A new order without what the insert decides: reference, unique code, amount. */
 export type OrderDraft = Omit<NewOrder, "payment_reference" | "unique_amount_code" | "amount"> & { id: string };
@@ -79,6 +79,14 @@ export function withReference(draft: OrderDraft, uniqueAmountCode: number | null
     unique_amount_code: uniqueAmountCode,
     amount: draft.subtotal + (uniqueAmountCode ?? 0),
   };
+}
+
+/** Every amount is in rupiah. */
+export const CURRENCY = "IDR";
+
+/** The order row as insertNewOrder writes it: pending, in rupiah. */
+export function pendingRow(order: NewOrder & { id: string }): OrderRow {
+  return { ...order, status: "pending", currency: CURRENCY };
 }
 
 const REFERENCE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";

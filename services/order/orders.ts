@@ -11,8 +11,8 @@ import type { Logger } from "../lib/logger.js";
 import { createdEvents } from "./events.js";
 import type { Expiry } from "./expiry.js";
 import type { Idempotency } from "./idempotency.js";
-import { draftOrder, withReference, type OrderDraft, type RedirectUrls } from "./new-order.js";
-import { choosePaymentMethod, paymentMethodsFor, type PaymentMethodInfo } from "./payment-methods.js";
+import { draftOrder, pendingRow, withReference, type OrderDraft, type RedirectUrls } from "./new-order.js";
+import { choosePaymentMethod, paymentMethodsFor, type PaymentKind, type PaymentMethodInfo } from "./payment-methods.js";
 import { MAX_UNIQUE_CODE, pickUniqueCode, priceItems, type OrderLine } from "./pricing.js";
 import { searchFilter } from "./order-search.js";
 import { checkoutUrl, renderDetail, renderHistory, renderOrder, type RenderContext } from "./render.js";
@@ -41,24 +41,26 @@ export type OrdersStore = Pick<
   typeof sqlStore,
   | "transaction"
   | "findOrder"
+  | "findOrderWithItems"
   | "findSessionByToken"
   | "itemsOf"
   | "liveSessionsOf"
   | "listOrders"
   | "countOrders"
   | "historyOf"
-  | "insertOrder"
+  | "insertNewOrder"
   | "insertHistoryAndEvents"
   | "takenTransferAmounts"
-  | "reserveTransferAmount"
 >;
 
 export interface OrdersDeps {
   sql: Pool;
   store: OrdersStore;
   logger: Logger;
+  /** GetStore, for the payment methods listing. */
   stores: Pick<Client<typeof StoreService>, "getStore">;
-  catalog: Pick<Client<typeof CatalogService>, "getItems">;
+  /** GetOrderCatalog: a new order's store and prices in one call. */
+  catalog: Pick<Client<typeof CatalogService>, "getOrderCatalog">;
   render: RenderContext;
   paymentWindowMs: number;
   sessions: Sessions;
@@ -76,9 +78,10 @@ export function createOrders(deps: OrdersDeps) {
     return result;
   };
 
-  async function getStore(storeId: string) {
+  /** A catalog call about one store: its NOT_FOUND (no such store) becomes ours, naming the store. */
+  async function aboutStore<T>(storeId: string, call: Promise<T>): Promise<T> {
     try {
-      return (await deps.stores.getStore({ id: storeId })).store!;
+      return await call;
     } catch (error) {
       if (error instanceof ConnectError && error.code === Code.NotFound) {
         throw new ConnectError(`store ${storeId} not found`, Code.NotFound);
@@ -87,9 +90,16 @@ export function createOrders(deps: OrdersDeps) {
     }
   }
 
+  async function getStore(storeId: string) {
+    return (await aboutStore(storeId, deps.stores.getStore({ id: storeId }))).store!;
+  }
+
+  function methodsOf(storeRow: { bankAccount?: unknown }): PaymentMethodInfo[] {
+    return paymentMethodsFor({ hasBankAccount: storeRow.bankAccount !== undefined }, render.gateway.provider);
+  }
+
   async function methodsFor(storeId: string) {
-    const storeRow = await getStore(storeId);
-    return { methods: paymentMethodsFor({ hasBankAccount: storeRow.bankAccount !== undefined }, render.gateway.provider), storeRow };
+    return { methods: methodsOf(await getStore(storeId)) };
   }
 
   /** The payment methods the store offers. */
@@ -99,16 +109,28 @@ export function createOrders(deps: OrdersDeps) {
 
   // Reading.
 
-  /** The order as of now: a due pending order is expired first. */
-  async function readOrder(orderId: string, storeId?: string): Promise<OrderRow | undefined> {
-    const row = await store.findOrder(sql, orderId, { storeId });
-    if (!row || !expiry.isDue(row)) return row;
+  /** `row` as of now: a due pending order is expired first. */
+  async function current(row: OrderRow, storeId?: string): Promise<OrderRow | undefined> {
+    if (!expiry.isDue(row)) return row;
     return committed(
       await store.transaction(sql, async (tx) => {
-        const locked = await store.findOrder(tx, orderId, { storeId, forUpdate: true });
+        const locked = await store.findOrder(tx, row.id, { storeId, forUpdate: true });
         return locked && expiry.expireIfDue(tx, locked);
       }),
     );
+  }
+
+  /** The order as of now. */
+  async function readOrder(orderId: string, storeId?: string): Promise<OrderRow | undefined> {
+    const row = await store.findOrder(sql, orderId, { storeId });
+    return row && current(row, storeId);
+  }
+
+  /** The order as of now and its items (which never change), read together. */
+  async function readOrderWithItems(orderId: string, storeId?: string): Promise<{ row: OrderRow; items: OrderItemRow[] } | undefined> {
+    const found = await store.findOrderWithItems(sql, orderId, { storeId });
+    const row = found && (await current(found.row, storeId));
+    return row && { row, items: found!.items };
   }
 
   async function requireOrder(orderId: string, storeId?: string): Promise<OrderRow> {
@@ -126,8 +148,10 @@ export function createOrders(deps: OrdersDeps) {
 
   /** The order; with `includeHistory`, its status changes too (read after any expiry this read wrote). */
   async function getOrder(storeId: string, orderId: string, options: { includeHistory?: boolean } = {}): Promise<{ detail: OrderDetail; history: StatusChange[] }> {
-    const row = await requireOrder(orderId, storeId);
-    const [detail, history] = await Promise.all([detailOf(row, true), options.includeHistory ? store.historyOf(sql, row.id) : []]);
+    const found = await readOrderWithItems(orderId, storeId);
+    if (!found) throw new ConnectError(`order ${orderId} not found`, Code.NotFound);
+    const { row, items } = found;
+    const [detail, history] = await Promise.all([detailOf(row, true, items), options.includeHistory ? store.historyOf(sql, row.id) : []]);
     return { detail, history: renderHistory(history) };
   }
 
@@ -161,16 +185,16 @@ export function createOrders(deps: OrdersDeps) {
    * prepared) or by a sandbox session token. NOT_FOUND for anything else.
    */
   async function checkout(key: CheckoutKey): Promise<{ detail: OrderDetail; storeName: string }> {
-    let row: OrderRow | undefined;
+    let found: { row: OrderRow; items: OrderItemRow[] } | undefined;
     if (key.case === "orderId") {
       if (!isUuid(key.value)) throw new ConnectError("order not found", Code.NotFound);
-      row = await readOrder(key.value.toLowerCase());
+      found = await readOrderWithItems(key.value.toLowerCase());
     } else if (key.case === "sessionToken") {
       const session = await store.findSessionByToken(sql, key.value);
-      row = session && (await readOrder(session.order_id));
+      found = session && (await readOrderWithItems(session.order_id));
     }
-    if (!row) throw new ConnectError("order not found", Code.NotFound);
-    return { detail: await detailOf(row, key.case === "orderId"), storeName: row.store_name };
+    if (!found) throw new ConnectError("order not found", Code.NotFound);
+    return { detail: await detailOf(found.row, key.case === "orderId", found.items), storeName: found.row.store_name };
   }
 
   // Changing status.
@@ -202,13 +226,21 @@ export function createOrders(deps: OrdersDeps) {
   // Creating.
 
   /**
-   * Inserts a bank-transfer order with a unique amount code. Optimistic: read the
-   * reserved amounts, reserve a random free one, and let the reservation's key settle
-   * any race; a loser simply tries again.
+   * Writes a new order, its items, history and `order.created` event in one statement
+   * (store.insertNewOrder). A bank transfer gets a unique amount code, optimistically:
+   * read the reserved amounts, reserve a random free one in that statement, and let the
+   * reservation's key settle any race; a loser, having written nothing, tries again.
    */
-  async function insertWithUniqueCode(tx: Db, draft: OrderDraft, lines: OrderLine[]): Promise<OrderRow> {
+  async function insertNew(db: Db, draft: OrderDraft, kind: PaymentKind, lines: OrderLine[], itemRows: OrderItemRow[]): Promise<OrderRow> {
+    const insert = (code: number | null) => {
+      const row = pendingRow(withReference(draft, code));
+      // Rendered from the row about to be written: a new order has no payment session yet.
+      const events = createdEvents(row, renderOrder(render, row, itemRows));
+      return store.insertNewOrder(db, row, lines, events, { reserveAmount: code !== null, cause: "created" });
+    };
+    if (kind !== "bank_transfer") return (await insert(null))!;
     for (let attempt = 0; attempt < 50; attempt++) {
-      const taken = await store.takenTransferAmounts(tx, draft.store_id, draft.subtotal + 1, draft.subtotal + MAX_UNIQUE_CODE);
+      const taken = await store.takenTransferAmounts(db, draft.store_id, draft.subtotal + 1, draft.subtotal + MAX_UNIQUE_CODE);
       const code = pickUniqueCode(draft.subtotal, taken);
       if (code === undefined) {
         throw new ConnectError(
@@ -216,24 +248,26 @@ export function createOrders(deps: OrdersDeps) {
           Code.ResourceExhausted,
         );
       }
-      const order = withReference(draft, code);
-      if (await store.reserveTransferAmount(tx, draft.store_id, order.amount, order.id)) return store.insertOrder(tx, order, lines);
+      const row = await insert(code);
+      if (row) return row;
     }
     throw new ConnectError("could not allocate a unique transfer amount, try again", Code.ResourceExhausted);
   }
 
   /**
-   * Makes the order and everything that must exist with it in one transaction: items,
-   * history, the `order.created` event, the Idempotency-Key's link to it, and (for a
-   * free order) the change to paid.
+   * Makes the order and everything that must exist with it atomically: items, history,
+   * the `order.created` event, the Idempotency-Key's link to it, and (for a free order)
+   * the change to paid. The order is one statement; a transaction is opened only when
+   * more must commit with it, since each one costs two round trips on the hot path.
    */
   async function placeOrder(input: NewOrderInput): Promise<{ row: OrderRow; items: OrderItemRow[] }> {
-    const [{ methods, storeRow }, found] = await Promise.all([
-      methodsFor(input.storeId),
-      deps.catalog.getItems({ storeId: input.storeId, ids: input.items.map((item) => item.id) }),
-    ]);
+    // One catalog round trip, asked afresh for every order: prices and the store's bank
+    // account are the catalog's as of now, never a cached copy.
+    const ids = input.items.map((item) => item.id);
+    const found = await aboutStore(input.storeId, deps.catalog.getOrderCatalog({ storeId: input.storeId, ids }));
+    const storeRow = found.store!;
     const { lines, subtotal } = priceItems(input.items, found.items);
-    const { kind, method } = choosePaymentMethod(subtotal, input.paymentMethod, methods);
+    const { kind, method } = choosePaymentMethod(subtotal, input.paymentMethod, methodsOf(storeRow));
     const id = randomUUID();
     const draft = draftOrder({
       id,
@@ -250,22 +284,14 @@ export function createOrders(deps: OrdersDeps) {
       externalId: input.externalId,
     });
     const itemRows = lines.map((line) => ({ ...line, order_id: id }));
-    const created = await store.transaction(sql, async (tx) => {
-      let row =
-        kind === "bank_transfer"
-          ? await insertWithUniqueCode(tx, draft, lines)
-          : await store.insertOrder(tx, withReference(draft, null), lines);
-      // Rendered from what was just written: a new order has no payment session yet.
-      await store.insertHistoryAndEvents(
-        tx,
-        { order_id: row.id, from_status: null, to_status: "pending", cause: "created" },
-        createdEvents(row, renderOrder(render, row, itemRows)),
-      );
-      if (input.idempotencyKey) await idempotency.attach(tx, input.storeId, input.idempotencyKey, row.id);
-      if (kind === "none") row = (await statusChanges.apply(tx, row, "paid", "free order")).row;
+    const write = async (db: Db) => {
+      let row = await insertNew(db, draft, kind, lines, itemRows);
+      if (input.idempotencyKey) await idempotency.attach(db, input.storeId, input.idempotencyKey, row.id);
+      if (kind === "none") row = (await statusChanges.apply(db, row, "paid", "free order")).row;
       logger.info({ orderId: row.id, storeId: row.store_id, kind, amount: row.amount }, "order created");
       return row;
-    });
+    };
+    const created = input.idempotencyKey !== undefined || kind === "none" ? await store.transaction(sql, write) : await write(sql);
     return { row: committed(created), items: itemRows };
   }
 

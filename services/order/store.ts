@@ -91,22 +91,56 @@ export interface OutboxRow {
 // Orders, items, history.
 
 /**
- * The order and its items in one statement. A bank-transfer order's amount must have
- * been reserved first (reserveTransferAmount) in the same transaction.
+ * A new order in one statement, atomic on its own: for a bank transfer its amount
+ * reserved until further notice, the order, its items, its first history row
+ * and its events. Undefined, with nothing written, when the amount was to be reserved
+ * and another order holds it. Callers need a transaction only to add more to it.
  */
-export async function insertOrder(db: Db, order: NewOrder & { id: string }, items: Omit<OrderItemRow, "order_id">[]): Promise<OrderRow> {
-  const [row] = await db<OrderRow[]>`
-    with o as (
-      insert into orders ${db({ ...order, status: "pending" })}
+export async function insertNewOrder(
+  db: Db,
+  row: OrderRow,
+  items: Omit<OrderItemRow, "order_id">[],
+  events: NewOutboxRow[],
+  options: { reserveAmount: boolean; cause: string },
+): Promise<OrderRow | undefined> {
+  // The row's own keys (never input), quoted: postgres.js's column-list helper reads the
+  // words around it and takes a list after "insert" for a VALUES list.
+  const columns = db.unsafe(Object.keys(row).map((column) => `"${column}"`).join(", "));
+  const [inserted] = await db<OrderRow[]>`
+    with r as (
+      ${
+        options.reserveAmount
+          ? // The amount is free when no reservation holds it or the one holding it has run out.
+            // A concurrent reservation of it waits on the key and then finds it taken.
+            db`insert into transfer_amount_reservations as r (store_id, amount, order_id, reserved_until)
+              values (${row.store_id}, ${row.amount}, ${row.id}, 'infinity')
+              on conflict (store_id, amount) do update set order_id = excluded.order_id, reserved_until = excluded.reserved_until
+                where r.reserved_until < clock_timestamp()
+              returning 1`
+          : db`select 1`
+      }
+    ), o as (
+      insert into orders (${columns})
+      select ${columns} from jsonb_populate_record(null::orders, ${db.json(row as unknown as postgres.JSONValue)})
+      where exists (select 1 from r)
       returning *
     ), i as (
       insert into order_items (order_id, position, type, item_id, title, quantity, unit_price, line_total)
       select o.id, x.position, x.type, x.item_id, x.title, x.quantity, x.unit_price, x.line_total
       from o, jsonb_to_recordset(${db.json(items as unknown as postgres.JSONValue)}) as x(
         position int, type text, item_id uuid, title text, quantity int, unit_price bigint, line_total bigint)
+    ), h as (
+      insert into order_status_history (order_id, from_status, to_status, cause)
+      select o.id, null, o.status, ${options.cause} from o
+    ), e as (
+      insert into outbox (id, store_id, order_id, event_type, payload)
+      select x.id, x.store_id, x.order_id, x.event_type, x.payload
+      -- json, not jsonb, all the way: receivers get the payload's keys in the order written.
+      from o, json_to_recordset(${JSON.stringify(events)}::text::json) as x(
+        id uuid, store_id uuid, order_id uuid, event_type text, payload json)
     )
     select * from o`;
-  return row!;
+  return inserted;
 }
 
 /** A status change's history row and its outbox events, in one statement. */
@@ -122,6 +156,20 @@ export async function findOrder(db: Db, id: string, options: { storeId?: string;
     where id = ${id} ${options.storeId ? db`and store_id = ${options.storeId}` : db``}
     ${options.forUpdate ? db`for update` : db``}`;
   return row;
+}
+
+/**
+ * The order and its items in one round trip (the order read's hot path): the items
+ * come as a JSON array, whose numbers are exact since every amount is far below 2^53.
+ */
+export async function findOrderWithItems(db: Db, id: string, options: { storeId?: string } = {}) {
+  const [found] = await db<(OrderRow & { items: OrderItemRow[] })[]>`
+    select o.*, coalesce((select json_agg(i order by i.position) from order_items i where i.order_id = o.id), '[]') as items
+    from orders o
+    where o.id = ${id} ${options.storeId ? db`and o.store_id = ${options.storeId}` : db``}`;
+  if (!found) return undefined;
+  const { items, ...row } = found;
+  return { row: row as OrderRow, items };
 }
 
 export async function findOrderByReference(db: Db, reference: string, forUpdate = false, storeId?: string) {
@@ -209,21 +257,6 @@ export async function takenTransferAmounts(db: Db, storeId: string, low: number,
     select amount from transfer_amount_reservations
     where store_id = ${storeId} and amount between ${low} and ${high} and reserved_until >= clock_timestamp()`;
   return rows.map((row) => row.amount);
-}
-
-/**
- * Reserves `amount` for the order until further notice: true when it was free (no
- * reservation, or one whose time has passed). A concurrent reservation of the same
- * amount waits on the key and then finds it taken.
- */
-export async function reserveTransferAmount(db: Db, storeId: string, amount: number, orderId: string): Promise<boolean> {
-  const rows = await db`
-    insert into transfer_amount_reservations as r (store_id, amount, order_id, reserved_until)
-    values (${storeId}, ${amount}, ${orderId}, 'infinity')
-    on conflict (store_id, amount) do update set order_id = excluded.order_id, reserved_until = excluded.reserved_until
-      where r.reserved_until < clock_timestamp()
-    returning 1`;
-  return rows.length === 1;
 }
 
 /** The order's reservation now lasts until `until`, or (null) ends. Keyed by order: a newer holder of the amount is untouched. */
@@ -465,13 +498,17 @@ export async function purgeIdempotencyKeys(db: Db, keepSeconds: number) {
  * in a crash only re-publishes the batch, which JetStream drops by message id.
  */
 export async function lockUnsentEvents(tx: Db, limit: number): Promise<OutboxRow[]> {
-  await tx`set local synchronous_commit = off`;
-  return tx<OutboxRow[]>`
-    select id, store_id, event_type, payload, created_at from outbox
-    where published_at is null
-    order by created_at
-    limit ${limit}
-    for update skip locked`;
+  // Sent together, so postgres.js pipelines them: one round trip, not two.
+  const [, rows] = await Promise.all([
+    tx`set local synchronous_commit = off`,
+    tx<OutboxRow[]>`
+      select id, store_id, event_type, payload, created_at from outbox
+      where published_at is null
+      order by created_at
+      limit ${limit}
+      for update skip locked`,
+  ]);
+  return rows;
 }
 
 export async function markEventsSent(db: Db, ids: string[]) {

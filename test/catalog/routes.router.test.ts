@@ -285,6 +285,44 @@ test("GetItems: the store's items among the ids; other stores' and malformed ids
   await rejects(t, clients.catalog.getItems({ storeId: "x", ids: [] }), Code.InvalidArgument, /store_id/);
 });
 
+test("GetOrderCatalog: the store and its items among the ids in one answer; other stores' ids left out; unknown store NOT_FOUND", async (t) => {
+  const clients = setup();
+  const { store: created } = await clients.stores.createStore({
+    name: "Toko Pesanan",
+    bankAccount: { bankName: "BCA", bankCode: "014", accountNumber: "1234567890", accountHolder: "Budi" },
+    redirects: { successUrl: "https://shop.example/ok" },
+  });
+  const storeId = created!.id;
+  const otherStoreId = await newStore(clients);
+  const mine = await newProduct(clients, storeId, "Mine", 12_500n);
+  const draft = await newProduct(clients, storeId, "Draft", 1n, ItemStatus.DRAFT);
+  const bundle = (await clients.catalog.createBundle({ storeId, title: "Paket", price: 20_000n, productIds: [mine.id] })).item!;
+  const theirs = await newProduct(clients, otherStoreId, "Theirs");
+
+  const ids = [mine.id.toUpperCase(), draft.id, bundle.id, theirs.id, "garbage", randomUUID()];
+  const found = await clients.catalog.getOrderCatalog({ storeId: storeId.toUpperCase(), ids });
+  // The store exactly as GetStore gives it, the items exactly as GetItems does.
+  t.deepEqual(found.store, (await clients.stores.getStore({ id: storeId })).store);
+  t.deepEqual(
+    [...found.items].sort((a, b) => a.id.localeCompare(b.id)),
+    [...(await clients.catalog.getItems({ storeId, ids })).items].sort((a, b) => a.id.localeCompare(b.id)),
+  );
+  t.deepEqual(found.items.map((item) => item.id).sort(), [mine.id, draft.id, bundle.id].sort());
+  t.like(found.items.find((item) => item.id === bundle.id), { type: ItemType.BUNDLE, price: 20_000n, productIds: [mine.id] });
+  t.like(found.store, { id: storeId, bankAccount: { accountNumber: "1234567890" }, redirects: { successUrl: "https://shop.example/ok" } });
+
+  // Another store's ids are not this store's items, even when asked by that store's id too.
+  t.deepEqual((await clients.catalog.getOrderCatalog({ storeId: otherStoreId, ids: [mine.id] })).items, []);
+  const none = await clients.catalog.getOrderCatalog({ storeId, ids: [] });
+  t.is(none.store!.id, storeId);
+  t.deepEqual(none.items, []);
+
+  const unknown = randomUUID();
+  await rejects(t, clients.catalog.getOrderCatalog({ storeId: unknown, ids: [mine.id] }), Code.NotFound, new RegExp(`^store ${unknown} not found$`));
+  await rejects(t, clients.catalog.getOrderCatalog({ storeId: "x", ids: [] }), Code.InvalidArgument, /^store_id must be a UUID$/);
+  await rejects(t, clients.catalog.getOrderCatalog({ storeId, ids: Array.from({ length: 201 }, () => randomUUID()) }), Code.InvalidArgument, /^at most 200 ids$/);
+});
+
 test("ListApiKeys: every key of the store newest first, revoked ones marked, none of another store; unknown store NOT_FOUND", async (t) => {
   const clients = setup();
   const storeId = await newStore(clients);

@@ -198,6 +198,10 @@ export function createFakeCatalogStore() {
         return row && row.store_id === storeId ? [itemRow(row)] : [];
       });
     },
+    async findStoreWithItems(db, storeId, ids) {
+      const row = await store.findStore(db, storeId);
+      return row && { store: row, items: await store.getItems(db, storeId, ids) };
+    },
     async listPublished(_db, storeId, limit, offset) {
       const rows = [...state.items.values()]
         .filter((item) => item.store_id === storeId && item.status === "published")

@@ -79,16 +79,20 @@ export function createFakeOrderStore(options: { now?: () => number } = {}) {
     },
     async ping() {},
 
-    async insertOrder(_db, order, items) {
+    async insertNewOrder(_db, order, items, events, options) {
       if ([...state.orders.values()].some((row) => row.payment_reference === order.payment_reference)) {
         throw Object.assign(new Error("duplicate payment_reference"), { code: "23505" });
       }
-      if (order.payment_kind === "bank_transfer" && state.reservations.get(`${order.store_id}/${order.amount}`)?.order_id !== order.id) {
-        throw new Error("a bank-transfer order's amount must be reserved first");
+      if (options.reserveAmount) {
+        const held = state.reservations.get(`${order.store_id}/${order.amount}`);
+        if (held && held.until >= now()) return undefined;
+        state.reservations.set(`${order.store_id}/${order.amount}`, { order_id: order.id, until: Infinity });
       }
-      const row: OrderRow = { ...order, status: "pending", currency: "IDR" };
+      const row: OrderRow = copy(order);
       state.orders.set(row.id, row);
       state.items.set(row.id, items.map((item) => ({ ...item, order_id: row.id })));
+      state.history.push({ order_id: row.id, from_status: null, to_status: row.status, cause: options.cause, created_at: new Date(now()) });
+      for (const event of events) state.outbox.push({ ...copy(event), created_at: new Date(now()), published_at: null });
       return copy(row);
     },
     async insertHistoryAndEvents(_db, entry, events) {
@@ -98,6 +102,11 @@ export function createFakeOrderStore(options: { now?: () => number } = {}) {
     async findOrder(_db, id, options = {}) {
       const row = state.orders.get(id);
       return row && (!options.storeId || row.store_id === options.storeId) ? copy(row) : undefined;
+    },
+    async findOrderWithItems(_db, id, options = {}) {
+      const row = state.orders.get(id);
+      if (!row || (options.storeId && row.store_id !== options.storeId)) return undefined;
+      return { row: copy(row), items: copy(state.items.get(id) ?? []) };
     },
     async findOrderByReference(_db, reference, _forUpdate, storeId) {
       const row = [...state.orders.values()].find(
@@ -131,12 +140,6 @@ export function createFakeOrderStore(options: { now?: () => number } = {}) {
         .filter(([key, held]) => key.startsWith(`${storeId}/`) && held.until >= now())
         .map(([key]) => Number(key.slice(storeId.length + 1)))
         .filter((amount) => amount >= low && amount <= high);
-    },
-    async reserveTransferAmount(_db, storeId, amount, orderId) {
-      const held = state.reservations.get(`${storeId}/${amount}`);
-      if (held && held.until >= now()) return false;
-      state.reservations.set(`${storeId}/${amount}`, { order_id: orderId, until: Infinity });
-      return true;
     },
     async holdTransferAmount(_db, orderId, until) {
       for (const [key, held] of state.reservations) {

@@ -7,7 +7,7 @@ import test from "ava";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { pino } from "pino";
-import { GetItemsResponseSchema, GetStoreResponseSchema, ItemSchema, ItemStatus, ItemType } from "../../gen/catalog/v1/catalog_pb.js";
+import { GetOrderCatalogResponseSchema, GetStoreResponseSchema, ItemSchema, ItemStatus, ItemType } from "../../gen/catalog/v1/catalog_pb.js";
 import { BankReconciliationService } from "../../gen/order/v1/bank_pb.js";
 import { FieldViolationSchema, OrderService } from "../../gen/order/v1/order_pb.js";
 import { createOrderDomain } from "../../services/order/domain.js";
@@ -56,8 +56,11 @@ function setup() {
     logger,
     stores: { getStore: async ({ id }) => create(GetStoreResponseSchema, { store: { id, name: "Toko", bankAccount } }) },
     catalog: {
-      getItems: async ({ storeId, ids }) =>
-        create(GetItemsResponseSchema, { items: items.filter((item) => item.storeId === storeId && (ids ?? []).includes(item.id)) }),
+      getOrderCatalog: async ({ storeId, ids }) =>
+        create(GetOrderCatalogResponseSchema, {
+          store: { id: storeId, name: "Toko", bankAccount },
+          items: items.filter((item) => item.storeId === storeId && (ids ?? []).includes(item.id)),
+        }),
     },
     gateway,
     publicBaseUrl: "https://shop.example",

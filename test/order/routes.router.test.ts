@@ -6,10 +6,10 @@
 // (services/lib/rpc-server.ts: the text rule and the error mapping).
 import { Writable } from "node:stream";
 import test from "ava";
-import { create } from "@bufbuild/protobuf";
+import { clone, create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import { pino } from "pino";
-import { GetItemsResponseSchema, GetStoreResponseSchema, ItemSchema, ItemStatus, ItemType, StoreSchema } from "../../gen/catalog/v1/catalog_pb.js";
+import { GetOrderCatalogResponseSchema, GetStoreResponseSchema, ItemSchema, ItemStatus, ItemType, StoreSchema } from "../../gen/catalog/v1/catalog_pb.js";
 import { FieldViolationSchema, OrderService } from "../../gen/order/v1/order_pb.js";
 import { midtransSignature } from "../../common/midtrans.js";
 import { createOrderDomain } from "../../services/order/domain.js";
@@ -42,28 +42,44 @@ const catalogItems = [
   create(ItemSchema, { id: ES_TEH, storeId: KIOSK, type: ItemType.PRODUCT, title: "Es Teh", price: 5_000n, status: ItemStatus.PUBLISHED }),
 ];
 
-const stores = {
-  async getStore({ id }: { id?: string }) {
-    if (id === SHOP) {
-      return create(GetStoreResponseSchema, {
-        store: {
-          id,
-          name: "Toko Kopi",
-          bankAccount: { bankName: "BCA", bankCode: "014", accountNumber: "1234567890", accountHolder: "Budi" },
-          redirects: { successUrl: "https://shop.example/thanks" },
-        },
-      });
-    }
-    if (id === KIOSK) return create(GetStoreResponseSchema, { store: create(StoreSchema, { id, name: "Kios" }) });
-    throw new ConnectError(`store ${id} not found`, Code.NotFound);
-  },
-};
+const storeRows = new Map([
+  [
+    SHOP,
+    create(StoreSchema, {
+      id: SHOP,
+      name: "Toko Kopi",
+      bankAccount: { bankName: "BCA", bankCode: "014", accountNumber: "1234567890", accountHolder: "Budi" },
+      redirects: { successUrl: "https://shop.example/thanks" },
+    }),
+  ],
+  [KIOSK, create(StoreSchema, { id: KIOSK, name: "Kios" })],
+]);
 
-const catalog = {
-  async getItems({ storeId, ids }: { storeId?: string; ids?: string[] }) {
-    return create(GetItemsResponseSchema, { items: catalogItems.filter((item) => item.storeId === storeId && (ids ?? []).includes(item.id)) });
-  },
-};
+/** The catalog's two clients as the order service uses them, counting every call. */
+function fakeCatalog() {
+  // A copy per service: a test may change a price without touching the others.
+  const items = catalogItems.map((item) => clone(ItemSchema, item));
+  const calls = { getStore: 0, getOrderCatalog: 0 };
+  function storeOf(id: string) {
+    const store = storeRows.get(id);
+    if (!store) throw new ConnectError(`store ${id} not found`, Code.NotFound);
+    return store;
+  }
+  const stores = {
+    async getStore({ id }: { id?: string }) {
+      calls.getStore++;
+      return create(GetStoreResponseSchema, { store: storeOf(id ?? "") });
+    },
+  };
+  const catalog = {
+    async getOrderCatalog({ storeId, ids }: { storeId?: string; ids?: string[] }) {
+      calls.getOrderCatalog++;
+      const store = storeOf(storeId ?? "");
+      return create(GetOrderCatalogResponseSchema, { store, items: items.filter((item) => item.storeId === storeId && (ids ?? []).includes(item.id)) });
+    },
+  };
+  return { stores, catalog, items, calls };
+}
 
 function fakeGateway(): PaymentGateway & { sessions: number } {
   const gateway = {
@@ -83,6 +99,7 @@ function fakeGateway(): PaymentGateway & { sessions: number } {
 function setup(options: { paymentWindowMs?: number } = {}) {
   const fake = createFakeOrderStore();
   const gateway = fakeGateway();
+  const { stores, catalog, items: catalogNow, calls: catalogCalls } = fakeCatalog();
   const logs: { level: string; msg: string }[] = [];
   const logger = pino(
     { level: "info", formatters: { level: (label) => ({ level: label }) } },
@@ -105,7 +122,7 @@ function setup(options: { paymentWindowMs?: number } = {}) {
     midtransServerKey: SERVER_KEY,
   });
   const client = createClient(OrderService, createRouterTransport(createOrderRoutes(domain), { router: { interceptors: serverInterceptors(silent) } }));
-  return { client, fake, gateway, logs };
+  return { client, fake, gateway, logs, catalogNow, catalogCalls };
 }
 
 type OrderClient = Client<typeof OrderService>;
@@ -175,7 +192,7 @@ test("ListPaymentMethods: a store_id that is not a UUID is INVALID_ARGUMENT; an 
 // CreateOrder
 
 test("CreateOrder: a bank-transfer order is priced from the catalog plus a unique code, with the seller's bank", async (t) => {
-  const { client, fake } = setup();
+  const { client, fake, catalogCalls } = setup();
   const { detail, replayed } = await newOrder(client, {
     items: [
       { ref: { case: "productId", value: KOPI }, quantity: 2 },
@@ -210,6 +227,26 @@ test("CreateOrder: a bank-transfer order is priced from the catalog plus a uniqu
     ["order.created"],
   );
   t.deepEqual(historyWritten(fake), [{ order_id: order.id, from_status: null, to_status: "pending", cause: "created" }]);
+  // Store (bank account, redirects) and prices came from a single catalog call.
+  t.deepEqual(catalogCalls, { getStore: 0, getOrderCatalog: 1 });
+});
+
+test("CreateOrder: one catalog call per order, asked afresh each time: a new price applies to the next order", async (t) => {
+  const { client, catalogNow, catalogCalls } = setup();
+  const first = (await newOrder(client)).detail!;
+  t.is(first.order!.subtotal, 30_000n);
+  t.deepEqual(catalogCalls, { getStore: 0, getOrderCatalog: 1 });
+
+  catalogNow.find((item) => item.id === KOPI)!.price = 16_000n;
+  const second = (await newOrder(client, { requestHash: "hash-2" })).detail!;
+  t.is(second.order!.subtotal, 32_000n);
+  t.deepEqual(second.order!.items.map((item) => item.unitPrice), [16_000n]);
+  t.deepEqual(catalogCalls, { getStore: 0, getOrderCatalog: 2 });
+
+  // A failed order costs one call too.
+  await failure(newOrder(client, { items: [{ ref: { case: "productId", value: DRAFT }, quantity: 1 }] }));
+  await failure(newOrder(client, { storeId: NOWHERE }));
+  t.deepEqual(catalogCalls, { getStore: 0, getOrderCatalog: 4 });
 });
 
 test("CreateOrder: a gateway order gets its payment session at creation", async (t) => {
@@ -255,7 +292,7 @@ test("CreateOrder: argument errors name their field", async (t) => {
   }
   // Another store's item is not in this store.
   t.like(await failure(newOrder(client, { storeId: KIOSK })), { code: Code.InvalidArgument, field: "items[0].product_id" });
-  t.like(await failure(newOrder(client, { storeId: NOWHERE })), { code: Code.NotFound });
+  t.like(await failure(newOrder(client, { storeId: NOWHERE })), { code: Code.NotFound, message: `store ${NOWHERE} not found` });
   t.is(fake.state.orders.size, 0);
 });
 
