@@ -7,6 +7,9 @@
 //   --soak S         also run the mixed scenario for S seconds and sample memory
 //   --events N       status changes in the webhook scenario (1000)
 //   --bank-orders N  pending orders before the 500-mutation reconciliation call (10000)
+//   --capacity       also find how many orders/s (and per day) one box carries with p99 < 100 ms
+//   --one-process    also run the HTTP scenarios against every role in one process
+//                    (startAll, as `npm start`), over loopback gRPC and in process
 import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
@@ -18,6 +21,7 @@ import { CatalogService, ItemStatus, Plan, StoreService } from "../gen/catalog/v
 import { OrderService } from "../gen/order/v1/order_pb.js";
 import { WebhookService } from "../gen/webhook/v1/webhook_pb.js";
 import { createRpcChannel } from "../services/lib/rpc-client.js";
+import { findCapacity, P99_LIMIT_MS, PEAK_TO_AVERAGE, REQUESTS_PER_ORDER } from "./capacity.js";
 import { createTestDatabase } from "../test/helpers/db.js";
 import { SHARED_NATS_URL, uniqueBusNames } from "../test/helpers/nats.js";
 import { freePort, ROOT, spawnEntry, spawnProcess, type Spawned } from "../test/helpers/process.js";
@@ -31,6 +35,8 @@ const { values: args } = parseArgs({
     soak: { type: "string" },
     events: { type: "string", default: "1000" },
     "bank-orders": { type: "string", default: "10000" },
+    "one-process": { type: "boolean", default: false },
+    capacity: { type: "boolean", default: false },
   },
 });
 const DURATION = Number(args.duration);
@@ -46,6 +52,8 @@ interface Row {
   p50: number;
   p99: number;
   non2xx: number;
+  /** How many answers of each status other than 2xx (which ones tells why). */
+  statuses?: Record<string, number>;
   errors: number;
   requests: number;
 }
@@ -59,12 +67,19 @@ async function cannon(name: string, options: autocannon.Options): Promise<Row> {
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
+    statuses: result.non2xx ? nonSuccessStatuses(result) : undefined,
     errors: result.errors + result.timeouts,
     requests: result.requests.total,
   };
   rows.push(row);
-  process.stdout.write(`  ${name.padEnd(34)} ${String(row.rps).padStart(7)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  non-2xx ${row.non2xx}  errors ${row.errors}\n`);
+  const statuses = row.statuses ? ` (${Object.entries(row.statuses).map(([code, n]) => `${n}× ${code}`).join(", ")})` : "";
+  process.stdout.write(`  ${name.padEnd(34)} ${String(row.rps).padStart(7)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  non-2xx ${row.non2xx}${statuses}  errors ${row.errors}\n`);
   return row;
+}
+
+function nonSuccessStatuses(result: autocannon.Result): Record<string, number> {
+  const stats = (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
+  return Object.fromEntries(Object.entries(stats).filter(([code]) => !code.startsWith("2")).map(([code, { count }]) => [code, count]));
 }
 
 function rss(pid: number | undefined): number {
@@ -75,6 +90,20 @@ function rss(pid: number | undefined): number {
   } catch {
     return 0;
   }
+}
+
+/** CPU seconds (user + system) the processes have used so far, from /proc (in ticks of USER_HZ, 100 on Linux). */
+function cpuSeconds(pids: (number | undefined)[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    if (!pid) continue;
+    try {
+      // Fields after the command name (which may hold spaces): utime and stime are 14 and 15.
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {}
+  }
+  return ticks / 100;
 }
 
 /** Waits until something accepts TCP connections on the port (logs are quiet at warn). */
@@ -105,10 +134,26 @@ async function startProduct(db: string, bus: Record<string, string>, instance: n
     ORDER_ADDR: `http://127.0.0.1:${ports.order}`,
     WEBHOOK_ADDR: `http://127.0.0.1:${ports.webhook}`,
   };
-  // BENCH_CPU_PROF=1 writes a V8 CPU profile of every product process on exit.
-  const nodeArgs = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(ROOT, "bench", "results", "profiles")}`] : [];
-  const run = (entry: string, env: Record<string, string>) => spawnProcess(process.execPath, [...nodeArgs, "--import", "tsx", entry], env);
-  const env = {
+  const env = productEnv(db, bus, ports.gateway);
+  const spawned: Record<string, Spawned> = {};
+  // Each instance listens on its own ports; the second gateway dials its own instances.
+  for (const name of ["catalog", "webhook", "order"] as const) {
+    const child = runProduct(`services/${name}/main.ts`, { ...env, ...own, METRICS_PORT: String(await freePort()) });
+    children.push(child);
+    spawned[name] = child;
+    await waitForPort(ports[name], child);
+  }
+  const gateway = runProduct("gateway/main.ts", { ...env, ...own, PORT: String(ports.gateway) });
+  children.push(gateway);
+  spawned.gateway = gateway;
+  await waitForPort(ports.gateway, gateway);
+  process.stdout.write(`instance ${instance}: ${Object.entries(spawned).map(([name, child]) => `${name} pid ${child.child.pid}`).join(", ")}\n`);
+  return { url: `http://127.0.0.1:${ports.gateway}`, addrs: { ...addrs, ...own }, spawned, instance };
+}
+
+/** What every product process is started with: the bench's database and NATS, quiet logs, no rate limit to speak of. */
+function productEnv(db: string, bus: Record<string, string>, gatewayPort: number): Record<string, string> {
+  return {
     DATABASE_URL: db,
     NATS_URL: SHARED_NATS_URL,
     ...bus,
@@ -116,22 +161,38 @@ async function startProduct(db: string, bus: Record<string, string>, instance: n
     RATE_LIMIT_PER_MINUTE: "1000000",
     WEBHOOK_ALLOW_HTTP: "true",
     WEBHOOK_ALLOW_PRIVATE: "true",
-    PUBLIC_BASE_URL: `http://127.0.0.1:${ports.gateway}`,
+    PUBLIC_BASE_URL: `http://127.0.0.1:${gatewayPort}`,
   };
-  const spawned: Record<string, Spawned> = {};
-  // Each instance listens on its own ports; the second gateway dials its own instances.
-  for (const name of ["catalog", "webhook", "order"] as const) {
-    const child = run(`services/${name}/main.ts`, { ...env, ...own, METRICS_PORT: String(await freePort()) });
-    children.push(child);
-    spawned[name] = child;
-    await waitForPort(ports[name], child);
-  }
-  const gateway = run("gateway/main.ts", { ...env, ...own, PORT: String(ports.gateway) });
-  children.push(gateway);
-  spawned.gateway = gateway;
-  await waitForPort(ports.gateway, gateway);
-  process.stdout.write(`instance ${instance}: ${Object.entries(spawned).map(([name, child]) => `${name} pid ${child.child.pid}`).join(", ")}\n`);
-  return { url: `http://127.0.0.1:${ports.gateway}`, addrs: { ...addrs, ...own }, spawned, instance };
+}
+
+/** A product process from its entry point; BENCH_CPU_PROF=1 writes its V8 CPU profile on exit. */
+function runProduct(entry: string, env: Record<string, string>, args: string[] = []): Spawned {
+  const nodeArgs = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(ROOT, "bench", "results", "profiles")}`] : [];
+  return spawnProcess(process.execPath, [...nodeArgs, "--import", "tsx", entry, ...args], env);
+}
+
+/**
+ * Every role in one process as `npm start` runs them (bench/one-process.ts over
+ * startAll), on the bench's database and NATS, its roles calling each other over
+ * `transport`.
+ */
+async function startOneProcess(db: string, bus: Record<string, string>, transport: "grpc" | "in-process") {
+  const port = await freePort();
+  const child = runProduct(
+    "bench/one-process.ts",
+    {
+      ...productEnv(db, bus, port),
+      PORT: String(port),
+      CATALOG_ADDR: `http://127.0.0.1:${await freePort()}`,
+      ORDER_ADDR: `http://127.0.0.1:${await freePort()}`,
+      WEBHOOK_ADDR: `http://127.0.0.1:${await freePort()}`,
+    },
+    [transport],
+  );
+  children.push(child);
+  await waitForPort(port, child);
+  process.stdout.write(`one process (${transport}): pid ${child.child.pid}\n`);
+  return { url: `http://127.0.0.1:${port}`, child };
 }
 
 async function main() {
@@ -207,6 +268,22 @@ async function main() {
         buyer,
         payment_method: "bank_transfer",
       });
+    };
+
+    /** Order reads, order listings and catalog pages in turn, and one create in `createEvery` requests. */
+    const mixedRequests = (createEvery: number): autocannon.Request[] => {
+      let n = 0;
+      return [
+        {
+          setupRequest: (req) => {
+            n++;
+            if (n % createEvery === 0) return { ...req, method: "POST", path: "/v1/orders", headers: { ...auth, "content-type": "application/json" }, body: orderBody() };
+            if (n % 3 === 0) return { ...req, method: "GET", path: `/v1/orders/${orderId}`, headers: auth };
+            if (n % 3 === 1) return { ...req, method: "GET", path: "/v1/orders?limit=20", headers: auth };
+            return { ...req, method: "GET", path: "/v1/products?limit=20", headers: auth };
+          },
+        },
+      ];
     };
 
     process.stdout.write("\nbaselines\n");
@@ -309,6 +386,31 @@ async function main() {
       process.stdout.write(`  bank: ${response.status}, ${matched} of ${mutations.length} matched in ${bank.ms} ms: ${bank.perSecond} mutations matched/s\n`);
     }
 
+    // Capacity: orders' lives at a rising steady rate until p99 passes 100 ms (bench/capacity.ts).
+    let capacity: Awaited<ReturnType<typeof findCapacity>> | undefined;
+    if (args.capacity) {
+      process.stdout.write(`\ncapacity: per order 1 create, 3 order reads, 5 catalog reads, paid 1 s later, 3 webhooks; rate raised until p99 > ${P99_LIMIT_MS} ms\n`);
+      await webhookChannel.client(WebhookService).setEndpoint({ storeId, url: receiverUrl });
+      capacity = await findCapacity(
+        {
+          url: one.url,
+          auth,
+          orderBody,
+          markPaid: async (orderId) => void (await orders.markOrderPaid({ storeId, orderId })),
+          receipts: receiverHits,
+          seconds: DURATION,
+          connections: CONNECTIONS,
+        },
+        (step) =>
+          process.stdout.write(
+            `  ${String(step.ordersPerSecond).padStart(4)} orders/s (${step.ordersPerSecond * REQUESTS_PER_ORDER} req/s, ${step.orders} orders): p50 ${step.p50} ms  p99 ${step.p99} ms  failures ${step.failures}  webhooks ${step.webhooks}, p99 ${step.webhookP99} ms${step.within ? "" : "  ← over"}\n`,
+          ),
+      );
+      process.stdout.write(
+        `  capacity: ${capacity.ordersPerSecond} orders/s = ${capacity.ordersPerDayFlat.toLocaleString("en")} orders/day at that rate all day, ${capacity.ordersPerDay.toLocaleString("en")} orders/day with a busiest hour ${PEAK_TO_AVERAGE}× the average\n`,
+      );
+    }
+
     let scale: Record<string, number> | undefined;
     if (args.scale) {
       process.stdout.write("\nscale out: two of every process against the same PostgreSQL and NATS\n");
@@ -332,23 +434,7 @@ async function main() {
       };
       sample();
       const timer = setInterval(sample, 10_000);
-      let n = 0;
-      await autocannon({
-        connections: CONNECTIONS,
-        duration: seconds,
-        requests: [
-          {
-            setupRequest: (req) => {
-              n++;
-              if (n % 10 === 0) return { ...req, method: "POST", path: "/v1/orders", headers: { ...auth, "content-type": "application/json" }, body: orderBody() };
-              if (n % 3 === 0) return { ...req, method: "GET", path: `/v1/orders/${orderId}`, headers: auth };
-              if (n % 3 === 1) return { ...req, method: "GET", path: "/v1/orders?limit=20", headers: auth };
-              return { ...req, method: "GET", path: "/v1/products?limit=20", headers: auth };
-            },
-          },
-        ],
-        url: one.url,
-      });
+      await autocannon({ connections: CONNECTIONS, duration: seconds, requests: mixedRequests(10), url: one.url });
       clearInterval(timer);
       sample();
       soak = { seconds, samples };
@@ -359,6 +445,63 @@ async function main() {
     }
 
     const ratio = (a?: Row, b?: Row) => (a && b ? Math.round((a.rps / b.rps) * 100) / 100 : undefined);
+
+    // The same HTTP scenarios against `npm start`'s shape, every role in one process,
+    // with its roles calling each other over loopback gRPC and in process, beside the
+    // separate processes. All three stay up (idle ones cost little) so that each
+    // scenario runs against the three in turn, on the same data: the create scenario
+    // adds thousands of orders, and reads measured before and after it are not
+    // comparable. Each figure is a ratio to its baseline measured just before it,
+    // since a shared machine drifts by tens of percent within minutes, and the CPU the
+    // product's processes spent per request, which drifts much less.
+    let oneProcess: Record<string, Record<string, { ratio?: number; cpuMsPerRequest: number }>> | undefined;
+    if (args["one-process"]) {
+      process.stdout.write("\none process vs separate processes\n");
+      const targets: Record<string, string> = { "separate processes": one.url };
+      const pids: Record<string, (number | undefined)[]> = { "separate processes": Object.values(one.spawned).map((child) => child.child.pid) };
+      for (const transport of ["grpc", "in-process"] as const) {
+        const mode = `one process, ${transport === "grpc" ? "loopback gRPC" : "in process"}`;
+        const started = await startOneProcess(db.url, bus, transport);
+        targets[mode] = started.url;
+        pids[mode] = [started.child.child.pid];
+      }
+      // A process started moments ago is still compiling and filling its pools.
+      const warmUp = (url: string) => autocannon({ connections: CONNECTIONS, duration: 3, url, requests: mixedRequests(4) });
+      for (const url of Object.values(targets)) await warmUp(url);
+      const modes = Object.keys(targets);
+      const specs = [
+        { key: "products", wants: wanted("products") && wanted("baseline-sql"), baseline: () => ({ url: `${baseUrl}/sql/products` }), name: "koa → postgres.js (20 rows)", run: (url: string) => ({ url: `${url}/v1/products?limit=20`, headers: auth }) },
+        { key: "order read", wants: wanted("order") && wanted("baseline-sql"), baseline: () => ({ url: `${baseUrl}/sql/orders/${orderId}` }), name: "koa → postgres.js (order)", run: (url: string) => ({ url: `${url}/v1/orders/${orderId}`, headers: auth }) },
+        { key: "orders list", wants: wanted("orders") && wanted("baseline-sql"), baseline: () => ({ url: `${baseUrl}/sql/products` }), name: "koa → postgres.js (20 rows)", run: (url: string) => ({ url: `${url}/v1/orders?limit=20`, headers: auth }) },
+        {
+          key: "create",
+          wants: wanted("create") && wanted("baseline-insert"),
+          baseline: () => ({ url: `${baseUrl}/sql/orders`, method: "POST" as const }),
+          name: "transactional insert",
+          run: (url: string): autocannon.Options => ({
+            url: `${url}/v1/orders`,
+            requests: [{ method: "POST", headers: { ...auth, "content-type": "application/json" }, setupRequest: (req) => ({ ...req, body: orderBody() }) }],
+          }),
+        },
+      ];
+      oneProcess = Object.fromEntries(modes.map((mode) => [mode, {}]));
+      for (const [n, spec] of specs.filter((spec) => spec.wants).entries()) {
+        // Each scenario starts with another mode, so no mode always runs first or last.
+        for (const mode of [...modes.slice(n % modes.length), ...modes.slice(0, n % modes.length)]) {
+          const against = await cannon(`${mode}: baseline: ${spec.name}`, spec.baseline());
+          const cpuBefore = cpuSeconds(pids[mode]!);
+          const measured = await cannon(`${mode}: ${spec.key}`, spec.run(targets[mode]!));
+          const cpuMsPerRequest = Math.round(((cpuSeconds(pids[mode]!) - cpuBefore) * 1000 * 100) / measured.requests) / 100;
+          oneProcess[mode]![spec.key] = { ratio: ratio(measured, against), cpuMsPerRequest };
+        }
+      }
+      const keys = specs.filter((spec) => spec.wants).map((spec) => spec.key);
+      process.stdout.write(`\n  ratio to the baseline measured just before; CPU ms per request\n  ${"".padEnd(28)} ${keys.map((k) => k.padStart(16)).join(" ")}\n`);
+      for (const mode of modes) {
+        const cell = (k: string) => `${oneProcess![mode]![k]?.ratio?.toFixed(2) ?? "—"}; ${oneProcess![mode]![k]?.cpuMsPerRequest.toFixed(2) ?? "—"}`;
+        process.stdout.write(`  ${mode.padEnd(28)} ${keys.map((k) => cell(k).padStart(16)).join(" ")}\n`);
+      }
+    }
     const ratios = {
       "products / koa→postgres.js": ratio(products, koaSql),
       "order read / koa→postgres.js": ratio(getOrder, koaSql),
@@ -375,7 +518,7 @@ async function main() {
     const file = path.join(resultsDir, `bench-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
     await writeFile(
       file,
-      JSON.stringify({ at: new Date().toISOString(), node: process.version, connections: CONNECTIONS, duration: DURATION, rows, ratios, webhook, bank, scale, soak }, null, 2),
+      JSON.stringify({ at: new Date().toISOString(), node: process.version, connections: CONNECTIONS, duration: DURATION, rows, ratios, webhook, bank, capacity, scale, soak, oneProcess }, null, 2),
     );
     process.stdout.write(`\nresults: ${path.relative(ROOT, file)} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
     catalogChannel.close();
