@@ -2,24 +2,17 @@
 // envelope (400 / 431), and a client that hangs up mid-request is logged as aborted,
 // not counted or logged as a 500. Raw sockets, so nothing tidies the bytes on the way.
 import net from "node:net";
-import { Writable } from "node:stream";
 import test from "ava";
-import { pino } from "pino";
 import { createProduct, createStore, startStack, type Stack } from "../helpers/stack.js";
 import { waitFor } from "../helpers/http.js";
+import { capturingLogger } from "../helpers/logs.js";
 
 let stack: Stack;
 let key: string;
 const lines: Record<string, any>[] = [];
 
 test.before(async () => {
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split("\n")) if (line.trim()) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  stack = await startStack({ logger: pino({ level: "info" }, sink) });
+  stack = await startStack({ logger: capturingLogger(lines) });
   const store = await createStore(stack, undefined, "Malformed Store");
   key = store.key;
   await createProduct(stack, store.storeId, "Kopi", 10_000);

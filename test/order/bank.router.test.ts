@@ -2,7 +2,6 @@
 // domain modules over the in-memory order store, behind the production server
 // interceptors. Argument checks (each names its field and applies nothing), store
 // scoping, and what is logged. Matching against PostgreSQL is bank-reconciliation.test.ts.
-import { Writable } from "node:stream";
 import test from "ava";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
@@ -15,6 +14,7 @@ import type { PaymentGateway } from "../../services/order/payment-gateways/types
 import { createOrderRoutes } from "../../services/order/routes.js";
 import { serverInterceptors } from "../../services/lib/rpc-server.js";
 import { createFakeOrderStore } from "../helpers/fake-order-store.js";
+import { capturingLogger } from "../helpers/logs.js";
 
 const silent = pino({ level: "silent" });
 const SHOP = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa";
@@ -41,15 +41,7 @@ const gateway: PaymentGateway = {
 function setup() {
   const fake = createFakeOrderStore();
   const logs: Record<string, unknown>[] = [];
-  const logger = pino(
-    { level: "info" },
-    new Writable({
-      write(chunk, _encoding, done) {
-        logs.push(JSON.parse(String(chunk)));
-        done();
-      },
-    }),
-  );
+  const logger = capturingLogger(logs);
   const domain = createOrderDomain({
     sql: fake.pool,
     store: fake.store,

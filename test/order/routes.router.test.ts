@@ -4,7 +4,6 @@
 // errors (INVALID_ARGUMENT with a FieldViolation), NOT_FOUND, and the notification
 // checks. The routes run behind the same server interceptors as on a real server
 // (services/lib/rpc-server.ts: the text rule and the error mapping).
-import { Writable } from "node:stream";
 import test from "ava";
 import { clone, create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
@@ -17,6 +16,7 @@ import type { PaymentGateway } from "../../services/order/payment-gateways/types
 import { createOrderRoutes } from "../../services/order/routes.js";
 import { serverInterceptors } from "../../services/lib/rpc-server.js";
 import { createFakeOrderStore, type FakeOrderStore } from "../helpers/fake-order-store.js";
+import { capturingLogger } from "../helpers/logs.js";
 
 const silent = pino({ level: "silent" });
 
@@ -101,15 +101,7 @@ function setup(options: { paymentWindowMs?: number } = {}) {
   const gateway = fakeGateway();
   const { stores, catalog, items: catalogNow, calls: catalogCalls } = fakeCatalog();
   const logs: { level: string; msg: string }[] = [];
-  const logger = pino(
-    { level: "info", formatters: { level: (label) => ({ level: label }) } },
-    new Writable({
-      write(chunk, _encoding, done) {
-        logs.push(JSON.parse(String(chunk)));
-        done();
-      },
-    }),
-  );
+  const logger = capturingLogger(logs, { labels: true });
   const domain = createOrderDomain({
     sql: fake.pool,
     store: fake.store,

@@ -4,12 +4,10 @@
 // again as a whole, and messages that wait share the next handler call.
 import path from "node:path";
 import { randomUUID } from "node:crypto";
-import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import test from "ava";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
-import { pino } from "pino";
 import { createInProcessBus, createJetStreamBus, type BusEvent, type BusMessage } from "../../services/lib/bus.js";
 import { connectDb, migrate } from "../../services/lib/db.js";
 import { createLogger } from "../../services/lib/logger.js";
@@ -19,6 +17,7 @@ import * as sqlStore from "../../services/webhook/store.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
 import { waitFor } from "../helpers/http.js";
 import { SHARED_NATS_URL, uniqueBusNames } from "../helpers/nats.js";
+import { capturingLogger } from "../helpers/logs.js";
 
 const silent = createLogger("test", "silent");
 const migrations = path.join(path.dirname(fileURLToPath(import.meta.url)), "../../services/webhook/migrations");
@@ -40,16 +39,6 @@ function orderEvent(storeId: string, type = "order.paid"): BusMessage {
   return { id: randomUUID(), storeId, type, body: Buffer.from(body), deliveryCount: 1 };
 }
 
-/** A logger whose lines land in `lines`, parsed. */
-function capturingLogger(lines: Record<string, unknown>[]) {
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return pino({ level: "info" }, sink);
-}
 
 test("a batch with a body that is not JSON records the others, in the order they came; the same batch again records nothing new", async (t) => {
   const storeId = randomUUID();

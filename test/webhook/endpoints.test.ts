@@ -6,9 +6,7 @@
 // loopback receivers; every delivery is verified with the standardwebhooks package.
 import test, { type ExecutionContext } from "ava";
 import { randomUUID } from "node:crypto";
-import { Writable } from "node:stream";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { pino } from "pino";
 import { createInProcessBus } from "../../services/lib/bus.js";
 import { loadConfig } from "../../services/lib/config.js";
 import { connectDb } from "../../services/lib/db.js";
@@ -22,6 +20,7 @@ import { waitFor } from "../helpers/http.js";
 import { startReceiver, type Received, type Reply } from "../helpers/receiver.js";
 import { startStack, type Stack } from "../helpers/stack.js";
 import { createOrder, newShop, settled, verify, type Receiver } from "../helpers/webhooks.js";
+import { capturingLogger } from "../helpers/logs.js";
 
 const PATIENCE_MS = 30_000;
 const DAY_MS = 86_400_000;
@@ -368,12 +367,6 @@ test("the webhook service purges at start and logs what it removed (own database
   const db = await createTestDatabase();
   const sql = connectDb(db.url, { schema: WEBHOOK_SCHEMA, max: 4 });
   const lines: any[] = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
   const config = loadConfig({ EVENT_RETENTION: "1h", WEBHOOK_ALLOW_HTTP: "true", WEBHOOK_ALLOW_PRIVATE: "true" });
   const start = (logger = createLogger("webhook", "silent")) =>
     startWebhookService({ sql, logger, config, bus: createInProcessBus(logger), host: "127.0.0.1", port: 0 });
@@ -387,7 +380,7 @@ test("the webhook service purges at start and logs what it removed (own database
       select gen_random_uuid(), ${storeId}, 'order.created', '{}', ${twoHoursAgo} from generate_series(1, 1500)`;
     await sql`insert into events (id, store_id, type, body) values (${randomUUID()}, ${storeId}, 'order.created', '{}')`;
 
-    const service = await start(pino({ level: "info" }, sink));
+    const service = await start(capturingLogger(lines));
     try {
       await waitFor(() => lines.some((line) => line.msg === "event log purged"), 10_000, 20);
     } finally {
