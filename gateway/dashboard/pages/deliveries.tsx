@@ -237,6 +237,32 @@ function DeliveryPage(props: { ctx: DashboardContext; delivery: Delivery; endpoi
   );
 }
 
+/**
+ * A route about one thing of the webhook service (an endpoint, a delivery): without the
+ * service the page says so; `load` finds the thing in this store, and when it does not
+ * (another store's, a malformed id) the page is 404; else `work` has it.
+ */
+export function webhookRoute<T>(
+  router: Router,
+  kit: Kit,
+  method: "get" | "post",
+  path: string,
+  load: (webhook: WebhookClient, ctx: DashboardContext) => Promise<T | undefined>,
+  work: (ctx: DashboardContext, webhook: WebhookClient, found: T) => Promise<void>,
+) {
+  router[method](
+    path,
+    kit.storeScope,
+    kit.handle(async (ctx: DashboardContext) => {
+      const webhook = webhookClientOr(ctx, kit, "webhooks", "Webhooks");
+      if (!webhook) return;
+      const found = await load(webhook, ctx);
+      if (!found) return notFoundPage(ctx);
+      await work(ctx, webhook, found);
+    }),
+  );
+}
+
 export const isNotFound = (error: unknown) => error instanceof ConnectError && error.code === Code.NotFound;
 
 export function deliveryPages(router: Router, kit: Kit) {
@@ -260,41 +286,27 @@ export function deliveryPages(router: Router, kit: Kit) {
     return { delivery, endpoint };
   };
 
-  router.get(
-    `${base}/:endpointId/deliveries/:deliveryId`,
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const webhook = client(ctx);
-      if (!webhook) return;
-      const found = await loadDelivery(webhook, ctx);
-      if (!found) return notFoundPage(ctx);
-      sendPage(ctx, <DeliveryPage ctx={ctx} {...found} flash={DELIVERY_DONE[String(ctx.query.done)]} />);
-    }),
-  );
+  const deliveryAt = `${base}/:endpointId/deliveries/:deliveryId`;
 
-  router.post(
-    `${base}/:endpointId/deliveries/:deliveryId/resend`,
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const webhook = client(ctx);
-      if (!webhook) return;
-      const found = await loadDelivery(webhook, ctx);
-      if (!found) return notFoundPage(ctx);
-      const storeId = ctx.state.scope.store.id;
-      const { delivery } = found;
-      try {
-        await change(ctx, "delivery.resent", auditTarget("delivery", delivery.id), () => webhook.redeliver({ storeId, deliveryId: delivery.id }));
-      } catch (error) {
-        // The service finds no delivery to queue while an attempt is under way, or once its endpoint is deleted.
-        if (!isNotFound(error)) throw error;
-        const problem = found.endpoint
-          ? "It is being sent right now: wait for this attempt to finish, then resend it if needed."
-          : "Its endpoint was deleted, so it cannot be sent again.";
-        return sendPage(ctx, <DeliveryPage ctx={ctx} {...found} error={`This delivery was not resent. ${problem}`} />, 409);
-      }
-      seeOther(ctx, `${deliveryPath(storeId, delivery)}?done=resent`);
-    }),
-  );
+  webhookRoute(router, kit, "get", deliveryAt, loadDelivery, async (ctx, _webhook, found) => {
+    sendPage(ctx, <DeliveryPage ctx={ctx} {...found} flash={DELIVERY_DONE[String(ctx.query.done)]} />);
+  });
+
+  webhookRoute(router, kit, "post", `${deliveryAt}/resend`, loadDelivery, async (ctx, webhook, found) => {
+    const storeId = ctx.state.scope.store.id;
+    const { delivery } = found;
+    try {
+      await change(ctx, "delivery.resent", auditTarget("delivery", delivery.id), () => webhook.redeliver({ storeId, deliveryId: delivery.id }));
+    } catch (error) {
+      // The service finds no delivery to queue while an attempt is under way, or once its endpoint is deleted.
+      if (!isNotFound(error)) throw error;
+      const problem = found.endpoint
+        ? "It is being sent right now: wait for this attempt to finish, then resend it if needed."
+        : "Its endpoint was deleted, so it cannot be sent again.";
+      return sendPage(ctx, <DeliveryPage ctx={ctx} {...found} error={`This delivery was not resent. ${problem}`} />, 409);
+    }
+    seeOther(ctx, `${deliveryPath(storeId, delivery)}?done=resent`);
+  });
 
   // A delivery by its id alone (links from other pages): to its page under its endpoint.
   router.get(

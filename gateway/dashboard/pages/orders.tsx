@@ -359,16 +359,19 @@ export function orderPages(router: Router, kit: Kit) {
     return clients.order.getOrder({ storeId: ctx.state.scope.store.id, orderId, includeHistory });
   }
 
+  /** The order page as it is now: the order with its history, and its deliveries when the webhook service is here. */
+  async function showOrder(ctx: DashboardContext, extra: { flash?: string; error?: string }, status = 200) {
+    const found = await load(ctx, true);
+    if (!found) return notFoundPage(ctx);
+    const order = found.detail!.order!;
+    const deliveries = clients.webhook ? (await clients.webhook.listDeliveries({ storeId: order.storeId, orderId: order.id })).deliveries : undefined;
+    sendPage(ctx, <OrderPage ctx={ctx} detail={found.detail!} history={found.history} deliveries={deliveries} {...extra} />, status);
+  }
+
   router.get(
     `${base}/:orderId`,
     storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const found = await load(ctx, true);
-      if (!found) return notFoundPage(ctx);
-      const order = found.detail!.order!;
-      const deliveries = clients.webhook ? (await clients.webhook.listDeliveries({ storeId: order.storeId, orderId: order.id })).deliveries : undefined;
-      sendPage(ctx, <OrderPage ctx={ctx} detail={found.detail!} history={found.history} deliveries={deliveries} flash={DONE[String(ctx.query.done)]} />);
-    }),
+    handle((ctx: DashboardContext) => showOrder(ctx, { flash: DONE[String(ctx.query.done)] })),
   );
 
   for (const name of Object.keys(ACTIONS) as ActionName[]) {
@@ -394,10 +397,8 @@ export function orderPages(router: Router, kit: Kit) {
         const { storeId, id: orderId } = found.detail!.order!;
         if (!action.allowed(found.detail!.order!)) {
           // A stale tab, or a hand-made post: only what the order page offers may be done.
-          const fresh = (await load(ctx, true))!;
-          const deliveries = clients.webhook ? (await clients.webhook.listDeliveries({ storeId, orderId })).deliveries : undefined;
           const why = name === "mark-paid" ? "only a pending or expired bank-transfer order can be marked as paid here" : "only a pending order can be cancelled";
-          return sendPage(ctx, <OrderPage ctx={ctx} detail={fresh.detail!} history={fresh.history} deliveries={deliveries} error={`Not changed: ${why}.`} />, 409);
+          return showOrder(ctx, { error: `Not changed: ${why}.` }, 409);
         }
         const target = auditTarget("order", orderId);
         try {
@@ -407,9 +408,7 @@ export function orderPages(router: Router, kit: Kit) {
         } catch (error) {
           const problem = problemText(error);
           if (!problem) throw error;
-          const fresh = (await load(ctx, true))!;
-          const deliveries = clients.webhook ? (await clients.webhook.listDeliveries({ storeId, orderId })).deliveries : undefined;
-          sendPage(ctx, <OrderPage ctx={ctx} detail={fresh.detail!} history={fresh.history} deliveries={deliveries} error={`Not changed: ${problem}`} />, 409);
+          await showOrder(ctx, { error: `Not changed: ${problem}` }, 409);
         }
       }),
     );

@@ -12,9 +12,9 @@ import type { Delivery, Endpoint } from "../../../gen/webhook/v1/webhook_pb.js";
 import { recordAudit } from "../../../services/lib/audited.js";
 import { Time } from "../../views/components.js";
 import { field, type Form } from "../forms.js";
-import { notFoundPage, problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
+import { problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
-import { DeliveriesTable, DELIVERY_STATUSES, deliveryPath, endpointPath, webhookClientOr, type WebhookClient } from "./deliveries.js";
+import { DeliveriesTable, DELIVERY_STATUSES, deliveryPath, endpointPath, webhookClientOr, webhookRoute, type WebhookClient } from "./deliveries.js";
 
 const DELIVERY_LIMIT = 100;
 
@@ -384,26 +384,12 @@ export function webhookPages(router: Router, kit: Kit) {
   const deliveriesOf = async (webhook: WebhookClient, ctx: DashboardContext, endpointId: string, status: string) =>
     (await webhook.listDeliveries({ storeId: ctx.state.scope.store.id, endpointId, status, limit: DELIVERY_LIMIT })).deliveries;
 
-  /**
-   * A route of one endpoint: `work` gets the webhook service and this store's endpoint;
-   * without the service the page says so, and another store's or a malformed id is 404.
-   */
+  /** A route of one endpoint of this store (webhookRoute). */
   const endpointRoute = (
     method: "get" | "post",
     path: string,
     work: (ctx: DashboardContext, webhook: WebhookClient, endpoint: Endpoint) => Promise<void>,
-  ) =>
-    router[method](
-      `${base}/:endpointId${path}`,
-      storeScope,
-      handle(async (ctx: DashboardContext) => {
-        const webhook = client(ctx);
-        if (!webhook) return;
-        const endpoint = await loadEndpoint(webhook, ctx);
-        if (!endpoint) return notFoundPage(ctx);
-        await work(ctx, webhook, endpoint);
-      }),
-    );
+  ) => webhookRoute(router, kit, method, `${base}/:endpointId${path}`, loadEndpoint, work);
 
   /** The endpoint page after a POST that stays on it (a secret shown, or a problem). */
   const showEndpoint = async (
