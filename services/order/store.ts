@@ -498,17 +498,13 @@ export async function purgeIdempotencyKeys(db: Db, keepSeconds: number) {
  * in a crash only re-publishes the batch, which JetStream drops by message id.
  */
 export async function lockUnsentEvents(tx: Db, limit: number): Promise<OutboxRow[]> {
-  // Sent together, so postgres.js pipelines them: one round trip, not two.
-  const [, rows] = await Promise.all([
-    tx`set local synchronous_commit = off`,
-    tx<OutboxRow[]>`
-      select id, store_id, event_type, payload, created_at from outbox
-      where published_at is null
-      order by created_at
-      limit ${limit}
-      for update skip locked`,
-  ]);
-  return rows;
+  await tx`set local synchronous_commit = off`;
+  return tx<OutboxRow[]>`
+    select id, store_id, event_type, payload, created_at from outbox
+    where published_at is null
+    order by created_at
+    limit ${limit}
+    for update skip locked`;
 }
 
 export async function markEventsSent(db: Db, ids: string[]) {
