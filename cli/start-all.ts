@@ -110,6 +110,7 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
     ratePerMinute: config.RATE_LIMIT_PER_MINUTE,
     authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
     authCacheMs: overrides.authCacheMs,
+    paymentGateway: config.PAYMENT_GATEWAY,
     midtransServerKey: config.MIDTRANS_SERVER_KEY,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     catalogChanges,

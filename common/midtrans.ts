@@ -19,3 +19,22 @@ export function verifyMidtransSignature(fields: SignedFields & { signature_key: 
   const given = Buffer.from(fields.signature_key.toLowerCase(), "utf8");
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
+
+/**
+ * The Core API host that goes with a Snap host: Midtrans serves Snap at
+ * app[.sandbox].midtrans.com and the Core API (status, refund, expire…) at
+ * api[.sandbox].midtrans.com. Any other host (a local fake) is taken to serve both.
+ */
+export function defaultMidtransApiBaseUrl(snapBaseUrl: string): string {
+  const base = snapBaseUrl.replace(/\/+$/, "");
+  try {
+    const url = new URL(base);
+    if (url.hostname === "app.midtrans.com" || url.hostname === "app.sandbox.midtrans.com") {
+      url.hostname = `api${url.hostname.slice("app".length)}`;
+      return url.toString().replace(/\/+$/, "");
+    }
+  } catch {
+    // not a URL: left as given, the calls will fail as unreachable
+  }
+  return base;
+}

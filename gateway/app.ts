@@ -1,6 +1,7 @@
 import Router from "@koa/router";
 import Koa from "koa";
 import type { CatalogChangeFeed } from "../services/lib/catalog-changes.js";
+import type { Config } from "../services/lib/config.js";
 import type { Sql } from "../services/lib/db.js";
 import type { Logger } from "../services/lib/logger.js";
 import { createAuthenticator } from "./auth.js";
@@ -32,6 +33,11 @@ export interface GatewayDeps {
   readinessChecks?: Record<string, () => Promise<void>>;
   /** The public origin (PUBLIC_BASE_URL): dashboard cookies are Secure when it is https. */
   publicBaseUrl: string;
+  /**
+   * PAYMENT_GATEWAY. The sandbox payment pages exist only when this is "sandbox"
+   * (CONTRACT §7); otherwise, or unset, every /sandbox/… path is a 404.
+   */
+  paymentGateway?: Config["PAYMENT_GATEWAY"];
   /** Signs the sandbox payment page's notifications (MIDTRANS_SERVER_KEY). */
   midtransServerKey: string;
   /** This gateway's own origin over loopback, once it listens (startGateway sets it). */
@@ -74,6 +80,7 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
   pageRoutes(router, {
     clients: deps.clients,
     logger: deps.logger,
+    paymentGateway: deps.paymentGateway,
     midtransServerKey: deps.midtransServerKey,
     selfUrl: deps.selfUrl,
   });

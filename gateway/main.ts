@@ -1,14 +1,13 @@
 // The gateway on its own: `npm run start:gateway`.
 import { createCatalogChanges } from "../services/lib/catalog-changes.js";
-import { loadConfig } from "../services/lib/config.js";
 import { connectDb, openDatabaseServer } from "../services/lib/db.js";
-import { onShutdown, reportProcessFailures } from "../services/lib/lifecycle.js";
+import { loadConfigOrExit, onShutdown, reportProcessFailures } from "../services/lib/lifecycle.js";
 import { createLogger } from "../services/lib/logger.js";
 import { createNatsProbe } from "../services/lib/nats-probe.js";
 import { createServiceClients } from "./clients.js";
 import { GATEWAY_SCHEMA, startGateway } from "./service.js";
 
-const config = loadConfig();
+const config = loadConfigOrExit("gateway");
 const logger = createLogger("gateway", config.LOG_LEVEL);
 reportProcessFailures(logger);
 const database = await openDatabaseServer(config, logger);
@@ -26,6 +25,7 @@ const gateway = await startGateway({
   port: config.PORT,
   ratePerMinute: config.RATE_LIMIT_PER_MINUTE,
   authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
+  paymentGateway: config.PAYMENT_GATEWAY,
   midtransServerKey: config.MIDTRANS_SERVER_KEY,
   publicBaseUrl: config.PUBLIC_BASE_URL,
   catalogChanges,

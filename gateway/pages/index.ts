@@ -1,4 +1,5 @@
 import type { RouterInstance as Router } from "@koa/router";
+import type { Config } from "../../services/lib/config.js";
 import type { Logger } from "../../services/lib/logger.js";
 import type { ServiceClients } from "../clients.js";
 import type { GatewayContext } from "../context.js";
@@ -8,14 +9,21 @@ import { sandboxRoutes } from "./sandbox.js";
 export interface PageDeps {
   clients: ServiceClients;
   logger: Logger;
+  /** PAYMENT_GATEWAY: the sandbox pages are served only for "sandbox". */
+  paymentGateway?: Config["PAYMENT_GATEWAY"];
   midtransServerKey: string;
   /** This gateway's own loopback origin, once it listens (the sandbox posts to it). */
   selfUrl?: () => string | undefined;
 }
 
-/** The hosted pages (CONTRACT §7): outside /v1, no API key, HTML. */
+/**
+ * The hosted pages (CONTRACT §7): outside /v1, no API key, HTML. The sandbox's
+ * payment pages, which pay an order by a button, exist only in sandbox mode: with real
+ * Midtrans every /sandbox/… path falls through to the JSON 404.
+ */
 export function pageRoutes(router: Router, deps: PageDeps) {
   checkoutRoutes(router, deps);
+  if (deps.paymentGateway !== "sandbox") return;
   sandboxRoutes(router, {
     clients: deps.clients,
     logger: deps.logger,

@@ -1,13 +1,13 @@
 // The catalog service on its own: `npm run start:catalog`.
 import { createCatalogChanges } from "../lib/catalog-changes.js";
-import { listenAddress, loadConfig } from "../lib/config.js";
+import { listenAddress } from "../lib/config.js";
 import { connectDb, openDatabaseServer } from "../lib/db.js";
-import { onShutdown, reportProcessFailures } from "../lib/lifecycle.js";
+import { loadConfigOrExit, onShutdown, reportProcessFailures } from "../lib/lifecycle.js";
 import { createLogger } from "../lib/logger.js";
 import { startServiceMetrics } from "../lib/metrics.js";
 import { CATALOG_SCHEMA, startCatalogService } from "./service.js";
 
-const config = loadConfig();
+const config = loadConfigOrExit("catalog");
 const logger = createLogger("catalog", config.LOG_LEVEL);
 reportProcessFailures(logger);
 const database = await openDatabaseServer(config, logger);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { defaultMidtransApiBaseUrl } from "../../common/midtrans.js";
 
 // Durations are written the way operators write them: "500ms", "5s", "5m", "2h", "1d".
 const durationPattern = /^(\d+)(ms|s|m|h|d)$/;
@@ -25,6 +26,9 @@ const flag = z
 
 const url = z.string().url();
 
+/** What the sandbox signs with when nothing is set; never a key for real Midtrans. */
+export const SANDBOX_SERVER_KEY = "sandbox-server-key";
+
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   // The gateway's listen address: every interface unless told (127.0.0.1 keeps it local).
@@ -37,9 +41,15 @@ const schema = z.object({
   ORDER_ADDR: url.default("http://127.0.0.1:50052"),
   WEBHOOK_ADDR: url.default("http://127.0.0.1:50053"),
   PAYMENT_GATEWAY: z.enum(["sandbox", "midtrans"]).default("sandbox"),
-  MIDTRANS_SERVER_KEY: z.string().min(1).default("sandbox-server-key"),
+  MIDTRANS_SERVER_KEY: z.string().min(1).default(SANDBOX_SERVER_KEY),
   MIDTRANS_CLIENT_KEY: z.string().min(1).default("sandbox-client-key"),
   MIDTRANS_BASE_URL: url.default("https://app.sandbox.midtrans.com"),
+  // Midtrans's Core API: status, refund and expire calls (CONTRACT §12).
+  // Unset: the Core API host that goes with MIDTRANS_BASE_URL (app.… → api.…), so a
+  // production Snap host never sends refunds and status checks to the sandbox.
+  MIDTRANS_API_BASE_URL: url.optional(),
+  // A pending gateway order with no notification for this long is asked about at the gateway (§12).
+  PAYMENT_STATUS_CHECK_AFTER: duration.default(15 * 60_000),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
   // Failed authentications allowed per client address and minute (slows key guessing).
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(60),
@@ -84,14 +94,46 @@ const schema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
-export type Config = z.infer<typeof schema> & { PUBLIC_BASE_URL: string };
+export type Config = z.infer<typeof schema> & { PUBLIC_BASE_URL: string; MIDTRANS_API_BASE_URL: string };
 
 /** Every variable the configuration reads. */
 export const CONFIG_KEYS: readonly string[] = Object.keys(schema.shape);
 
+/** A configuration that cannot run; `variables` names each variable at fault. */
+export class ConfigError extends Error {
+  constructor(readonly problems: { variable: string; message: string }[]) {
+    super(`invalid configuration: ${problems.map((p) => `${p.variable}: ${p.message}`).join("; ")}`);
+    this.name = "ConfigError";
+  }
+
+  get variables(): string[] {
+    return [...new Set(this.problems.map((p) => p.variable))];
+  }
+}
+
+/**
+ * Rules between variables. Real Midtrans needs its real server key (CONTRACT §7): the
+ * sandbox default would sign nothing Midtrans accepts and let anyone who reads this
+ * repository forge notifications.
+ */
+function crossCheck(config: z.infer<typeof schema>, present: Record<string, string | undefined>) {
+  const problems: { variable: string; message: string }[] = [];
+  if (config.PAYMENT_GATEWAY === "midtrans") {
+    if (present.MIDTRANS_SERVER_KEY === undefined) {
+      problems.push({ variable: "MIDTRANS_SERVER_KEY", message: "must be set to the Midtrans server key when PAYMENT_GATEWAY=midtrans" });
+    } else if (config.MIDTRANS_SERVER_KEY === SANDBOX_SERVER_KEY) {
+      problems.push({
+        variable: "MIDTRANS_SERVER_KEY",
+        message: `is the sandbox default "${SANDBOX_SERVER_KEY}"; PAYMENT_GATEWAY=midtrans needs the real Midtrans server key`,
+      });
+    }
+  }
+  return problems;
+}
+
 /**
  * Reads configuration from an environment. Empty strings count as unset, so a
- * compose file can list every variable without forcing values.
+ * compose file can list every variable without forcing values. Throws ConfigError.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const present = Object.fromEntries(
@@ -99,13 +141,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   );
   const result = schema.safeParse(present);
   if (!result.success) {
-    const problems = result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
-    throw new Error(`invalid configuration: ${problems.join("; ")}`);
+    throw new ConfigError(result.error.issues.map((issue) => ({ variable: issue.path.join("."), message: issue.message })));
   }
   const config = result.data;
+  const problems = crossCheck(config, present);
+  if (problems.length > 0) throw new ConfigError(problems);
   return {
     ...config,
     PUBLIC_BASE_URL: (config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, ""),
+    MIDTRANS_API_BASE_URL: config.MIDTRANS_API_BASE_URL ?? defaultMidtransApiBaseUrl(config.MIDTRANS_BASE_URL),
   };
 }
 

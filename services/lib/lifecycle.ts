@@ -1,4 +1,20 @@
-import type { Logger } from "./logger.js";
+import { ConfigError, loadConfig, type Config } from "./config.js";
+import { createLogger, type Logger } from "./logger.js";
+
+/**
+ * An entry point's configuration, or its end: a configuration that cannot run
+ * (CONTRACT §1, §7) is one `fatal` JSON line naming the variables at fault, then exit 1,
+ * never a stack. Logged at `fatal` whatever LOG_LEVEL says (it may be the bad value).
+ */
+export function loadConfigOrExit(service: string, env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    createLogger(service, "fatal").fatal({ variables: error.variables }, error.message);
+    process.exit(1);
+  }
+}
 
 /**
  * Runs `stop` once on SIGTERM or SIGINT and exits 0 when it finishes, or 1 if it

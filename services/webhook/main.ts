@@ -1,13 +1,13 @@
 // The webhook service on its own: `npm run start:webhook`.
 import { createEventBus } from "../lib/bus.js";
-import { listenAddress, loadConfig } from "../lib/config.js";
+import { listenAddress } from "../lib/config.js";
 import { connectDb, openDatabaseServer } from "../lib/db.js";
-import { onShutdown, reportProcessFailures } from "../lib/lifecycle.js";
+import { loadConfigOrExit, onShutdown, reportProcessFailures } from "../lib/lifecycle.js";
 import { createLogger } from "../lib/logger.js";
 import { startServiceMetrics } from "../lib/metrics.js";
 import { startWebhookService, WEBHOOK_SCHEMA } from "./service.js";
 
-const config = loadConfig();
+const config = loadConfigOrExit("webhook");
 const logger = createLogger("webhook", config.LOG_LEVEL);
 reportProcessFailures(logger);
 const database = await openDatabaseServer(config, logger);

@@ -1,5 +1,5 @@
 import test from "ava";
-import { loadConfig } from "../../services/lib/config.js";
+import { ConfigError, loadConfig } from "../../services/lib/config.js";
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -23,6 +23,11 @@ test("an empty environment gives the contract's defaults", (t) => {
   t.is(config.WEBHOOK_ALLOW_PRIVATE, false);
   t.is(config.ORDER_PAYMENT_WINDOW, 24 * HOUR);
   t.is(config.CATALOG_EVENTS_SUBJECT, "catalog_changes");
+  t.is(config.MIDTRANS_SERVER_KEY, "sandbox-server-key");
+  t.regex(config.MIDTRANS_API_BASE_URL, /^https:\/\/api\.sandbox\.midtrans\.com\/?$/);
+  // Unset, the Core API goes with the Snap host: production Snap, production Core API.
+  t.is(loadConfig({ MIDTRANS_BASE_URL: "https://app.midtrans.com" }).MIDTRANS_API_BASE_URL, "https://api.midtrans.com");
+  t.is(config.PAYMENT_STATUS_CHECK_AFTER, 15 * MINUTE);
 });
 
 test("empty strings count as unset", (t) => {
@@ -43,6 +48,9 @@ test("set values are parsed into their types", (t) => {
   const config = loadConfig({
     RATE_LIMIT_PER_MINUTE: "6",
     PAYMENT_GATEWAY: "midtrans",
+    MIDTRANS_SERVER_KEY: "SB-Mid-server-abc",
+    MIDTRANS_API_BASE_URL: "http://127.0.0.1:4010",
+    PAYMENT_STATUS_CHECK_AFTER: "90s",
     WEBHOOK_RETRY_SCHEDULE: "1s,500ms,2m",
     WEBHOOK_ALLOW_HTTP: "true",
     WEBHOOK_ALLOW_PRIVATE: "1",
@@ -52,6 +60,9 @@ test("set values are parsed into their types", (t) => {
   });
   t.is(config.RATE_LIMIT_PER_MINUTE, 6);
   t.is(config.PAYMENT_GATEWAY, "midtrans");
+  t.is(config.MIDTRANS_SERVER_KEY, "SB-Mid-server-abc");
+  t.is(config.MIDTRANS_API_BASE_URL, "http://127.0.0.1:4010");
+  t.is(config.PAYMENT_STATUS_CHECK_AFTER, 90 * SECOND);
   t.deepEqual(config.WEBHOOK_RETRY_SCHEDULE, [SECOND, 500, 2 * MINUTE]);
   t.true(config.WEBHOOK_ALLOW_HTTP);
   t.true(config.WEBHOOK_ALLOW_PRIVATE);
@@ -71,9 +82,36 @@ for (const [name, value] of [
   ["CATALOG_ADDR", "not a url"],
   ["CATALOG_EVENTS_SUBJECT", "catalog.*"],
   ["CATALOG_EVENTS_SUBJECT", "catalog..changes"],
+  ["MIDTRANS_API_BASE_URL", "api.midtrans.com"],
+  ["PAYMENT_STATUS_CHECK_AFTER", "15 minutes"],
 ] as const) {
   test(`an invalid ${name}=${JSON.stringify(value)} is refused with an error naming the variable`, (t) => {
     const error = t.throws(() => loadConfig({ [name]: value }));
     t.true(error!.message.includes(name), error!.message);
   });
 }
+
+// CONTRACT §7: real Midtrans never runs on the sandbox's well-known key.
+for (const [what, env] of [
+  ["no MIDTRANS_SERVER_KEY", {}],
+  ["an empty MIDTRANS_SERVER_KEY", { MIDTRANS_SERVER_KEY: "" }],
+  ["the sandbox default key", { MIDTRANS_SERVER_KEY: "sandbox-server-key" }],
+] as const) {
+  test(`PAYMENT_GATEWAY=midtrans with ${what} is a configuration error naming MIDTRANS_SERVER_KEY`, (t) => {
+    const error = t.throws(() => loadConfig({ PAYMENT_GATEWAY: "midtrans", ...env }), { instanceOf: ConfigError }) as ConfigError;
+    t.deepEqual(error.variables, ["MIDTRANS_SERVER_KEY"]);
+    t.regex(error.message, /^invalid configuration: MIDTRANS_SERVER_KEY: /);
+    t.regex(error.message, /PAYMENT_GATEWAY=midtrans/);
+  });
+}
+
+test("the sandbox runs on the default key, and midtrans on any other key", (t) => {
+  t.is(loadConfig({}).MIDTRANS_SERVER_KEY, "sandbox-server-key");
+  t.is(loadConfig({ PAYMENT_GATEWAY: "sandbox", MIDTRANS_SERVER_KEY: "" }).MIDTRANS_SERVER_KEY, "sandbox-server-key");
+  t.is(loadConfig({ PAYMENT_GATEWAY: "midtrans", MIDTRANS_SERVER_KEY: "Mid-server-live" }).MIDTRANS_SERVER_KEY, "Mid-server-live");
+});
+
+test("every problem is reported, each naming its variable", (t) => {
+  const error = t.throws(() => loadConfig({ PORT: "abc", ORDER_PAYMENT_WINDOW: "soon" }), { instanceOf: ConfigError }) as ConfigError;
+  t.deepEqual(error.variables.sort(), ["ORDER_PAYMENT_WINDOW", "PORT"]);
+});

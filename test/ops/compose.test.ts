@@ -14,6 +14,23 @@ const dockerfile = readFileSync(path.join(ROOT, "Dockerfile"), "utf8");
 const ROLES = ["catalog", "order", "webhook", "gateway"] as const;
 const ENTRY = { catalog: "services/catalog/main.ts", order: "services/order/main.ts", webhook: "services/webhook/main.ts", gateway: "gateway/main.ts" };
 
+/**
+ * Compose's variable substitution (`${VAR}`, `${VAR:-default}`, `${VAR-default}`), with
+ * `host` as the shell's environment: by default a host that sets nothing.
+ */
+function interpolate(value: unknown, host: Record<string, string | undefined> = {}): string {
+  return String(value).replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)-([^}]*))?\}/g, (_match, name: string, colon: string | undefined, fallback: string | undefined) => {
+    const set = host[name];
+    if (fallback === undefined) return set ?? "";
+    return set === undefined || (colon === ":" && set === "") ? fallback : set;
+  });
+}
+
+/** A role's environment as its container gets it. */
+function environmentOf(role: string, host: Record<string, string | undefined> = {}): Record<string, string> {
+  return Object.fromEntries(Object.entries(compose.services[role].environment).map(([name, value]) => [name, interpolate(value, host)]));
+}
+
 /** What a container runs: the image's ENTRYPOINT followed by the service's command. */
 function containerCommand(role: string): string[] {
   const entrypoint = JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)![1]!) as string[];
@@ -41,7 +58,7 @@ test("every role runs a real entry point, reads only known variables, and its co
     t.deepEqual(command.slice(0, 3), ["node", "--import", "tsx"]);
     t.is(command[3], ENTRY[role]);
     t.true(existsSync(path.join(ROOT, command[3]!)), `${command[3]} exists`);
-    const env: Record<string, string> = service.environment;
+    const env = environmentOf(role);
     for (const name of Object.keys(env)) t.true(CONFIG_KEYS.includes(name), `${role}: ${name} is a configuration variable`);
     const config = loadConfig(env);
     t.truthy(config.DATABASE_URL, `${role} uses the postgres service`);
@@ -52,14 +69,14 @@ test("every role runs a real entry point, reads only known variables, and its co
   }
   // Each service listens where the others dial it.
   for (const [role, key, port] of [["catalog", "CATALOG_ADDR", "50051"], ["order", "ORDER_ADDR", "50052"], ["webhook", "WEBHOOK_ADDR", "50053"]] as const) {
-    const own = loadConfig(compose.services[role].environment);
+    const own = loadConfig(environmentOf(role));
     t.is(listenAddress(own[key]).port, Number(port));
     t.true(compose.services[role].expose.includes(port));
     for (const other of ROLES.filter((r) => r !== role)) {
-      t.is(loadConfig(compose.services[other].environment)[key], `http://${role}:${port}`, `${other} dials ${role}`);
+      t.is(loadConfig(environmentOf(other))[key], `http://${role}:${port}`, `${other} dials ${role}`);
     }
   }
-  t.is(loadConfig(compose.services.gateway.environment).PORT, 8080);
+  t.is(loadConfig(environmentOf("gateway")).PORT, 8080);
 });
 
 test("each role starts from its compose command with the compose variables, against local PostgreSQL and NATS", async (t) => {
@@ -81,7 +98,7 @@ test("each role starts from its compose command with the compose variables, agai
   try {
     for (const role of ROLES) {
       const env: Record<string, string> = Object.fromEntries(
-        Object.entries<string>(compose.services[role].environment).map(([name, value]) => [name, localise(String(value))]),
+        Object.entries(environmentOf(role)).map(([name, value]) => [name, localise(value)]),
       );
       if (env.METRICS_PORT) env.METRICS_PORT = String(metricsPort[role]);
       Object.assign(env, names);

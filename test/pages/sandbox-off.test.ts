@@ -1,0 +1,92 @@
+// The sandbox pages exist only in sandbox mode (CONTRACT §7). With real Midtrans, a
+// Snap token in hand (every buyer has one) must not be a way to pay: every /sandbox/…
+// path is the JSON 404, and the order stays pending. Before this rule, POST
+// /sandbox/pay/{snap token}/pay signed a settlement with the real server key.
+import test from "ava";
+import { startFakeMidtrans, type FakeMidtrans } from "../helpers/fake-midtrans.js";
+import { api } from "../helpers/http.js";
+import { buyer, createProduct, createStore, startStack, type Stack } from "../helpers/stack.js";
+
+const SERVER_KEY = "SB-Mid-server-sandbox-off";
+
+let fake: FakeMidtrans;
+let stack: Stack;
+let store: Awaited<ReturnType<typeof createStore>>;
+let productId: string;
+
+test.before(async () => {
+  fake = await startFakeMidtrans({ serverKey: SERVER_KEY });
+  stack = await startStack({
+    orderEnv: {
+      PAYMENT_GATEWAY: "midtrans",
+      MIDTRANS_BASE_URL: fake.url,
+      MIDTRANS_SERVER_KEY: SERVER_KEY,
+      MIDTRANS_CLIENT_KEY: "SB-Mid-client-sandbox-off",
+    },
+  });
+  store = await createStore(stack, undefined, "Warung Midtrans");
+  productId = (await createProduct(stack, store.storeId, "Nasi Goreng", 25_000)).id;
+});
+test.after.always(async () => {
+  await stack?.close();
+  await fake?.close();
+});
+
+async function statusOf(orderId: string): Promise<string> {
+  const response = await api(stack.baseUrl, `/v1/orders/${orderId}`, { key: store.key });
+  return response.body.data.order.status;
+}
+
+test("with PAYMENT_GATEWAY=midtrans every /sandbox/… route is the JSON 404, and a Snap token pays nothing there", async (t) => {
+  const created = await api(stack.baseUrl, "/v1/orders", {
+    method: "POST",
+    key: store.key,
+    json: { items: [{ product_id: productId, quantity: 2 }], buyer, payment_method: "qris" },
+  });
+  t.is(created.status, 201, created.text);
+  const data = created.body.data;
+  t.is(data.payment.provider, "midtrans");
+  const token: string = data.payment.snap.token;
+  t.truthy(token);
+  t.true(fake.transactions().some((request) => request.token === token), "the token came from the (fake) Snap API");
+  t.false(String(data.order.payment_url).startsWith(stack.baseUrl), data.order.payment_url);
+
+  const attempts: [string, string, RequestInit][] = [
+    ["GET", `/sandbox/pay/${token}`, { headers: { accept: "application/json" } }],
+    ["GET", `/sandbox/pay/${token}`, { headers: { accept: "text/html" } }],
+    ["HEAD", `/sandbox/pay/${token}`, {}],
+    ["POST", `/sandbox/pay/${token}/pay`, { headers: { "content-type": "application/x-www-form-urlencoded" }, body: "" }],
+    ["POST", `/sandbox/pay/${token}/fail`, { headers: { "content-type": "application/x-www-form-urlencoded" }, body: "" }],
+    ["GET", `/sandbox/pay/${token}/pay`, {}],
+    ["GET", "/sandbox/snap.js", {}],
+    ["GET", "/sandbox", {}],
+    ["GET", "/sandbox/", {}],
+  ];
+  for (const [method, path, init] of attempts) {
+    const response = await api(stack.baseUrl, path, { ...init, method });
+    t.is(response.status, 404, `${method} ${path}: ${response.text}`);
+    t.is(response.headers.get("allow"), null, `${method} ${path}: no route there under any method`);
+    if (method === "HEAD") continue;
+    t.regex(response.headers.get("content-type") ?? "", /^application\/json/, `${method} ${path}`);
+    t.like(response.body, { success: false, error: { code: "NOT_FOUND" } }, `${method} ${path}`);
+  }
+
+  t.is(await statusOf(data.order.id), "pending");
+  const [changes] = await stack.orderSql<{ n: number }[]>`
+    select count(*)::int as n from order_status_history where order_id = ${data.order.id}`;
+  t.is(changes!.n, 1, "only the creation is in the order's history");
+  const events = await stack.orderSql<{ event_type: string }[]>`select event_type from outbox where order_id = ${data.order.id}`;
+  t.deepEqual(events.map((event) => event.event_type), ["order.created"]);
+});
+
+test("the hosted checkout page is still there in midtrans mode", async (t) => {
+  const created = await api(stack.baseUrl, "/v1/orders", {
+    method: "POST",
+    key: store.key,
+    json: { items: [{ product_id: productId, quantity: 1 }], buyer, payment_method: "qris" },
+  });
+  t.is(created.status, 201, created.text);
+  const page = await api(created.body.data.order.checkout_url, "");
+  t.is(page.status, 200);
+  t.regex(page.headers.get("content-type") ?? "", /^text\/html/);
+});
