@@ -3,6 +3,22 @@
 // is sent). Pure: the caller turns a problem into its own error.
 import { parseRfc3339 } from "./rfc3339.js";
 
+/** Why a credit did not match (CONTRACT §11): the order service decides, the API documents them. */
+export const UNMATCHED_REASONS = {
+  none: "no order with this amount",
+  cancelled: "order cancelled",
+  paid: "order already paid",
+  early: "transfer before order",
+  // Reservations make this impossible for orders made since they exist; only orders
+  // from before the upgrade can share an amount, and guessing between them could pay
+  // the wrong one.
+  several: "several orders with this amount",
+  // The one order that could be paid shares its amount with an order paid (or refunded)
+  // within the grace before the transfer: this may be a second payment for that one, so
+  // a person decides.
+  ambiguous: "ambiguous",
+} as const;
+
 export const MAX_MUTATIONS_PER_CALL = 500;
 export const MAX_MUTATION_AMOUNT = 10_000_000_000_000;
 export const MAX_MUTATION_ID_LENGTH = 100;

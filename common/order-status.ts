@@ -4,7 +4,20 @@ export const ORDER_STATUSES = ["pending", "paid", "failed", "expired", "cancelle
 
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
-/** The events an order announces (CONTRACT §5), as webhooks and the OpenAPI document name them. */
-export const ORDER_EVENT_TYPES = ["order.created", "orderUpdated", "order.paid", "order.failed", "order.expired", "order.cancelled", "order.refunded"] as const;
+/**
+ * The events an order announces (CONTRACT §5, and §12 for its refunds), as webhooks,
+ * the dashboard's checkboxes and the OpenAPI document name them.
+ */
+export const ORDER_EVENT_TYPES = [
+  "order.created",
+  "orderUpdated",
+  "order.paid",
+  "order.failed",
+  "order.expired",
+  "order.cancelled",
+  "order.refunded",
+  "refund.succeeded",
+  "refund.failed",
+] as const;
 
 export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];

@@ -1,4 +1,4 @@
-import type { Order, OrderDetail, Payment, Redirect } from "../gen/order/v1/order_pb.js";
+import type { Order, OrderDetail, Payment, Redirect, Refund } from "../gen/order/v1/order_pb.js";
 
 // The public JSON shape of an order (CONTRACT §4). The gateway renders REST responses
 // with it and the order service renders webhook event payloads with it, so the two
@@ -32,6 +32,24 @@ export function orderJson(order: Order) {
     checkout_url: order.checkoutUrl,
     payment_url: order.paymentUrl,
     requires_payment: order.requiresPayment,
+    // Added with refunds (CONTRACT §12): last, so the keys before them keep their place
+    // in webhook bodies that receivers may already compare byte for byte.
+    refunded_amount: Number(order.refundedAmount),
+    refunds: order.refunds.map(refundJson),
+  };
+}
+
+/** One refund of an order (CONTRACT §12), in `order.refunds` and in POST /v1/orders/{id}/refunds. */
+export function refundJson(refund: Refund) {
+  return {
+    id: refund.id,
+    amount: Number(refund.amount),
+    reason: refund.reason,
+    reference: refund.reference ?? null,
+    status: refund.status,
+    failure_message: refund.failureMessage ?? null,
+    method: refund.method,
+    created_at: refund.createdAt,
   };
 }
 
@@ -79,3 +97,4 @@ export function orderDetailJson(detail: OrderDetail) {
 }
 
 export type OrderJson = ReturnType<typeof orderJson>;
+export type RefundJson = ReturnType<typeof refundJson>;

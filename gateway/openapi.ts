@@ -2,7 +2,13 @@
 // The tests validate every response the gateway gives against these schemas, so the
 // document and the behaviour cannot drift apart.
 
+import { UNMATCHED_REASONS } from "../common/bank-mutations.js";
 import { ORDER_EVENT_TYPES as EVENT_TYPES, ORDER_STATUSES } from "../common/order-status.js";
+
+const isRefundEvent = (type: string) => type.startsWith("refund.");
+/** The events of an order's status (`data.previous_status`) and of its refunds (`data.refund`). */
+const ORDER_STATUS_EVENT_TYPES = EVENT_TYPES.filter((type) => !isRefundEvent(type));
+const REFUND_EVENT_TYPES = EVENT_TYPES.filter(isRefundEvent);
 
 const uuid = { type: "string", format: "uuid" } as const;
 const time = { type: "string", format: "date-time", description: "UTC, ISO 8601 with Z" } as const;
@@ -45,6 +51,20 @@ const keyedErrors = {
   "503": { $ref: "#/components/responses/ServiceUnavailable" },
 };
 
+/** The `Idempotency-Key` header of the POSTs that take one (orders, refunds). */
+const idempotencyKeyHeader = (what: string) => ({
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description: `1–255 characters, per store. The same key with the same body within 24 h returns the first response again with \`Idempotent-Replayed: true\` (${what}); another body, or a request still in flight, is 409 CONFLICT. A request that fails validation does not use up its key.`,
+  schema: { type: "string", minLength: 1, maxLength: 255 },
+});
+
+const idempotentReplayed = {
+  description: "`true` when this is the stored first response to the same Idempotency-Key.",
+  schema: { type: "string", enum: ["true"] },
+};
+
 const strictInt = (name: string, minimum: number, maximum: number, fallback: number, description: string) => ({
   name,
   in: "query",
@@ -70,6 +90,17 @@ export const openApiDocument = {
       "with that burst, shared by every gateway instance. Failed authentications are limited per client address.",
       "",
       "Webhooks follow the Standard Webhooks specification; see `webhooks` below.",
+      "",
+      "Refunds (`POST /v1/orders/{order_id}/refunds`): a gateway order is refunded through the payment gateway and the",
+      "refund may be `pending` while the gateway cannot be reached; it is retried with the same refund key, so the gateway",
+      "refunds once. A bank-transfer order's refund is `manual`: the store records money it already sent back, and it",
+      "succeeds at once. `refund.succeeded` / `refund.failed` tell your systems; the order turns `refunded` (with",
+      "`order.refunded`) when everything is refunded.",
+      "",
+      "When the gateway is silent: a pending gateway order with no notification for `PAYMENT_STATUS_CHECK_AFTER` (default",
+      "15 min), and every gateway order just before it would expire, is checked with the gateway's status API and the answer",
+      "is applied exactly as a notification would be (history cause `gateway status check`). An order that still expires is",
+      "also expired at the gateway, so the buyer cannot pay it afterwards.",
     ].join("\n"),
     license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
   },
@@ -184,16 +215,7 @@ export const openApiDocument = {
           "Every referenced item must be published and belong to the key's store. Bodies over 64 KiB are 413,",
           "bodies that are not `application/json` 415. Unknown fields are rejected.",
         ].join(" "),
-        parameters: [
-          {
-            name: "Idempotency-Key",
-            in: "header",
-            required: false,
-            description:
-              "1–255 characters. The same key with the same body within 24 h returns the first response again with `Idempotent-Replayed: true`; another body, or a request still in flight, is 409 CONFLICT. A request that fails validation does not use up its key.",
-            schema: { type: "string", minLength: 1, maxLength: 255 },
-          },
-        ],
+        parameters: [idempotencyKeyHeader("one order per key")],
         requestBody: {
           required: true,
           content: {
@@ -228,13 +250,7 @@ export const openApiDocument = {
         responses: {
           "201": {
             description: "The order, its payment and its redirect addresses.",
-            headers: {
-              ...rateHeaders,
-              "Idempotent-Replayed": {
-                description: "`true` when this is the stored first response to the same Idempotency-Key.",
-                schema: { type: "string", enum: ["true"] },
-              },
-            },
+            headers: { ...rateHeaders, "Idempotent-Replayed": idempotentReplayed },
             content: { "application/json": { schema: success(ref("OrderDetail")) } },
           },
           "409": { $ref: "#/components/responses/Conflict" },
@@ -249,6 +265,8 @@ export const openApiDocument = {
         operationId: "getOrder",
         tags: ["Orders"],
         summary: "One order; prepares or reuses the gateway session of a pending gateway order",
+        description:
+          "The only read that prepares a payment session: `GET /v1/orders`, the dashboard and `store-admin` never do. The order carries its `refunds` and `refunded_amount` (succeeded refunds only).",
         parameters: [{ name: "order_id", in: "path", required: true, schema: uuid }],
         responses: {
           "200": {
@@ -258,6 +276,53 @@ export const openApiDocument = {
             content: { "application/json": { schema: success(ref("OrderDetail")) } },
           },
           "404": { $ref: "#/components/responses/NotFound" },
+          ...keyedErrors,
+        },
+      },
+    },
+    "/v1/orders/{order_id}/refunds": {
+      post: {
+        operationId: "refundOrder",
+        tags: ["Orders"],
+        summary: "Refund a paid order, in part or in full",
+        description: [
+          "Only a `paid` order (or one already partly refunded) can be refunded; anything else is 409 CONFLICT. `amount`",
+          "defaults to what is left: `amount − refunded_amount −` the pending refunds; more than that is 400 naming `amount`.",
+          "Concurrent refunds, pending ones included, never add up to more than the order's amount.",
+          "A gateway order (`settlement_channel: gateway`) is refunded through the payment gateway (`method: gateway`) with the",
+          "refund's `id` as the gateway's refund key: the gateway's answer settles it (`succeeded`, or `failed` with its",
+          "`failure_message` when it refuses), and while the gateway cannot be reached the refund stays `pending` and is retried",
+          "with the same refund key, so the money moves once. A bank-transfer order's refund is `manual`: it records money the",
+          "store has already sent back (optionally with your `reference`) and is `succeeded` at once.",
+          "Every refund emits `refund.succeeded` or `refund.failed`; when `refunded_amount` reaches `amount` the order turns",
+          "`refunded` with the usual `order.refunded` and `orderUpdated`. The answer is 201 whatever the refund's status.",
+          "Unknown fields are rejected.",
+        ].join(" "),
+        parameters: [{ name: "order_id", in: "path", required: true, schema: uuid }, idempotencyKeyHeader("one refund per key")],
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: ref("RefundOrderRequest"),
+              examples: {
+                partial: { summary: "Part of the order", value: { amount: 50_000, reason: "One item was out of stock", reference: "BCA-TRF-20261121-0042" } },
+                rest: { summary: "Everything that is left", value: { reason: "Order cancelled by the buyer" } },
+              },
+            },
+          },
+        },
+        responses: {
+          "201": {
+            description: "The refund (pending, succeeded or failed) and the order as it is now.",
+            headers: { ...rateHeaders, "Idempotent-Replayed": idempotentReplayed },
+            content: { "application/json": { schema: success(ref("RefundResult")) } },
+          },
+          "404": { $ref: "#/components/responses/NotFound" },
+          "409": errorResponse(
+            "CONFLICT: the order cannot be refunded (it is not paid, or already fully refunded), or the Idempotency-Key was reused with another body or is still in flight.",
+          ),
+          "413": { $ref: "#/components/responses/PayloadTooLarge" },
+          "415": { $ref: "#/components/responses/UnsupportedMediaType" },
           ...keyedErrors,
         },
       },
@@ -274,7 +339,9 @@ export const openApiDocument = {
           "`BANK_MATCH_GRACE` (default 7 days) before `occurred_at`, and was created before `occurred_at`; that order",
           "becomes `paid` (history cause `bank_mutation` with the mutation id) and the usual webhooks follow. Otherwise",
           "`unmatched` with a `reason`: `no order with this amount`, `order cancelled`, `order already paid` (a double",
-          "payment to refund) or `transfer before order`; it waits in the dashboard's review list. Debits are `ignored`.",
+          "payment to refund), `transfer before order`, or `ambiguous` (another order with this transfer amount was paid",
+          "within `BANK_MATCH_GRACE` before it, so it may be a second payment of that order; it is never paid",
+          "automatically); it waits in the dashboard's review list. Debits are `ignored`.",
           "A unique amount stays reserved while its order is pending and for `BANK_MATCH_GRACE` after it expires or is",
           "cancelled, so a late transfer never pays a newer order. The whole body is validated first: any invalid",
           "mutation is 400 naming it (`mutations[3].amount`) and nothing of the call is applied. Results come in request order.",
@@ -316,7 +383,7 @@ export const openApiDocument = {
         tags: ["Payments"],
         summary: "Midtrans HTTP notification (no API key; signed by Midtrans)",
         description:
-          "Verified with `signature_key = SHA512(order_id + status_code + gross_amount + server_key)` and `gross_amount` equal to the order amount. settlement, capture+accept → paid; deny, failure → failed; cancel → cancelled; expire → expired; refund → refunded; pending → nothing. Idempotent; a refused transition is acknowledged with `changed: false`.",
+          "Verified with `signature_key = SHA512(order_id + status_code + gross_amount + server_key)` and `gross_amount` equal to the order amount. settlement, capture+accept → paid; deny, failure → failed; cancel → cancelled; expire → expired; pending → nothing. `refund` / `partial_refund` record the refund the gateway reports, once, whether or not it was asked for here (a full one turns the order refunded). Idempotent; a refused transition is acknowledged with `changed: false`. When no notification comes, the gateway's status API is asked instead (see the description at the top) and its answer applied the same way.",
         security: [],
         requestBody: {
           required: true,
@@ -373,7 +440,11 @@ export const openApiDocument = {
           ],
           requestBody: {
             required: true,
-            content: { "application/json": { schema: { allOf: [ref("WebhookEvent"), { properties: { type: { const: type } } }] } } },
+            content: {
+              "application/json": {
+                schema: { allOf: [ref(isRefundEvent(type) ? "RefundEvent" : "OrderEvent"), { properties: { type: { const: type } } }] },
+              },
+            },
           },
           responses: { "2XX": { description: "Received." }, "410": { description: "Gone: the endpoint is disabled." } },
         },
@@ -543,6 +614,8 @@ export const openApiDocument = {
           "checkout_url",
           "payment_url",
           "requires_payment",
+          "refunded_amount",
+          "refunds",
         ],
         additionalProperties: false,
         properties: {
@@ -564,7 +637,48 @@ export const openApiDocument = {
           checkout_url: { type: "string", format: "uri", description: "PUBLIC_BASE_URL/checkout/{id}" },
           payment_url: { type: "string", format: "uri", description: "The gateway's current page, else checkout_url." },
           requires_payment: { type: "boolean", description: "status == pending and amount > 0" },
+          refunded_amount: { ...idr, description: "What the succeeded refunds add up to; the order is `refunded` when it reaches `amount`." },
+          refunds: { type: "array", items: ref("Refund"), description: "Every refund of the order, oldest first." },
         },
+      },
+      Refund: {
+        type: "object",
+        required: ["id", "amount", "reason", "reference", "status", "failure_message", "method", "created_at"],
+        additionalProperties: false,
+        properties: {
+          id: { ...uuid, description: "Also the refund key sent to the payment gateway, the same on every retry." },
+          amount: { type: "integer", minimum: 1, description: "IDR, whole rupiah." },
+          reason: { type: "string", description: "As given (1–200 characters); for a refund the gateway reported on its own, what it said." },
+          reference: { type: ["string", "null"], description: "The store's own reference, if it gave one." },
+          status: {
+            type: "string",
+            enum: ["pending", "succeeded", "failed"],
+            description: "`pending` while the payment gateway has not answered (retried with the same refund key); a `manual` refund is `succeeded` at once.",
+          },
+          failure_message: { type: ["string", "null"], description: "Why the payment gateway refused it (`failed` only)." },
+          method: {
+            type: "string",
+            enum: ["gateway", "manual"],
+            description: "`gateway`: given back through the payment gateway. `manual`: a bank-transfer order's refund, sent back by the store and recorded here.",
+          },
+          created_at: time,
+        },
+      },
+      RefundOrderRequest: {
+        type: "object",
+        required: ["reason"],
+        additionalProperties: false,
+        properties: {
+          amount: { type: "integer", minimum: 1, description: "IDR. At most what is left; omitted: everything that is left." },
+          reason: { type: "string", minLength: 1, maxLength: 200 },
+          reference: { type: "string", maxLength: 100, description: "Your own reference, e.g. the bank transfer that sent a manual refund back." },
+        },
+      },
+      RefundResult: {
+        type: "object",
+        required: ["refund", "order"],
+        additionalProperties: false,
+        properties: { refund: ref("Refund"), order: ref("Order") },
       },
       SellerBank: {
         type: "object",
@@ -650,7 +764,7 @@ export const openApiDocument = {
                 order_id: { type: ["string", "null"], format: "uuid", description: "The order paid (matched), or the first result's order (duplicate)." },
                 reason: {
                   type: ["string", "null"],
-                  enum: ["no order with this amount", "order cancelled", "order already paid", "transfer before order", null],
+                  enum: [...Object.values(UNMATCHED_REASONS), null],
                   description: "Why an unmatched credit did not match.",
                 },
               },
@@ -703,11 +817,15 @@ export const openApiDocument = {
         },
       },
       WebhookEvent: {
+        description: "Any event: an order's (`order.*`, `orderUpdated`) or a refund's (`refund.*`).",
+        oneOf: [ref("OrderEvent"), ref("RefundEvent")],
+      },
+      OrderEvent: {
         type: "object",
         required: ["type", "timestamp", "data"],
         additionalProperties: false,
         properties: {
-          type: { type: "string", enum: EVENT_TYPES },
+          type: { type: "string", enum: ORDER_STATUS_EVENT_TYPES },
           timestamp: time,
           data: {
             type: "object",
@@ -718,6 +836,22 @@ export const openApiDocument = {
               order: ref("Order"),
               previous_status: { oneOf: [{ type: "string", enum: ORDER_STATUSES }, { type: "null" }] },
             },
+          },
+        },
+      },
+      RefundEvent: {
+        type: "object",
+        description: "`refund.succeeded` or `refund.failed`: every refund settled, whether asked for with the API, the dashboard or `store-admin`, or reported by the gateway.",
+        required: ["type", "timestamp", "data"],
+        additionalProperties: false,
+        properties: {
+          type: { type: "string", enum: REFUND_EVENT_TYPES },
+          timestamp: time,
+          data: {
+            type: "object",
+            required: ["store_id", "order", "refund"],
+            additionalProperties: false,
+            properties: { store_id: uuid, order: ref("Order"), refund: ref("Refund") },
           },
         },
       },

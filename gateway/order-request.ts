@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { invalidRequest, type FieldError } from "./errors.js";
 
-// The JSON shapes of POST /v1/orders and POST /v1/bank-mutations: types and known fields only. The rules that give
+// The JSON shapes of POST /v1/orders, POST /v1/orders/{id}/refunds and POST
+// /v1/bank-mutations: types and known fields only. The rules that give
 // values meaning (lengths, formats, ranges, catalog lookups) live in the order
 // service, so a gRPC caller meets exactly the same ones.
 
@@ -75,3 +76,16 @@ const bankMutation = z
 // How many mutations a call may carry is the order service's rule (1–500); the cap here
 // only bounds the work of checking a shape.
 export const bankMutationsBody = z.object({ mutations: z.array(bankMutation).max(10_000) }).strict();
+
+// How much may be refunded (1 … what is left), and the lengths of `reason` (1–200) and
+// `reference` (≤ 100), are the order service's rules; zod's int() only keeps an amount
+// within the safe integers, which an int64 and a JSON number both hold exactly.
+export const refundOrderBody = z
+  .object({
+    amount: z.number().int({ message: "is out of range" }).optional(),
+    reason: z.string(),
+    reference: z.string().optional(),
+  })
+  .strict();
+
+export type RefundOrderBody = z.infer<typeof refundOrderBody>;

@@ -1,36 +1,25 @@
-import { createHash } from "node:crypto";
 import type { RouterInstance as Router, RouterMiddleware } from "@koa/router";
 import type { ServiceClients } from "../clients.js";
 import { ok, type GatewayContext } from "../context.js";
 import { invalidField } from "../errors.js";
-import { parseCreateOrderBody } from "../order-request.js";
+import { idempotencyKeyOf, requestHash } from "../idempotency-key.js";
+import { parseBody, parseCreateOrderBody, refundOrderBody } from "../order-request.js";
 import { queryEnum, queryInt } from "../query.js";
-import { orderDetailJson, orderJson } from "../../common/public-json.js";
+import { orderDetailJson, orderJson, refundJson } from "../../common/public-json.js";
 import { isUuid } from "../../common/ids.js";
 import { ORDER_STATUSES } from "../../common/order-status.js";
-import { textProblem } from "../../common/text.js";
 
-/** JSON with keys sorted, so two bodies that mean the same hash the same. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (value && typeof value === "object") {
-    return `{${Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
-      .join(",")}}`;
-  }
-  return JSON.stringify(value);
+/** The `:order_id` of the path, or INVALID_REQUEST naming it. */
+function orderIdOf(ctx: GatewayContext): string {
+  const orderId = (ctx as unknown as { params: { order_id: string } }).params.order_id;
+  if (!isUuid(orderId)) throw invalidField("order_id", "must be a UUID");
+  return orderId;
 }
 
-/** POST /v1/orders, GET /v1/orders, GET /v1/orders/{order_id}. */
+/** POST /v1/orders, GET /v1/orders, GET /v1/orders/{order_id}, POST /v1/orders/{order_id}/refunds. */
 export function orderRoutes(router: Router, guards: RouterMiddleware<any, any>[], clients: ServiceClients) {
   router.post("/v1/orders", ...guards, async (ctx: GatewayContext) => {
-    const idempotencyKey = ctx.get("idempotency-key");
-    if (ctx.headers["idempotency-key"] !== undefined && (idempotencyKey.length < 1 || idempotencyKey.length > 255)) {
-      throw invalidField("Idempotency-Key", "must be 1 to 255 characters");
-    }
-    const keyProblem = textProblem(idempotencyKey);
-    if (keyProblem) throw invalidField("Idempotency-Key", keyProblem);
+    const idempotencyKey = idempotencyKeyOf(ctx);
     const body = parseCreateOrderBody(ctx.state.body);
     const response = await clients.order.createOrder({
       storeId: ctx.state.principal!.storeId,
@@ -53,8 +42,8 @@ export function orderRoutes(router: Router, guards: RouterMiddleware<any, any>[]
           }
         : undefined,
       externalId: body.external_id,
-      idempotencyKey: idempotencyKey === "" ? undefined : idempotencyKey,
-      requestHash: createHash("sha256").update(canonical(body)).digest("hex"),
+      idempotencyKey,
+      requestHash: requestHash(body),
     });
     if (response.replayed) ctx.set("Idempotent-Replayed", "true");
     ok(ctx, orderDetailJson(response.detail!), 201);
@@ -68,10 +57,30 @@ export function orderRoutes(router: Router, guards: RouterMiddleware<any, any>[]
     ok(ctx, { items: page.orders.map(orderJson), has_more: page.hasMore });
   });
 
+  // The one read that prepares a payment session (CONTRACT §4, §7): the dashboard and
+  // the CLI read orders without it.
   router.get("/v1/orders/:order_id", ...guards, async (ctx: GatewayContext) => {
-    const orderId = (ctx as unknown as { params: { order_id: string } }).params.order_id;
-    if (!isUuid(orderId)) throw invalidField("order_id", "must be a UUID");
-    const { detail } = await clients.order.getOrder({ storeId: ctx.state.principal!.storeId, orderId });
+    const orderId = orderIdOf(ctx);
+    const { detail } = await clients.order.getOrder({ storeId: ctx.state.principal!.storeId, orderId, prepareSession: true });
     ok(ctx, orderDetailJson(detail!));
+  });
+
+  // CONTRACT §12: 201 whatever the refund's status (a gateway refund may be pending).
+  router.post("/v1/orders/:order_id/refunds", ...guards, async (ctx: GatewayContext) => {
+    const orderId = orderIdOf(ctx);
+    const idempotencyKey = idempotencyKeyOf(ctx);
+    const body = parseBody(refundOrderBody, ctx.state.body);
+    const response = await clients.order.refundOrder({
+      storeId: ctx.state.principal!.storeId,
+      orderId,
+      amount: body.amount === undefined ? undefined : BigInt(body.amount),
+      reason: body.reason,
+      reference: body.reference,
+      idempotencyKey,
+      // The order is part of what the key stands for: the same key and body for another order is a conflict.
+      requestHash: requestHash({ refund: { order_id: orderId, ...body } }),
+    });
+    if (response.replayed) ctx.set("Idempotent-Replayed", "true");
+    ok(ctx, { refund: refundJson(response.refund!), order: orderJson(response.order!) }, 201);
   });
 }

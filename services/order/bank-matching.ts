@@ -3,16 +3,8 @@
 import type { OrderStatus } from "./status-machine.js";
 import type { OrderRow } from "./store.js";
 
-export const UNMATCHED_REASONS = {
-  none: "no order with this amount",
-  cancelled: "order cancelled",
-  paid: "order already paid",
-  early: "transfer before order",
-  // Reservations make this impossible for orders made since they exist; only orders
-  // from before the upgrade can share an amount, and guessing between them could pay
-  // the wrong one.
-  several: "several orders with this amount",
-} as const;
+export { UNMATCHED_REASONS } from "../../common/bank-mutations.js";
+import { UNMATCHED_REASONS } from "../../common/bank-mutations.js";
 
 export type UnmatchedReason = (typeof UNMATCHED_REASONS)[keyof typeof UNMATCHED_REASONS];
 
@@ -44,41 +36,50 @@ function reasonOf(status: OrderStatus): UnmatchedReason | undefined {
 /**
  * The result of a credit among the store's bank-transfer orders (store.ts
  * transferOrdersFor gives those that can matter). It pays the one order with its amount
- * that was created before the transfer and could still be paid then; with none, the
- * newest order it concerns says why (cancelled, or paid already: a double payment to
- * refund), else an order made only after the transfer, else nothing.
+ * that was created before the transfer and could still be paid then, unless another
+ * order with that amount was paid or refunded within the grace before the transfer
+ * (its code was freed and handed on: this may be that order's money again, so it waits
+ * for review as `ambiguous`); with none, the newest order it concerns says why
+ * (cancelled, or paid already: a double payment to refund), else an order made only
+ * after the transfer, else nothing.
  */
 export function decideMatch(mutation: CreditMutation, orders: CandidateOrder[], graceMs: number): MatchDecision {
   const occurred = mutation.occurredAt.getTime();
   const sameAmount = orders.filter((order) => order.payment_kind === "bank_transfer" && order.amount === mutation.amount);
   const before = sameAmount.filter((order) => order.created_at.getTime() < occurred);
   const open = before.filter((order) => payable(order, mutation.occurredAt, graceMs));
-  if (open.length === 1) return { result: "matched", orderId: open[0]!.id };
-  if (open.length > 1) return { result: "unmatched", reason: UNMATCHED_REASONS.several };
   const closedWithinGrace = before
     .filter((order) => reasonOf(order.status) !== undefined && order.updated_at.getTime() + graceMs >= occurred)
     .sort((a, b) => b.created_at.getTime() - a.created_at.getTime());
+  if (open.length === 1) {
+    const paidWithinGrace = closedWithinGrace.some((order) => reasonOf(order.status) === UNMATCHED_REASONS.paid);
+    return paidWithinGrace ? { result: "unmatched", reason: UNMATCHED_REASONS.ambiguous } : { result: "matched", orderId: open[0]!.id };
+  }
+  if (open.length > 1) return { result: "unmatched", reason: UNMATCHED_REASONS.several };
   if (closedWithinGrace.length > 0) return { result: "unmatched", reason: reasonOf(closedWithinGrace[0]!.status)! };
   if (sameAmount.length > before.length) return { result: "unmatched", reason: UNMATCHED_REASONS.early };
   return { result: "unmatched", reason: UNMATCHED_REASONS.none };
 }
 
 /**
- * What a bank-transfer order's status change does to its amount's reservation:
- * `undefined` leaves it, `null` frees it (paid or refunded: nothing more may match),
- * a time keeps it that long (expired or cancelled: a late transfer may still come and
- * must not pay a newer order). Expiry counts from `expires_at`, as matching does.
+ * What a bank-transfer order's status change does to its amount's reservation, given
+ * the order as changed: `undefined` leaves it; otherwise the reservation now ends then.
+ * Paid or refunded: at once (nothing more may pay it), and the row stays to say when
+ * the code was last used, so codes are handed out least recently used first (pricing.ts
+ * pickUniqueCode). Expired or cancelled: after the grace, since a late transfer may
+ * still come and must not pay a newer order. Expiry counts from `expires_at`, as
+ * matching does.
  */
 export function reservationAfter(
   order: Pick<OrderRow, "payment_kind" | "expires_at" | "updated_at">,
   to: OrderStatus,
   graceMs: number,
-): Date | null | undefined {
+): Date | undefined {
   if (order.payment_kind !== "bank_transfer") return undefined;
   switch (to) {
     case "paid":
     case "refunded":
-      return null;
+      return order.updated_at;
     case "expired":
       return new Date(order.expires_at.getTime() + graceMs);
     case "cancelled":

@@ -4,10 +4,12 @@ import type { Client } from "@connectrpc/connect";
 import type { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import type { Logger } from "../lib/logger.js";
 import { createExpiry } from "./expiry.js";
+import { createGatewayChecks } from "./gateway-checks.js";
 import { createIdempotency } from "./idempotency.js";
 import { createNotifications } from "./notifications.js";
 import { createOrders } from "./orders.js";
 import { createReconciliation } from "./reconciliation.js";
+import { createRefunds } from "./refunds.js";
 import type { PaymentGateway } from "./payment-gateways/types.js";
 import type { RenderContext } from "./render.js";
 import { createSessions } from "./sessions.js";
@@ -15,6 +17,7 @@ import { createStatusChanges } from "./status-changes.js";
 import * as sqlStore from "./store.js";
 
 const DEFAULT_BANK_MATCH_GRACE_MS = 7 * 86_400_000;
+const DEFAULT_STATUS_CHECK_AFTER_MS = 15 * 60_000;
 
 /** Everything store.ts offers; a test may pass an in-memory one. */
 export type OrderStore = typeof sqlStore;
@@ -36,6 +39,10 @@ export interface OrderDomainDeps {
   midtransServerKey: string;
   /** BANK_MATCH_GRACE (CONTRACT §11); default 7 days. */
   bankMatchGraceMs?: number;
+  /** PAYMENT_STATUS_CHECK_AFTER (CONTRACT §12); default 15 min. Used only with a gateway that can be asked. */
+  statusCheckAfterMs?: number;
+  /** Waits between attempts at a refund the gateway could not be reached for (default refunds.ts). */
+  refundRetryDelaysMs?: readonly number[];
   /** Called after a transaction that wrote outbox rows commits (wakes the relay). */
   onEventsCommitted?: () => void;
 }
@@ -45,7 +52,10 @@ export function createOrderDomain(deps: OrderDomainDeps) {
   const store = deps.store ?? sqlStore;
   const render: RenderContext = { publicBaseUrl: deps.publicBaseUrl, gateway: deps.gateway };
   const bankMatchGraceMs = deps.bankMatchGraceMs ?? DEFAULT_BANK_MATCH_GRACE_MS;
-  const statusChanges = createStatusChanges({ store, render, logger, bankMatchGraceMs });
+  const statusCheckAfterMs = deps.statusCheckAfterMs ?? DEFAULT_STATUS_CHECK_AFTER_MS;
+  // A gateway with a word of its own (Midtrans) is asked when silent, and told when an order expires.
+  const asksGateway = deps.gateway.status !== undefined;
+  const statusChanges = createStatusChanges({ store, render, logger, bankMatchGraceMs, gatewayExpires: deps.gateway.expire !== undefined });
   const expiry = createExpiry({ sql, store, statusChanges, onEventsCommitted });
   const sessions = createSessions({ sql, store, gateway: deps.gateway, logger, sessionTtlMs: deps.sessionTtlMs });
   const idempotency = createIdempotency({ sql, store });
@@ -57,21 +67,26 @@ export function createOrderDomain(deps: OrderDomainDeps) {
     catalog: deps.catalog,
     render,
     paymentWindowMs: deps.paymentWindowMs,
+    statusCheckAfterMs: asksGateway ? statusCheckAfterMs : undefined,
     sessions,
     statusChanges,
     expiry,
     idempotency,
     onEventsCommitted,
   });
+  const refunds = createRefunds({ sql, store, gateway: deps.gateway, statusChanges, render, logger, retryDelaysMs: deps.refundRetryDelaysMs, onEventsCommitted });
   const notifications = createNotifications({
     sql,
     store,
     logger,
     midtransServerKey: deps.midtransServerKey,
-    changeStatus: (orderId, to, cause) => orders.changeStatus(orderId, to, cause),
+    changeStatus: (orderId, to, cause, detail) => orders.changeStatus(orderId, to, cause, { detail }),
+    recordRefunds: refunds.recordReported,
+    onPendingWord: (row) => gatewayChecks.heard(row),
   });
+  const gatewayChecks = createGatewayChecks({ sql, store, gateway: deps.gateway, notifications, logger, checkAfterMs: statusCheckAfterMs });
   const bank = createReconciliation({ sql, store, logger, statusChanges, expiry, bankMatchGraceMs, onEventsCommitted });
-  return { render, orders, notifications, bank, expiry, sessions, idempotency, statusChanges };
+  return { render, orders, notifications, bank, expiry, sessions, idempotency, statusChanges, refunds, gatewayChecks, statusCheckAfterMs };
 }
 
 export type OrderDomain = ReturnType<typeof createOrderDomain>;

@@ -2,10 +2,10 @@
 // row whose payload becomes the webhook body byte for byte, so the key order here is
 // the key order receivers see: {"type","timestamp","data":{"store_id","order","previous_status"}}.
 import { randomUUID } from "node:crypto";
-import type { Order } from "../../gen/order/v1/order_pb.js";
-import { orderJson, type OrderJson } from "../../common/public-json.js";
+import type { Order, Refund } from "../../gen/order/v1/order_pb.js";
+import { orderJson, refundJson, type OrderJson, type RefundJson } from "../../common/public-json.js";
 import { eventsForChange, type EventType, type OrderStatus } from "./status-machine.js";
-import type { NewOutboxRow, OrderRow } from "./store.js";
+import type { NewOutboxRow, OrderRow, RefundRow } from "./store.js";
 
 export interface OrderEventPayload {
   type: EventType;
@@ -62,4 +62,29 @@ export function statusChangeEvents(
     { orderId: updated.id, storeId: updated.store_id, at: updated.updated_at, order, previousStatus },
     newId,
   );
+}
+
+export type RefundEventType = "refund.succeeded" | "refund.failed";
+
+export interface RefundEventPayload {
+  type: RefundEventType;
+  timestamp: string;
+  data: { store_id: string; order: OrderJson; refund: RefundJson };
+}
+
+/** `refund.succeeded` or `refund.failed` (CONTRACT §12), carrying the order as it is after the refund. */
+export function refundEvent(
+  refund: Pick<RefundRow, "store_id" | "order_id" | "status" | "updated_at">,
+  order: Order,
+  rendered: Refund,
+  newId: () => string = randomUUID,
+): NewOutboxRow & { event_type: RefundEventType; payload: RefundEventPayload } {
+  const type: RefundEventType = refund.status === "succeeded" ? "refund.succeeded" : "refund.failed";
+  return {
+    id: newId(),
+    store_id: refund.store_id,
+    order_id: refund.order_id,
+    event_type: type,
+    payload: { type, timestamp: refund.updated_at.toISOString(), data: { store_id: refund.store_id, order: orderJson(order), refund: refundJson(rendered) } },
+  };
 }

@@ -68,6 +68,8 @@ export function draftOrder(input: DraftInput): OrderDraft {
     expires_at: new Date(input.now.getTime() + input.paymentWindowMs),
     created_at: input.now,
     updated_at: input.now,
+    // Set by the caller for a gateway order whose gateway can be asked (gateway-checks.ts).
+    next_status_check_at: null,
   };
 }
 
@@ -86,7 +88,7 @@ export const CURRENCY = "IDR";
 
 /** The order row as insertNewOrder writes it: pending, in rupiah. */
 export function pendingRow(order: NewOrder & { id: string }): OrderRow {
-  return { ...order, status: "pending", currency: CURRENCY };
+  return { ...order, status: "pending", currency: CURRENCY, refunded_amount: 0, status_checks: 0, gateway_expire_at: null };
 }
 
 const REFERENCE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";

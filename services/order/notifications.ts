@@ -1,12 +1,16 @@
-// Midtrans HTTP notifications (CONTRACT §7): verify the signature and that the amount
-// is the order's, else change nothing; map the transaction status onto the status
-// machine; acknowledge what the machine refuses. The checks are pure functions;
+// The gateway's word (CONTRACT §7, §12): a Midtrans HTTP notification, or the answer of
+// its Status API, which carries the same fields. Verify the signature and that the
+// amount is the order's, else change nothing; map the transaction status onto the
+// status machine; record refunds the gateway reports; acknowledge what the machine
+// refuses. Both kinds go through `apply`, so a status check changes an order exactly
+// as the notification it stands in for would. The checks are pure functions;
 // `createNotifications` looks the order up and applies the change.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { isPaymentReference } from "../../common/ids.js";
 import { verifyMidtransSignature } from "../../common/midtrans.js";
 import { textProblem } from "../../common/text.js";
 import type { Logger } from "../lib/logger.js";
+import type { ReportedRefund } from "./refunds.js";
 import type { StatusChangeResult } from "./status-changes.js";
 import type { OrderStatus } from "./status-machine.js";
 import type { OrderRow, Pool } from "./store.js";
@@ -20,7 +24,14 @@ export interface MidtransNotification {
   signature_key: string;
   transaction_status: string;
   fraud_status?: string;
+  /** Refunds the gateway reports (refund and partial_refund, and status answers). */
+  refunds: ReportedRefund[];
+  /** What the gateway says it has refunded in all, when it says. */
+  refund_amount?: number;
 }
+
+/** Transaction statuses that report a refund rather than a change of the order's status. */
+export const REFUND_STATUSES = ["refund", "partial_refund"];
 
 /** "150000.00" → 150000; anything that is not a whole rupiah amount → undefined. */
 export function parseGrossAmount(text: string): number | undefined {
@@ -44,21 +55,31 @@ export function statusFromMidtrans(n: Pick<MidtransNotification, "transaction_st
       return "cancelled";
     case "expire":
       return "expired";
-    case "refund":
-      return "refunded";
     default:
-      return undefined; // "pending", "authorize", anything new: nothing to do yet
+      // "pending", "authorize", anything new: nothing to do yet. "refund" and
+      // "partial_refund" are recorded as refunds (refunds.ts), which turn the order
+      // refunded when they add up to its amount.
+      return undefined;
   }
 }
 
-/** Parses a notification body; undefined when a required field is missing. */
-export function parseMidtransNotification(body: Uint8Array): MidtransNotification | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(body).toString("utf8"));
-  } catch {
-    return undefined;
+/** The gateway's refunds in a notification or status answer: `refunds[]` entries keyed by refund_key, else the gateway's own id. */
+export function reportedRefunds(list: unknown): ReportedRefund[] {
+  if (!Array.isArray(list)) return [];
+  const found: ReportedRefund[] = [];
+  for (const entry of list) {
+    if (typeof entry !== "object" || entry === null) continue;
+    const e = entry as Record<string, unknown>;
+    const key = [e.refund_key, e.refund_chargeback_id].find((value) => (typeof value === "string" && value !== "") || typeof value === "number");
+    const amount = parseGrossAmount(String(e.refund_amount ?? ""));
+    if (key === undefined || amount === undefined || amount < 1) continue;
+    found.push({ key: String(key), amount, ...(typeof e.reason === "string" && e.reason !== "" ? { reason: e.reason.slice(0, 200) } : {}) });
   }
+  return found;
+}
+
+/** Reads a notification's (or status answer's) fields; undefined when a required one is missing. */
+export function midtransFields(value: unknown): MidtransNotification | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   const n = value as Record<string, unknown>;
   const text = (field: string) => (typeof n[field] === "string" ? (n[field] as string) : undefined);
@@ -68,6 +89,7 @@ export function parseMidtransNotification(body: Uint8Array): MidtransNotificatio
   const signature = text("signature_key");
   const status = text("transaction_status");
   if (!orderId || !statusCode || !gross || !signature || !status) return undefined;
+  const refundAmount = n.refund_amount === undefined ? undefined : parseGrossAmount(String(n.refund_amount));
   return {
     order_id: orderId,
     status_code: statusCode,
@@ -75,7 +97,18 @@ export function parseMidtransNotification(body: Uint8Array): MidtransNotificatio
     signature_key: signature,
     transaction_status: status,
     fraud_status: text("fraud_status"),
+    refunds: reportedRefunds(n.refunds),
+    ...(refundAmount === undefined ? {} : { refund_amount: refundAmount }),
   };
+}
+
+/** Parses a notification body; undefined when a required field is missing. */
+export function parseMidtransNotification(body: Uint8Array): MidtransNotification | undefined {
+  try {
+    return midtransFields(JSON.parse(Buffer.from(body).toString("utf8")));
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -85,7 +118,11 @@ export function parseMidtransNotification(body: Uint8Array): MidtransNotificatio
  */
 export function readNotification(provider: string, body: Uint8Array, serverKey: string): MidtransNotification {
   if (provider !== "midtrans") throw new ConnectError(`unknown provider ${provider}`, Code.InvalidArgument);
-  const notification = parseMidtransNotification(body);
+  return verifiedFields(parseMidtransNotification(body), serverKey);
+}
+
+/** Fields signed with our server key (else UNAUTHENTICATED) whose other text is text. */
+export function verifiedFields(notification: MidtransNotification | undefined, serverKey: string): MidtransNotification {
   if (!notification) throw new ConnectError("not a Midtrans notification", Code.InvalidArgument);
   if (!verifyMidtransSignature(notification, serverKey)) {
     throw new ConnectError("bad notification signature", Code.Unauthenticated);
@@ -122,12 +159,18 @@ export interface NotificationOutcome {
 
 export type NotificationStore = Pick<typeof sqlStore, "findOrderByReference" | "findOrder">;
 
+/** The cause a status check writes into the order's history (CONTRACT §12); the transaction status goes in its detail. */
+export const STATUS_CHECK_CAUSE = "gateway status check";
+
 export function createNotifications(deps: {
   sql: Pool;
   store: NotificationStore;
   logger: Logger;
   midtransServerKey: string;
-  changeStatus: (orderId: string, to: OrderStatus, cause: string) => Promise<StatusChangeResult>;
+  changeStatus: (orderId: string, to: OrderStatus, cause: string, detail?: string) => Promise<StatusChangeResult>;
+  recordRefunds: (orderId: string, reported: ReportedRefund[], totalReported?: number) => Promise<number>;
+  /** A notification left the order pending: the gateway is not silent, so its next status check moves on. */
+  onPendingWord?: (row: OrderRow) => Promise<void>;
 }) {
   const { sql, store, logger } = deps;
 
@@ -141,17 +184,40 @@ export function createNotifications(deps: {
     return row;
   }
 
+  /** A Midtrans HTTP notification, as received. */
   async function handle(provider: string, body: Uint8Array): Promise<NotificationOutcome> {
     const notification = readNotification(provider, body, deps.midtransServerKey);
+    const outcome = await apply(notification, `midtrans ${notification.transaction_status}`);
+    if (outcome.status === "pending" && deps.onPendingWord) {
+      const row = await store.findOrder(sql, outcome.orderId);
+      if (row?.status === "pending") await deps.onPendingWord(row);
+    }
+    return outcome;
+  }
+
+  /** The Status API's answer about an order: verified and applied as a notification would be. */
+  async function handleStatusAnswer(fields: Record<string, unknown>): Promise<NotificationOutcome> {
+    const notification = verifiedFields(midtransFields(fields), deps.midtransServerKey);
+    return apply(notification, STATUS_CHECK_CAUSE, notification.transaction_status);
+  }
+
+  async function apply(notification: MidtransNotification, cause: string, detail?: string): Promise<NotificationOutcome> {
     const row = await orderOf(notification);
     if (!amountMatches(notification, row.amount)) {
       logger.warn({ orderId: row.id }, "notification amount does not match the order");
       throw new ConnectError("gross_amount does not match the order amount", Code.InvalidArgument);
     }
+    if (REFUND_STATUSES.includes(notification.transaction_status)) {
+      // A full refund that says no amount refunded the whole order.
+      const total = notification.refund_amount ?? (notification.transaction_status === "refund" ? row.amount : undefined);
+      const changed = await deps.recordRefunds(row.id, notification.refunds, total);
+      const current = await store.findOrder(sql, row.id);
+      return { orderId: row.id, status: current!.status, changed: changed > 0 };
+    }
     const target = statusFromMidtrans(notification);
     if (!target) return { orderId: row.id, status: row.status, changed: false };
     try {
-      const result = await deps.changeStatus(row.id, target, `midtrans ${notification.transaction_status}`);
+      const result = await deps.changeStatus(row.id, target, cause, detail);
       return { orderId: row.id, status: result.row.status, changed: result.changed };
     } catch (error) {
       // A refused transition is still a delivered notification: acknowledge it, or
@@ -170,7 +236,7 @@ export function createNotifications(deps: {
     }
   }
 
-  return { handle };
+  return { handle, handleStatusAnswer };
 }
 
 export type Notifications = ReturnType<typeof createNotifications>;

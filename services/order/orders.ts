@@ -9,6 +9,8 @@ import type { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_
 import { CreateOrderResponseSchema, type CreateOrderResponse, type Order, type OrderDetail, type StatusChange } from "../../gen/order/v1/order_pb.js";
 import type { Logger } from "../lib/logger.js";
 import { createdEvents } from "./events.js";
+import { firstStatusCheckAt } from "./gateway-checks.js";
+import { allowedActions, requireAllowed, type OrderAction } from "./order-actions.js";
 import type { Expiry } from "./expiry.js";
 import type { Idempotency } from "./idempotency.js";
 import { draftOrder, pendingRow, withReference, type OrderDraft, type RedirectUrls } from "./new-order.js";
@@ -19,7 +21,7 @@ import { checkoutUrl, renderDetail, renderHistory, renderOrder, type RenderConte
 import type { Sessions } from "./sessions.js";
 import type { StatusChangeResult, StatusChanges } from "./status-changes.js";
 import type { OrderStatus } from "./status-machine.js";
-import type { Db, OrderItemRow, OrderRow, Pool } from "./store.js";
+import type { Db, OrderItemRow, OrderRow, Pool, RefundRow } from "./store.js";
 import type * as sqlStore from "./store.js";
 import type { ValidItem } from "./validation.js";
 
@@ -44,13 +46,14 @@ export type OrdersStore = Pick<
   | "findOrderWithItems"
   | "findSessionByToken"
   | "itemsOf"
+  | "refundsOf"
   | "liveSessionsOf"
   | "listOrders"
   | "countOrders"
   | "historyOf"
   | "insertNewOrder"
   | "insertHistoryAndEvents"
-  | "takenTransferAmounts"
+  | "transferAmountUse"
 >;
 
 export interface OrdersDeps {
@@ -63,6 +66,8 @@ export interface OrdersDeps {
   catalog: Pick<Client<typeof CatalogService>, "getOrderCatalog">;
   render: RenderContext;
   paymentWindowMs: number;
+  /** PAYMENT_STATUS_CHECK_AFTER when the gateway can be asked (Midtrans); unset: no status checks. */
+  statusCheckAfterMs?: number;
   sessions: Sessions;
   statusChanges: StatusChanges;
   expiry: Expiry;
@@ -126,11 +131,11 @@ export function createOrders(deps: OrdersDeps) {
     return row && current(row, storeId);
   }
 
-  /** The order as of now and its items (which never change), read together. */
-  async function readOrderWithItems(orderId: string, storeId?: string): Promise<{ row: OrderRow; items: OrderItemRow[] } | undefined> {
+  /** The order as of now, its items (which never change) and its refunds, read together. */
+  async function readOrderWithItems(orderId: string, storeId?: string): Promise<{ row: OrderRow; items: OrderItemRow[]; refunds: RefundRow[] } | undefined> {
     const found = await store.findOrderWithItems(sql, orderId, { storeId });
     const row = found && (await current(found.row, storeId));
-    return row && { row, items: found!.items };
+    return row && { row, items: found!.items, refunds: found!.refunds };
   }
 
   async function requireOrder(orderId: string, storeId?: string): Promise<OrderRow> {
@@ -140,19 +145,33 @@ export function createOrders(deps: OrdersDeps) {
   }
 
   /** Order, payment and redirect; with `prepareSession`, a pending gateway order gets its session. */
-  async function detailOf(row: OrderRow, prepareSession: boolean, knownItems?: OrderItemRow[]): Promise<OrderDetail> {
+  async function detailOf(row: OrderRow, prepareSession: boolean, known?: { items: OrderItemRow[]; refunds: RefundRow[] }): Promise<OrderDetail> {
     const session = prepareSession ? await sessions.ensureSession(row) : await sessions.liveSessionOf(row.id);
-    const items = knownItems ?? (await store.itemsOf(sql, [row.id])).get(row.id)!;
-    return renderDetail(render, row, items, session);
+    const { items, refunds } = known ?? (await itemsAndRefundsOf(row.id));
+    return renderDetail(render, row, items, session, refunds);
   }
 
-  /** The order; with `includeHistory`, its status changes too (read after any expiry this read wrote). */
-  async function getOrder(storeId: string, orderId: string, options: { includeHistory?: boolean } = {}): Promise<{ detail: OrderDetail; history: StatusChange[] }> {
+  async function itemsAndRefundsOf(orderId: string): Promise<{ items: OrderItemRow[]; refunds: RefundRow[] }> {
+    const [items, refunds] = await Promise.all([store.itemsOf(sql, [orderId]), store.refundsOf(sql, [orderId])]);
+    return { items: items.get(orderId)!, refunds: refunds.get(orderId)! };
+  }
+
+  /**
+   * The order and what a person may do to it now; with `includeHistory`, its status
+   * changes too (read after any expiry this read wrote). Only with `prepareSession`
+   * (the public API's read) is a gateway session made: the dashboard and the CLI look
+   * without touching the gateway.
+   */
+  async function getOrder(
+    storeId: string,
+    orderId: string,
+    options: { includeHistory?: boolean; prepareSession?: boolean } = {},
+  ): Promise<{ detail: OrderDetail; history: StatusChange[]; allowedActions: OrderAction[] }> {
     const found = await readOrderWithItems(orderId, storeId);
     if (!found) throw new ConnectError(`order ${orderId} not found`, Code.NotFound);
-    const { row, items } = found;
-    const [detail, history] = await Promise.all([detailOf(row, true, items), options.includeHistory ? store.historyOf(sql, row.id) : []]);
-    return { detail, history: renderHistory(history) };
+    const { row } = found;
+    const [detail, history] = await Promise.all([detailOf(row, options.prepareSession === true, found), options.includeHistory ? store.historyOf(sql, row.id) : []]);
+    return { detail, history: renderHistory(history), allowedActions: allowedActions(row, found.refunds) };
   }
 
   /** Reads never show a pending order past its expiry: write those changes first. */
@@ -166,8 +185,8 @@ export function createOrders(deps: OrdersDeps) {
     const filter = { status: page.status, search: page.search === undefined ? undefined : searchFilter(page.search) };
     const { rows, hasMore } = await store.listOrders(sql, storeId, page.limit, page.offset, filter);
     const ids = rows.map((row) => row.id);
-    const [items, live] = await Promise.all([store.itemsOf(sql, ids), store.liveSessionsOf(sql, ids)]);
-    return { orders: rows.map((row) => renderOrder(render, row, items.get(row.id)!, live.get(row.id))), hasMore };
+    const [items, live, refunds] = await Promise.all([store.itemsOf(sql, ids), store.liveSessionsOf(sql, ids), store.refundsOf(sql, ids)]);
+    return { orders: rows.map((row) => renderOrder(render, row, items.get(row.id)!, live.get(row.id), refunds.get(row.id))), hasMore };
   }
 
   /**
@@ -182,44 +201,56 @@ export function createOrders(deps: OrdersDeps) {
 
   /**
    * The hosted checkout page's order: by id (the id is the capability; a session is
-   * prepared) or by a sandbox session token. NOT_FOUND for anything else.
+   * prepared) or by a sandbox session token. NOT_FOUND for anything else, a real
+   * gateway's token included: that token is public (it is in payment_url), and the
+   * sandbox page it would open pays the order.
    */
   async function checkout(key: CheckoutKey): Promise<{ detail: OrderDetail; storeName: string }> {
-    let found: { row: OrderRow; items: OrderItemRow[] } | undefined;
+    let found: { row: OrderRow; items: OrderItemRow[]; refunds: RefundRow[] } | undefined;
     if (key.case === "orderId") {
       if (!isUuid(key.value)) throw new ConnectError("order not found", Code.NotFound);
       found = await readOrderWithItems(key.value.toLowerCase());
     } else if (key.case === "sessionToken") {
       const session = await store.findSessionByToken(sql, key.value);
-      found = session && (await readOrderWithItems(session.order_id));
+      found = session?.provider === "sandbox" ? await readOrderWithItems(session.order_id) : undefined;
     }
     if (!found) throw new ConnectError("order not found", Code.NotFound);
-    return { detail: await detailOf(found.row, key.case === "orderId", found.items), storeName: found.row.store_name };
+    return { detail: await detailOf(found.row, key.case === "orderId", found), storeName: found.row.store_name };
   }
 
   // Changing status.
 
-  /** Loads, expires if due, and changes the status in one transaction. */
-  async function changeStatus(orderId: string, to: OrderStatus, cause: string, storeId?: string): Promise<StatusChangeResult> {
+  /**
+   * Loads, expires if due, and changes the status in one transaction; `options.action`
+   * is a person's, refused unless the order allows it then (order-actions.ts).
+   */
+  async function changeStatus(
+    orderId: string,
+    to: OrderStatus,
+    cause: string,
+    options: { storeId?: string; detail?: string; action?: OrderAction } = {},
+  ): Promise<StatusChangeResult> {
     return committed(
       await store.transaction(sql, async (tx) => {
-        const row = await store.findOrder(tx, orderId, { storeId, forUpdate: true });
+        const row = await store.findOrder(tx, orderId, { storeId: options.storeId, forUpdate: true });
         if (!row) throw new ConnectError(`order ${orderId} not found`, Code.NotFound);
         const current = to === "expired" ? row : await expiry.expireIfDue(tx, row);
-        return statusChanges.apply(tx, current, to, cause);
+        // A repeat stays the harmless no-op it is for the status machine (a double click).
+        if (options.action && current.status !== to) requireAllowed(options.action, current);
+        return statusChanges.apply(tx, current, to, cause, options.detail);
       }),
     );
   }
 
-  /** `store-admin order mark-paid`: the seller saw the transfer. */
+  /** "Mark as paid" (dashboard) and `store-admin order mark-paid`: the seller saw the transfer. */
   async function markPaid(storeId: string, orderId: string): Promise<Order> {
-    const { row } = await changeStatus(orderId, "paid", "marked paid by the seller", storeId);
+    const { row } = await changeStatus(orderId, "paid", "marked paid by the seller", { storeId, action: "mark_paid" });
     return (await detailOf(row, false)).order!;
   }
 
-  /** `store-admin order cancel`. */
+  /** "Cancel order" (dashboard) and `store-admin order cancel`. */
   async function cancel(storeId: string, orderId: string): Promise<Order> {
-    const { row } = await changeStatus(orderId, "cancelled", "cancelled by the seller", storeId);
+    const { row } = await changeStatus(orderId, "cancelled", "cancelled by the seller", { storeId, action: "cancel" });
     return (await detailOf(row, false)).order!;
   }
 
@@ -228,8 +259,9 @@ export function createOrders(deps: OrdersDeps) {
   /**
    * Writes a new order, its items, history and `order.created` event in one statement
    * (store.insertNewOrder). A bank transfer gets a unique amount code, optimistically:
-   * read the reserved amounts, reserve a random free one in that statement, and let the
-   * reservation's key settle any race; a loser, having written nothing, tries again.
+   * read the amounts' reservations, reserve the least recently used free one in that
+   * statement, and let the reservation's key settle any race; a loser, having written
+   * nothing, tries again.
    */
   async function insertNew(db: Db, draft: OrderDraft, kind: PaymentKind, lines: OrderLine[], itemRows: OrderItemRow[]): Promise<OrderRow> {
     const insert = (code: number | null) => {
@@ -240,8 +272,9 @@ export function createOrders(deps: OrdersDeps) {
     };
     if (kind !== "bank_transfer") return (await insert(null))!;
     for (let attempt = 0; attempt < 50; attempt++) {
-      const taken = await store.takenTransferAmounts(db, draft.store_id, draft.subtotal + 1, draft.subtotal + MAX_UNIQUE_CODE);
-      const code = pickUniqueCode(draft.subtotal, taken);
+      const { now, uses } = await store.transferAmountUse(db, draft.store_id, draft.subtotal + 1, draft.subtotal + MAX_UNIQUE_CODE);
+      // Strictly the least recently used code first; each lost race widens the choice.
+      const code = pickUniqueCode(draft.subtotal, uses, now, Math.random, attempt + 1);
       if (code === undefined) {
         throw new ConnectError(
           "every unique amount code for this amount is taken by pending orders or orders that recently expired or were cancelled",
@@ -283,6 +316,9 @@ export function createOrders(deps: OrdersDeps) {
       redirect: input.redirect,
       externalId: input.externalId,
     });
+    if (kind === "gateway" && deps.statusCheckAfterMs !== undefined) {
+      draft.next_status_check_at = firstStatusCheckAt(draft.created_at, draft.expires_at, deps.statusCheckAfterMs);
+    }
     const itemRows = lines.map((line) => ({ ...line, order_id: id }));
     const write = async (db: Db) => {
       let row = await insertNew(db, draft, kind, lines, itemRows);
@@ -299,7 +335,7 @@ export function createOrders(deps: OrdersDeps) {
   async function createOrder(input: NewOrderInput): Promise<CreateOrderResponse> {
     return idempotency.run(input.storeId, input.idempotencyKey, input.requestHash, {
       create: () => placeOrder(input),
-      respond: async ({ row, items }) => create(CreateOrderResponseSchema, { detail: await detailOf(row, true, items) }),
+      respond: async ({ row, items }) => create(CreateOrderResponseSchema, { detail: await detailOf(row, true, { items, refunds: [] }) }),
       resume: async (orderId) => create(CreateOrderResponseSchema, { detail: await detailOf(await requireOrder(orderId, input.storeId), true) }),
     });
   }

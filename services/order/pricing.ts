@@ -2,7 +2,7 @@
 // summed, plus a bank transfer's unique code. Integer-only: amounts are IDR and every
 // bound keeps them exact in a JS number (far below 2^53). Pure.
 import { ItemStatus, ItemType, type Item } from "../../gen/catalog/v1/catalog_pb.js";
-import type { OrderItemRow } from "./store.js";
+import type { OrderItemRow, TransferAmountUse } from "./store.js";
 import { fieldError, type ValidItem } from "./validation.js";
 
 export const MAX_ORDER_TOTAL = 1_000_000_000_000;
@@ -30,18 +30,40 @@ export function subtotalOf(lines: PricedLine[]): number {
 }
 
 /**
- * A code in 1–999 whose `subtotal + code` is not among `takenAmounts`, picked at
- * random so concurrent orders rarely reach for the same one; undefined when all are
+ * A code in 1–999 whose `subtotal + code` is free at `now`, least recently used first
+ * (CONTRACT §11): an amount no reservation has ever held comes first, picked at random
+ * among those (they are tied, and concurrent orders then rarely reach for the same
+ * one); then the one whose reservation ended longest ago, so a late or repeated
+ * transfer for an old order is as unlikely as can be to find a new one. An amount is
+ * taken while its reservation lasts (`reserved_until >= now`). Undefined when all are
  * taken.
  */
-export function pickUniqueCode(subtotal: number, takenAmounts: Iterable<number>, random = Math.random): number | undefined {
-  const taken = new Set(takenAmounts);
-  const free: number[] = [];
+export function pickUniqueCode(
+  subtotal: number,
+  uses: Iterable<TransferAmountUse>,
+  now: Date,
+  random = Math.random,
+  /**
+   * How many of the oldest free used codes to choose among, at random: 1 is strict
+   * least-recently-used order. A caller that lost a race for the oldest widens it, so
+   * concurrent orders of one amount stop reaching for the same code.
+   */
+  spread = 1,
+): number | undefined {
+  const endedAt = new Map<number, number>();
+  for (const use of uses) endedAt.set(use.amount, use.reserved_until.getTime());
+  const neverUsed: number[] = [];
+  const released: { code: number; ended: number }[] = [];
   for (let code = 1; code <= MAX_UNIQUE_CODE; code++) {
-    if (!taken.has(subtotal + code)) free.push(code);
+    const ended = endedAt.get(subtotal + code);
+    if (ended === undefined) neverUsed.push(code);
+    else if (ended < now.getTime()) released.push({ code, ended });
   }
-  if (free.length === 0) return undefined;
-  return free[Math.floor(random() * free.length)];
+  if (neverUsed.length > 0) return neverUsed[Math.floor(random() * neverUsed.length)];
+  if (released.length === 0) return undefined;
+  released.sort((a, b) => a.ended - b.ended || a.code - b.code);
+  const oldest = released.slice(0, Math.max(1, spread));
+  return oldest[Math.floor(random() * oldest.length)]!.code;
 }
 
 export type OrderLine = Omit<OrderItemRow, "order_id">;

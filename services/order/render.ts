@@ -1,8 +1,8 @@
 import { create } from "@bufbuild/protobuf";
 import { BankMutationSchema, type BankMutation } from "../../gen/order/v1/bank_pb.js";
-import { OrderDetailSchema, OrderSchema, StatusChangeSchema, type Order, type OrderDetail, type StatusChange } from "../../gen/order/v1/order_pb.js";
+import { OrderDetailSchema, OrderSchema, RefundSchema, StatusChangeSchema, type Order, type OrderDetail, type Refund, type StatusChange } from "../../gen/order/v1/order_pb.js";
 import type { PaymentGateway } from "./payment-gateways/types.js";
-import type { BankMutationRow, HistoryRow, OrderItemRow, OrderRow, SessionRow } from "./store.js";
+import type { BankMutationRow, HistoryRow, OrderItemRow, OrderRow, RefundRow, SessionRow } from "./store.js";
 
 export interface RenderContext {
   publicBaseUrl: string;
@@ -21,7 +21,20 @@ function paymentUrl(ctx: RenderContext, row: OrderRow, session: SessionRow | und
   return checkoutUrl(ctx, row.id);
 }
 
-export function renderOrder(ctx: RenderContext, row: OrderRow, items: OrderItemRow[], session?: SessionRow): Order {
+export function renderRefund(row: Pick<RefundRow, "id" | "amount" | "reason" | "reference" | "status" | "failure_message" | "method" | "created_at">): Refund {
+  return create(RefundSchema, {
+    id: row.id,
+    amount: BigInt(row.amount),
+    reason: row.reason,
+    reference: row.reference ?? undefined,
+    status: row.status,
+    failureMessage: row.failure_message ?? undefined,
+    method: row.method,
+    createdAt: iso(row.created_at),
+  });
+}
+
+export function renderOrder(ctx: RenderContext, row: OrderRow, items: OrderItemRow[], session?: SessionRow, refunds: RefundRow[] = []): Order {
   return create(OrderSchema, {
     id: row.id,
     storeId: row.store_id,
@@ -49,11 +62,13 @@ export function renderOrder(ctx: RenderContext, row: OrderRow, items: OrderItemR
     paymentUrl: paymentUrl(ctx, row, session),
     requiresPayment: row.status === "pending" && row.amount > 0,
     externalId: row.external_id ?? undefined,
+    refundedAmount: BigInt(row.refunded_amount ?? 0),
+    refunds: refunds.map(renderRefund),
   });
 }
 
-export function renderDetail(ctx: RenderContext, row: OrderRow, items: OrderItemRow[], session?: SessionRow): OrderDetail {
-  const order = renderOrder(ctx, row, items, session);
+export function renderDetail(ctx: RenderContext, row: OrderRow, items: OrderItemRow[], session?: SessionRow, refunds: RefundRow[] = []): OrderDetail {
+  const order = renderOrder(ctx, row, items, session, refunds);
   const liveSession = row.payment_kind === "gateway" && row.status === "pending" ? session : undefined;
   return create(OrderDetailSchema, {
     order,

@@ -7,6 +7,7 @@ import { OrderService } from "../../gen/order/v1/order_pb.js";
 import type { Notifications } from "./notifications.js";
 import type { Orders } from "./orders.js";
 import type { Reconciliation } from "./reconciliation.js";
+import type { Refunds } from "./refunds.js";
 import {
   requireMutationId,
   requireUuid,
@@ -16,15 +17,17 @@ import {
   validateListOrders,
   validateOrderKey,
   validateReconcileMutations,
+  validateRefundOrder,
 } from "./validation.js";
 
 export interface OrderRouteDeps {
   orders: Pick<Orders, "paymentMethods" | "createOrder" | "getOrder" | "listOrders" | "countOrders" | "markPaid" | "cancel" | "checkout">;
   notifications: Pick<Notifications, "handle">;
   bank: Pick<Reconciliation, "reconcile" | "list" | "countUnreviewed" | "assign" | "dismiss">;
+  refunds: Pick<Refunds, "refund">;
 }
 
-export function createOrderRoutes({ orders, notifications, bank }: OrderRouteDeps) {
+export function createOrderRoutes({ orders, notifications, bank, refunds }: OrderRouteDeps) {
   return (router: ConnectRouter) => {
     router.service(BankReconciliationService, {
       async reconcileMutations(request) {
@@ -83,7 +86,10 @@ export function createOrderRoutes({ orders, notifications, bank }: OrderRouteDep
 
       async getOrder(request) {
         const storeId = requireUuid(request.storeId, "store_id");
-        return orders.getOrder(storeId, requireUuid(request.orderId, "order_id"), { includeHistory: request.includeHistory });
+        return orders.getOrder(storeId, requireUuid(request.orderId, "order_id"), {
+          includeHistory: request.includeHistory,
+          prepareSession: request.prepareSession,
+        });
       },
 
       async listOrders(request) {
@@ -105,6 +111,12 @@ export function createOrderRoutes({ orders, notifications, bank }: OrderRouteDep
       async cancelOrder(request) {
         const orderId = requireUuid(request.orderId, "order_id");
         return { order: await orders.cancel(requireUuid(request.storeId, "store_id"), orderId) };
+      },
+
+      async refundOrder(request) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        const orderId = requireUuid(request.orderId, "order_id");
+        return refunds.refund({ storeId, orderId, ...validateRefundOrder(request), requestHash: request.requestHash });
       },
 
       async handlePaymentNotification(request) {

@@ -12,6 +12,7 @@ import { startRpcServer, type InProcessTarget } from "../lib/rpc-server.js";
 import { registerDbPool, setOutboxSource } from "../lib/metrics.js";
 import { createOrderDomain } from "./domain.js";
 import { startExpirySweeper } from "./expiry.js";
+import { gatewaySweepEvery, startGatewaySweeper } from "./gateway-checks.js";
 import { startOutboxRelay } from "./outbox-relay.js";
 import { createMidtransGateway } from "./payment-gateways/midtrans.js";
 import { createSandboxGateway } from "./payment-gateways/sandbox.js";
@@ -30,6 +31,8 @@ export type OrderServiceConfig = Pick<
   | "MIDTRANS_SERVER_KEY"
   | "MIDTRANS_CLIENT_KEY"
   | "MIDTRANS_BASE_URL"
+  | "MIDTRANS_API_BASE_URL"
+  | "PAYMENT_STATUS_CHECK_AFTER"
   | "MIDTRANS_TIMEOUT"
   | "ORDER_PAYMENT_WINDOW"
   | "PAYMENT_SESSION_TTL"
@@ -40,6 +43,7 @@ export function createPaymentGateway(config: OrderServiceConfig): PaymentGateway
   return config.PAYMENT_GATEWAY === "midtrans"
     ? createMidtransGateway({
         baseUrl: config.MIDTRANS_BASE_URL,
+        apiBaseUrl: config.MIDTRANS_API_BASE_URL,
         serverKey: config.MIDTRANS_SERVER_KEY,
         clientKey: config.MIDTRANS_CLIENT_KEY,
         timeoutMs: config.MIDTRANS_TIMEOUT,
@@ -63,6 +67,8 @@ export async function startOrderService(options: {
   bus?: EventBus;
   /** The catalog service in this process, called directly instead of at CATALOG_ADDR. */
   catalog?: InProcessTarget;
+  /** Waits between attempts at a refund the gateway could not be reached for (tests shorten them). */
+  refundRetryDelaysMs?: readonly number[];
 }) {
   const { sql, logger, config } = options;
   await migrate(sql, ORDER_SCHEMA, migrations, logger);
@@ -81,6 +87,8 @@ export async function startOrderService(options: {
     sessionTtlMs: config.PAYMENT_SESSION_TTL,
     midtransServerKey: config.MIDTRANS_SERVER_KEY,
     bankMatchGraceMs: config.BANK_MATCH_GRACE,
+    statusCheckAfterMs: config.PAYMENT_STATUS_CHECK_AFTER,
+    refundRetryDelaysMs: options.refundRetryDelaysMs,
     onEventsCommitted: relay?.kick,
   });
   const server = await startRpcServer({
@@ -96,6 +104,12 @@ export async function startOrderService(options: {
     },
   });
   const sweeper = startExpirySweeper({ expiry: domain.expiry, idempotency: domain.idempotency, logger, everyMs: options.sweepEveryMs });
+  const gatewaySweeper = startGatewaySweeper({
+    checks: domain.gatewayChecks,
+    refunds: domain.refunds,
+    logger,
+    everyMs: gatewaySweepEvery(domain.statusCheckAfterMs),
+  });
   return {
     port: server.port,
     inProcess: server.inProcess,
@@ -103,6 +117,7 @@ export async function startOrderService(options: {
     relay,
     async close(graceMs?: number) {
       await sweeper.stop();
+      await gatewaySweeper.stop();
       await server.close(graceMs);
       await relay?.stop();
       catalogChannel.close();

@@ -14,7 +14,7 @@ import type * as sqlStore from "./store.js";
 
 export type StatusChangeStore = Pick<
   typeof sqlStore,
-  "updateStatus" | "insertHistoryAndEvents" | "itemsOf" | "liveSessionsOf" | "holdTransferAmount"
+  "updateStatus" | "insertHistoryAndEvents" | "itemsOf" | "liveSessionsOf" | "holdTransferAmount" | "refundsOf"
 >;
 
 export interface StatusChangeResult {
@@ -28,13 +28,18 @@ export function createStatusChanges(deps: {
   logger: Logger;
   /** How long an expired or cancelled order keeps its transfer amount (BANK_MATCH_GRACE). */
   bankMatchGraceMs: number;
+  /**
+   * Whether the gateway can expire a transaction (Midtrans): then an expired or
+   * cancelled gateway order is expired there too, so the buyer cannot pay it after.
+   */
+  gatewayExpires?: boolean;
 }) {
   const { store, render, logger } = deps;
 
+  /** The order as events show it, read in the caller's transaction. */
   async function orderMessage(tx: Db, row: OrderRow): Promise<Order> {
-    const items = (await store.itemsOf(tx, [row.id])).get(row.id)!;
-    const session = (await store.liveSessionsOf(tx, [row.id])).get(row.id);
-    return renderOrder(render, row, items, session);
+    const [items, sessions, refunds] = await Promise.all([store.itemsOf(tx, [row.id]), store.liveSessionsOf(tx, [row.id]), store.refundsOf(tx, [row.id])]);
+    return renderOrder(render, row, items.get(row.id)!, sessions.get(row.id), refunds.get(row.id));
   }
 
   /**
@@ -49,7 +54,8 @@ export function createStatusChanges(deps: {
     if (check.kind === "refused") {
       throw new ConnectError(`order ${row.id} cannot go from ${row.status} to ${to}`, Code.FailedPrecondition);
     }
-    const updated = await store.updateStatus(tx, row.id, to);
+    const expireAtGateway = deps.gatewayExpires === true && row.payment_kind === "gateway" && (to === "expired" || to === "cancelled");
+    const updated = await store.updateStatus(tx, row.id, to, { expireAtGateway });
     const order = await orderMessage(tx, updated);
     await store.insertHistoryAndEvents(
       tx,
@@ -62,7 +68,7 @@ export function createStatusChanges(deps: {
     return { row: updated, changed: true };
   }
 
-  return { apply };
+  return { apply, orderMessage };
 }
 
 export type StatusChanges = ReturnType<typeof createStatusChanges>;

@@ -38,6 +38,14 @@ export interface OrderRow {
   expires_at: Date;
   created_at: Date;
   updated_at: Date;
+  /** What the succeeded refunds add up to. */
+  refunded_amount: number;
+  /** When a pending gateway order is next asked about at the gateway; null: never again. */
+  next_status_check_at: Date | null;
+  /** How many times it has been asked about. */
+  status_checks: number;
+  /** When an expired or cancelled gateway order is next expired at the gateway too; null: nothing to do. */
+  gateway_expire_at: Date | null;
 }
 
 export interface OrderItemRow {
@@ -61,7 +69,35 @@ export interface SessionRow {
   created_at: Date;
 }
 
-export type NewOrder = Omit<OrderRow, "id" | "currency" | "status">;
+export type RefundStatus = "pending" | "succeeded" | "failed";
+export type RefundMethod = "gateway" | "manual";
+
+export interface RefundRow {
+  id: string;
+  store_id: string;
+  order_id: string;
+  amount: number;
+  reason: string;
+  reference: string | null;
+  status: RefundStatus;
+  failure_message: string | null;
+  method: RefundMethod;
+  gateway_key: string | null;
+  idempotency_key: string | null;
+  request_hash: string | null;
+  response: Uint8Array | null;
+  attempts: number;
+  next_attempt_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type NewRefund = Pick<
+  RefundRow,
+  "id" | "store_id" | "order_id" | "amount" | "reason" | "reference" | "status" | "method" | "gateway_key" | "idempotency_key" | "request_hash" | "next_attempt_at"
+>;
+
+export type NewOrder = Omit<OrderRow, "id" | "currency" | "status" | "refunded_amount" | "status_checks" | "gateway_expire_at">;
 
 export interface HistoryEntry {
   order_id: string;
@@ -143,6 +179,12 @@ export async function insertNewOrder(
   return inserted;
 }
 
+/** Outbox events with no status change (a refund's). */
+export async function insertEvents(db: Db, events: NewOutboxRow[]) {
+  if (events.length === 0) return;
+  await db`insert into outbox ${db(events.map((event) => ({ ...event, payload: event.payload as postgres.JSONValue })))}`;
+}
+
 /** A status change's history row and its outbox events, in one statement. */
 export async function insertHistoryAndEvents(db: Db, entry: HistoryEntry, events: NewOutboxRow[]) {
   await db`
@@ -159,17 +201,21 @@ export async function findOrder(db: Db, id: string, options: { storeId?: string;
 }
 
 /**
- * The order and its items in one round trip (the order read's hot path): the items
- * come as a JSON array, whose numbers are exact since every amount is far below 2^53.
+ * The order, its items and its refunds in one round trip (the order read's hot path):
+ * they come as JSON arrays, whose numbers are exact since every amount is far below 2^53.
  */
 export async function findOrderWithItems(db: Db, id: string, options: { storeId?: string } = {}) {
-  const [found] = await db<(OrderRow & { items: OrderItemRow[] })[]>`
-    select o.*, coalesce((select json_agg(i order by i.position) from order_items i where i.order_id = o.id), '[]') as items
+  const [found] = await db<(OrderRow & { items: OrderItemRow[]; refunds: (Omit<RefundRow, "created_at"> & { created_at: string })[] })[]>`
+    select o.*,
+      coalesce((select json_agg(i order by i.position) from order_items i where i.order_id = o.id), '[]') as items,
+      coalesce((select json_agg(r order by r.created_at, r.id) from (
+        select id, store_id, order_id, amount, reason, reference, status, failure_message, method, created_at
+        from refunds where order_id = o.id) r), '[]') as refunds
     from orders o
     where o.id = ${id} ${options.storeId ? db`and o.store_id = ${options.storeId}` : db``}`;
   if (!found) return undefined;
-  const { items, ...row } = found;
-  return { row: row as OrderRow, items };
+  const { items, refunds, ...row } = found;
+  return { row: row as OrderRow, items, refunds: refunds.map((refund) => ({ ...refund, created_at: new Date(refund.created_at) }) as RefundRow) };
 }
 
 export async function findOrderByReference(db: Db, reference: string, forUpdate = false, storeId?: string) {
@@ -248,21 +294,39 @@ export async function historyOf(db: Db, orderId: string): Promise<HistoryRow[]> 
     where order_id = ${orderId} order by id`;
 }
 
-// Transfer amount reservations (004_bank_reconciliation.sql). Which amount an order
-// holds and until when is decided in bank-matching.ts; these statements carry it out.
+// Transfer amount reservations (004_bank_reconciliation.sql; rows outlive their hold
+// since 006_transfer_code_use.sql). Which amount an order holds and until when is
+// decided in bank-matching.ts and pricing.ts; these statements carry it out.
 
-/** The store's transfer amounts within [low, high] that are reserved now. */
-export async function takenTransferAmounts(db: Db, storeId: string, low: number, high: number): Promise<number[]> {
-  const rows = await db<{ amount: number }[]>`
-    select amount from transfer_amount_reservations
-    where store_id = ${storeId} and amount between ${low} and ${high} and reserved_until >= clock_timestamp()`;
-  return rows.map((row) => row.amount);
+/** One amount's reservation row: its last holder keeps it until `reserved_until`, and it is free after. */
+export interface TransferAmountUse {
+  amount: number;
+  /** A pending order's (infinity) reads as 9999-12-31. */
+  reserved_until: Date;
 }
 
-/** The order's reservation now lasts until `until`, or (null) ends. Keyed by order: a newer holder of the amount is untouched. */
-export async function holdTransferAmount(db: Db, orderId: string, until: Date | null) {
-  if (until === null) await db`delete from transfer_amount_reservations where order_id = ${orderId}`;
-  else await db`update transfer_amount_reservations set reserved_until = ${until} where order_id = ${orderId}`;
+/**
+ * Every reservation row of the store's amounts within [low, high], held or ended (an
+ * amount with no row was never used), and the database's clock they are to be read
+ * against: the one insertNewOrder's reservation judges by.
+ */
+export async function transferAmountUse(db: Db, storeId: string, low: number, high: number): Promise<{ now: Date; uses: TransferAmountUse[] }> {
+  const rows = await db<{ now: Date; amount: number | null; reserved_until: Date | null }[]>`
+    with clock as (select clock_timestamp() as now)
+    select clock.now, r.amount, least(r.reserved_until, '9999-12-31T00:00:00Z') as reserved_until
+    from clock left join transfer_amount_reservations r
+      on r.store_id = ${storeId} and r.amount between ${low} and ${high}`;
+  const uses = rows.flatMap((row) => (row.amount === null ? [] : [{ amount: row.amount, reserved_until: row.reserved_until! }]));
+  return { now: rows[0]!.now, uses };
+}
+
+/**
+ * The order's reservation now lasts until `until` (for a paid or refunded order, the
+ * time it was: the row stays to say when the amount was last used). Keyed by order: a
+ * newer holder of the amount is untouched.
+ */
+export async function holdTransferAmount(db: Db, orderId: string, until: Date) {
+  await db`update transfer_amount_reservations set reserved_until = ${until} where order_id = ${orderId}`;
 }
 
 /**
@@ -288,10 +352,148 @@ export async function transferOrdersFor(db: Db, storeId: string, amount: number,
       limit 1)`;
 }
 
-export async function updateStatus(db: Db, id: string, status: OrderStatus): Promise<OrderRow> {
+/**
+ * The order's new status. Only a pending order is asked about at the gateway, so any
+ * change ends its status checks; `expireAtGateway` asks for the gateway's transaction
+ * to be expired too, from now on.
+ */
+export async function updateStatus(db: Db, id: string, status: OrderStatus, options: { expireAtGateway?: boolean } = {}): Promise<OrderRow> {
   const [row] = await db<OrderRow[]>`
-    update orders set status = ${status}, updated_at = clock_timestamp() where id = ${id} returning *`;
+    update orders set status = ${status}, updated_at = clock_timestamp(), next_status_check_at = null
+      ${options.expireAtGateway ? db`, gateway_expire_at = clock_timestamp()` : db``}
+    where id = ${id} returning *`;
   return row!;
+}
+
+/** Adds a succeeded refund to the order's refunded amount. */
+export async function addRefundedAmount(db: Db, id: string, amount: number): Promise<OrderRow> {
+  const [row] = await db<OrderRow[]>`
+    update orders set refunded_amount = refunded_amount + ${amount}, updated_at = clock_timestamp() where id = ${id} returning *`;
+  return row!;
+}
+
+// Asking the gateway (gateway-checks.ts decides when; these carry it out). A claim moves
+// the order's time on by a lease before the gateway is called, so other instances skip
+// it meanwhile and a check that dies with its process is made again once it runs out.
+
+/** Up to `limit` pending orders due a status check, each now leased for `leaseMs`. */
+export async function claimDueStatusChecks(db: Db, limit: number, leaseMs: number): Promise<OrderRow[]> {
+  return db<OrderRow[]>`
+    update orders set next_status_check_at = clock_timestamp() + make_interval(secs => ${leaseMs / 1000})
+    where id in (
+      select id from orders
+      where next_status_check_at <= statement_timestamp() and status = 'pending'
+      order by next_status_check_at
+      limit ${limit}
+      for update skip locked)
+    returning *`;
+}
+
+/** After a check: counted, and the next one at `at` (null: none) while the order is still pending. */
+export async function scheduleStatusCheck(db: Db, id: string, at: Date | null, counted: boolean) {
+  await db`
+    update orders set next_status_check_at = ${at} ${counted ? db`, status_checks = status_checks + 1` : db``}
+    where id = ${id} and status = 'pending'`;
+}
+
+/** Up to `limit` orders due to be expired at the gateway, each now leased for `leaseMs`. */
+export async function claimDueGatewayExpiries(db: Db, limit: number, leaseMs: number): Promise<OrderRow[]> {
+  return db<OrderRow[]>`
+    update orders set gateway_expire_at = clock_timestamp() + make_interval(secs => ${leaseMs / 1000})
+    where id in (
+      select id from orders
+      where gateway_expire_at <= statement_timestamp()
+      order by gateway_expire_at
+      limit ${limit}
+      for update skip locked)
+    returning *`;
+}
+
+/** The next try at expiring the order at the gateway (null: done). */
+export async function setGatewayExpireAt(db: Db, id: string, at: Date | null) {
+  await db`update orders set gateway_expire_at = ${at} where id = ${id}`;
+}
+
+// Refunds (CONTRACT §12). What a refund may be and what it does is decided in refunds.ts.
+
+/** Each order's refunds, oldest first. */
+export async function refundsOf(db: Db, orderIds: string[]): Promise<Map<string, RefundRow[]>> {
+  const byOrder = new Map<string, RefundRow[]>(orderIds.map((id) => [id, []]));
+  if (orderIds.length === 0) return byOrder;
+  const rows = await db<RefundRow[]>`
+    select * from refunds where order_id = any(${orderIds}::uuid[]) order by order_id, created_at, id`;
+  for (const row of rows) byOrder.get(row.order_id)!.push(refundRow(row));
+  return byOrder;
+}
+
+const refundRow = (row: RefundRow): RefundRow => ({ ...row, response: row.response ? new Uint8Array(row.response) : null });
+
+/**
+ * Writes a refund; undefined, with nothing written, when the store already has a refund
+ * with its Idempotency-Key or the order one with its gateway key.
+ */
+export async function insertRefund(db: Db, refund: NewRefund): Promise<RefundRow | undefined> {
+  const [row] = await db<RefundRow[]>`insert into refunds ${db(refund)} on conflict do nothing returning *`;
+  return row && refundRow(row);
+}
+
+export async function findRefund(db: Db, id: string, forUpdate = false): Promise<RefundRow | undefined> {
+  const [row] = await db<RefundRow[]>`select * from refunds where id = ${id} ${forUpdate ? db`for update` : db``}`;
+  return row && refundRow(row);
+}
+
+export async function findRefundByIdempotencyKey(db: Db, storeId: string, key: string): Promise<RefundRow | undefined> {
+  const [row] = await db<RefundRow[]>`select * from refunds where store_id = ${storeId} and idempotency_key = ${key}`;
+  return row && refundRow(row);
+}
+
+/**
+ * A refund's outcome, from `pending` (or the statuses given: a refund we recorded as
+ * failed that the gateway reports made); undefined when it was in none of them, so an
+ * outcome is written once. `gateway_key` keeps the gateway's own id of the refund, so a
+ * later report of it is known; it is left out if another refund of the order holds it.
+ */
+export async function settleRefund(
+  db: Db,
+  id: string,
+  outcome: { status: "succeeded" | "failed"; failure_message?: string; gateway_key?: string },
+  from: RefundStatus[] = ["pending"],
+): Promise<RefundRow | undefined> {
+  const key = outcome.gateway_key ?? null;
+  const [row] = await db<RefundRow[]>`
+    update refunds r set status = ${outcome.status}, failure_message = ${outcome.failure_message ?? null},
+      next_attempt_at = null, updated_at = clock_timestamp(),
+      gateway_key = case
+        when ${key}::text is null or exists (select 1 from refunds o where o.order_id = r.order_id and o.gateway_key = ${key}::text) then r.gateway_key
+        else ${key}::text end
+    where id = ${id} and status = any(${from}::text[]) returning *`;
+  return row && refundRow(row);
+}
+
+/** A pending refund the gateway could not be reached for: counted, and tried again at `at`. */
+export async function retryRefundAt(db: Db, id: string, at: Date) {
+  await db`
+    update refunds set attempts = attempts + 1, next_attempt_at = ${at}, updated_at = clock_timestamp()
+    where id = ${id} and status = 'pending'`;
+}
+
+/** Keeps the first answer for Idempotency-Key replays. */
+export async function keepRefundResponse(db: Db, id: string, response: Uint8Array) {
+  await db`update refunds set response = ${Buffer.from(response)} where id = ${id} and response is null`;
+}
+
+/** Up to `limit` pending gateway refunds due another attempt, each now leased for `leaseMs`. */
+export async function claimDueRefunds(db: Db, limit: number, leaseMs: number): Promise<RefundRow[]> {
+  const rows = await db<RefundRow[]>`
+    update refunds set next_attempt_at = clock_timestamp() + make_interval(secs => ${leaseMs / 1000})
+    where id in (
+      select id from refunds
+      where status = 'pending' and next_attempt_at <= statement_timestamp()
+      order by next_attempt_at
+      limit ${limit}
+      for update skip locked)
+    returning *`;
+  return rows.map(refundRow);
 }
 
 /** Pending orders past their expiry, locked for this transaction; others skip them. */

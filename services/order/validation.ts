@@ -1,7 +1,8 @@
 import { isPaymentReference, isUuid } from "../../common/ids.js";
 import { parseRfc3339 } from "../../common/rfc3339.js";
 import type { AssignMutationRequest, ListMutationsRequest, ReconcileMutationsRequest } from "../../gen/order/v1/bank_pb.js";
-import type { CountOrdersRequest, CreateOrderRequest, ListOrdersRequest } from "../../gen/order/v1/order_pb.js";
+import type { CountOrdersRequest, CreateOrderRequest, ListOrdersRequest, RefundOrderRequest } from "../../gen/order/v1/order_pb.js";
+import { textProblem } from "../../common/text.js";
 import { fieldError } from "../lib/rpc-errors.js";
 import { ORDER_STATUSES, type OrderStatus } from "./status-machine.js";
 import { findMutationProblem, MAX_MUTATIONS_PER_CALL, mutationIdProblem } from "../../common/bank-mutations.js";
@@ -160,4 +161,24 @@ export function validateOrderKey(request: Pick<AssignMutationRequest, "orderId" 
   const reference = request.paymentReference.toUpperCase();
   if (!isPaymentReference(reference)) throw fieldError("payment_reference", "must be a payment reference such as SO-ABCDEFGH2345");
   return { paymentReference: reference };
+}
+
+/** A refund request's own fields (CONTRACT §12); the amount's bound against the order is refunds.ts's. */
+export function validateRefundOrder(request: Pick<RefundOrderRequest, "amount" | "reason" | "reference" | "idempotencyKey">) {
+  const text = (value: string, field: string, min: number, max: number) => {
+    const problem = textProblem(value);
+    if (problem) throw fieldError(field, problem);
+    const length = [...value].length;
+    if (length < min || length > max) throw fieldError(field, min > 0 ? `must be ${min} to ${max} characters` : `must be at most ${max} characters`);
+    return value;
+  };
+  let amount: number | undefined;
+  if (request.amount !== undefined) {
+    if (request.amount < 1n || request.amount > BigInt(Number.MAX_SAFE_INTEGER)) throw fieldError("amount", "must be a positive integer");
+    amount = Number(request.amount);
+  }
+  const reason = text(request.reason.trim(), "reason", 1, 200);
+  const reference = request.reference === undefined || request.reference === "" ? undefined : text(request.reference, "reference", 0, 100);
+  if (request.idempotencyKey !== undefined) text(request.idempotencyKey, "Idempotency-Key", 1, 255);
+  return { amount, reason, reference, idempotencyKey: request.idempotencyKey };
 }

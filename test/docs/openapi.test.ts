@@ -123,8 +123,37 @@ test("every documented request example is accepted, and every response matches t
   t.is(badSignature.status, 401);
   check("POST", "/v1/payments/notifications/midtrans", badSignature);
 
-  // Webhook bodies match the documented event schema.
-  await waitFor(() => receiver.received.length >= 5);
+  // Refunds (CONTRACT §12): the documented examples against a bank-transfer order marked paid.
+  const [transferOrderId] = orderIds;
+  await stack.orders.markOrderPaid({ storeId: shop.storeId, orderId: transferOrderId! });
+  const refundPath = `/v1/orders/${transferOrderId}/refunds`;
+  const refundExamples = v.resolve(served.document.paths["/v1/orders/{order_id}/refunds"].post.requestBody).content["application/json"].examples;
+  const refundReplay = { method: "POST", key, json: refundExamples.partial.value, headers: { "Idempotency-Key": "doc-refund-1" } };
+  const refunded = await api(stack.baseUrl, refundPath, refundReplay);
+  t.is(refunded.status, 201, refunded.text);
+  check("POST", "/v1/orders/{order_id}/refunds", refunded);
+  const refundReplayed = await api(stack.baseUrl, refundPath, refundReplay);
+  t.is(refundReplayed.headers.get("idempotent-replayed"), "true");
+  check("POST", "/v1/orders/{order_id}/refunds", refundReplayed);
+  const refundConflict = await api(stack.baseUrl, refundPath, { ...refundReplay, json: { ...refundReplay.json, amount: 1 } });
+  t.is(refundConflict.status, 409);
+  check("POST", "/v1/orders/{order_id}/refunds", refundConflict);
+  const rest = await api(stack.baseUrl, refundPath, { method: "POST", key, json: refundExamples.rest.value });
+  t.is(rest.status, 201, rest.text);
+  check("POST", "/v1/orders/{order_id}/refunds", rest);
+  t.is(rest.body.data.order.status, "refunded");
+  check("GET", "/v1/orders/{order_id}", await api(stack.baseUrl, `/v1/orders/${transferOrderId}`, { key }));
+  const notRefundable = await api(stack.baseUrl, refundPath, { method: "POST", key, json: refundExamples.rest.value });
+  t.is(notRefundable.status, 409);
+  check("POST", "/v1/orders/{order_id}/refunds", notRefundable);
+  const badRefund = await api(stack.baseUrl, refundPath, { method: "POST", key, json: { reason: "x", extra: 1 } });
+  t.is(badRefund.status, 400);
+  check("POST", "/v1/orders/{order_id}/refunds", badRefund);
+  check("POST", "/v1/orders/{order_id}/refunds", await api(stack.baseUrl, "/v1/orders/00000000-0000-4000-8000-000000000000/refunds", { method: "POST", key, json: { reason: "x" } }));
+  check("POST", "/v1/orders/{order_id}/refunds", await api(stack.baseUrl, refundPath, { method: "POST", key: starter.key, json: { reason: "x" } }));
+
+  // Webhook bodies match the documented event schema, refund events included.
+  await waitFor(() => receiver.events().filter((event: any) => event.type === "refund.succeeded").length >= 2 && receiver.events().some((event: any) => event.type === "order.refunded"));
   for (const event of receiver.events()) {
     const problem = v.checkSchema("WebhookEvent", event);
     t.is(problem, undefined, `${event.type}: ${problem}`);
@@ -138,4 +167,33 @@ test("the documented rate and request-id headers are sent", async (t) => {
   for (const header of v.documentedHeaders("GET", "/v1/products", 200)) {
     t.truthy(response.headers.get(header), header);
   }
+});
+
+test("POST /v1/orders/{order_id}/refunds is documented with its body, key, answers and events", (t) => {
+  const document = served.document;
+  const operation = document.paths["/v1/orders/{order_id}/refunds"]?.post;
+  t.truthy(operation, "the refund operation is in the document");
+  t.is(operation.operationId, "refundOrder");
+  t.deepEqual(operation.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`), ["path:order_id", "header:Idempotency-Key"]);
+  for (const status of ["201", "400", "401", "403", "404", "409", "429", "503"]) t.truthy(operation.responses[status], `documents ${status}`);
+  t.truthy(operation.responses["201"].headers["Idempotent-Replayed"]);
+  t.regex(operation.description, /pending/);
+  t.regex(operation.description, /same refund key/);
+  t.regex(operation.description, /manual/);
+
+  const schemas = document.components.schemas;
+  t.deepEqual(schemas.RefundOrderRequest.required, ["reason"]);
+  t.false(schemas.RefundOrderRequest.additionalProperties);
+  t.deepEqual(Object.keys(schemas.RefundOrderRequest.properties), ["amount", "reason", "reference"]);
+  t.deepEqual(schemas.Refund.required, ["id", "amount", "reason", "reference", "status", "failure_message", "method", "created_at"]);
+  t.deepEqual(schemas.Refund.properties.status.enum, ["pending", "succeeded", "failed"]);
+  t.deepEqual(schemas.Refund.properties.method.enum, ["gateway", "manual"]);
+  t.true(schemas.Order.required.includes("refunded_amount") && schemas.Order.required.includes("refunds"));
+  t.deepEqual(schemas.RefundEvent.properties.data.required, ["store_id", "order", "refund"]);
+  for (const type of ["refund.succeeded", "refund.failed"]) {
+    t.truthy(document.webhooks[type], `${type} is a documented webhook`);
+    t.deepEqual(document.webhooks[type].post.requestBody.content["application/json"].schema.allOf[0], { $ref: "#/components/schemas/RefundEvent" });
+  }
+  t.regex(document.info.description, /When the gateway is silent/);
+  t.regex(document.info.description, /PAYMENT_STATUS_CHECK_AFTER/);
 });

@@ -1,9 +1,55 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { jakartaWallClock } from "../../common/jakarta-time.js";
+import { midtransSignature } from "../../common/midtrans.js";
 
 /** How the fake answers `POST /snap/v1/transactions`. */
 export type FakeMidtransMode = "ok" | "fail" | "hang";
+
+/**
+ * How the fake answers the Core API (`/v2/{order_id}/status|refund|expire`), apart from
+ * the Snap `mode`: "ok" like Midtrans; "refuse" answers every refund and every expire
+ * with status_code "412" (status checks still answer); "down" answers HTTP 503 (an HTML
+ * page) to every Core API call; "hang" never answers.
+ */
+export type FakeMidtransCoreMode = "ok" | "refuse" | "down" | "hang";
+
+/** One refund the fake made, as its status answers list them (amounts in whole rupiah here). */
+export interface FakeMidtransRefund {
+  refund_chargeback_id: number;
+  refund_amount: number;
+  created_at: string;
+  reason: string;
+  refund_key: string;
+}
+
+/** The fake's state for one order_id (a copy; change it with `setStatus`). */
+export interface FakeMidtransTransaction {
+  order_id: string;
+  transaction_id: string;
+  /** Whole rupiah. */
+  gross_amount: number;
+  /** gross_amount as answered ("10000.00" unless `setStatus` was given a string). */
+  gross_amount_text: string;
+  transaction_status: string;
+  /** Omitted from answers when undefined. */
+  fraud_status?: string;
+  payment_type: string;
+  transaction_time: string;
+  refunds: FakeMidtransRefund[];
+  /** Made by Snap and not yet given a status with `setStatus` (the buyer chose no payment method yet). */
+  snap_only: boolean;
+}
+
+export interface FakeMidtransSetStatusOptions {
+  /** Default "accept"; null leaves fraud_status out of answers. */
+  fraud_status?: string | null;
+  /** Required when the order_id is new to the fake; a string is answered verbatim. */
+  gross_amount?: number | string;
+  /** Default "qris". */
+  payment_type?: string;
+}
 
 export interface FakeMidtransRequest {
   method: string;
@@ -15,6 +61,14 @@ export interface FakeMidtransRequest {
   status?: number;
   /** The token issued for this request (201 only). */
   token?: string;
+  /** Core API calls: the order_id from the path, URL-decoded. */
+  orderId?: string;
+  /** Core API calls: the body's status_code answered ("200", "404", "412"…). */
+  statusCode?: string;
+  /** Core API calls: the JSON body answered. */
+  answer?: any;
+  /** When it arrived (ms since the epoch). */
+  at: number;
 }
 
 export interface FakeMidtrans {
@@ -26,8 +80,29 @@ export interface FakeMidtrans {
   readonly requests: FakeMidtransRequest[];
   /** "ok" answers like Snap; "fail" answers 500; "hang" never answers. */
   mode: FakeMidtransMode;
+  /** How the Core API answers; see FakeMidtransCoreMode. Default "ok". */
+  coreMode: FakeMidtransCoreMode;
+  /**
+   * Whether a transaction only Snap made (no `setStatus` yet) is visible to the Core API
+   * as `pending`. Default true. Real Midtrans answers "404" for it until the buyer picks a
+   * payment method on the Snap page; set false to behave so.
+   */
+  snapTransactionsVisible: boolean;
   /** The transaction requests only, optionally for one order_id. */
   transactions(orderId?: string): FakeMidtransRequest[];
+  /**
+   * Says what became of a transaction (the buyer paid: "settlement"; "deny", "cancel",
+   * "expire"…). An order_id the fake does not know is made known (give `gross_amount`).
+   */
+  setStatus(orderId: string, transactionStatus: string, options?: FakeMidtransSetStatusOptions): void;
+  /** A copy of the fake's state for the order_id, or undefined. */
+  transaction(orderId: string): FakeMidtransTransaction | undefined;
+  /** Recorded `POST /v2/{id}/refund` requests, optionally for one order_id. */
+  refunds(orderId?: string): FakeMidtransRequest[];
+  /** Recorded `GET /v2/{id}/status` requests, optionally for one order_id. */
+  statusChecks(orderId?: string): FakeMidtransRequest[];
+  /** Recorded `POST /v2/{id}/expire` requests, optionally for one order_id. */
+  expires(orderId?: string): FakeMidtransRequest[];
   close(): Promise<void>;
 }
 
@@ -111,16 +186,162 @@ function send(res: ServerResponse, status: number, body: unknown) {
   res.end(text);
 }
 
+const CORE_PATH = /^\/v2\/([^/]+)\/(status|refund|expire)$/;
+const CORE_METHOD: Record<string, string> = { status: "GET", refund: "POST", expire: "POST" };
+
+/** Midtrans' amount text: "10000.00". */
+const money = (amount: number) => `${amount}.00`;
+
 /**
- * A local stand-in for Midtrans Snap on a real loopback port: `POST
- * /snap/v1/transactions` with the server key as Basic auth, checked and answered the
- * way Snap does. Every request is recorded; `mode` makes it fail (500) or hang.
+ * The body status_code Midtrans gives a transaction in status answers: "201" pending,
+ * "200" paid (settlement, capture) and refunded (refund, partial_refund, as in the Get
+ * Transaction Status reference's refund sample), "407" expire, "202" denied, cancelled
+ * or failed (as the notifications carry them).
+ */
+export function fakeMidtransStatusCode(transactionStatus: string): string {
+  switch (transactionStatus) {
+    case "pending":
+      return "201";
+    case "expire":
+      return "407";
+    case "deny":
+    case "cancel":
+    case "failure":
+      return "202";
+    default:
+      return "200";
+  }
+}
+
+const CANNOT_MODIFY = "Merchant cannot modify the status of the transaction";
+const REFUSED_BY_PROVIDER = "Refund is rejected by the payment provider";
+
+/**
+ * A local stand-in for Midtrans on a real loopback port, serving both hosts (give its
+ * `url` as MIDTRANS_BASE_URL and MIDTRANS_API_BASE_URL):
+ *
+ * - Snap: `POST /snap/v1/transactions` with the server key as Basic auth, checked and
+ *   answered the way Snap does; `mode` makes it fail (500) or hang. A transaction Snap
+ *   made is known to the Core API as `pending` (see `snapTransactionsVisible`).
+ * - Core API, per order_id: `GET /v2/{id}/status`, `POST /v2/{id}/refund`, `POST
+ *   /v2/{id}/expire`, Basic auth checked (HTTP 401 otherwise), answered HTTP 200 with
+ *   Midtrans' body `status_code` as Midtrans does; `coreMode` makes it refuse, be down or
+ *   hang. `setStatus` says what the buyer did.
+ *
+ * Every request is recorded.
  */
 export async function startFakeMidtrans(options: { serverKey: string }): Promise<FakeMidtrans> {
   const expectedAuth = `Basic ${Buffer.from(`${options.serverKey}:`).toString("base64")}`;
   const requests: FakeMidtransRequest[] = [];
+  const transactions = new Map<string, FakeMidtransTransaction>();
+  /** order_id → refund_key → the first (successful) answer for that key. */
+  const refundAnswers = new Map<string, Map<string, Record<string, unknown>>>();
   let calls = 0;
+  let chargebackIds = 0;
   let url = "";
+
+  const visible = (orderId: string) => {
+    const tx = transactions.get(orderId);
+    return tx && (!tx.snap_only || fake.snapTransactionsVisible) ? tx : undefined;
+  };
+
+  const notFound = () => ({ status_code: "404", status_message: "Transaction doesn't exist.", id: randomUUID() });
+
+  const basics = (tx: FakeMidtransTransaction) => ({
+    transaction_id: tx.transaction_id,
+    order_id: tx.order_id,
+    merchant_id: "G000000000",
+    gross_amount: tx.gross_amount_text,
+    currency: "IDR",
+    payment_type: tx.payment_type,
+    transaction_time: tx.transaction_time,
+    transaction_status: tx.transaction_status,
+  });
+
+  const refunded = (tx: FakeMidtransTransaction) => tx.refunds.reduce((sum, r) => sum + r.refund_amount, 0);
+
+  /** `GET /v2/{id}/status`: a notification's fields, signed, with the refunds once there are some. */
+  function statusAnswer(orderId: string): Record<string, unknown> {
+    const tx = visible(orderId);
+    if (!tx) return notFound();
+    const statusCode = fakeMidtransStatusCode(tx.transaction_status);
+    return {
+      status_code: statusCode,
+      status_message: "Success, transaction is found",
+      ...basics(tx),
+      ...(tx.fraud_status === undefined ? {} : { fraud_status: tx.fraud_status }),
+      signature_key: midtransSignature({ order_id: tx.order_id, status_code: statusCode, gross_amount: tx.gross_amount_text }, options.serverKey),
+      ...(tx.refunds.length === 0
+        ? {}
+        : {
+            refund_amount: money(refunded(tx)),
+            refunds: tx.refunds.map((r) => ({ ...r, refund_amount: money(r.refund_amount) })),
+          }),
+    };
+  }
+
+  /** `POST /v2/{id}/refund`: settled transactions only, never more than is left, once per refund_key. */
+  function refundAnswer(orderId: string, body: any): Record<string, unknown> {
+    const tx = visible(orderId);
+    if (!tx) return notFound();
+    if (typeof body !== "object" || body === null || Array.isArray(body)) {
+      return { status_code: "413", status_message: "The request cannot be processed due to malformed syntax in the request body" };
+    }
+    const key: string = body.refund_key === undefined ? randomUUID() : body.refund_key;
+    if (typeof key !== "string" || !/^[A-Za-z0-9_-]{1,100}$/.test(key)) {
+      return { status_code: "400", status_message: "refund_key must be alphabets, numbers, dash or underscore" };
+    }
+    const earlier = refundAnswers.get(orderId)?.get(key);
+    if (earlier) return earlier; // the same refund again: answered as before, nothing more refunded
+    if (fake.coreMode === "refuse") return { status_code: "412", status_message: REFUSED_BY_PROVIDER };
+    if (!["settlement", "capture", "partial_refund"].includes(tx.transaction_status)) {
+      return { status_code: "412", status_message: CANNOT_MODIFY };
+    }
+    const left = tx.gross_amount - refunded(tx);
+    const amount = body.amount === undefined ? left : body.amount;
+    if (typeof amount !== "number" || !Number.isInteger(amount) || amount < 1) {
+      return { status_code: "400", status_message: "amount must be a positive integer" };
+    }
+    if (typeof body.reason !== "undefined" && (typeof body.reason !== "string" || body.reason.length > 255)) {
+      return { status_code: "400", status_message: "reason must be a string of at most 255 characters" };
+    }
+    if (amount > left) {
+      return { status_code: "412", status_message: `Refund amount exceeds the remaining amount of the transaction (${money(left)})` };
+    }
+    const refund: FakeMidtransRefund = {
+      refund_chargeback_id: ++chargebackIds,
+      refund_amount: amount,
+      created_at: jakartaWallClock(new Date()),
+      reason: body.reason ?? "",
+      refund_key: key,
+    };
+    tx.refunds.push(refund);
+    tx.transaction_status = amount === left ? "refund" : "partial_refund";
+    const answer = {
+      status_code: "200",
+      status_message: "Success, refund request is approved",
+      ...basics(tx),
+      refund_chargeback_id: refund.refund_chargeback_id,
+      refund_amount: money(amount),
+      refund_key: key,
+    };
+    if (!refundAnswers.has(orderId)) refundAnswers.set(orderId, new Map());
+    refundAnswers.get(orderId)!.set(key, answer);
+    return answer;
+  }
+
+  /** `POST /v2/{id}/expire`: pending → expire ("407"); past pending → "412". */
+  function expireAnswer(orderId: string): Record<string, unknown> {
+    const tx = visible(orderId);
+    if (!tx) return notFound();
+    if (fake.coreMode === "refuse") return { status_code: "412", status_message: CANNOT_MODIFY };
+    if (tx.transaction_status !== "pending" && tx.transaction_status !== "expire") {
+      return { status_code: "412", status_message: CANNOT_MODIFY };
+    }
+    tx.transaction_status = "expire";
+    tx.snap_only = false;
+    return { status_code: "407", status_message: "Success, transaction has expired", ...basics(tx) };
+  }
 
   const server = createServer(async (req, res) => {
     const path = (req.url ?? "/").split("?")[0]!;
@@ -131,8 +352,49 @@ export async function startFakeMidtrans(options: { serverKey: string }): Promise
     } catch {
       body = undefined;
     }
-    const record: FakeMidtransRequest = { method: req.method ?? "", path, headers: req.headers, body };
+    const record: FakeMidtransRequest = { method: req.method ?? "", path, headers: req.headers, body, at: Date.now() };
     requests.push(record);
+
+    const core = CORE_PATH.exec(path);
+    if (core) {
+      let orderId: string;
+      try {
+        orderId = decodeURIComponent(core[1]!);
+      } catch {
+        orderId = core[1]!;
+      }
+      const action = core[2]!;
+      record.orderId = orderId;
+      if (fake.coreMode === "hang") return;
+      if (fake.coreMode === "down") {
+        record.status = 503;
+        const page = "<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>";
+        res.writeHead(503, { "content-type": "text/html", "content-length": Buffer.byteLength(page) });
+        return res.end(page);
+      }
+      const answer = (status: number, json: Record<string, unknown>) => {
+        record.status = status;
+        record.statusCode = json.status_code as string;
+        record.answer = json;
+        send(res, status, json);
+      };
+      if (req.headers.authorization !== expectedAuth) {
+        return answer(401, {
+          status_code: "401",
+          status_message: "Access denied due to unauthorized transaction, please check client or server key",
+          id: randomUUID(),
+        });
+      }
+      if (req.method !== CORE_METHOD[action]) {
+        return answer(405, { status_code: "405", status_message: "HTTP method is not allowed" });
+      }
+      if (action === "status") return answer(200, statusAnswer(orderId));
+      if (action === "expire") return answer(200, expireAnswer(orderId));
+      if (text !== "" && body === undefined) {
+        return answer(200, { status_code: "413", status_message: "The request cannot be processed due to malformed syntax in the request body" });
+      }
+      return answer(200, refundAnswer(orderId, body ?? {}));
+    }
 
     if (req.method !== "POST" || path !== "/snap/v1/transactions") {
       record.status = 404;
@@ -165,6 +427,21 @@ export async function startFakeMidtrans(options: { serverKey: string }): Promise
     const token = randomUUID();
     record.status = 201;
     record.token = token;
+    const orderId: string = body.transaction_details.order_id;
+    if (!transactions.has(orderId)) {
+      transactions.set(orderId, {
+        order_id: orderId,
+        transaction_id: randomUUID(),
+        gross_amount: body.transaction_details.gross_amount,
+        gross_amount_text: money(body.transaction_details.gross_amount),
+        transaction_status: "pending",
+        fraud_status: "accept",
+        payment_type: "qris",
+        transaction_time: jakartaWallClock(new Date()),
+        refunds: [],
+        snap_only: true,
+      });
+    }
     send(res, 201, { token, redirect_url: `${url}/snap/v4/redirection/${token}` });
   });
 
@@ -174,6 +451,9 @@ export async function startFakeMidtrans(options: { serverKey: string }): Promise
   });
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
+  const coreRequests = (action: string, orderId?: string) =>
+    requests.filter((r) => r.orderId !== undefined && r.path.endsWith(`/${action}`) && (orderId === undefined || r.orderId === orderId));
+
   const fake: FakeMidtrans = {
     url,
     get calls() {
@@ -181,6 +461,8 @@ export async function startFakeMidtrans(options: { serverKey: string }): Promise
     },
     requests,
     mode: "ok",
+    coreMode: "ok",
+    snapTransactionsVisible: true,
     transactions(orderId?: string) {
       return requests.filter(
         (r) =>
@@ -188,6 +470,48 @@ export async function startFakeMidtrans(options: { serverKey: string }): Promise
           r.path === "/snap/v1/transactions" &&
           (orderId === undefined || r.body?.transaction_details?.order_id === orderId),
       );
+    },
+    setStatus(orderId, transactionStatus, setOptions = {}) {
+      let tx = transactions.get(orderId);
+      if (!tx) {
+        if (setOptions.gross_amount === undefined) {
+          throw new Error(`fake midtrans: ${orderId} is new, so setStatus needs gross_amount`);
+        }
+        tx = {
+          order_id: orderId,
+          transaction_id: randomUUID(),
+          gross_amount: 0,
+          gross_amount_text: "",
+          transaction_status: transactionStatus,
+          payment_type: "qris",
+          transaction_time: jakartaWallClock(new Date()),
+          refunds: [],
+          snap_only: false,
+        };
+        transactions.set(orderId, tx);
+      }
+      if (setOptions.gross_amount !== undefined) {
+        const given = setOptions.gross_amount;
+        tx.gross_amount = typeof given === "number" ? given : Math.trunc(Number(given));
+        tx.gross_amount_text = typeof given === "number" ? money(given) : given;
+      }
+      tx.transaction_status = transactionStatus;
+      tx.fraud_status = setOptions.fraud_status === null ? undefined : (setOptions.fraud_status ?? "accept");
+      if (setOptions.payment_type !== undefined) tx.payment_type = setOptions.payment_type;
+      tx.snap_only = false;
+    },
+    transaction(orderId) {
+      const tx = transactions.get(orderId);
+      return tx && { ...tx, refunds: tx.refunds.map((r) => ({ ...r })) };
+    },
+    refunds(orderId?: string) {
+      return coreRequests("refund", orderId);
+    },
+    statusChecks(orderId?: string) {
+      return coreRequests("status", orderId);
+    },
+    expires(orderId?: string) {
+      return coreRequests("expire", orderId);
     },
     async close() {
       server.closeAllConnections(); // hanging requests included

@@ -1,7 +1,7 @@
 // An in-memory stand-in for services/order/store.ts, for tests that run the order
 // service's domain and routes without PostgreSQL. It keeps the rules the SQL keeps
-// (unique references, one reservation per transfer amount until its time passes, a
-// takeover rule for idempotency records, newest-first listing, the search's letter-case
+// (unique references, one reservation per transfer amount until its time passes, kept
+// after that as the amount's last use, a takeover rule for idempotency records, newest-first listing, the search's letter-case
 // rules, counting a due pending order as expired, each bank mutation once per store) and
 // rolls a failed transaction back.
 // The `db` argument is ignored: there is one state.
@@ -14,6 +14,7 @@ import type {
   OrderItemRow,
   OrderRow,
   Pool,
+  RefundRow,
   SessionRow,
 } from "../../services/order/store.js";
 
@@ -37,9 +38,14 @@ interface State {
   reservations: Map<string, { order_id: string; until: number }>;
   /** By `store/mutation id`, in insertion order. */
   mutations: Map<string, Omit<BankMutationRow, "payment_reference">>;
+  /** In insertion order. */
+  refunds: RefundRow[];
 }
 
 const copy = <T>(value: T): T => structuredClone(value);
+
+/** store.ts reads a pending order's reservation (infinity) as 9999-12-31. */
+const FOREVER = Date.parse("9999-12-31T00:00:00Z");
 
 /** store.ts's search: external id exactly, buyer email in any letter case, the reference as given. */
 function matchesSearch(row: OrderRow, search: OrderFilter["search"]): boolean {
@@ -62,6 +68,7 @@ export function createFakeOrderStore(options: { now?: () => number } = {}) {
     idempotency: new Map(),
     reservations: new Map(),
     mutations: new Map(),
+    refunds: [],
   };
   const idemKey = (storeId: string, key: string) => `${storeId}/${key}`;
   const withReference = (row: Omit<BankMutationRow, "payment_reference">): BankMutationRow =>
@@ -106,7 +113,7 @@ export function createFakeOrderStore(options: { now?: () => number } = {}) {
     async findOrderWithItems(_db, id, options = {}) {
       const row = state.orders.get(id);
       if (!row || (options.storeId && row.store_id !== options.storeId)) return undefined;
-      return { row: copy(row), items: copy(state.items.get(id) ?? []) };
+      return { row: copy(row), items: copy(state.items.get(id) ?? []), refunds: copy(state.refunds.filter((refund) => refund.order_id === id)) };
     },
     async findOrderByReference(_db, reference, _forUpdate, storeId) {
       const row = [...state.orders.values()].find(
@@ -135,17 +142,16 @@ export function createFakeOrderStore(options: { now?: () => number } = {}) {
           .map(({ from_status, to_status, cause, detail, created_at }) => ({ from_status, to_status, cause, detail: detail ?? null, created_at })),
       );
     },
-    async takenTransferAmounts(_db, storeId, low, high) {
-      return [...state.reservations.entries()]
-        .filter(([key, held]) => key.startsWith(`${storeId}/`) && held.until >= now())
-        .map(([key]) => Number(key.slice(storeId.length + 1)))
-        .filter((amount) => amount >= low && amount <= high);
+    async transferAmountUse(_db, storeId, low, high) {
+      const uses = [...state.reservations.entries()]
+        .filter(([key]) => key.startsWith(`${storeId}/`))
+        .map(([key, held]) => ({ amount: Number(key.slice(storeId.length + 1)), reserved_until: new Date(Math.min(held.until, FOREVER)) }))
+        .filter((use) => use.amount >= low && use.amount <= high);
+      return { now: new Date(now()), uses };
     },
     async holdTransferAmount(_db, orderId, until) {
-      for (const [key, held] of state.reservations) {
-        if (held.order_id !== orderId) continue;
-        if (until === null) state.reservations.delete(key);
-        else held.until = until.getTime();
+      for (const held of state.reservations.values()) {
+        if (held.order_id === orderId) held.until = until.getTime();
       }
     },
     async transferOrdersFor(_db, storeId, amount, occurredAt, graceMs) {
@@ -170,12 +176,108 @@ export function createFakeOrderStore(options: { now?: () => number } = {}) {
       const after = ofAmount.filter((row) => row.created_at >= occurredAt).sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
       return copy([...before, ...after.slice(0, 1)]);
     },
-    async updateStatus(_db, id, status) {
+    async updateStatus(_db, id, status, options = {}) {
       const row = state.orders.get(id)!;
       // updated_at moves forward even within one millisecond, as clock_timestamp() does.
-      const updated = { ...row, status, updated_at: new Date(Math.max(now(), row.updated_at.getTime() + 1)) };
+      const updated = {
+        ...row,
+        status,
+        updated_at: new Date(Math.max(now(), row.updated_at.getTime() + 1)),
+        next_status_check_at: null,
+        gateway_expire_at: options.expireAtGateway ? new Date(now()) : row.gateway_expire_at,
+      };
       state.orders.set(id, updated);
       return copy(updated);
+    },
+    async addRefundedAmount(_db, id, amount) {
+      const row = state.orders.get(id)!;
+      if (row.refunded_amount + amount > row.amount) throw Object.assign(new Error("refunded_amount over amount"), { code: "23514" });
+      const updated = { ...row, refunded_amount: row.refunded_amount + amount, updated_at: new Date(Math.max(now(), row.updated_at.getTime() + 1)) };
+      state.orders.set(id, updated);
+      return copy(updated);
+    },
+    async insertEvents(_db, events) {
+      for (const event of events) state.outbox.push({ ...copy(event), created_at: new Date(now()), published_at: null });
+    },
+    async claimDueStatusChecks(_db, limit, leaseMs) {
+      const due = [...state.orders.values()]
+        .filter((row) => row.status === "pending" && row.next_status_check_at !== null && row.next_status_check_at.getTime() <= now())
+        .sort((a, b) => a.next_status_check_at!.getTime() - b.next_status_check_at!.getTime())
+        .slice(0, limit);
+      for (const row of due) row.next_status_check_at = new Date(now() + leaseMs);
+      return copy(due);
+    },
+    async scheduleStatusCheck(_db, id, at, counted) {
+      const row = state.orders.get(id);
+      if (!row || row.status !== "pending") return;
+      row.next_status_check_at = at;
+      if (counted) row.status_checks++;
+    },
+    async claimDueGatewayExpiries(_db, limit, leaseMs) {
+      const due = [...state.orders.values()]
+        .filter((row) => row.gateway_expire_at !== null && row.gateway_expire_at.getTime() <= now())
+        .sort((a, b) => a.gateway_expire_at!.getTime() - b.gateway_expire_at!.getTime())
+        .slice(0, limit);
+      for (const row of due) row.gateway_expire_at = new Date(now() + leaseMs);
+      return copy(due);
+    },
+    async setGatewayExpireAt(_db, id, at) {
+      const row = state.orders.get(id);
+      if (row) row.gateway_expire_at = at;
+    },
+
+    async refundsOf(_db, orderIds) {
+      return new Map(orderIds.map((id) => [id, copy(state.refunds.filter((refund) => refund.order_id === id))]));
+    },
+    async insertRefund(_db, refund) {
+      const taken = state.refunds.some(
+        (other) =>
+          (refund.idempotency_key !== null && other.store_id === refund.store_id && other.idempotency_key === refund.idempotency_key) ||
+          (refund.gateway_key !== null && other.order_id === refund.order_id && other.gateway_key === refund.gateway_key),
+      );
+      if (taken) return undefined;
+      const at = new Date(now());
+      const row: RefundRow = { ...copy(refund), failure_message: null, response: null, attempts: 0, created_at: at, updated_at: at };
+      state.refunds.push(row);
+      return copy(row);
+    },
+    async findRefund(_db, id) {
+      const row = state.refunds.find((refund) => refund.id === id);
+      return row && copy(row);
+    },
+    async findRefundByIdempotencyKey(_db, storeId, key) {
+      const row = state.refunds.find((refund) => refund.store_id === storeId && refund.idempotency_key === key);
+      return row && copy(row);
+    },
+    async settleRefund(_db, id, outcome, from = ["pending"]) {
+      const row = state.refunds.find((refund) => refund.id === id);
+      if (!row || !from.includes(row.status)) return undefined;
+      const key = outcome.gateway_key;
+      const keyTaken = key !== undefined && state.refunds.some((other) => other.order_id === row.order_id && other.gateway_key === key);
+      Object.assign(row, {
+        status: outcome.status,
+        failure_message: outcome.failure_message ?? null,
+        next_attempt_at: null,
+        updated_at: new Date(now()),
+        gateway_key: key === undefined || keyTaken ? row.gateway_key : key,
+      });
+      return copy(row);
+    },
+    async retryRefundAt(_db, id, at) {
+      const row = state.refunds.find((refund) => refund.id === id);
+      if (row && row.status === "pending") Object.assign(row, { attempts: row.attempts + 1, next_attempt_at: at, updated_at: new Date(now()) });
+    },
+    async keepRefundResponse(_db, id, response) {
+      const row = state.refunds.find((refund) => refund.id === id);
+      if (row && row.response === null) row.response = copy(response);
+    },
+    async claimDueRefunds(_db, limit, leaseMs) {
+      const due = state.refunds
+        .filter((refund) => refund.status === "pending" && refund.next_attempt_at !== null && refund.next_attempt_at.getTime() <= now())
+        .sort((a, b) => a.next_attempt_at!.getTime() - b.next_attempt_at!.getTime())
+        .slice(0, limit);
+      for (const refund of due) refund.next_attempt_at = new Date(now() + leaseMs);
+      return copy(due);
     },
     async lockDueOrders(_db, limit, storeId) {
       return copy(

@@ -73,10 +73,41 @@ test("a paid (or refunded) order means a double payment to refund", (t) => {
   t.deepEqual(decideMatch(credit(5), [order("a", "refunded", 0, 4)], GRACE), { result: "unmatched", reason: "order already paid" });
 });
 
-test("an order that can still be paid wins over closed ones with the same amount", (t) => {
-  // The paid order freed the amount and a new order took it: the new one is paid.
+test("an order that can still be paid wins over cancelled ones, and over orders paid longer than the grace ago", (t) => {
+  // Data from before reservations: a cancelled order said nothing about the money.
+  t.deepEqual(decideMatch(credit(4), [order("old", "cancelled", 0, 2), order("new", "pending", 3)], GRACE), { result: "matched", orderId: "new" });
+  // The paid order freed the amount long ago and a new order took it: the new one is paid.
+  const orders = [order("old", "paid", 0, 2), order("new", "pending", 100)];
+  t.deepEqual(decideMatch(credit(2 + 168 + 1), orders, GRACE), { result: "matched", orderId: "new" });
+  t.deepEqual(decideMatch(credit(201), [order("old", "refunded", 0, 2), order("new", "pending", 200)], GRACE), { result: "matched", orderId: "new" });
+});
+
+test("one payable order while another with its amount was paid within the grace: ambiguous, never paid automatically", (t) => {
+  // "old" was paid at hour 2, freeing its code; "new" got it at hour 3. A transfer of
+  // that amount may be new's payment or old's buyer paying twice: a person decides.
   const orders = [order("old", "paid", 0, 2), order("new", "pending", 3)];
-  t.deepEqual(decideMatch(credit(4), orders, GRACE), { result: "matched", orderId: "new" });
+  t.deepEqual(decideMatch(credit(4), orders, GRACE), { result: "unmatched", reason: UNMATCHED_REASONS.ambiguous });
+  t.deepEqual(decideMatch(credit(4), orders, GRACE), { result: "unmatched", reason: "ambiguous" });
+  t.deepEqual(decideMatch(credit(2 + 168), orders, GRACE), { result: "unmatched", reason: "ambiguous" }, "the last instant of the grace counts");
+  t.deepEqual(decideMatch({ amount: AMOUNT, occurredAt: new Date(T0 + (2 + 168) * HOUR + 1) }, orders, GRACE), {
+    result: "matched",
+    orderId: "new",
+  });
+  // Refunded counts as paid (its change time is the refund's), and so does an expired order as the payable one.
+  t.deepEqual(decideMatch(credit(30), [order("old", "refunded", 0, 2), order("new", "expired", 3, 27)], GRACE), {
+    result: "unmatched",
+    reason: "ambiguous",
+  });
+  // Another amount, or a gateway order, is no cause for doubt.
+  t.deepEqual(decideMatch(credit(4), [order("old", "paid", 0, 2, { amount: AMOUNT + 1 }), order("new", "pending", 3)], GRACE), {
+    result: "matched",
+    orderId: "new",
+  });
+  t.deepEqual(decideMatch(credit(4), [order("old", "paid", 0, 2, { payment_kind: "gateway" }), order("new", "pending", 3)], GRACE), {
+    result: "matched",
+    orderId: "new",
+  });
+  t.deepEqual(decideMatch(credit(4), orders, 0), { result: "matched", orderId: "new" }, "no grace, no doubt");
 });
 
 test("among closed orders the newest one gives the reason", (t) => {
@@ -104,12 +135,13 @@ test("a failed order is not a candidate", (t) => {
   t.deepEqual(decideMatch(credit(2), [order("a", "failed", 0)], GRACE), { result: "unmatched", reason: "no order with this amount" });
 });
 
-test("reservations: kept for the grace after expiry (from expires_at) or cancellation, freed on payment", (t) => {
+test("reservations: kept for the grace after expiry (from expires_at) or cancellation, ended (not deleted) at payment", (t) => {
   const row = { payment_kind: "bank_transfer" as const, expires_at: new Date(T0), updated_at: new Date(T0 + HOUR) };
   t.deepEqual(reservationAfter(row, "expired", GRACE), new Date(T0 + GRACE));
   t.deepEqual(reservationAfter(row, "cancelled", GRACE), new Date(T0 + HOUR + GRACE));
-  t.is(reservationAfter(row, "paid", GRACE), null);
-  t.is(reservationAfter(row, "refunded", GRACE), null);
+  // The changed order's updated_at is the time of the change: free from then, and remembered as its last use.
+  t.deepEqual(reservationAfter(row, "paid", GRACE), new Date(T0 + HOUR));
+  t.deepEqual(reservationAfter(row, "refunded", GRACE), new Date(T0 + HOUR));
   t.is(reservationAfter(row, "pending", GRACE), undefined);
   t.is(reservationAfter({ ...row, payment_kind: "gateway" }, "expired", GRACE), undefined, "only transfer amounts are reserved");
 });

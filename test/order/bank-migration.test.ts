@@ -2,36 +2,17 @@
 // that already holds orders: the codes in use stay taken (pending orders, and orders
 // expired or cancelled within the default 7-day grace), where older data shares an
 // amount the newest order keeps it, and paid orders' codes are free.
-import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import test from "ava";
-import { connectDb, migrate } from "../../services/lib/db.js";
-import { createLogger } from "../../services/lib/logger.js";
 import { ORDER_SCHEMA } from "../../services/order/service.js";
-import { takenTransferAmounts } from "../../services/order/store.js";
-import { createTestDatabase } from "../helpers/db.js";
+import { transferAmountUse } from "../../services/order/store.js";
+import { orderSchemaBefore } from "../helpers/order-migrations.js";
 
-const migrations = path.join(path.dirname(fileURLToPath(import.meta.url)), "../../services/order/migrations");
 const STORE = "5e1f0000-0000-4000-8000-000000000001";
 const OTHER_STORE = "5e1f0000-0000-4000-8000-000000000002";
 const DAY = 86_400_000;
 
 test("existing orders keep their codes through the upgrade; the newest of a shared amount wins", async (t) => {
-  const db = await createTestDatabase();
-  const sql = connectDb(db.url, { schema: ORDER_SCHEMA, max: 2 });
-  const logger = createLogger("test", "silent");
-  const before = await mkdtemp(path.join(tmpdir(), "order-migrations-"));
-  t.teardown(async () => {
-    await sql.end({ timeout: 1 });
-    await db.drop();
-    await rm(before, { recursive: true, force: true });
-  });
-  for (const name of await readdir(migrations)) {
-    if (name < "004") await cp(path.join(migrations, name), path.join(before, name));
-  }
-  await migrate(sql, ORDER_SCHEMA, before, logger);
+  const { sql, upgrade } = await orderSchemaBefore(t, "004");
 
   const now = Date.now();
   let n = 0;
@@ -74,11 +55,13 @@ test("existing orders keep their codes through the upgrade; the newest of a shar
   await order(10_008, "pending", -DAY / 2, -DAY / 2, { payment_kind: "gateway", payment_method: "qris", payment_provider: "sandbox", settlement_channel: "gateway" });
   await order(10_009, "pending", -DAY / 2, -DAY / 2, { store_id: OTHER_STORE });
 
-  await migrate(sql, ORDER_SCHEMA, migrations, logger);
+  await upgrade();
 
+  // Held now (006 adds rows, already ended, for the amounts used before: see
+  // transfer-code-migration.test.ts).
   const held = await sql<{ amount: number; order_id: string; forever: boolean; reserved_until: Date }[]>`
     select amount, order_id, reserved_until = 'infinity' as forever, least(reserved_until, '9999-01-01') as reserved_until
-    from transfer_amount_reservations where store_id = ${STORE} order by amount`;
+    from transfer_amount_reservations where store_id = ${STORE} and reserved_until >= clock_timestamp() order by amount`;
   t.deepEqual(
     held.map((row) => [row.amount, row.order_id]),
     [
@@ -96,8 +79,12 @@ test("existing orders keep their codes through the upgrade; the newest of a shar
   t.is(until[10_004]!.reserved_until.getTime(), now - 2 * DAY + 7 * DAY, "cancellation + 7 days");
 
   // What a new order of this store may not take, through the service's own query.
-  t.deepEqual((await takenTransferAmounts(sql, STORE, 10_001, 10_999)).sort(), [10_001, 10_002, 10_004, 10_005, 10_006]);
-  t.deepEqual(await takenTransferAmounts(sql, OTHER_STORE, 10_001, 10_999), [10_009]);
+  const taken = async (storeId: string) => {
+    const { now: clock, uses } = await transferAmountUse(sql, storeId, 10_001, 10_999);
+    return uses.filter((use) => use.reserved_until >= clock).map((use) => use.amount).sort();
+  };
+  t.deepEqual(await taken(STORE), [10_001, 10_002, 10_004, 10_005, 10_006]);
+  t.deepEqual(await taken(OTHER_STORE), [10_009]);
   const [history] = await sql<{ column_name: string }[]>`
     select column_name from information_schema.columns where table_schema = ${ORDER_SCHEMA} and table_name = 'order_status_history' and column_name = 'detail'`;
   t.truthy(history, "history rows can carry a detail");

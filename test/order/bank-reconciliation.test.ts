@@ -1,6 +1,7 @@
 // Bank-transfer reconciliation against real PostgreSQL (CONTRACT §11), through the order
 // service's gRPC API as the gateway, the CLI and the dashboard call it: every result and
-// reason, payment with history and events, the grace after expiry, reserved amounts,
+// reason, payment with history and events, the grace after expiry, reserved amounts
+// handed out least recently used first, ambiguous credits,
 // each mutation once even under concurrent calls, one payment per order under racing
 // mutations, the review list with assign and dismiss, and a full 500-mutation call.
 import test from "ava";
@@ -446,8 +447,44 @@ test("reservation across expiry: within the grace no new order reuses an expired
   t.like(lateForOld, { result: "matched", orderId: old.id });
   t.deepEqual(await historyOf(shop, old.id), ["∅→pending created", "pending→expired expiry", "expired→paid bank_mutation FOR-OLD"]);
   t.is(await statusOf(shop, reuser.id), "pending");
+  // The old order was paid with this amount just now: another transfer of it may be its
+  // buyer paying twice as well as the new order's payment, so a person decides.
   const [forNew] = await reconcile(shop, [credit("FOR-NEW", reuser.amount)]);
-  t.like(forNew, { result: "matched", orderId: reuser.id });
+  t.like(forNew, { result: "unmatched", reason: "ambiguous", orderId: "" });
+  t.is(await statusOf(shop, reuser.id), "pending");
+});
+
+test("codes run low: a paid order's code goes to a new order only after every other is used, oldest release first, and a second transfer of it waits for review as ambiguous", async (t) => {
+  const shop = await newShop(stack, 45_000);
+  const a = await newOrder(shop);
+  t.like((await reconcile(shop, [credit("A-PAID", a.amount)]))[0], { result: "matched", orderId: a.id });
+
+  // A's code is free again, but the 998 codes never used all come first.
+  const others = await manyOrders(shop, 998);
+  t.false(others.some((order) => order.amount === a.amount), "no order took A's code while one never used was left");
+  t.is(new Set([a, ...others].map((order) => order.amount)).size, 999);
+
+  // Another order is paid after A: of the two free codes, A's was released first.
+  const c = others[0]!;
+  t.like((await reconcile(shop, [credit("C-PAID", c.amount)]))[0], { result: "matched", orderId: c.id });
+  const b = await newOrder(shop);
+  t.is(b.amount, a.amount, "the least recently used code: A's");
+  const d = await newOrder(shop);
+  t.is(d.amount, c.amount, "then C's");
+  t.like(await refusal(newOrder(shop)), { code: Code.ResourceExhausted });
+
+  // A second transfer of A's amount: A's buyer paying twice, or B's payment? Not B's automatically.
+  t.deepEqual(plain(await reconcile(shop, [credit("A-AGAIN", a.amount)])), [{ id: "A-AGAIN", result: "unmatched", orderId: "", reason: "ambiguous" }]);
+  t.is(await statusOf(shop, b.id), "pending");
+  t.deepEqual(await historyOf(shop, b.id), ["∅→pending created"]);
+  t.deepEqual(await historyOf(shop, a.id), ["∅→pending created", "pending→paid bank_mutation A-PAID"]);
+  const review = await bank(shop).listMutations({ storeId: shop.storeId, review: true });
+  t.like(review.mutations, [{ id: "A-AGAIN", status: "unmatched", reason: "ambiguous", amount: a.amount }]);
+
+  // A person who checked the statement pays B with it.
+  const { mutation } = await bank(shop).assignMutation({ storeId: shop.storeId, mutationId: "A-AGAIN", orderId: b.id });
+  t.like(mutation, { status: "assigned", orderId: b.id, reason: "ambiguous" });
+  t.is(await statusOf(shop, b.id), "paid");
 });
 
 test("a credit that finds its order locked waits, then judges the order as the other transaction left it", async (t) => {

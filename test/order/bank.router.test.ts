@@ -36,6 +36,9 @@ const gateway: PaymentGateway = {
   async createSession() {
     return { token: "tok", redirectUrl: "https://shop.example/sandbox/pay/tok" };
   },
+  async refund() {
+    return { kind: "succeeded" };
+  },
 };
 
 function setup() {

@@ -179,7 +179,7 @@ test("refund on a paid order → refunded", async (t) => {
   t.deepEqual(await recordOf(order), {
     status: "refunded",
     history: ["∅→pending", "pending→paid", "paid→refunded"],
-    outbox: ["order.created", "order.paid", "order.refunded", "orderUpdated", "orderUpdated"],
+    outbox: ["order.created", "order.paid", "order.refunded", "orderUpdated", "orderUpdated", "refund.succeeded"],
   });
 });
 

@@ -178,6 +178,8 @@ const ORDER_KEYS = [
   "payment_provider",
   "payment_reference",
   "payment_url",
+  "refunded_amount",
+  "refunds",
   "requires_payment",
   "settlement_channel",
   "status",

@@ -42,22 +42,52 @@ test("subtotalOf allows exactly MAX_ORDER_TOTAL and refuses one rupiah more with
   t.regex(error!.message, /exceeds 1000000000000 IDR/);
 });
 
-test("pickUniqueCode picks a free code in 1–999 with the given randomness", (t) => {
-  t.is(pickUniqueCode(50_000, [], () => 0), 1);
-  t.is(pickUniqueCode(50_000, [], () => 0.999999), MAX_UNIQUE_CODE);
-  // Taken amounts are skipped: with 50_001 and 50_002 taken the lowest free code is 3.
-  t.is(pickUniqueCode(50_000, [50_001, 50_002], () => 0), 3);
+const NOW = new Date("2026-11-20T03:00:00Z");
+const ago = (minutes: number) => new Date(NOW.getTime() - minutes * 60_000);
+const FOREVER = new Date("9999-12-31T00:00:00Z");
+/** Reservation rows: [amount, reserved_until]. */
+const uses = (...rows: [number, Date][]) => rows.map(([amount, reserved_until]) => ({ amount, reserved_until }));
+
+test("pickUniqueCode picks among codes never used, at random, with the given randomness", (t) => {
+  t.is(pickUniqueCode(50_000, [], NOW, () => 0), 1);
+  t.is(pickUniqueCode(50_000, [], NOW, () => 0.999999), MAX_UNIQUE_CODE);
+  // Any row, held or long free, puts a code behind every code never used.
+  t.is(pickUniqueCode(50_000, uses([50_001, FOREVER], [50_002, ago(60 * 24 * 365)]), NOW, () => 0), 3);
   for (let i = 0; i < 200; i++) {
-    const code = pickUniqueCode(10_000, [10_005])!;
-    t.true(code >= 1 && code <= MAX_UNIQUE_CODE && code !== 5);
+    const code = pickUniqueCode(10_000, uses([10_005, FOREVER], [10_007, ago(1)]), NOW)!;
+    t.true(code >= 1 && code <= MAX_UNIQUE_CODE && code !== 5 && code !== 7);
   }
 });
 
+test("pickUniqueCode, with every code used once, takes the one whose reservation ended longest ago", (t) => {
+  // Codes 1–999 all have a row: 1–996 held by pending orders, 997–999 freed at different times.
+  const held: [number, Date][] = Array.from({ length: 996 }, (_, i) => [1_000 + i + 1, FOREVER]);
+  const rows = uses(...held, [1_997, ago(5)], [1_998, ago(60)], [1_999, ago(30)]);
+  t.is(pickUniqueCode(1_000, rows, NOW, () => 0), 998, "freed 60 minutes ago beats 30 and 5");
+  t.is(pickUniqueCode(1_000, rows, NOW, () => 0.999999), 998, "no randomness among used codes: strictly oldest first");
+  const retaken = rows.map((row) => (row.amount === 1_998 ? { ...row, reserved_until: FOREVER } : row));
+  t.is(pickUniqueCode(1_000, retaken, NOW), 999, "once 998 is taken again, the next oldest");
+  // Order of the rows does not matter.
+  t.is(pickUniqueCode(1_000, [...rows].reverse(), NOW), 998);
+  // After lost races the choice widens to the oldest few, still never a newer one first.
+  t.is(pickUniqueCode(1_000, rows, NOW, () => 0.999999, 2), 999, "the two oldest: 998 and 999");
+  t.is(pickUniqueCode(1_000, rows, NOW, () => 0.999999, 50), 997, "all three free ones");
+  t.is(pickUniqueCode(1_000, rows, NOW, () => 0, 50), 998);
+});
+
+test("pickUniqueCode treats a reservation that lasts until now or later as taken", (t) => {
+  const held: [number, Date][] = Array.from({ length: 997 }, (_, i) => [1_000 + i + 1, FOREVER]);
+  // Expired or cancelled orders keep their code through the grace: reserved_until is in the future.
+  t.is(pickUniqueCode(1_000, uses(...held, [1_998, new Date(NOW.getTime() + 1)], [1_999, ago(1)]), NOW), 999);
+  t.is(pickUniqueCode(1_000, uses(...held, [1_998, NOW], [1_999, FOREVER]), NOW), undefined, "ending exactly now is still held");
+  t.is(pickUniqueCode(1_000, uses(...held, [1_998, new Date(NOW.getTime() - 1)], [1_999, FOREVER]), NOW), 998, "a millisecond past, it is free");
+});
+
 test("pickUniqueCode ignores amounts outside the subtotal's range and answers undefined when all 999 are taken", (t) => {
-  t.is(pickUniqueCode(1_000, [1_000, 2_000], () => 0), 1);
-  const all = Array.from({ length: MAX_UNIQUE_CODE }, (_, i) => 1_000 + i + 1);
-  t.is(pickUniqueCode(1_000, all), undefined);
-  t.is(pickUniqueCode(1_000, all.slice(1), () => 0.5), 1);
+  t.is(pickUniqueCode(1_000, uses([1_000, FOREVER], [2_000, FOREVER]), NOW, () => 0), 1);
+  const all = Array.from({ length: MAX_UNIQUE_CODE }, (_, i): [number, Date] => [1_000 + i + 1, FOREVER]);
+  t.is(pickUniqueCode(1_000, uses(...all), NOW), undefined);
+  t.is(pickUniqueCode(1_000, uses(...all.slice(1)), NOW, () => 0.5), 1);
 });
 
 const item = (id: string, type: ItemType, price: bigint, status = ItemStatus.PUBLISHED, title = "Kopi") =>

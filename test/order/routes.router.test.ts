@@ -17,6 +17,7 @@ import { createOrderRoutes } from "../../services/order/routes.js";
 import { serverInterceptors } from "../../services/lib/rpc-server.js";
 import { createFakeOrderStore, type FakeOrderStore } from "../helpers/fake-order-store.js";
 import { capturingLogger } from "../helpers/logs.js";
+import { failure } from "../helpers/rpc-failure.js";
 
 const silent = pino({ level: "silent" });
 
@@ -91,6 +92,9 @@ function fakeGateway(): PaymentGateway & { sessions: number } {
       gateway.sessions++;
       return { token: `tok-${gateway.sessions}`, redirectUrl: `${BASE}/sandbox/pay/tok-${gateway.sessions}` };
     },
+    async refund() {
+      return { kind: "succeeded" as const };
+    },
   };
   return gateway;
 }
@@ -143,15 +147,6 @@ function historyWritten(fake: FakeOrderStore) {
 }
 
 /** Code, and the FieldViolation's field when there is one, of a failed call. */
-async function failure(call: Promise<unknown>): Promise<{ code: Code; field?: string; message: string }> {
-  try {
-    await call;
-  } catch (error) {
-    const e = ConnectError.from(error);
-    return { code: e.code, field: e.findDetails(FieldViolationSchema)[0]?.field, message: e.rawMessage };
-  }
-  throw new Error("the call succeeded");
-}
 
 function notification(reference: string, amount: number, transactionStatus: string, extra: Record<string, unknown> = {}, key = SERVER_KEY) {
   const fields = { order_id: reference, status_code: "200", gross_amount: `${amount}.00` };
@@ -305,16 +300,27 @@ test("CreateOrder: the same Idempotency-Key and body replay the first response; 
 
 // GetOrder
 
-test("GetOrder: the order of the store; a gateway order without a session gets one", async (t) => {
+test("GetOrder: the order of the store; only the public read (prepare_session) gives a gateway order without a session one", async (t) => {
   const { client, gateway } = setup();
   gateway.createSession = async () => Promise.reject(new Error("gateway down"));
   const { detail: created } = await newOrder(client, { paymentMethod: "gopay" });
   t.is(created!.payment!.snap, undefined);
   t.is(created!.order!.paymentUrl, created!.order!.checkoutUrl);
-  gateway.createSession = async () => ({ token: "tok-late", redirectUrl: `${BASE}/sandbox/pay/tok-late` });
-  const { detail } = await client.getOrder({ storeId: SHOP, orderId: created!.order!.id.toUpperCase() });
+  let asked = 0;
+  gateway.createSession = async () => {
+    asked++;
+    return { token: "tok-late", redirectUrl: `${BASE}/sandbox/pay/tok-late` };
+  };
+  // The dashboard's and the CLI's read: no session, and the gateway is not asked.
+  const looked = await client.getOrder({ storeId: SHOP, orderId: created!.order!.id, includeHistory: true });
+  t.is(looked.detail!.payment!.snap, undefined);
+  t.is(asked, 0);
+  const { detail } = await client.getOrder({ storeId: SHOP, orderId: created!.order!.id.toUpperCase(), prepareSession: true });
   t.is(detail!.order!.id, created!.order!.id);
   t.is(detail!.payment!.snap?.token, "tok-late");
+  t.is((await client.getOrder({ storeId: SHOP, orderId: created!.order!.id, prepareSession: true })).detail!.payment!.snap?.token, "tok-late");
+  t.is(asked, 1);
+  // Once made, every read shows the live session.
   t.is((await client.getOrder({ storeId: SHOP, orderId: created!.order!.id })).detail!.payment!.snap?.token, "tok-late");
 });
 
@@ -578,7 +584,7 @@ test("MarkOrderPaid and CancelOrder: bad ids (order_id first), NOT_FOUND, and a 
   t.is((await client.cancelOrder({ storeId: SHOP, orderId: id })).order!.status, "cancelled");
   t.like(await failure(client.markOrderPaid({ storeId: SHOP, orderId: id })), {
     code: Code.FailedPrecondition,
-    message: `order ${id} cannot go from cancelled to paid`,
+    message: `order ${id}: a cancelled order cannot be marked as paid`,
   });
 });
 
@@ -679,6 +685,7 @@ test("the routes need only the domain: a fake orders object is enough", async (t
     } as Parameters<typeof createOrderRoutes>[0]["orders"],
     notifications: { handle: async () => ({ orderId: "o", status: "paid", changed: true }) },
     bank: {} as Parameters<typeof createOrderRoutes>[0]["bank"],
+    refunds: {} as Parameters<typeof createOrderRoutes>[0]["refunds"],
   });
   const client = createClient(OrderService, createRouterTransport(routes));
   const { methods } = await client.listPaymentMethods({ storeId: SHOP.toUpperCase() });
@@ -696,6 +703,7 @@ test("behind the server interceptors: a control character is INVALID_ARGUMENT an
     } as unknown as Parameters<typeof createOrderRoutes>[0]["orders"],
     notifications: { handle: async () => ({ orderId: "o", status: "paid", changed: true }) },
     bank: {} as Parameters<typeof createOrderRoutes>[0]["bank"],
+    refunds: {} as Parameters<typeof createOrderRoutes>[0]["refunds"],
   });
   const client = createClient(OrderService, createRouterTransport(routes, { router: { interceptors: serverInterceptors(silent) } }));
   const bad = ConnectError.from(await t.throwsAsync(client.listPaymentMethods({ storeId: `${SHOP}\u0000` })));

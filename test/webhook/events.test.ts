@@ -38,7 +38,9 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
 const PATIENCE_MS = 30_000;
 
 /** "type previous→status": what one event says, in one string. */
-const describe = (event: any) => `${event.type} ${event.data.previous_status ?? "∅"}→${event.data.order.status}`;
+// A refund's event says what became of the refund; an order's event, its status change.
+const describe = (event: any) =>
+  event.type.startsWith("refund.") ? `${event.type} ${event.data.refund.status} ${event.data.refund.amount}` : `${event.type} ${event.data.previous_status ?? "∅"}→${event.data.order.status}`;
 
 async function merchant(target: Stack, name: string) {
   const setup = await shopWithReceiver(target, undefined, name);
@@ -69,7 +71,7 @@ async function assertReceived(
     const entry = receiver.received[index]!;
     t.is(entry.headers["content-type"], "application/json");
     t.deepEqual(Object.keys(event).sort(), ["data", "timestamp", "type"]);
-    t.deepEqual(Object.keys(event.data).sort(), ["order", "previous_status", "store_id"]);
+    t.deepEqual(Object.keys(event.data).sort(), event.type.startsWith("refund.") ? ["order", "refund", "store_id"] : ["order", "previous_status", "store_id"]);
     t.regex(event.timestamp, ISO);
     t.false(Number.isNaN(Date.parse(event.timestamp)));
     t.is(event.data.store_id, shop.storeId);
@@ -195,7 +197,7 @@ test("failed → paid when the buyer retries: order.paid with previous_status fa
   ]);
 });
 
-test("paid → refunded by a refund notification: orderUpdated and order.refunded", async (t) => {
+test("paid → refunded by a refund notification: orderUpdated, order.refunded and refund.succeeded", async (t) => {
   const setup = await merchant(stack, "Refund Store");
   const order = await createOrder(t, stack, setup.shop, "qris");
   await notify(t, stack, order, { transaction_status: "settlement" });
@@ -206,6 +208,7 @@ test("paid → refunded by a refund notification: orderUpdated and order.refunde
     "order.paid pending→paid",
     "orderUpdated paid→refunded",
     "order.refunded paid→refunded",
+    `refund.succeeded succeeded ${order.amount}`,
   ]);
 });
 

@@ -211,7 +211,7 @@ test("the consumer records one delivery per event for an enabled endpoint, and d
 // Developer settings (issue #11): several endpoints with subscriptions, secrets revealed
 // and rotated per endpoint, the event log, replays, test events and delivery details.
 
-const ALL_TYPES = ["order.created", "orderUpdated", "order.paid", "order.failed", "order.expired", "order.cancelled", "order.refunded"];
+const ALL_TYPES = ["order.created", "orderUpdated", "order.paid", "order.failed", "order.expired", "order.cancelled", "order.refunded", "refund.succeeded", "refund.failed"];
 
 test("CreateEndpoint: url, trimmed description, a subscription in the documented order, and a secret shown once", async (t) => {
   const { client, fake, box } = setup();

@@ -84,7 +84,8 @@ export type MutationResult = Message<"order.v1.MutationResult"> & {
 
   /**
    * Why it did not match: "no order with this amount", "order cancelled",
-   * "order already paid", "transfer before order"; empty otherwise.
+   * "order already paid", "transfer before order", "ambiguous", "several orders with
+   * this amount"; empty otherwise.
    *
    * @generated from field: string reason = 4;
    */

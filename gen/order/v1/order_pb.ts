@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file order/v1/order.proto.
  */
 export const file_order_v1_order: GenFile = /*@__PURE__*/
-  fileDesc("ChRvcmRlci92MS9vcmRlci5wcm90bxIIb3JkZXIudjEiZwoNUGF5bWVudE1ldGhvZBIMCgRjb2RlGAEgASgJEgwKBG5hbWUYAiABKAkSDAoEa2luZBgDIAEoCRIQCghwcm92aWRlchgEIAEoCRIaChJzZXR0bGVtZW50X2NoYW5uZWwYBSABKAkiMwoFQnV5ZXISDAoEbmFtZRgBIAEoCRINCgVlbWFpbBgCIAEoCRINCgVwaG9uZRgDIAEoCSJGCghSZWRpcmVjdBITCgtzdWNjZXNzX3VybBgBIAEoCRISCgpyZXR1cm5fdXJsGAIgASgJEhEKCWVycm9yX3VybBgDIAEoCSJUCg5PcmRlckl0ZW1JbnB1dBIUCgpwcm9kdWN0X2lkGAEgASgJSAASEwoJYnVuZGxlX2lkGAIgASgJSAASEAoIcXVhbnRpdHkYAyABKAVCBQoDcmVmIrABCglPcmRlckl0ZW0SDAoEdHlwZRgBIAEoCRINCgV0aXRsZRgCIAEoCRIQCghxdWFudGl0eRgDIAEoBRISCgp1bml0X3ByaWNlGAQgASgDEhIKCmxpbmVfdG90YWwYBSABKAMSFwoKcHJvZHVjdF9pZBgGIAEoCUgAiAEBEhYKCWJ1bmRsZV9pZBgHIAEoCUgBiAEBQg0KC19wcm9kdWN0X2lkQgwKCl9idW5kbGVfaWQiwQMKBU9yZGVyEgoKAmlkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEg4KBnN0YXR1cxgDIAEoCRIZChFwYXltZW50X3JlZmVyZW5jZRgEIAEoCRIOCgZhbW91bnQYBSABKAMSEAoIc3VidG90YWwYBiABKAMSEAoIY3VycmVuY3kYByABKAkSGgoSc2V0dGxlbWVudF9jaGFubmVsGAggASgJEhgKEHBheW1lbnRfcHJvdmlkZXIYCSABKAkSFgoOcGF5bWVudF9tZXRob2QYCiABKAkSHgoFYnV5ZXIYCyABKAsyDy5vcmRlci52MS5CdXllchIiCgVpdGVtcxgMIAMoCzITLm9yZGVyLnYxLk9yZGVySXRlbRISCgpleHBpcmVzX2F0GA0gASgJEhIKCmNyZWF0ZWRfYXQYDiABKAkSEgoKdXBkYXRlZF9hdBgPIAEoCRIUCgxjaGVja291dF91cmwYECABKAkSEwoLcGF5bWVudF91cmwYESABKAkSGAoQcmVxdWlyZXNfcGF5bWVudBgSIAEoCBIYCgtleHRlcm5hbF9pZBgTIAEoCUgAiAEBQg4KDF9leHRlcm5hbF9pZCKyAQoKU2VsbGVyQmFuaxIRCgliYW5rX25hbWUYASABKAkSEQoJYmFua19jb2RlGAIgASgJEhYKDmFjY291bnRfbnVtYmVyGAMgASgJEhYKDmFjY291bnRfaG9sZGVyGAQgASgJEhkKEXBheW1lbnRfcmVmZXJlbmNlGAUgASgJEhoKEnVuaXF1ZV9hbW91bnRfY29kZRgGIAEoAxIXCg90cmFuc2Zlcl9hbW91bnQYByABKAMiQgoEU25hcBINCgV0b2tlbhgBIAEoCRISCgpjbGllbnRfa2V5GAIgASgJEhcKD3NuYXBfc2NyaXB0X3VybBgDIAEoCSKGAgoHUGF5bWVudBIMCgRraW5kGAEgASgJEi4KC3NlbGxlcl9iYW5rGAIgASgLMhQub3JkZXIudjEuU2VsbGVyQmFua0gAiAEBEiEKBHNuYXAYAyABKAsyDi5vcmRlci52MS5TbmFwSAGIAQESEAoIcHJvdmlkZXIYBCABKAkSDgoGbWV0aG9kGAUgASgJEg4KBmFtb3VudBgGIAEoAxIQCghjdXJyZW5jeRgHIAEoCRIUCgxjaGVja291dF91cmwYCCABKAkSEwoLcGF5bWVudF91cmwYCSABKAkSEgoKZXhwaXJlc19hdBgKIAEoCUIOCgxfc2VsbGVyX2JhbmtCBwoFX3NuYXAidwoLT3JkZXJEZXRhaWwSHgoFb3JkZXIYASABKAsyDy5vcmRlci52MS5PcmRlchIiCgdwYXltZW50GAIgASgLMhEub3JkZXIudjEuUGF5bWVudBIkCghyZWRpcmVjdBgDIAEoCzISLm9yZGVyLnYxLlJlZGlyZWN0Ii0KGUxpc3RQYXltZW50TWV0aG9kc1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkiRgoaTGlzdFBheW1lbnRNZXRob2RzUmVzcG9uc2USKAoHbWV0aG9kcxgBIAMoCzIXLm9yZGVyLnYxLlBheW1lbnRNZXRob2QisQIKEkNyZWF0ZU9yZGVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRInCgVpdGVtcxgCIAMoCzIYLm9yZGVyLnYxLk9yZGVySXRlbUlucHV0Eh4KBWJ1eWVyGAMgASgLMg8ub3JkZXIudjEuQnV5ZXISFgoOcGF5bWVudF9tZXRob2QYBCABKAkSKQoIcmVkaXJlY3QYBSABKAsyEi5vcmRlci52MS5SZWRpcmVjdEgAiAEBEhgKC2V4dGVybmFsX2lkGAYgASgJSAGIAQESHAoPaWRlbXBvdGVuY3lfa2V5GAcgASgJSAKIAQESFAoMcmVxdWVzdF9oYXNoGAggASgJQgsKCV9yZWRpcmVjdEIOCgxfZXh0ZXJuYWxfaWRCEgoQX2lkZW1wb3RlbmN5X2tleSJOChNDcmVhdGVPcmRlclJlc3BvbnNlEiUKBmRldGFpbBgBIAEoCzIVLm9yZGVyLnYxLk9yZGVyRGV0YWlsEhAKCHJlcGxheWVkGAIgASgIIk4KD0dldE9yZGVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIQCghvcmRlcl9pZBgCIAEoCRIXCg9pbmNsdWRlX2hpc3RvcnkYAyABKAgiYQoMU3RhdHVzQ2hhbmdlEhMKC2Zyb21fc3RhdHVzGAEgASgJEhEKCXRvX3N0YXR1cxgCIAEoCRINCgVjYXVzZRgDIAEoCRIKCgJhdBgEIAEoCRIOCgZkZXRhaWwYBSABKAkiYgoQR2V0T3JkZXJSZXNwb25zZRIlCgZkZXRhaWwYASABKAsyFS5vcmRlci52MS5PcmRlckRldGFpbBInCgdoaXN0b3J5GAIgAygLMhYub3JkZXIudjEuU3RhdHVzQ2hhbmdlImQKEUxpc3RPcmRlcnNSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg0KBWxpbWl0GAIgASgFEg4KBm9mZnNldBgDIAEoBRIOCgZzdGF0dXMYBCABKAkSDgoGc2VhcmNoGAUgASgJIkcKEkxpc3RPcmRlcnNSZXNwb25zZRIfCgZvcmRlcnMYASADKAsyDy5vcmRlci52MS5PcmRlchIQCghoYXNfbW9yZRgCIAEoCCI2ChJDb3VudE9yZGVyc1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSDgoGc3RhdHVzGAIgASgJIiQKE0NvdW50T3JkZXJzUmVzcG9uc2USDQoFY291bnQYASABKAMiOgoUTWFya09yZGVyUGFpZFJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEAoIb3JkZXJfaWQYAiABKAkiNwoVTWFya09yZGVyUGFpZFJlc3BvbnNlEh4KBW9yZGVyGAEgASgLMg8ub3JkZXIudjEuT3JkZXIiOAoSQ2FuY2VsT3JkZXJSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhAKCG9yZGVyX2lkGAIgASgJIjUKE0NhbmNlbE9yZGVyUmVzcG9uc2USHgoFb3JkZXIYASABKAsyDy5vcmRlci52MS5PcmRlciJCCiBIYW5kbGVQYXltZW50Tm90aWZpY2F0aW9uUmVxdWVzdBIQCghwcm92aWRlchgBIAEoCRIMCgRib2R5GAIgASgMIlYKIUhhbmRsZVBheW1lbnROb3RpZmljYXRpb25SZXNwb25zZRIQCghvcmRlcl9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSDwoHY2hhbmdlZBgDIAEoCCJIChJHZXRDaGVja291dFJlcXVlc3QSEgoIb3JkZXJfaWQYASABKAlIABIXCg1zZXNzaW9uX3Rva2VuGAIgASgJSABCBQoDa2V5IlAKE0dldENoZWNrb3V0UmVzcG9uc2USJQoGZGV0YWlsGAEgASgLMhUub3JkZXIudjEuT3JkZXJEZXRhaWwSEgoKc3RvcmVfbmFtZRgCIAEoCSI0Cg5GaWVsZFZpb2xhdGlvbhINCgVmaWVsZBgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCTLzBQoMT3JkZXJTZXJ2aWNlEl8KEkxpc3RQYXltZW50TWV0aG9kcxIjLm9yZGVyLnYxLkxpc3RQYXltZW50TWV0aG9kc1JlcXVlc3QaJC5vcmRlci52MS5MaXN0UGF5bWVudE1ldGhvZHNSZXNwb25zZRJKCgtDcmVhdGVPcmRlchIcLm9yZGVyLnYxLkNyZWF0ZU9yZGVyUmVxdWVzdBodLm9yZGVyLnYxLkNyZWF0ZU9yZGVyUmVzcG9uc2USQQoIR2V0T3JkZXISGS5vcmRlci52MS5HZXRPcmRlclJlcXVlc3QaGi5vcmRlci52MS5HZXRPcmRlclJlc3BvbnNlEkcKCkxpc3RPcmRlcnMSGy5vcmRlci52MS5MaXN0T3JkZXJzUmVxdWVzdBocLm9yZGVyLnYxLkxpc3RPcmRlcnNSZXNwb25zZRJKCgtDb3VudE9yZGVycxIcLm9yZGVyLnYxLkNvdW50T3JkZXJzUmVxdWVzdBodLm9yZGVyLnYxLkNvdW50T3JkZXJzUmVzcG9uc2USUAoNTWFya09yZGVyUGFpZBIeLm9yZGVyLnYxLk1hcmtPcmRlclBhaWRSZXF1ZXN0Gh8ub3JkZXIudjEuTWFya09yZGVyUGFpZFJlc3BvbnNlEkoKC0NhbmNlbE9yZGVyEhwub3JkZXIudjEuQ2FuY2VsT3JkZXJSZXF1ZXN0Gh0ub3JkZXIudjEuQ2FuY2VsT3JkZXJSZXNwb25zZRJ0ChlIYW5kbGVQYXltZW50Tm90aWZpY2F0aW9uEioub3JkZXIudjEuSGFuZGxlUGF5bWVudE5vdGlmaWNhdGlvblJlcXVlc3QaKy5vcmRlci52MS5IYW5kbGVQYXltZW50Tm90aWZpY2F0aW9uUmVzcG9uc2USSgoLR2V0Q2hlY2tvdXQSHC5vcmRlci52MS5HZXRDaGVja291dFJlcXVlc3QaHS5vcmRlci52MS5HZXRDaGVja291dFJlc3BvbnNlYgZwcm90bzM");
+  fileDesc("ChRvcmRlci92MS9vcmRlci5wcm90bxIIb3JkZXIudjEiZwoNUGF5bWVudE1ldGhvZBIMCgRjb2RlGAEgASgJEgwKBG5hbWUYAiABKAkSDAoEa2luZBgDIAEoCRIQCghwcm92aWRlchgEIAEoCRIaChJzZXR0bGVtZW50X2NoYW5uZWwYBSABKAkiMwoFQnV5ZXISDAoEbmFtZRgBIAEoCRINCgVlbWFpbBgCIAEoCRINCgVwaG9uZRgDIAEoCSJGCghSZWRpcmVjdBITCgtzdWNjZXNzX3VybBgBIAEoCRISCgpyZXR1cm5fdXJsGAIgASgJEhEKCWVycm9yX3VybBgDIAEoCSJUCg5PcmRlckl0ZW1JbnB1dBIUCgpwcm9kdWN0X2lkGAEgASgJSAASEwoJYnVuZGxlX2lkGAIgASgJSAASEAoIcXVhbnRpdHkYAyABKAVCBQoDcmVmIrABCglPcmRlckl0ZW0SDAoEdHlwZRgBIAEoCRINCgV0aXRsZRgCIAEoCRIQCghxdWFudGl0eRgDIAEoBRISCgp1bml0X3ByaWNlGAQgASgDEhIKCmxpbmVfdG90YWwYBSABKAMSFwoKcHJvZHVjdF9pZBgGIAEoCUgAiAEBEhYKCWJ1bmRsZV9pZBgHIAEoCUgBiAEBQg0KC19wcm9kdWN0X2lkQgwKCl9idW5kbGVfaWQi/QMKBU9yZGVyEgoKAmlkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEg4KBnN0YXR1cxgDIAEoCRIZChFwYXltZW50X3JlZmVyZW5jZRgEIAEoCRIOCgZhbW91bnQYBSABKAMSEAoIc3VidG90YWwYBiABKAMSEAoIY3VycmVuY3kYByABKAkSGgoSc2V0dGxlbWVudF9jaGFubmVsGAggASgJEhgKEHBheW1lbnRfcHJvdmlkZXIYCSABKAkSFgoOcGF5bWVudF9tZXRob2QYCiABKAkSHgoFYnV5ZXIYCyABKAsyDy5vcmRlci52MS5CdXllchIiCgVpdGVtcxgMIAMoCzITLm9yZGVyLnYxLk9yZGVySXRlbRISCgpleHBpcmVzX2F0GA0gASgJEhIKCmNyZWF0ZWRfYXQYDiABKAkSEgoKdXBkYXRlZF9hdBgPIAEoCRIUCgxjaGVja291dF91cmwYECABKAkSEwoLcGF5bWVudF91cmwYESABKAkSGAoQcmVxdWlyZXNfcGF5bWVudBgSIAEoCBIYCgtleHRlcm5hbF9pZBgTIAEoCUgAiAEBEhcKD3JlZnVuZGVkX2Ftb3VudBgUIAEoAxIhCgdyZWZ1bmRzGBUgAygLMhAub3JkZXIudjEuUmVmdW5kQg4KDF9leHRlcm5hbF9pZCLAAQoGUmVmdW5kEgoKAmlkGAEgASgJEg4KBmFtb3VudBgCIAEoAxIOCgZyZWFzb24YAyABKAkSFgoJcmVmZXJlbmNlGAQgASgJSACIAQESDgoGc3RhdHVzGAUgASgJEhwKD2ZhaWx1cmVfbWVzc2FnZRgGIAEoCUgBiAEBEg4KBm1ldGhvZBgHIAEoCRISCgpjcmVhdGVkX2F0GAggASgJQgwKCl9yZWZlcmVuY2VCEgoQX2ZhaWx1cmVfbWVzc2FnZSKyAQoKU2VsbGVyQmFuaxIRCgliYW5rX25hbWUYASABKAkSEQoJYmFua19jb2RlGAIgASgJEhYKDmFjY291bnRfbnVtYmVyGAMgASgJEhYKDmFjY291bnRfaG9sZGVyGAQgASgJEhkKEXBheW1lbnRfcmVmZXJlbmNlGAUgASgJEhoKEnVuaXF1ZV9hbW91bnRfY29kZRgGIAEoAxIXCg90cmFuc2Zlcl9hbW91bnQYByABKAMiQgoEU25hcBINCgV0b2tlbhgBIAEoCRISCgpjbGllbnRfa2V5GAIgASgJEhcKD3NuYXBfc2NyaXB0X3VybBgDIAEoCSKGAgoHUGF5bWVudBIMCgRraW5kGAEgASgJEi4KC3NlbGxlcl9iYW5rGAIgASgLMhQub3JkZXIudjEuU2VsbGVyQmFua0gAiAEBEiEKBHNuYXAYAyABKAsyDi5vcmRlci52MS5TbmFwSAGIAQESEAoIcHJvdmlkZXIYBCABKAkSDgoGbWV0aG9kGAUgASgJEg4KBmFtb3VudBgGIAEoAxIQCghjdXJyZW5jeRgHIAEoCRIUCgxjaGVja291dF91cmwYCCABKAkSEwoLcGF5bWVudF91cmwYCSABKAkSEgoKZXhwaXJlc19hdBgKIAEoCUIOCgxfc2VsbGVyX2JhbmtCBwoFX3NuYXAidwoLT3JkZXJEZXRhaWwSHgoFb3JkZXIYASABKAsyDy5vcmRlci52MS5PcmRlchIiCgdwYXltZW50GAIgASgLMhEub3JkZXIudjEuUGF5bWVudBIkCghyZWRpcmVjdBgDIAEoCzISLm9yZGVyLnYxLlJlZGlyZWN0Ii0KGUxpc3RQYXltZW50TWV0aG9kc1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkiRgoaTGlzdFBheW1lbnRNZXRob2RzUmVzcG9uc2USKAoHbWV0aG9kcxgBIAMoCzIXLm9yZGVyLnYxLlBheW1lbnRNZXRob2QisQIKEkNyZWF0ZU9yZGVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRInCgVpdGVtcxgCIAMoCzIYLm9yZGVyLnYxLk9yZGVySXRlbUlucHV0Eh4KBWJ1eWVyGAMgASgLMg8ub3JkZXIudjEuQnV5ZXISFgoOcGF5bWVudF9tZXRob2QYBCABKAkSKQoIcmVkaXJlY3QYBSABKAsyEi5vcmRlci52MS5SZWRpcmVjdEgAiAEBEhgKC2V4dGVybmFsX2lkGAYgASgJSAGIAQESHAoPaWRlbXBvdGVuY3lfa2V5GAcgASgJSAKIAQESFAoMcmVxdWVzdF9oYXNoGAggASgJQgsKCV9yZWRpcmVjdEIOCgxfZXh0ZXJuYWxfaWRCEgoQX2lkZW1wb3RlbmN5X2tleSJOChNDcmVhdGVPcmRlclJlc3BvbnNlEiUKBmRldGFpbBgBIAEoCzIVLm9yZGVyLnYxLk9yZGVyRGV0YWlsEhAKCHJlcGxheWVkGAIgASgIImcKD0dldE9yZGVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIQCghvcmRlcl9pZBgCIAEoCRIXCg9pbmNsdWRlX2hpc3RvcnkYAyABKAgSFwoPcHJlcGFyZV9zZXNzaW9uGAQgASgIImEKDFN0YXR1c0NoYW5nZRITCgtmcm9tX3N0YXR1cxgBIAEoCRIRCgl0b19zdGF0dXMYAiABKAkSDQoFY2F1c2UYAyABKAkSCgoCYXQYBCABKAkSDgoGZGV0YWlsGAUgASgJInsKEEdldE9yZGVyUmVzcG9uc2USJQoGZGV0YWlsGAEgASgLMhUub3JkZXIudjEuT3JkZXJEZXRhaWwSJwoHaGlzdG9yeRgCIAMoCzIWLm9yZGVyLnYxLlN0YXR1c0NoYW5nZRIXCg9hbGxvd2VkX2FjdGlvbnMYAyADKAkiZAoRTGlzdE9yZGVyc1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSDQoFbGltaXQYAiABKAUSDgoGb2Zmc2V0GAMgASgFEg4KBnN0YXR1cxgEIAEoCRIOCgZzZWFyY2gYBSABKAkiRwoSTGlzdE9yZGVyc1Jlc3BvbnNlEh8KBm9yZGVycxgBIAMoCzIPLm9yZGVyLnYxLk9yZGVyEhAKCGhhc19tb3JlGAIgASgIIjYKEkNvdW50T3JkZXJzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkiJAoTQ291bnRPcmRlcnNSZXNwb25zZRINCgVjb3VudBgBIAEoAyI6ChRNYXJrT3JkZXJQYWlkUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIQCghvcmRlcl9pZBgCIAEoCSI3ChVNYXJrT3JkZXJQYWlkUmVzcG9uc2USHgoFb3JkZXIYASABKAsyDy5vcmRlci52MS5PcmRlciI4ChJDYW5jZWxPcmRlclJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEAoIb3JkZXJfaWQYAiABKAkiNQoTQ2FuY2VsT3JkZXJSZXNwb25zZRIeCgVvcmRlchgBIAEoCzIPLm9yZGVyLnYxLk9yZGVyItYBChJSZWZ1bmRPcmRlclJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEAoIb3JkZXJfaWQYAiABKAkSEwoGYW1vdW50GAMgASgDSACIAQESDgoGcmVhc29uGAQgASgJEhYKCXJlZmVyZW5jZRgFIAEoCUgBiAEBEhwKD2lkZW1wb3RlbmN5X2tleRgGIAEoCUgCiAEBEhQKDHJlcXVlc3RfaGFzaBgHIAEoCUIJCgdfYW1vdW50QgwKCl9yZWZlcmVuY2VCEgoQX2lkZW1wb3RlbmN5X2tleSJpChNSZWZ1bmRPcmRlclJlc3BvbnNlEiAKBnJlZnVuZBgBIAEoCzIQLm9yZGVyLnYxLlJlZnVuZBIeCgVvcmRlchgCIAEoCzIPLm9yZGVyLnYxLk9yZGVyEhAKCHJlcGxheWVkGAMgASgIIkIKIEhhbmRsZVBheW1lbnROb3RpZmljYXRpb25SZXF1ZXN0EhAKCHByb3ZpZGVyGAEgASgJEgwKBGJvZHkYAiABKAwiVgohSGFuZGxlUGF5bWVudE5vdGlmaWNhdGlvblJlc3BvbnNlEhAKCG9yZGVyX2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRIPCgdjaGFuZ2VkGAMgASgIIkgKEkdldENoZWNrb3V0UmVxdWVzdBISCghvcmRlcl9pZBgBIAEoCUgAEhcKDXNlc3Npb25fdG9rZW4YAiABKAlIAEIFCgNrZXkiUAoTR2V0Q2hlY2tvdXRSZXNwb25zZRIlCgZkZXRhaWwYASABKAsyFS5vcmRlci52MS5PcmRlckRldGFpbBISCgpzdG9yZV9uYW1lGAIgASgJIjQKDkZpZWxkVmlvbGF0aW9uEg0KBWZpZWxkGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJMr8GCgxPcmRlclNlcnZpY2USXwoSTGlzdFBheW1lbnRNZXRob2RzEiMub3JkZXIudjEuTGlzdFBheW1lbnRNZXRob2RzUmVxdWVzdBokLm9yZGVyLnYxLkxpc3RQYXltZW50TWV0aG9kc1Jlc3BvbnNlEkoKC0NyZWF0ZU9yZGVyEhwub3JkZXIudjEuQ3JlYXRlT3JkZXJSZXF1ZXN0Gh0ub3JkZXIudjEuQ3JlYXRlT3JkZXJSZXNwb25zZRJBCghHZXRPcmRlchIZLm9yZGVyLnYxLkdldE9yZGVyUmVxdWVzdBoaLm9yZGVyLnYxLkdldE9yZGVyUmVzcG9uc2USRwoKTGlzdE9yZGVycxIbLm9yZGVyLnYxLkxpc3RPcmRlcnNSZXF1ZXN0Ghwub3JkZXIudjEuTGlzdE9yZGVyc1Jlc3BvbnNlEkoKC0NvdW50T3JkZXJzEhwub3JkZXIudjEuQ291bnRPcmRlcnNSZXF1ZXN0Gh0ub3JkZXIudjEuQ291bnRPcmRlcnNSZXNwb25zZRJQCg1NYXJrT3JkZXJQYWlkEh4ub3JkZXIudjEuTWFya09yZGVyUGFpZFJlcXVlc3QaHy5vcmRlci52MS5NYXJrT3JkZXJQYWlkUmVzcG9uc2USSgoLQ2FuY2VsT3JkZXISHC5vcmRlci52MS5DYW5jZWxPcmRlclJlcXVlc3QaHS5vcmRlci52MS5DYW5jZWxPcmRlclJlc3BvbnNlEkoKC1JlZnVuZE9yZGVyEhwub3JkZXIudjEuUmVmdW5kT3JkZXJSZXF1ZXN0Gh0ub3JkZXIudjEuUmVmdW5kT3JkZXJSZXNwb25zZRJ0ChlIYW5kbGVQYXltZW50Tm90aWZpY2F0aW9uEioub3JkZXIudjEuSGFuZGxlUGF5bWVudE5vdGlmaWNhdGlvblJlcXVlc3QaKy5vcmRlci52MS5IYW5kbGVQYXltZW50Tm90aWZpY2F0aW9uUmVzcG9uc2USSgoLR2V0Q2hlY2tvdXQSHC5vcmRlci52MS5HZXRDaGVja291dFJlcXVlc3QaHS5vcmRlci52MS5HZXRDaGVja291dFJlc3BvbnNlYgZwcm90bzM");
 
 /**
  * @generated from message order.v1.PaymentMethod
@@ -284,6 +284,20 @@ export type Order = Message<"order.v1.Order"> & {
    * @generated from field: optional string external_id = 19;
    */
   externalId?: string | undefined;
+
+  /**
+   * What the succeeded refunds add up to (CONTRACT §12).
+   *
+   * @generated from field: int64 refunded_amount = 20;
+   */
+  refundedAmount: bigint;
+
+  /**
+   * Every refund of the order, oldest first.
+   *
+   * @generated from field: repeated order.v1.Refund refunds = 21;
+   */
+  refunds: Refund[];
 };
 
 /**
@@ -292,6 +306,62 @@ export type Order = Message<"order.v1.Order"> & {
  */
 export const OrderSchema: GenMessage<Order> = /*@__PURE__*/
   messageDesc(file_order_v1_order, 5);
+
+/**
+ * @generated from message order.v1.Refund
+ */
+export type Refund = Message<"order.v1.Refund"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: int64 amount = 2;
+   */
+  amount: bigint;
+
+  /**
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: optional string reference = 4;
+   */
+  reference?: string | undefined;
+
+  /**
+   * "pending", "succeeded" or "failed".
+   *
+   * @generated from field: string status = 5;
+   */
+  status: string;
+
+  /**
+   * @generated from field: optional string failure_message = 6;
+   */
+  failureMessage?: string | undefined;
+
+  /**
+   * "gateway" or "manual".
+   *
+   * @generated from field: string method = 7;
+   */
+  method: string;
+
+  /**
+   * @generated from field: string created_at = 8;
+   */
+  createdAt: string;
+};
+
+/**
+ * Describes the message order.v1.Refund.
+ * Use `create(RefundSchema)` to create a new message.
+ */
+export const RefundSchema: GenMessage<Refund> = /*@__PURE__*/
+  messageDesc(file_order_v1_order, 6);
 
 /**
  * @generated from message order.v1.SellerBank
@@ -338,7 +408,7 @@ export type SellerBank = Message<"order.v1.SellerBank"> & {
  * Use `create(SellerBankSchema)` to create a new message.
  */
 export const SellerBankSchema: GenMessage<SellerBank> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 6);
+  messageDesc(file_order_v1_order, 7);
 
 /**
  * @generated from message order.v1.Snap
@@ -365,7 +435,7 @@ export type Snap = Message<"order.v1.Snap"> & {
  * Use `create(SnapSchema)` to create a new message.
  */
 export const SnapSchema: GenMessage<Snap> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 7);
+  messageDesc(file_order_v1_order, 8);
 
 /**
  * @generated from message order.v1.Payment
@@ -427,7 +497,7 @@ export type Payment = Message<"order.v1.Payment"> & {
  * Use `create(PaymentSchema)` to create a new message.
  */
 export const PaymentSchema: GenMessage<Payment> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 8);
+  messageDesc(file_order_v1_order, 9);
 
 /**
  * @generated from message order.v1.OrderDetail
@@ -454,7 +524,7 @@ export type OrderDetail = Message<"order.v1.OrderDetail"> & {
  * Use `create(OrderDetailSchema)` to create a new message.
  */
 export const OrderDetailSchema: GenMessage<OrderDetail> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 9);
+  messageDesc(file_order_v1_order, 10);
 
 /**
  * @generated from message order.v1.ListPaymentMethodsRequest
@@ -471,7 +541,7 @@ export type ListPaymentMethodsRequest = Message<"order.v1.ListPaymentMethodsRequ
  * Use `create(ListPaymentMethodsRequestSchema)` to create a new message.
  */
 export const ListPaymentMethodsRequestSchema: GenMessage<ListPaymentMethodsRequest> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 10);
+  messageDesc(file_order_v1_order, 11);
 
 /**
  * @generated from message order.v1.ListPaymentMethodsResponse
@@ -488,7 +558,7 @@ export type ListPaymentMethodsResponse = Message<"order.v1.ListPaymentMethodsRes
  * Use `create(ListPaymentMethodsResponseSchema)` to create a new message.
  */
 export const ListPaymentMethodsResponseSchema: GenMessage<ListPaymentMethodsResponse> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 11);
+  messageDesc(file_order_v1_order, 12);
 
 /**
  * @generated from message order.v1.CreateOrderRequest
@@ -542,7 +612,7 @@ export type CreateOrderRequest = Message<"order.v1.CreateOrderRequest"> & {
  * Use `create(CreateOrderRequestSchema)` to create a new message.
  */
 export const CreateOrderRequestSchema: GenMessage<CreateOrderRequest> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 12);
+  messageDesc(file_order_v1_order, 13);
 
 /**
  * @generated from message order.v1.CreateOrderResponse
@@ -566,7 +636,7 @@ export type CreateOrderResponse = Message<"order.v1.CreateOrderResponse"> & {
  * Use `create(CreateOrderResponseSchema)` to create a new message.
  */
 export const CreateOrderResponseSchema: GenMessage<CreateOrderResponse> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 13);
+  messageDesc(file_order_v1_order, 14);
 
 /**
  * @generated from message order.v1.GetOrderRequest
@@ -589,6 +659,14 @@ export type GetOrderRequest = Message<"order.v1.GetOrderRequest"> & {
    * @generated from field: bool include_history = 3;
    */
   includeHistory: boolean;
+
+  /**
+   * Only the public API's read sets it (CONTRACT §4, §7): the dashboard and the CLI
+   * look at an order without making a payment session at the gateway.
+   *
+   * @generated from field: bool prepare_session = 4;
+   */
+  prepareSession: boolean;
 };
 
 /**
@@ -596,7 +674,7 @@ export type GetOrderRequest = Message<"order.v1.GetOrderRequest"> & {
  * Use `create(GetOrderRequestSchema)` to create a new message.
  */
 export const GetOrderRequestSchema: GenMessage<GetOrderRequest> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 14);
+  messageDesc(file_order_v1_order, 15);
 
 /**
  * One row of an order's status history. `from_status` is empty for the first row
@@ -638,7 +716,7 @@ export type StatusChange = Message<"order.v1.StatusChange"> & {
  * Use `create(StatusChangeSchema)` to create a new message.
  */
 export const StatusChangeSchema: GenMessage<StatusChange> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 15);
+  messageDesc(file_order_v1_order, 16);
 
 /**
  * @generated from message order.v1.GetOrderResponse
@@ -655,6 +733,14 @@ export type GetOrderResponse = Message<"order.v1.GetOrderResponse"> & {
    * @generated from field: repeated order.v1.StatusChange history = 2;
    */
   history: StatusChange[];
+
+  /**
+   * What a person may do to the order now, decided by the order service: any of
+   * "mark_paid", "cancel", "refund". Views offer exactly these.
+   *
+   * @generated from field: repeated string allowed_actions = 3;
+   */
+  allowedActions: string[];
 };
 
 /**
@@ -662,7 +748,7 @@ export type GetOrderResponse = Message<"order.v1.GetOrderResponse"> & {
  * Use `create(GetOrderResponseSchema)` to create a new message.
  */
 export const GetOrderResponseSchema: GenMessage<GetOrderResponse> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 16);
+  messageDesc(file_order_v1_order, 17);
 
 /**
  * @generated from message order.v1.ListOrdersRequest
@@ -705,7 +791,7 @@ export type ListOrdersRequest = Message<"order.v1.ListOrdersRequest"> & {
  * Use `create(ListOrdersRequestSchema)` to create a new message.
  */
 export const ListOrdersRequestSchema: GenMessage<ListOrdersRequest> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 17);
+  messageDesc(file_order_v1_order, 18);
 
 /**
  * @generated from message order.v1.ListOrdersResponse
@@ -727,7 +813,7 @@ export type ListOrdersResponse = Message<"order.v1.ListOrdersResponse"> & {
  * Use `create(ListOrdersResponseSchema)` to create a new message.
  */
 export const ListOrdersResponseSchema: GenMessage<ListOrdersResponse> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 18);
+  messageDesc(file_order_v1_order, 19);
 
 /**
  * @generated from message order.v1.CountOrdersRequest
@@ -751,7 +837,7 @@ export type CountOrdersRequest = Message<"order.v1.CountOrdersRequest"> & {
  * Use `create(CountOrdersRequestSchema)` to create a new message.
  */
 export const CountOrdersRequestSchema: GenMessage<CountOrdersRequest> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 19);
+  messageDesc(file_order_v1_order, 20);
 
 /**
  * @generated from message order.v1.CountOrdersResponse
@@ -768,7 +854,7 @@ export type CountOrdersResponse = Message<"order.v1.CountOrdersResponse"> & {
  * Use `create(CountOrdersResponseSchema)` to create a new message.
  */
 export const CountOrdersResponseSchema: GenMessage<CountOrdersResponse> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 20);
+  messageDesc(file_order_v1_order, 21);
 
 /**
  * @generated from message order.v1.MarkOrderPaidRequest
@@ -790,7 +876,7 @@ export type MarkOrderPaidRequest = Message<"order.v1.MarkOrderPaidRequest"> & {
  * Use `create(MarkOrderPaidRequestSchema)` to create a new message.
  */
 export const MarkOrderPaidRequestSchema: GenMessage<MarkOrderPaidRequest> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 21);
+  messageDesc(file_order_v1_order, 22);
 
 /**
  * @generated from message order.v1.MarkOrderPaidResponse
@@ -807,7 +893,7 @@ export type MarkOrderPaidResponse = Message<"order.v1.MarkOrderPaidResponse"> & 
  * Use `create(MarkOrderPaidResponseSchema)` to create a new message.
  */
 export const MarkOrderPaidResponseSchema: GenMessage<MarkOrderPaidResponse> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 22);
+  messageDesc(file_order_v1_order, 23);
 
 /**
  * @generated from message order.v1.CancelOrderRequest
@@ -829,7 +915,7 @@ export type CancelOrderRequest = Message<"order.v1.CancelOrderRequest"> & {
  * Use `create(CancelOrderRequestSchema)` to create a new message.
  */
 export const CancelOrderRequestSchema: GenMessage<CancelOrderRequest> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 23);
+  messageDesc(file_order_v1_order, 24);
 
 /**
  * @generated from message order.v1.CancelOrderResponse
@@ -846,7 +932,87 @@ export type CancelOrderResponse = Message<"order.v1.CancelOrderResponse"> & {
  * Use `create(CancelOrderResponseSchema)` to create a new message.
  */
 export const CancelOrderResponseSchema: GenMessage<CancelOrderResponse> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 24);
+  messageDesc(file_order_v1_order, 25);
+
+/**
+ * @generated from message order.v1.RefundOrderRequest
+ */
+export type RefundOrderRequest = Message<"order.v1.RefundOrderRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * @generated from field: string order_id = 2;
+   */
+  orderId: string;
+
+  /**
+   * Unset: everything that is left to refund.
+   *
+   * @generated from field: optional int64 amount = 3;
+   */
+  amount?: bigint | undefined;
+
+  /**
+   * @generated from field: string reason = 4;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: optional string reference = 5;
+   */
+  reference?: string | undefined;
+
+  /**
+   * Idempotency: the client's key and a hash of the request it came with.
+   *
+   * @generated from field: optional string idempotency_key = 6;
+   */
+  idempotencyKey?: string | undefined;
+
+  /**
+   * @generated from field: string request_hash = 7;
+   */
+  requestHash: string;
+};
+
+/**
+ * Describes the message order.v1.RefundOrderRequest.
+ * Use `create(RefundOrderRequestSchema)` to create a new message.
+ */
+export const RefundOrderRequestSchema: GenMessage<RefundOrderRequest> = /*@__PURE__*/
+  messageDesc(file_order_v1_order, 26);
+
+/**
+ * @generated from message order.v1.RefundOrderResponse
+ */
+export type RefundOrderResponse = Message<"order.v1.RefundOrderResponse"> & {
+  /**
+   * @generated from field: order.v1.Refund refund = 1;
+   */
+  refund?: Refund | undefined;
+
+  /**
+   * @generated from field: order.v1.Order order = 2;
+   */
+  order?: Order | undefined;
+
+  /**
+   * True when this is a stored first response, returned again.
+   *
+   * @generated from field: bool replayed = 3;
+   */
+  replayed: boolean;
+};
+
+/**
+ * Describes the message order.v1.RefundOrderResponse.
+ * Use `create(RefundOrderResponseSchema)` to create a new message.
+ */
+export const RefundOrderResponseSchema: GenMessage<RefundOrderResponse> = /*@__PURE__*/
+  messageDesc(file_order_v1_order, 27);
 
 /**
  * @generated from message order.v1.HandlePaymentNotificationRequest
@@ -870,7 +1036,7 @@ export type HandlePaymentNotificationRequest = Message<"order.v1.HandlePaymentNo
  * Use `create(HandlePaymentNotificationRequestSchema)` to create a new message.
  */
 export const HandlePaymentNotificationRequestSchema: GenMessage<HandlePaymentNotificationRequest> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 25);
+  messageDesc(file_order_v1_order, 28);
 
 /**
  * @generated from message order.v1.HandlePaymentNotificationResponse
@@ -899,7 +1065,7 @@ export type HandlePaymentNotificationResponse = Message<"order.v1.HandlePaymentN
  * Use `create(HandlePaymentNotificationResponseSchema)` to create a new message.
  */
 export const HandlePaymentNotificationResponseSchema: GenMessage<HandlePaymentNotificationResponse> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 26);
+  messageDesc(file_order_v1_order, 29);
 
 /**
  * @generated from message order.v1.GetCheckoutRequest
@@ -928,7 +1094,7 @@ export type GetCheckoutRequest = Message<"order.v1.GetCheckoutRequest"> & {
  * Use `create(GetCheckoutRequestSchema)` to create a new message.
  */
 export const GetCheckoutRequestSchema: GenMessage<GetCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 27);
+  messageDesc(file_order_v1_order, 30);
 
 /**
  * @generated from message order.v1.GetCheckoutResponse
@@ -950,7 +1116,7 @@ export type GetCheckoutResponse = Message<"order.v1.GetCheckoutResponse"> & {
  * Use `create(GetCheckoutResponseSchema)` to create a new message.
  */
 export const GetCheckoutResponseSchema: GenMessage<GetCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 28);
+  messageDesc(file_order_v1_order, 31);
 
 /**
  * Attached to INVALID_ARGUMENT errors: which request field is wrong, in the public
@@ -975,7 +1141,7 @@ export type FieldViolation = Message<"order.v1.FieldViolation"> & {
  * Use `create(FieldViolationSchema)` to create a new message.
  */
 export const FieldViolationSchema: GenMessage<FieldViolation> = /*@__PURE__*/
-  messageDesc(file_order_v1_order, 29);
+  messageDesc(file_order_v1_order, 32);
 
 /**
  * Payment methods, orders, payment sessions and the order status machine.
@@ -1001,7 +1167,8 @@ export const OrderService: GenService<{
     output: typeof CreateOrderResponseSchema;
   },
   /**
-   * Prepares or reuses the gateway session of a pending gateway order.
+   * The order as of now. Only with `prepare_session` (the public API's read) does it
+   * prepare or reuse the gateway session of a pending gateway order.
    *
    * @generated from rpc order.v1.OrderService.GetOrder
    */
@@ -1046,6 +1213,19 @@ export const OrderService: GenService<{
     methodKind: "unary";
     input: typeof CancelOrderRequestSchema;
     output: typeof CancelOrderResponseSchema;
+  },
+  /**
+   * Gives money back (CONTRACT §12): through the gateway for a gateway order, recorded
+   * as sent by the merchant (`manual`) for a bank transfer. Answers whatever the
+   * refund's status; a refund the gateway could not be reached for stays pending and
+   * is retried with the same refund key.
+   *
+   * @generated from rpc order.v1.OrderService.RefundOrder
+   */
+  refundOrder: {
+    methodKind: "unary";
+    input: typeof RefundOrderRequestSchema;
+    output: typeof RefundOrderResponseSchema;
   },
   /**
    * A payment gateway's notification, verified and applied by the order service.

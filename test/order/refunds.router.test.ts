@@ -1,0 +1,418 @@
+// Money that moves only on evidence, in memory (createRouterTransport over the real routes
+// and domain, an in-memory store and a scripted gateway): RefundOrder for bank-transfer
+// and gateway orders, the rule behind "Mark as paid" and allowed_actions, refunds the
+// gateway reports on its own, status checks and expiry at the gateway. Each test builds
+// its own service. Real PostgreSQL and a fake Midtrans on loopback are in
+// test/order/refunds.test.ts.
+import test from "ava";
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
+import { pino } from "pino";
+import { GetOrderCatalogResponseSchema, GetStoreResponseSchema, ItemSchema, ItemStatus, ItemType, StoreSchema } from "../../gen/catalog/v1/catalog_pb.js";
+import { OrderService } from "../../gen/order/v1/order_pb.js";
+import { midtransSignature } from "../../common/midtrans.js";
+import { createOrderDomain } from "../../services/order/domain.js";
+import type { ExpireAnswer, PaymentGateway, RefundAnswer, RefundRequest, StatusAnswer } from "../../services/order/payment-gateways/types.js";
+import { GatewayUnavailable } from "../../services/order/payment-gateways/types.js";
+import { createOrderRoutes } from "../../services/order/routes.js";
+import { serverInterceptors } from "../../services/lib/rpc-server.js";
+import { createFakeOrderStore } from "../helpers/fake-order-store.js";
+import { capturingLogger } from "../helpers/logs.js";
+import { failure } from "../helpers/rpc-failure.js";
+
+const SERVER_KEY = "SB-Mid-server-refunds";
+const SHOP = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa";
+const OTHER = "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb";
+const KOPI = "11111111-1111-4111-8111-111111111111"; // 50 000
+
+const shop = create(StoreSchema, {
+  id: SHOP,
+  name: "Toko Kopi",
+  bankAccount: { bankName: "BCA", bankCode: "014", accountNumber: "1234567890", accountHolder: "Budi" },
+});
+const kopi = create(ItemSchema, { id: KOPI, storeId: SHOP, type: ItemType.PRODUCT, title: "Kopi", price: 50_000n, status: ItemStatus.PUBLISHED });
+
+/** A Midtrans-like gateway whose answers a test sets. */
+function scriptedGateway() {
+  const calls = { refunds: [] as RefundRequest[], status: [] as string[], expire: [] as string[] };
+  const gateway = {
+    provider: "midtrans" as const,
+    snapScriptUrl: "https://gateway.example/snap.js",
+    clientKey: "client-key",
+    calls,
+    refundAnswer: (): Promise<RefundAnswer> => Promise.resolve({ kind: "succeeded" }),
+    statusAnswer: (_ref: string): Promise<StatusAnswer> => Promise.resolve({ kind: "not_found" }),
+    expireAnswer: (): Promise<ExpireAnswer> => Promise.resolve({ kind: "expired" }),
+    async createSession(): Promise<{ token: string; redirectUrl: string }> {
+      return { token: `snap-${calls.status.length}-${Math.random()}`, redirectUrl: "https://gateway.example/pay" };
+    },
+    async refund(request: RefundRequest): Promise<RefundAnswer> {
+      calls.refunds.push(request);
+      return gateway.refundAnswer();
+    },
+    async status(reference: string): Promise<StatusAnswer> {
+      calls.status.push(reference);
+      return gateway.statusAnswer(reference);
+    },
+    async expire(reference: string): Promise<ExpireAnswer> {
+      calls.expire.push(reference);
+      return gateway.expireAnswer();
+    },
+  } satisfies PaymentGateway & Record<string, unknown>;
+  return gateway;
+}
+
+/** What the gateway's Status API (or a notification) says, signed with `key`. */
+function gatewayWord(reference: string, amount: number, transactionStatus: string, extra: Record<string, unknown> = {}, key = SERVER_KEY) {
+  const fields = { order_id: reference, status_code: transactionStatus === "pending" ? "201" : "200", gross_amount: `${amount}.00` };
+  return { ...fields, transaction_status: transactionStatus, fraud_status: "accept", signature_key: midtransSignature(fields, key), ...extra };
+}
+
+function setup(options: { paymentWindowMs?: number; statusCheckAfterMs?: number } = {}) {
+  const fake = createFakeOrderStore();
+  const gateway = scriptedGateway();
+  const logs: { level: string; msg: string }[] = [];
+  const catalog = {
+    async getOrderCatalog({ storeId }: { storeId?: string }) {
+      if (storeId !== SHOP) throw new ConnectError("no store", Code.NotFound);
+      return create(GetOrderCatalogResponseSchema, { store: shop, items: [kopi] });
+    },
+  };
+  const stores = { getStore: async () => create(GetStoreResponseSchema, { store: shop }) };
+  const domain = createOrderDomain({
+    sql: fake.pool,
+    store: fake.store,
+    logger: capturingLogger(logs, { labels: true }),
+    stores,
+    catalog,
+    gateway,
+    publicBaseUrl: "https://shop.example",
+    paymentWindowMs: options.paymentWindowMs ?? 3_600_000,
+    midtransServerKey: SERVER_KEY,
+    statusCheckAfterMs: options.statusCheckAfterMs ?? 900_000,
+    refundRetryDelaysMs: [0],
+  });
+  const silent = pino({ level: "silent" });
+  const client = createClient(OrderService, createRouterTransport(createOrderRoutes(domain), { router: { interceptors: serverInterceptors(silent) } }));
+  return { client, fake, gateway, domain, logs };
+}
+
+type OrderClient = Client<typeof OrderService>;
+
+async function placed(client: OrderClient, paymentMethod: "bank_transfer" | "qris") {
+  const { detail } = await client.createOrder({
+    storeId: SHOP,
+    items: [{ ref: { case: "productId", value: KOPI }, quantity: 1 }],
+    buyer: { name: "Budi", email: "budi@example.co.id", phone: "+6281234567890" },
+    paymentMethod,
+    requestHash: "h",
+  });
+  return detail!.order!;
+}
+
+/** A bank-transfer order the seller marked paid. */
+async function paidTransfer(client: OrderClient) {
+  const order = await placed(client, "bank_transfer");
+  await client.markOrderPaid({ storeId: SHOP, orderId: order.id });
+  return { id: order.id, amount: Number(order.amount), reference: order.paymentReference };
+}
+
+/** A gateway order the gateway's notification paid. */
+async function paidAtGateway(client: OrderClient) {
+  const order = await placed(client, "qris");
+  const body = new TextEncoder().encode(JSON.stringify(gatewayWord(order.paymentReference, Number(order.amount), "settlement")));
+  await client.handlePaymentNotification({ provider: "midtrans", body });
+  return { id: order.id, amount: Number(order.amount), reference: order.paymentReference };
+}
+
+
+const eventsOf = (fake: ReturnType<typeof createFakeOrderStore>, orderId: string) =>
+  fake.state.outbox.filter((event) => event.order_id === orderId).map((event) => event.event_type);
+
+test("a bank transfer is refunded manually, part then the rest; the order turns refunded and can take no more", async (t) => {
+  const { client, fake, gateway } = setup();
+  const order = await paidTransfer(client);
+  const first = await client.refundOrder({ storeId: SHOP, orderId: order.id, amount: 20_000n, reason: "one cup spilled", reference: "BCA-778", requestHash: "a" });
+  t.like(first.refund, { amount: 20_000n, status: "succeeded", method: "manual", reason: "one cup spilled", reference: "BCA-778" });
+  t.like(first.order, { status: "paid", refundedAmount: 20_000n });
+  t.is(first.order!.refunds.length, 1);
+
+  const rest = await client.refundOrder({ storeId: SHOP, orderId: order.id, reason: "order returned", requestHash: "b" });
+  t.is(rest.refund!.amount, BigInt(order.amount - 20_000), "no amount: all that is left");
+  t.like(rest.order, { status: "refunded", refundedAmount: BigInt(order.amount) });
+  t.deepEqual(gateway.calls.refunds, [], "a bank transfer's refund never goes to the gateway");
+
+  t.like(await failure(client.refundOrder({ storeId: SHOP, orderId: order.id, amount: 1n, reason: "again", requestHash: "c" })), { code: Code.FailedPrecondition });
+  const events = eventsOf(fake, order.id);
+  t.is(events.filter((type) => type === "refund.succeeded").length, 2);
+  t.is(events.filter((type) => type === "order.refunded").length, 1);
+  const history = (await client.getOrder({ storeId: SHOP, orderId: order.id, includeHistory: true })).history;
+  t.like(history.at(-1), { fromStatus: "paid", toStatus: "refunded", cause: "refund" });
+});
+
+test("RefundOrder refuses bad input naming the field, an unpaid order, and another store's order", async (t) => {
+  const { client } = setup();
+  const order = await paidTransfer(client);
+  const refund = (fields: Record<string, unknown>) => failure(client.refundOrder({ storeId: SHOP, orderId: order.id, reason: "r", requestHash: "x", ...fields }));
+  t.like(await refund({ orderId: "nope" }), { code: Code.InvalidArgument, field: "order_id" });
+  t.like(await refund({ reason: "" }), { code: Code.InvalidArgument, field: "reason" });
+  t.like(await refund({ reason: "   " }), { code: Code.InvalidArgument, field: "reason" });
+  t.like(await refund({ reason: "x".repeat(201) }), { code: Code.InvalidArgument, field: "reason" });
+  t.like(await refund({ reason: "tab\there" }), { code: Code.InvalidArgument, field: "reason" });
+  t.like(await refund({ reference: "r".repeat(101) }), { code: Code.InvalidArgument, field: "reference" });
+  t.like(await refund({ amount: 0n }), { code: Code.InvalidArgument, field: "amount" });
+  t.like(await refund({ amount: -5n }), { code: Code.InvalidArgument, field: "amount" });
+  t.like(await refund({ amount: BigInt(order.amount + 1) }), { code: Code.InvalidArgument, field: "amount" });
+  t.like(await refund({ storeId: OTHER }), { code: Code.NotFound });
+  const pending = await placed(client, "bank_transfer");
+  t.like(await failure(client.refundOrder({ storeId: SHOP, orderId: pending.id, reason: "r", requestHash: "x" })), {
+    code: Code.FailedPrecondition,
+    message: `order ${pending.id}: only a paid order can be refunded; this one is pending`,
+  });
+  const untouched = await client.getOrder({ storeId: SHOP, orderId: order.id });
+  t.is(untouched.detail!.order!.refunds.length, 0, "nothing was written by any refused request");
+});
+
+test("a gateway order is refunded through the gateway with the refund's id as its key", async (t) => {
+  const { client, gateway, fake } = setup();
+  const order = await paidAtGateway(client);
+  const { refund, order: after } = await client.refundOrder({ storeId: SHOP, orderId: order.id, amount: 10_000n, reason: "late delivery", requestHash: "a" });
+  t.like(refund, { status: "succeeded", method: "gateway", amount: 10_000n });
+  t.deepEqual(gateway.calls.refunds, [{ orderId: order.reference, refundKey: refund!.id, amount: 10_000, reason: "late delivery" }]);
+  t.is(after!.refundedAmount, 10_000n);
+  t.true(eventsOf(fake, order.id).includes("refund.succeeded"));
+});
+
+test("a refund the gateway refuses is failed with its message, and the amount is free again", async (t) => {
+  const { client, gateway, fake } = setup();
+  const order = await paidAtGateway(client);
+  gateway.refundAnswer = async () => ({ kind: "refused", message: "Transaction status cannot be updated." });
+  const { refund, order: after } = await client.refundOrder({ storeId: SHOP, orderId: order.id, reason: "r", requestHash: "a" });
+  t.like(refund, { status: "failed", failureMessage: "Transaction status cannot be updated.", amount: BigInt(order.amount) });
+  t.like(after, { status: "paid", refundedAmount: 0n });
+  t.true(eventsOf(fake, order.id).includes("refund.failed"));
+  gateway.refundAnswer = async () => ({ kind: "succeeded" });
+  const again = await client.refundOrder({ storeId: SHOP, orderId: order.id, reason: "r", requestHash: "b" });
+  t.like(again.order, { status: "refunded" });
+});
+
+test("a gateway that is away leaves the refund pending, counted against what is left, and a retry settles it once with the same key", async (t) => {
+  const { client, gateway, domain, fake } = setup();
+  const order = await paidAtGateway(client);
+  gateway.refundAnswer = async () => Promise.reject(new GatewayUnavailable("midtrans unreachable"));
+  const { refund } = await client.refundOrder({ storeId: SHOP, orderId: order.id, amount: 30_000n, reason: "r", requestHash: "a" });
+  t.is(refund!.status, "pending");
+  t.like(await failure(client.refundOrder({ storeId: SHOP, orderId: order.id, amount: BigInt(order.amount - 29_999), reason: "r", requestHash: "b" })), {
+    code: Code.InvalidArgument,
+    field: "amount",
+  });
+  const read = await client.getOrder({ storeId: SHOP, orderId: order.id });
+  t.deepEqual(read.allowedActions, ["refund"], "what is left beyond the pending refund can still be refunded");
+
+  gateway.refundAnswer = async () => ({ kind: "succeeded" });
+  t.is(await domain.refunds.retryDue(), 1);
+  t.is(await domain.refunds.retryDue(), 0, "settled once");
+  t.deepEqual(
+    gateway.calls.refunds.map((call) => call.refundKey),
+    [refund!.id, refund!.id],
+  );
+  const settled = await client.getOrder({ storeId: SHOP, orderId: order.id });
+  t.like(settled.detail!.order, { refundedAmount: 30_000n });
+  t.is(settled.detail!.order!.refunds[0]!.status, "succeeded");
+  t.is(eventsOf(fake, order.id).filter((type) => type === "refund.succeeded").length, 1);
+});
+
+test("an Idempotency-Key replays the first answer; another body with it is ALREADY_EXISTS", async (t) => {
+  const { client } = setup();
+  const order = await paidTransfer(client);
+  const request = { storeId: SHOP, orderId: order.id, amount: 5_000n, reason: "r", idempotencyKey: "refund-1", requestHash: "same" };
+  const first = await client.refundOrder(request);
+  const again = await client.refundOrder(request);
+  t.false(first.replayed);
+  t.true(again.replayed);
+  t.is(again.refund!.id, first.refund!.id);
+  t.is((await client.getOrder({ storeId: SHOP, orderId: order.id })).detail!.order!.refunds.length, 1);
+  t.like(await failure(client.refundOrder({ ...request, amount: 6_000n, requestHash: "other" })), { code: Code.AlreadyExists });
+  const second = await paidTransfer(client);
+  t.like(await failure(client.refundOrder({ ...request, orderId: second.id })), { code: Code.AlreadyExists }, "the key is the store's, whichever order");
+});
+
+test("mark paid is the order service's rule: bank transfers only, so a failed gateway order cannot be marked paid", async (t) => {
+  const { client } = setup();
+  const gatewayOrder = await placed(client, "qris");
+  const deny = new TextEncoder().encode(JSON.stringify(gatewayWord(gatewayOrder.paymentReference, Number(gatewayOrder.amount), "deny")));
+  t.like(await client.handlePaymentNotification({ provider: "midtrans", body: deny }), { status: "failed" });
+  const refused = await failure(client.markOrderPaid({ storeId: SHOP, orderId: gatewayOrder.id }));
+  t.is(refused.code, Code.FailedPrecondition);
+  t.regex(refused.message, /only a bank-transfer order can be marked as paid/);
+  t.is((await client.getOrder({ storeId: SHOP, orderId: gatewayOrder.id })).detail!.order!.status, "failed");
+
+  const pendingGateway = await placed(client, "qris");
+  t.like(await failure(client.markOrderPaid({ storeId: SHOP, orderId: pendingGateway.id })), { code: Code.FailedPrecondition });
+  t.deepEqual((await client.getOrder({ storeId: SHOP, orderId: pendingGateway.id })).allowedActions, ["cancel"]);
+
+  const transfer = await placed(client, "bank_transfer");
+  t.deepEqual((await client.getOrder({ storeId: SHOP, orderId: transfer.id })).allowedActions, ["mark_paid", "cancel"]);
+  await client.markOrderPaid({ storeId: SHOP, orderId: transfer.id });
+  t.is((await client.markOrderPaid({ storeId: SHOP, orderId: transfer.id })).order!.status, "paid", "a repeat is still a no-op");
+  t.deepEqual((await client.getOrder({ storeId: SHOP, orderId: transfer.id })).allowedActions, ["refund"]);
+});
+
+test("a gateway's session token never opens the sandbox checkout", async (t) => {
+  const { client } = setup();
+  const order = await placed(client, "qris");
+  const read = await client.getOrder({ storeId: SHOP, orderId: order.id, prepareSession: true });
+  const token = read.detail!.payment!.snap!.token;
+  t.like(await failure(client.getCheckout({ key: { case: "sessionToken", value: token } })), { code: Code.NotFound });
+});
+
+test("a partial_refund notification we did not ask for is recorded once", async (t) => {
+  const { client, fake } = setup();
+  const order = await paidAtGateway(client);
+  const word = gatewayWord(order.reference, order.amount, "partial_refund", {
+    refund_amount: "15000.00",
+    refunds: [{ refund_chargeback_id: 4411, refund_amount: "15000.00", created_at: "2026-11-24 10:00:00", reason: "buyer asked at the counter" }],
+  });
+  const body = new TextEncoder().encode(JSON.stringify(word));
+  t.like(await client.handlePaymentNotification({ provider: "midtrans", body }), { status: "paid", changed: true });
+  t.like(await client.handlePaymentNotification({ provider: "midtrans", body }), { status: "paid", changed: false });
+  const { detail } = await client.getOrder({ storeId: SHOP, orderId: order.id });
+  t.is(detail!.order!.refundedAmount, 15_000n);
+  t.like(detail!.order!.refunds, [{ amount: 15_000n, status: "succeeded", method: "gateway", reason: "buyer asked at the counter" }]);
+  t.is(eventsOf(fake, order.id).filter((type) => type === "refund.succeeded").length, 1);
+});
+
+test("a refund notification for a refund we asked for settles it instead of adding another", async (t) => {
+  const { client, gateway } = setup();
+  const order = await paidAtGateway(client);
+  gateway.refundAnswer = async () => Promise.reject(new GatewayUnavailable("timeout"));
+  const { refund } = await client.refundOrder({ storeId: SHOP, orderId: order.id, reason: "r", requestHash: "a" });
+  const word = gatewayWord(order.reference, order.amount, "refund", {
+    refund_amount: `${order.amount}.00`,
+    refunds: [{ refund_chargeback_id: 9, refund_key: refund!.id, refund_amount: `${order.amount}.00` }],
+  });
+  t.like(await client.handlePaymentNotification({ provider: "midtrans", body: new TextEncoder().encode(JSON.stringify(word)) }), { status: "refunded", changed: true });
+  const { detail } = await client.getOrder({ storeId: SHOP, orderId: order.id });
+  t.like(detail!.order!.refunds, [{ id: refund!.id, status: "succeeded" }]);
+  t.is(detail!.order!.refunds.length, 1);
+});
+
+test("status check: a silent gateway order is asked about, and a settlement it reports pays it as a notification would", async (t) => {
+  const { client, gateway, domain, fake } = setup({ statusCheckAfterMs: 1 });
+  const order = await placed(client, "qris");
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  gateway.statusAnswer = async () => ({ kind: "found", fields: gatewayWord(order.paymentReference, Number(order.amount), "pending") });
+  const asked = Date.now();
+  t.is(await domain.gatewayChecks.checkDue(), 1);
+  t.is((await client.getOrder({ storeId: SHOP, orderId: order.id })).detail!.order!.status, "pending");
+  const row = fake.state.orders.get(order.id)!;
+  t.is(row.status_checks, 1, "counted");
+  t.true(row.next_status_check_at!.getTime() >= asked + 2, "the next check waits twice the interval");
+
+  const checked = await setup({ statusCheckAfterMs: 1 });
+  const silent = await placed(checked.client, "qris");
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  checked.gateway.statusAnswer = async () => ({ kind: "found", fields: gatewayWord(silent.paymentReference, Number(silent.amount), "settlement") });
+  t.is(await checked.domain.gatewayChecks.checkDue(), 1);
+  const { detail, history } = await checked.client.getOrder({ storeId: SHOP, orderId: silent.id, includeHistory: true });
+  t.is(detail!.order!.status, "paid");
+  t.like(history.at(-1), { fromStatus: "pending", toStatus: "paid", cause: "gateway status check", detail: "settlement" });
+  t.deepEqual(checked.gateway.calls.status, [silent.paymentReference]);
+  t.is(await checked.domain.gatewayChecks.checkDue(), 0, "a paid order is not asked about again");
+});
+
+test("status check: a forged answer changes nothing, and a gateway that is away only delays the check", async (t) => {
+  const { client, gateway, domain, fake, logs } = setup({ statusCheckAfterMs: 1 });
+  const order = await placed(client, "qris");
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  gateway.statusAnswer = async () => ({ kind: "found", fields: gatewayWord(order.paymentReference, Number(order.amount), "settlement", {}, "someone-else") });
+  await domain.gatewayChecks.checkDue();
+  t.is((await client.getOrder({ storeId: SHOP, orderId: order.id })).detail!.order!.status, "pending");
+  t.true(logs.some((line) => line.msg === "gateway status answer not applied"));
+
+  const away = setup({ statusCheckAfterMs: 1 });
+  const other = await placed(away.client, "qris");
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  away.gateway.statusAnswer = async () => Promise.reject(new GatewayUnavailable("down"));
+  t.is(await away.domain.gatewayChecks.checkDue(), 1);
+  const row = away.fake.state.orders.get(other.id)!;
+  t.is(row.status, "pending");
+  t.is(row.status_checks, 0, "a check the gateway did not answer does not count");
+  t.true(row.next_status_check_at!.getTime() > Date.now() + 20_000, "tried again later");
+  t.truthy(fake);
+});
+
+test("an expired gateway order is expired at the gateway too; one the gateway will not expire is settled by its status", async (t) => {
+  const { client, gateway, domain } = setup({ paymentWindowMs: 0 });
+  const order = await placed(client, "qris");
+  t.is((await client.getOrder({ storeId: SHOP, orderId: order.id })).detail!.order!.status, "expired");
+  t.is(await domain.gatewayChecks.expireDue(), 1);
+  t.deepEqual(gateway.calls.expire, [order.paymentReference]);
+  t.is(await domain.gatewayChecks.expireDue(), 0, "done once");
+
+  const late = setup({ paymentWindowMs: 0 });
+  const paidMeanwhile = await placed(late.client, "qris");
+  await late.client.getOrder({ storeId: SHOP, orderId: paidMeanwhile.id });
+  late.gateway.expireAnswer = async () => ({ kind: "refused", message: "Transaction status cannot be updated." });
+  late.gateway.statusAnswer = async () => ({ kind: "found", fields: gatewayWord(paidMeanwhile.paymentReference, Number(paidMeanwhile.amount), "settlement") });
+  t.is(await late.domain.gatewayChecks.expireDue(), 1);
+  const { detail, history } = await late.client.getOrder({ storeId: SHOP, orderId: paidMeanwhile.id, includeHistory: true });
+  t.is(detail!.order!.status, "paid", "the buyer paid just before: expired → paid, as a late notification would");
+  t.like(history.at(-1), { fromStatus: "expired", toStatus: "paid", cause: "gateway status check" });
+});
+
+/** Sends a signed notification of `transactionStatus` for the order, with `extra` fields. */
+function notifyRefund(client: OrderClient, order: { reference: string; amount: number }, transactionStatus: string, extra: Record<string, unknown>) {
+  const body = new TextEncoder().encode(JSON.stringify(gatewayWord(order.reference, order.amount, transactionStatus, extra)));
+  return client.handlePaymentNotification({ provider: "midtrans", body });
+}
+
+test("one refund reported under the gateway's own id, or first as a bare total, is still counted once", async (t) => {
+  const { client, gateway } = setup();
+  const order = await paidAtGateway(client);
+  gateway.refundAnswer = async () => ({ kind: "succeeded", gatewayRefundId: "cb-1" });
+  await client.refundOrder({ storeId: SHOP, orderId: order.id, amount: 40_000n, reason: "r", requestHash: "a" });
+  // The gateway's report names only its own id for our refund.
+  await notifyRefund(client, order, "partial_refund", { refund_amount: "40000.00", refunds: [{ refund_chargeback_id: "cb-1", refund_amount: "40000.00" }] });
+  t.is((await client.getOrder({ storeId: SHOP, orderId: order.id })).detail!.order!.refundedAmount, 40_000n);
+
+  const second = await paidAtGateway(client);
+  // First a bare total (no list), then the list naming the same money under its id.
+  await notifyRefund(client, second, "partial_refund", { refund_amount: "30000.00" });
+  await notifyRefund(client, second, "partial_refund", { refund_amount: "30000.00", refunds: [{ refund_chargeback_id: 9, refund_amount: "30000.00" }] });
+  const { detail } = await client.getOrder({ storeId: SHOP, orderId: second.id });
+  t.is(detail!.order!.refundedAmount, 30_000n);
+  t.is(detail!.order!.refunds.length, 1);
+});
+
+test("a refusal of a repeated refund is checked against the gateway's status: made means succeeded", async (t) => {
+  const { client, gateway, domain } = setup();
+  const order = await paidAtGateway(client);
+  gateway.refundAnswer = async () => Promise.reject(new GatewayUnavailable("timeout"));
+  const { refund } = await client.refundOrder({ storeId: SHOP, orderId: order.id, amount: 25_000n, reason: "r", requestHash: "a" });
+  // The first attempt went through at the gateway; the repeat is refused, and its status shows our key.
+  gateway.refundAnswer = async () => ({ kind: "refused", message: "Duplicate refund key." });
+  gateway.statusAnswer = async () => ({
+    kind: "found",
+    fields: gatewayWord(order.reference, order.amount, "partial_refund", { refunds: [{ refund_key: refund!.id, refund_amount: "25000.00" }] }),
+  });
+  t.is(await domain.refunds.retryDue(), 1);
+  const { detail } = await client.getOrder({ storeId: SHOP, orderId: order.id });
+  t.like(detail!.order!.refunds, [{ id: refund!.id, status: "succeeded" }]);
+  t.is(detail!.order!.refundedAmount, 25_000n);
+});
+
+test("a refund we recorded as failed that the gateway reports made turns succeeded, once", async (t) => {
+  const { client, gateway, fake } = setup();
+  const order = await paidAtGateway(client);
+  gateway.refundAnswer = async () => ({ kind: "refused", message: "Denied by the bank." });
+  const { refund } = await client.refundOrder({ storeId: SHOP, orderId: order.id, amount: 10_000n, reason: "r", requestHash: "a" });
+  t.is(refund!.status, "failed");
+  const report = { refund_amount: "10000.00", refunds: [{ refund_key: refund!.id, refund_amount: "10000.00" }] };
+  await notifyRefund(client, order, "partial_refund", report);
+  await notifyRefund(client, order, "partial_refund", report);
+  const { detail } = await client.getOrder({ storeId: SHOP, orderId: order.id });
+  t.like(detail!.order!.refunds, [{ id: refund!.id, status: "succeeded" }]);
+  t.is(detail!.order!.refundedAmount, 10_000n);
+  t.is(eventsOf(fake, order.id).filter((type) => type === "refund.succeeded").length, 1);
+});
