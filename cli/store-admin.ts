@@ -9,7 +9,7 @@ import { OrderService } from "../gen/order/v1/order_pb.js";
 import { WebhookService } from "../gen/webhook/v1/webhook_pb.js";
 import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from "../gen/grpc/health/v1/health_pb.js";
 import { auditTarget, OPERATOR_ACTOR, type AuditAction } from "../common/audit.js";
-import { orderJson } from "../common/public-json.js";
+import { orderJson, refundJson } from "../common/public-json.js";
 import { inviteUrl } from "../common/dashboard-links.js";
 import { StatementError } from "../common/bank-statement.js";
 import { audited, NotAudited, recordAudit } from "../services/lib/audited.js";
@@ -50,6 +50,8 @@ const USAGE = `usage: store-admin <command> [options]
   user remove --store ID --user ID          ends that user's sessions at once
   order mark-paid --store ID --order ID
   order cancel --store ID --order ID
+  order refund --store ID --order ID [--amount N] --reason R [--reference R]
+                                            without --amount: all that is left; a bank transfer's refund records money sent back
   bank import --store ID --file statement.csv   match a statement (id,occurred_at,amount,type,description) to orders
   bank unmatched --store ID                 credits waiting for review
   bank assign --store ID --mutation ID --order ID|SO-…   pay an order with an unmatched credit
@@ -87,6 +89,9 @@ const options = {
   user: { type: "string" },
   file: { type: "string" },
   mutation: { type: "string" },
+  amount: { type: "string" },
+  reason: { type: "string" },
+  reference: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -102,6 +107,13 @@ function price(values: Values): bigint {
   const text = required(values, "price");
   if (!/^[0-9]{1,13}$/.test(text)) throw new UsageError("--price must be a whole number of rupiah");
   return BigInt(text);
+}
+
+/** `--amount N`: a positive whole number of rupiah, or undefined when not given. */
+function amount(values: Values): bigint | undefined {
+  if (values.amount === undefined) return undefined;
+  if (!/^[0-9]{1,15}$/.test(values.amount) || BigInt(values.amount) === 0n) throw new UsageError("--amount must be a positive whole number of rupiah");
+  return BigInt(values.amount);
 }
 
 function plan(text: string) {
@@ -391,6 +403,16 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
       const orderId = required(values, "order");
       const { order } = await change(storeId, "order.cancelled", auditTarget("order", orderId), () => orders.cancelOrder({ storeId, orderId }));
       return orderJson(order!);
+    }
+    case "order refund": {
+      const storeId = required(values, "store");
+      const orderId = required(values, "order");
+      const refundAmount = amount(values);
+      const reason = required(values, "reason");
+      const { refund, order } = await change(storeId, "order.refunded", auditTarget("order", orderId), () =>
+        orders.refundOrder({ storeId, orderId, amount: refundAmount, reason, reference: values.reference, requestHash: "" }),
+      );
+      return { refund: refundJson(refund!), order: orderJson(order!) };
     }
     case "bank import": {
       const storeId = required(values, "store");

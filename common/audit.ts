@@ -27,6 +27,7 @@ export const AUDIT_ACTIONS = [
   "delivery.resent",
   "order.marked_paid",
   "order.cancelled",
+  "order.refunded",
   "bank_mutations.imported",
   "bank_mutation.assigned",
   "bank_mutation.dismissed",

@@ -5,24 +5,21 @@
 // log). Controls are addressed by the accessible names the contract fixes.
 import test, { type ExecutionContext } from "ava";
 import { randomUUID } from "node:crypto";
-import { mkdir } from "node:fs/promises";
-import path from "node:path";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
-import { ARTIFACTS, launchBrowser } from "../helpers/browser.js";
+import { launchBrowser } from "../helpers/browser.js";
+import { bodyText, button, DASHBOARD_PASSWORD, follow, link, shoot, tableRows } from "../helpers/dashboard-browser.js";
 import { api, waitFor } from "../helpers/http.js";
 import { startReceiver, type Received } from "../helpers/receiver.js";
 import { buyer, createProduct, createStore, Plan, startStack, type Stack } from "../helpers/stack.js";
 import { settled, verify } from "../helpers/webhooks.js";
 
-const SHOTS = path.join(ARTIFACTS, "dashboard");
-const PASSWORD = "kopi-tubruk-2026!";
+const PASSWORD = DASHBOARD_PASSWORD;
 const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
 
 let stack: Stack;
 let browser: Browser;
 test.before(async () => {
   [stack, browser] = await Promise.all([startStack({ webhooks: { bus: "nats" } }), launchBrowser()]);
-  await mkdir(SHOTS, { recursive: true });
 });
 test.after.always(async () => {
   await browser?.close();
@@ -56,43 +53,9 @@ function assertNoCspViolations(t: ExecutionContext, page: Page): void {
   t.deepEqual(cspViolations.get(page), [], "no page breaks its own Content-Security-Policy");
 }
 
-/** Clicks something that loads a new document (a link, a form's button) and waits for it. */
-async function follow(page: Page, target: Locator): Promise<void> {
-  await Promise.all([page.waitForEvent("load"), target.click()]);
-}
-
-const button = (page: Page, name: string) => page.getByRole("button", { name, exact: true });
-const link = (page: Page, name: string) => page.getByRole("link", { name, exact: true });
-
 /** Follows a link of the store's navigation. */
 async function nav(page: Page, name: string): Promise<void> {
   await follow(page, page.getByRole("navigation").getByRole("link", { name, exact: true }).first());
-}
-
-async function bodyText(page: Page): Promise<string> {
-  return (await page.locator("body").innerText()).replace(/\u00a0/g, " ");
-}
-
-/**
- * Every table of the page (or of `scope`) as rows keyed by their lower-cased column
- * headers, cell text with whitespace collapsed. Also each row's links.
- */
-async function tableRows(page: Page, scope?: Locator): Promise<(Record<string, string> & { links: string })[]> {
-  return (scope ?? page.locator("body")).evaluate((root: any) => {
-    const out: any[] = [];
-    for (const table of root.querySelectorAll("table")) {
-      const headers = [...table.querySelectorAll("thead th")].map((th: any) => th.textContent.replace(/\s+/g, " ").trim().toLowerCase());
-      for (const tr of table.querySelectorAll("tbody tr")) {
-        const row: any = {};
-        [...tr.querySelectorAll("td,th")].forEach((cell: any, i: number) => {
-          row[headers[i] ?? String(i)] = cell.textContent.replace(/\u00a0/g, " ").replace(/\s+/g, " ").trim();
-        });
-        row.links = [...tr.querySelectorAll("a[href]")].map((a: any) => a.getAttribute("href")).join(" ");
-        out.push(row);
-      }
-    }
-    return out;
-  });
 }
 
 /** Every time on the page reads "… HH:MM WIB" in Jakarta time, with the exact instant in `datetime`/`title`. */
@@ -106,21 +69,6 @@ async function assertWibTimes(t: ExecutionContext, page: Page, where: string, at
     t.regex(time.iso, /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/, `${where}: the exact ISO time is given`);
     const hhmm = new Date(time.iso).toLocaleTimeString("en-GB", { timeZone: "Asia/Jakarta", hour: "2-digit", minute: "2-digit", hour12: false });
     t.true(time.text.replace(/\./g, ":").includes(hhmm), `${where}: "${time.text}" is ${time.iso} in Jakarta (${hhmm})`);
-  }
-}
-
-/** Screenshots at 360 px and 1280 px wide; at 360 px nothing may scroll sideways. */
-async function shoot(t: ExecutionContext, page: Page, name: string): Promise<void> {
-  for (const width of [360, 1280]) {
-    await page.setViewportSize({ width, height: 800 });
-    if (width === 360) {
-      const overflow = await page.evaluate(() => {
-        const g = globalThis as any;
-        return g.document.documentElement.scrollWidth - g.innerWidth;
-      });
-      t.true(overflow <= 0, `${name}: at 360 px the page scrolls sideways by ${overflow}px`);
-    }
-    await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
   }
 }
 

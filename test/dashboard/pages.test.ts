@@ -41,7 +41,8 @@ test("a post the order page does not offer changes nothing: a QRIS order cannot 
   const qris = await m.order("qris");
   const markPaid = await m.post(`orders/${qris.id}/mark-paid`, {});
   t.is(markPaid.status, 409);
-  t.regex(await markPaid.text(), /Not changed: only a pending or expired bank-transfer order can be marked as paid/);
+  // The order service's reason, shown as it gives it: the page holds no rule of its own.
+  t.regex(await markPaid.text(), /Not changed: .*only a bank-transfer order can be marked as paid/);
   t.is(await m.statusOf(qris.id), "pending");
 
   const transfer = await m.order("bank_transfer");
@@ -52,6 +53,30 @@ test("a post the order page does not offer changes nothing: a QRIS order cannot 
   t.is(await m.statusOf(transfer.id), "paid");
   const { entries } = await stack.accounts.listAudit({ storeId: m.storeId });
   t.deepEqual(entries.filter((e) => e.action.startsWith("order.")).map((e) => e.action), ["order.marked_paid"]);
+});
+
+test("a refund post: the service decides what may be refunded; a bad amount shows the form again with what was typed", async (t) => {
+  const m = await member("Refund Form Store");
+  const transfer = await m.order("bank_transfer");
+  const pending = await m.post(`orders/${transfer.id}/refund`, { amount: "1000", reason: "Too early" });
+  t.is(pending.status, 409);
+  t.regex(await pending.text(), /Not refunded: .*only a paid order can be refunded/);
+  t.is((await m.post(`orders/${transfer.id}/mark-paid`, {})).status, 303);
+
+  for (const [amount, pattern] of [["12abc", /Amount must be a whole number/], ["0", /amount/], [String(transfer.amount + 1), /amount/]] as const) {
+    const refused = await m.post(`orders/${transfer.id}/refund`, { amount, reason: "Typed by hand" });
+    t.is(refused.status, 400, `amount ${amount}`);
+    const page = await refused.text();
+    t.regex(page, pattern);
+    t.regex(page, /value="Typed by hand"/, "the form keeps what was typed");
+    t.regex(page, /Refund order/);
+  }
+  const done = await m.post(`orders/${transfer.id}/refund`, { amount: "1.000", reason: "Indonesian grouping" });
+  t.is(done.status, 303);
+  const shown = await fetch(new URL(done.headers.get("location")!, stack.baseUrl), { headers: { cookie: `session=${m.token}` } });
+  t.regex(await shown.text(), /Refund of Rp 1\.000 succeeded/);
+  const { entries } = await stack.accounts.listAudit({ storeId: m.storeId });
+  t.deepEqual(entries.filter((e) => e.action === "order.refunded").map((e) => e.target), [`order:${transfer.id}`], "only the refund made is audited");
 });
 
 test("revoking a key twice revokes and records it once", async (t) => {

@@ -85,7 +85,7 @@ function EventsPage(props: { ctx: DashboardContext; events: Event[]; endpoints: 
         ) : (
           <Empty title="No events yet">
             <p>
-              Events appear here when orders are created or change status (paid, failed, expired, cancelled, refunded). Add an endpoint on the{" "}
+              Events appear here when orders are created or change status (paid, failed, expired, cancelled, refunded) and when a refund succeeds or fails. Add an endpoint on the{" "}
               <a href={storePath(store.id, "webhooks")}>Webhooks</a> page to receive them.
             </p>
           </Empty>

@@ -1,15 +1,23 @@
-// Orders (CONTRACT §10): find an order by status or by its payment reference, external
-// id or buyer email; see its items, payment, history and deliveries; mark a bank
-// transfer paid or cancel a pending order, each confirmed and audited. The change goes
-// through the same RPCs as `store-admin order …`, so the API and webhooks see it alike.
+// Orders (CONTRACT §10, §12): find an order by status or by its payment reference,
+// external id or buyer email; see its items, payment, refunds, history and deliveries;
+// mark a bank transfer paid, cancel a pending order or refund a paid one, each
+// confirmed and audited. What may be done is the order service's answer
+// (`allowed_actions`); the page offers exactly that and holds no rule of its own. The
+// change goes through the same RPCs as `store-admin order …`, so the API and webhooks
+// see it alike. Reading an order here never prepares a payment session.
+import { randomUUID } from "node:crypto";
+import { Code, ConnectError } from "@connectrpc/connect";
 import type { RouterInstance as Router } from "@koa/router";
 import { auditTarget } from "../../../common/audit.js";
 import { isUuid } from "../../../common/ids.js";
 import { ORDER_STATUSES } from "../../../common/order-status.js";
-import { BANK_TRANSFER, methodName } from "../../../common/payment-methods.js";
-import type { Order, OrderDetail, StatusChange } from "../../../gen/order/v1/order_pb.js";
+import { methodName } from "../../../common/payment-methods.js";
+import type { GetOrderResponse, Order, OrderDetail, Refund, StatusChange } from "../../../gen/order/v1/order_pb.js";
 import type { Delivery } from "../../../gen/webhook/v1/webhook_pb.js";
 import { Money, StatusBadge, Time } from "../../views/components.js";
+import { rupiah } from "../../views/format.js";
+import { requestHash } from "../../idempotency-key.js";
+import { field } from "../forms.js";
 import { notFoundPage, problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
 import { DeliveriesTable } from "./deliveries.js";
@@ -21,8 +29,30 @@ const DONE: Record<string, string> = {
   cancelled: "The order is cancelled. Your webhooks get order.cancelled as usual.",
 };
 
-const canMarkPaid = (order: Order) => order.paymentMethod === BANK_TRANSFER.code && (order.status === "pending" || order.status === "expired");
-const canCancel = (order: Order) => order.status === "pending";
+/** The order service's names for what a person may do (GetOrderResponse.allowed_actions). */
+type AllowedAction = "mark_paid" | "cancel" | "refund";
+
+/** What is left to refund: the amount less succeeded and pending refunds (CONTRACT §12). */
+function refundable(order: Order): bigint {
+  const pending = order.refunds.filter((refund) => refund.status === "pending").reduce((sum, refund) => sum + refund.amount, 0n);
+  const left = order.amount - order.refundedAmount - pending;
+  return left > 0n ? left : 0n;
+}
+
+const REFUND_STATUS_LABELS: Record<string, string> = { pending: "Pending", succeeded: "Succeeded", failed: "Failed" };
+const REFUND_METHOD_LABELS: Record<string, string> = { gateway: "Payment gateway", manual: "Manual (sent by the store)" };
+
+function RefundStatusBadge({ status }: { status: string }) {
+  return <span class={`badge badge-${status}`}>{REFUND_STATUS_LABELS[status] ?? status}</span>;
+}
+
+/** What became of a refund, for the page the refund form redirects to. */
+function refundOutcome(refund: Refund): { flash?: string; error?: string } {
+  const what = `Refund of ${rupiah(refund.amount)}`;
+  if (refund.status === "succeeded") return { flash: `${what} succeeded. Your webhooks get refund.succeeded as usual.` };
+  if (refund.status === "pending") return { flash: `${what} is pending at the payment gateway; it is retried until the gateway answers.` };
+  return { error: `${what} failed: ${refund.failureMessage ?? "the payment gateway refused it"}.` };
+}
 
 function OrdersPage(props: { ctx: DashboardContext; orders: Order[]; hasMore: boolean; status: string; search: string; offset: number; error?: string }) {
   const { member, store, csrf } = props.ctx.state.scope;
@@ -111,9 +141,18 @@ function OrdersPage(props: { ctx: DashboardContext; orders: Order[]; hasMore: bo
   );
 }
 
-function OrderPage(props: { ctx: DashboardContext; detail: OrderDetail; history: StatusChange[]; deliveries: Delivery[] | undefined; flash?: string; error?: string }) {
+function OrderPage(props: {
+  ctx: DashboardContext;
+  detail: OrderDetail;
+  history: StatusChange[];
+  allowed: string[];
+  deliveries: Delivery[] | undefined;
+  flash?: string;
+  error?: string;
+}) {
   const { member, store, csrf } = props.ctx.state.scope;
   const order = props.detail.order!;
+  const allowed = (action: AllowedAction) => props.allowed.includes(action);
   const payment = props.detail.payment!;
   const bank = payment.sellerBank;
   const base = storePath(store.id, `orders/${order.id}`);
@@ -148,14 +187,19 @@ function OrderPage(props: { ctx: DashboardContext; detail: OrderDetail; history:
             <Time iso={order.expiresAt} />
           </dd>
         </dl>
-        {(canMarkPaid(order) || canCancel(order)) && (
+        {(allowed("mark_paid") || allowed("cancel") || allowed("refund")) && (
           <div class="actions">
-            {canMarkPaid(order) && (
+            {allowed("mark_paid") && (
               <a class="button" href={`${base}/mark-paid`}>
                 Mark as paid
               </a>
             )}
-            {canCancel(order) && (
+            {allowed("refund") && (
+              <a class="button secondary" href={`${base}/refund`}>
+                Refund
+              </a>
+            )}
+            {allowed("cancel") && (
               <a class="button danger" href={`${base}/cancel`}>
                 Cancel order
               </a>
@@ -212,6 +256,14 @@ function OrderPage(props: { ctx: DashboardContext; detail: OrderDetail; history:
                 </strong>
               </td>
             </tr>
+            {order.refundedAmount > 0n && (
+              <tr>
+                <td colSpan={3}>Refunded</td>
+                <td>
+                  <Money amount={order.refundedAmount} />
+                </td>
+              </tr>
+            )}
           </tbody>
         </table>
       </div>
@@ -239,6 +291,13 @@ function OrderPage(props: { ctx: DashboardContext; detail: OrderDetail; history:
           </dd>
         </dl>
       </div>
+
+      {order.refunds.length > 0 && (
+        <>
+          <h2>Refunds</h2>
+          <RefundsTable refunds={order.refunds} />
+        </>
+      )}
 
       <h2>Status history</h2>
       <div class="table-wrap">
@@ -283,19 +342,59 @@ function OrderPage(props: { ctx: DashboardContext; detail: OrderDetail; history:
   );
 }
 
+/** An order's refunds, oldest first as the service lists them. */
+function RefundsTable({ refunds }: { refunds: Refund[] }) {
+  // Four columns, the details under each: the table stays readable on a phone.
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th>Time</th>
+            <th>Amount</th>
+            <th>Status</th>
+            <th>Reason</th>
+          </tr>
+        </thead>
+        <tbody>
+          {refunds.map((refund) => (
+            <tr>
+              <td>
+                <Time iso={refund.createdAt} />
+              </td>
+              <td class="nowrap">
+                <Money amount={refund.amount} />
+              </td>
+              <td>
+                <RefundStatusBadge status={refund.status} />
+                <div class="muted small">{REFUND_METHOD_LABELS[refund.method] ?? refund.method}</div>
+                {refund.failureMessage !== undefined && <div class="muted small">{refund.failureMessage}</div>}
+              </td>
+              <td>
+                {refund.reason}
+                {refund.reference !== undefined && <div class="muted small mono">{refund.reference}</div>}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 const ACTIONS = {
   "mark-paid": {
     title: "Mark this order as paid?",
     explain: "Do this only when the exact transfer amount has arrived in the store's account. The buyer's order turns paid and your systems are told.",
     button: "Mark as paid",
-    allowed: canMarkPaid,
+    action: "mark_paid",
     done: "paid",
   },
   cancel: {
     title: "Cancel this order?",
     explain: "The buyer can no longer pay it, and your systems are told it was cancelled. This cannot be undone.",
     button: "Cancel order",
-    allowed: canCancel,
+    action: "cancel",
     done: "cancelled",
   },
 } as const;
@@ -330,6 +429,85 @@ function ConfirmPage(props: { ctx: DashboardContext; order: Order; action: Actio
   );
 }
 
+interface RefundValues {
+  amount: string;
+  reason: string;
+  reference: string;
+}
+
+/**
+ * The refund form: "Amount" (what is left, unless the person typed another), "Reason",
+ * an optional "Reference", and "Refund order". A fresh idempotency key per form, so a
+ * double click refunds once.
+ */
+function RefundPage(props: { ctx: DashboardContext; order: Order; values: RefundValues; error?: string }) {
+  const { member, store, csrf } = props.ctx.state.scope;
+  const order = props.order;
+  const base = storePath(store.id, `orders/${order.id}`);
+  const manual = order.settlementChannel !== "gateway";
+  return (
+    <Shell title="Refund this order?" member={member} store={store} section="orders" csrf={csrf} error={props.error}>
+      <div class="card">
+        <p>
+          Order <strong class="mono">{order.paymentReference}</strong> for <Money amount={order.amount} />, now <StatusBadge status={order.status} />.
+          {order.refundedAmount > 0n && (
+            <>
+              {" "}
+              Refunded so far: <Money amount={order.refundedAmount} />.
+            </>
+          )}{" "}
+          Left to refund: <Money amount={refundable(order)} />.
+        </p>
+        <p>
+          {manual
+            ? "The buyer paid by bank transfer: send the money back from the store's account first, then record it here. The refund succeeds at once and your systems are told."
+            : "The payment gateway gives the money back to the buyer. If it cannot be reached, the refund stays pending and is retried with the same refund key, so it is made once."}{" "}
+          When everything is refunded, the order turns refunded.
+        </p>
+        <form class="stack" method="post" action={`${base}/refund`}>
+          <Csrf token={csrf} />
+          <input type="hidden" name="idempotency_key" value={`dashboard-refund-${randomUUID()}`} />
+          <label>
+            Amount
+            <input type="text" inputMode="numeric" name="amount" value={props.values.amount} autoComplete="off" aria-describedby="amount-hint" />
+          </label>
+          <p id="amount-hint" class="muted small" style="margin:-6px 0 0">
+            Whole rupiah, at most what is left. Empty: everything that is left.
+          </p>
+          <label>
+            Reason
+            <input type="text" name="reason" value={props.values.reason} maxLength={200} required autoComplete="off" />
+          </label>
+          <label>
+            Reference
+            <input type="text" name="reference" value={props.values.reference} maxLength={100} autoComplete="off" aria-describedby="reference-hint" />
+          </label>
+          <p id="reference-hint" class="muted small" style="margin:-6px 0 0">
+            Optional: your own reference, such as the bank transfer that sent the money back.
+          </p>
+          <div class="actions">
+            <button type="submit" class="danger">
+              Refund order
+            </button>
+            <a class="button secondary" href={base}>
+              Back to the order
+            </a>
+          </div>
+        </form>
+      </div>
+    </Shell>
+  );
+}
+
+/** "150000" or "150.000" (Indonesian grouping) → 150000n; "" → undefined (all that is left); anything else → null. */
+function parseAmount(text: string): bigint | undefined | null {
+  const trimmed = text.trim();
+  if (trimmed === "") return undefined;
+  if (/^[0-9]{1,15}$/.test(trimmed)) return BigInt(trimmed);
+  if (/^[0-9]{1,3}(\.[0-9]{3}){1,4}$/.test(trimmed)) return BigInt(trimmed.replace(/\./g, ""));
+  return null;
+}
+
 export function orderPages(router: Router, kit: Kit) {
   const { clients, handle, storeScope, change } = kit;
   const base = "/dashboard/stores/:storeId/orders";
@@ -352,26 +530,39 @@ export function orderPages(router: Router, kit: Kit) {
     }),
   );
 
-  /** The order of this store, or undefined (a malformed id or another store's order is simply not found). */
-  async function load(ctx: DashboardContext, includeHistory: boolean) {
+  /**
+   * The order of this store with what may be done to it, or undefined (a malformed id
+   * or another store's order is simply not found). Never prepares a payment session.
+   */
+  async function load(ctx: DashboardContext, includeHistory: boolean): Promise<GetOrderResponse | undefined> {
     const orderId = (ctx.params.orderId ?? "").toLowerCase();
     if (!isUuid(orderId)) return undefined;
-    return clients.order.getOrder({ storeId: ctx.state.scope.store.id, orderId, includeHistory });
+    return clients.order.getOrder({ storeId: ctx.state.scope.store.id, orderId, includeHistory, prepareSession: false });
   }
 
-  /** The order page as it is now: the order with its history, and its deliveries when the webhook service is here. */
-  async function showOrder(ctx: DashboardContext, extra: { flash?: string; error?: string }, status = 200) {
+  /**
+   * The order page as it is now: the order with its history, and its deliveries when
+   * the webhook service is here. `extra` may be worked out from the order as it is now.
+   */
+  async function showOrder(ctx: DashboardContext, extra: { flash?: string; error?: string } | ((order: Order) => { flash?: string; error?: string }), status = 200) {
     const found = await load(ctx, true);
     if (!found) return notFoundPage(ctx);
     const order = found.detail!.order!;
     const deliveries = clients.webhook ? (await clients.webhook.listDeliveries({ storeId: order.storeId, orderId: order.id })).deliveries : undefined;
-    sendPage(ctx, <OrderPage ctx={ctx} detail={found.detail!} history={found.history} deliveries={deliveries} {...extra} />, status);
+    const messages = typeof extra === "function" ? extra(order) : extra;
+    sendPage(ctx, <OrderPage ctx={ctx} detail={found.detail!} history={found.history} allowed={found.allowedActions} deliveries={deliveries} {...messages} />, status);
   }
 
   router.get(
     `${base}/:orderId`,
     storeScope,
-    handle((ctx: DashboardContext) => showOrder(ctx, { flash: DONE[String(ctx.query.done)] })),
+    handle((ctx: DashboardContext) =>
+      showOrder(ctx, (order) => {
+        // After a refund: what became of it, as the order says now.
+        const refund = typeof ctx.query.refund === "string" ? order.refunds.find((r) => r.id === ctx.query.refund) : undefined;
+        return refund ? refundOutcome(refund) : { flash: DONE[String(ctx.query.done)] };
+      }),
+    ),
   );
 
   for (const name of Object.keys(ACTIONS) as ActionName[]) {
@@ -383,7 +574,7 @@ export function orderPages(router: Router, kit: Kit) {
         const found = await load(ctx, false);
         if (!found) return notFoundPage(ctx);
         const order = found.detail!.order!;
-        if (!action.allowed(order)) return seeOther(ctx, storePath(order.storeId, `orders/${order.id}`));
+        if (!found.allowedActions.includes(action.action)) return seeOther(ctx, storePath(order.storeId, `orders/${order.id}`));
         sendPage(ctx, <ConfirmPage ctx={ctx} order={order} action={name} />);
       }),
     );
@@ -395,11 +586,8 @@ export function orderPages(router: Router, kit: Kit) {
         const found = await load(ctx, false);
         if (!found) return notFoundPage(ctx);
         const { storeId, id: orderId } = found.detail!.order!;
-        if (!action.allowed(found.detail!.order!)) {
-          // A stale tab, or a hand-made post: only what the order page offers may be done.
-          const why = name === "mark-paid" ? "only a pending or expired bank-transfer order can be marked as paid here" : "only a pending order can be cancelled";
-          return showOrder(ctx, { error: `Not changed: ${why}.` }, 409);
-        }
+        // A stale tab or a hand-made post is simply tried: the order service refuses
+        // what may not be done (FAILED_PRECONDITION), and its reason is shown.
         const target = auditTarget("order", orderId);
         try {
           if (name === "mark-paid") await change(ctx, "order.marked_paid", target, () => clients.order.markOrderPaid({ storeId, orderId }));
@@ -413,4 +601,58 @@ export function orderPages(router: Router, kit: Kit) {
       }),
     );
   }
+
+  // Refund (CONTRACT §12): a form rather than a bare confirmation, since it asks how much and why.
+  router.get(
+    `${base}/:orderId/refund`,
+    storeScope,
+    handle(async (ctx: DashboardContext) => {
+      const found = await load(ctx, false);
+      if (!found) return notFoundPage(ctx);
+      const order = found.detail!.order!;
+      if (!found.allowedActions.includes("refund")) return seeOther(ctx, storePath(order.storeId, `orders/${order.id}`));
+      sendPage(ctx, <RefundPage ctx={ctx} order={order} values={{ amount: String(refundable(order)), reason: "", reference: "" }} />);
+    }),
+  );
+
+  router.post(
+    `${base}/:orderId/refund`,
+    storeScope,
+    handle(async (ctx: DashboardContext) => {
+      const found = await load(ctx, false);
+      if (!found) return notFoundPage(ctx);
+      const order = found.detail!.order!;
+      const { storeId, id: orderId } = order;
+      const { form } = ctx.state.scope;
+      const values: RefundValues = { amount: field(form, "amount"), reason: field(form, "reason"), reference: field(form, "reference") };
+      const again = (error: string) => sendPage(ctx, <RefundPage ctx={ctx} order={order} values={values} error={error} />, 400);
+      const amount = parseAmount(values.amount);
+      if (amount === null) return again("Amount must be a whole number of rupiah, such as 150000.");
+      const key = field(form, "idempotency_key");
+      const idempotencyKey = /^dashboard-refund-[0-9a-f-]{36}$/.test(key) ? key : undefined;
+      const reference = values.reference.trim() === "" ? undefined : values.reference.trim();
+      try {
+        const { refund } = await change(ctx, "order.refunded", auditTarget("order", orderId), () =>
+          clients.order.refundOrder({
+            storeId,
+            orderId,
+            amount,
+            reason: values.reason.trim(),
+            reference,
+            idempotencyKey,
+            requestHash: requestHash({ refund: { order_id: orderId, amount: amount === undefined ? null : String(amount), reason: values.reason.trim(), reference: reference ?? null } }),
+          }),
+        );
+        seeOther(ctx, `${storePath(storeId, `orders/${orderId}`)}?refund=${encodeURIComponent(refund!.id)}`);
+      } catch (error) {
+        // A wrong amount or reason: the form again, with what was typed.
+        if (error instanceof ConnectError && error.code === Code.InvalidArgument) return again(error.rawMessage);
+        // The same form sent twice (a double click): the first one is being made.
+        const duplicate = error instanceof ConnectError && error.code === Code.AlreadyExists;
+        const problem = duplicate ? "this refund was already sent and is being made; see the order's refunds." : problemText(error);
+        if (!problem) throw error;
+        await showOrder(ctx, { error: `Not refunded: ${problem}` }, 409);
+      }
+    }),
+  );
 }

@@ -144,7 +144,7 @@ function EndpointsPage(props: { ctx: DashboardContext; endpoints: Endpoint[]; va
       </p>
       {endpoints.length === 0 ? (
         <Empty title="No endpoint yet">
-          <p>Add an endpoint below to receive order events (order created, paid, failed, expired, cancelled, refunded) on your server.</p>
+          <p>Add an endpoint below to receive order events (order created, paid, failed, expired, cancelled, refunded; refunds succeeded or failed) on your server.</p>
         </Empty>
       ) : (
         <div class="table-wrap">

@@ -1,0 +1,66 @@
+// `store-admin order refund` (CONTRACT §8, §12): the real CLI as a child process against
+// the whole stack. A bank-transfer order marked paid is refunded in part, then the rest
+// (no --amount); each refund is audited as the operator's; a bad --amount is refused.
+import test, { type ExecutionContext } from "ava";
+import { createCliRunner } from "../helpers/cli.js";
+import { api } from "../helpers/http.js";
+import { buyer, createProduct, createStore, Plan, startStack, type Stack } from "../helpers/stack.js";
+
+let stack: Stack;
+test.before(async () => {
+  stack = await startStack();
+});
+test.after.always(async () => {
+  await runner.stopAll();
+  await stack?.close();
+});
+
+const runner = createCliRunner(() => ({ CATALOG_ADDR: stack.catalogAddr, ORDER_ADDR: stack.orderAddr, WEBHOOK_ADDR: stack.orderAddr }));
+const ok = (t: ExecutionContext, ...args: string[]) => runner.ok(t, args);
+const fails = (t: ExecutionContext, pattern: RegExp, ...args: string[]) => runner.fails(t, args, pattern);
+
+async function bankTransferOrder(name: string) {
+  const store = await createStore(stack, Plan.GROWTH, name);
+  const product = await createProduct(stack, store.storeId, "Batik Tulis", 350_000);
+  const created = await api(stack.baseUrl, "/v1/orders", {
+    method: "POST",
+    key: store.key,
+    json: { items: [{ product_id: product.id, quantity: 1 }], buyer, payment_method: "bank_transfer" },
+  });
+  if (created.status !== 201) throw new Error(created.text);
+  return { ...store, order: created.body.data.order as { id: string; amount: number } };
+}
+
+test("order refund: part with --amount, then the rest without it; the order turns refunded; both audited", async (t) => {
+  const { storeId, key, order } = await bankTransferOrder("CLI Refund Store");
+  t.is((await ok(t, "order", "mark-paid", "--store", storeId, "--order", order.id)).status, "paid");
+
+  const part = await ok(t, "order", "refund", "--store", storeId, "--order", order.id, "--amount", "50000", "--reason", "One item out of stock", "--reference", "BCA-TRF-77");
+  t.deepEqual(Object.keys(part).sort(), ["order", "refund"]);
+  t.like(part.refund, { amount: 50_000, reason: "One item out of stock", reference: "BCA-TRF-77", status: "succeeded", method: "manual", failure_message: null });
+  t.like(part.order, { id: order.id, status: "paid", refunded_amount: 50_000 });
+
+  const rest = await ok(t, "order", "refund", "--store", storeId, "--order", order.id, "--reason", "Buyer cancelled");
+  t.like(rest.refund, { amount: order.amount - 50_000, status: "succeeded", method: "manual", reference: null });
+  t.like(rest.order, { status: "refunded", refunded_amount: order.amount });
+  t.deepEqual(rest.order.refunds.map((r: { id: string }) => r.id), [part.refund.id, rest.refund.id]);
+
+  const read = await api(stack.baseUrl, `/v1/orders/${order.id}`, { key });
+  t.like(read.body.data.order, { status: "refunded", refunded_amount: order.amount });
+
+  const audit = await ok(t, "audit", "--store", storeId);
+  const refunds = audit.entries.filter((e: { action: string }) => e.action === "order.refunded");
+  t.is(refunds.length, 2);
+  for (const entry of refunds) t.like(entry, { actor: "operator", target: `order:${order.id}` });
+});
+
+test("order refund: a bad --amount exits 1 naming it, and refunds nothing", async (t) => {
+  const { storeId, key, order } = await bankTransferOrder("CLI Refund Bad Amount Store");
+  await stack.orders.markOrderPaid({ storeId, orderId: order.id });
+  for (const amount of ["0", "1.5", "abc", "10k", ""]) {
+    await fails(t, /--amount/, "order", "refund", "--store", storeId, "--order", order.id, "--amount", amount, "--reason", "Wrong amount");
+  }
+  await fails(t, /--reason/, "order", "refund", "--store", storeId, "--order", order.id, "--amount", "1000");
+  const read = await api(stack.baseUrl, `/v1/orders/${order.id}`, { key });
+  t.like(read.body.data.order, { status: "paid", refunded_amount: 0, refunds: [] });
+});
