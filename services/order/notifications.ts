@@ -10,7 +10,6 @@ import { isPaymentReference } from "../../common/ids.js";
 import { verifyMidtransSignature } from "../../common/midtrans.js";
 import { textProblem } from "../../common/text.js";
 import type { Logger } from "../lib/logger.js";
-import type { ReportedRefund } from "./refunds.js";
 import type { StatusChangeResult } from "./status-changes.js";
 import type { OrderStatus } from "./status-machine.js";
 import type { OrderRow, Pool } from "./store.js";
@@ -28,6 +27,13 @@ export interface MidtransNotification {
   refunds: ReportedRefund[];
   /** What the gateway says it has refunded in all, when it says. */
   refund_amount?: number;
+}
+
+/** A refund the gateway says it made: keyed by its refund_key (ours, if we asked) or its own id. */
+export interface ReportedRefund {
+  key: string;
+  amount: number;
+  reason?: string;
 }
 
 /** Transaction statuses that report a refund rather than a change of the order's status. */

@@ -16,7 +16,7 @@ import { RefundOrderResponseSchema, type RefundOrderResponse } from "../../gen/o
 import type { Logger } from "../lib/logger.js";
 import { refundEvent } from "./events.js";
 import { refundAmount, refundableLeft, refundMethodOf, requireAllowed } from "./order-actions.js";
-import { reportedRefunds } from "./notifications.js";
+import { reportedRefunds, type ReportedRefund } from "./notifications.js";
 import type { PaymentGateway, RefundAnswer } from "./payment-gateways/types.js";
 import { renderOrder, renderRefund, type RenderContext } from "./render.js";
 import type { StatusChanges } from "./status-changes.js";
@@ -36,12 +36,6 @@ export function retryDelay(attempts: number, delays: readonly number[] = REFUND_
   return delays[Math.min(attempts, delays.length - 1)]!;
 }
 
-/** A refund the gateway says it made: keyed by its refund_key (ours, if we asked) or its own id. */
-export interface ReportedRefund {
-  key: string;
-  amount: number;
-  reason?: string;
-}
 
 export type ReplayDecision = { kind: "replay"; response: Uint8Array } | { kind: "current" } | { kind: "refuse"; message: string };
 
