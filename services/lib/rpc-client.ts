@@ -1,6 +1,7 @@
 import type { DescService } from "@bufbuild/protobuf";
 import { createClient, createRouterTransport, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
+import { actorHeaders, type Actor } from "../../common/actor.js";
 import { rpcMetricsInterceptor } from "./metrics.js";
 import { createLeanGrpcTransport, DEFAULT_READ_MAX_BYTES } from "../../lean-grpc/index.js";
 import type { InProcessTarget } from "./rpc-server.js";
@@ -16,6 +17,26 @@ export interface RpcChannelOptions {
   interceptors?: Interceptor[];
   /** HTTP/2 sessions to open to the service (calls are spread over them). */
   sessions?: number;
+  /**
+   * Who acts behind every call (CONTRACT §13): one actor (the CLI is the operator), or
+   * a function asked at each call (the gateway: acting-as.ts's current actor). Unset
+   * or undefined: the call states no actor, which only reads may do.
+   */
+  actor?: Actor | (() => Actor | undefined);
+}
+
+/** The one client interceptor that states the actor in each request's headers. */
+export function actorInterceptor(actor: Actor | (() => Actor | undefined)): Interceptor {
+  return (next) => async (request) => {
+    const current = typeof actor === "function" ? actor() : actor;
+    if (current) for (const [name, value] of Object.entries(actorHeaders(current))) request.header.set(name, value);
+    return next(request);
+  };
+}
+
+/** The client interceptors of a channel: metrics first, the actor's headers, then the caller's own. */
+function clientInterceptors(options: RpcChannelOptions): Interceptor[] {
+  return [rpcMetricsInterceptor("client"), ...(options.actor ? [actorInterceptor(options.actor)] : []), ...(options.interceptors ?? [])];
 }
 
 /**
@@ -24,7 +45,7 @@ export interface RpcChannelOptions {
  */
 export function createRpcChannel(baseUrl: string, options: RpcChannelOptions = {}): RpcChannel {
   const sessionManager = new Http2SessionManager(baseUrl, { pingIntervalMs: 30_000, pingTimeoutMs: 5_000, idleConnectionTimeoutMs: 60_000 });
-  const interceptors = [rpcMetricsInterceptor("client"), ...(options.interceptors ?? [])];
+  const interceptors = clientInterceptors(options);
   // Connect's own transport carries what the lean path does not (streaming calls).
   const connect = createGrpcTransport({
     baseUrl,
@@ -65,7 +86,7 @@ export function createInProcessChannel(target: InProcessTarget, options: RpcChan
     router: { interceptors: target.interceptors, readMaxBytes: DEFAULT_READ_MAX_BYTES },
     transport: {
       defaultTimeoutMs: options.timeoutMs ?? 5_000,
-      interceptors: [rpcMetricsInterceptor("client"), ...(options.interceptors ?? [])],
+      interceptors: clientInterceptors(options),
       readMaxBytes: DEFAULT_READ_MAX_BYTES,
     },
   });

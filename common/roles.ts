@@ -1,0 +1,49 @@
+// Who may do what in a store (CONTRACT §13), as data: the services enforce it, the
+// dashboard shows only what it allows, and the tests walk every role × permission.
+
+export const ROLES = ["owner", "developer", "support", "viewer"] as const;
+export type Role = (typeof ROLES)[number];
+
+/** The role a member gets when none is said: the CLI invites owners. */
+export const DEFAULT_INVITE_ROLE: Role = "owner";
+
+/**
+ * Each permission and the roles that have it, one row of §13's table each (the
+ * first row, seeing, is every role's).
+ */
+export const PERMISSIONS = {
+  /** See orders, events, deliveries, bank mutations, the audit log, and endpoints without their secrets. */
+  view: ["owner", "developer", "support", "viewer"],
+  /** API keys; webhook endpoints: add, change, rotate, reveal, test, resend, replay. */
+  developer_settings: ["owner", "developer"],
+  /** Mark paid, cancel, refund; import, assign and dismiss bank mutations. */
+  payments: ["owner", "support"],
+  /** Settings (bank account, redirects) and the team (invite, change role, remove). */
+  store_admin: ["owner"],
+} as const satisfies Record<string, readonly Role[]>;
+
+export type Permission = keyof typeof PERMISSIONS;
+
+export const PERMISSION_NAMES = Object.keys(PERMISSIONS) as Permission[];
+
+/** What each permission lets a person do, for the page that says what their role may not. */
+export const PERMISSION_TEXT: Record<Permission, string> = {
+  view: "see orders, events, deliveries, bank mutations and the audit log",
+  developer_settings: "manage API keys and webhook endpoints",
+  payments: "mark orders paid, cancel or refund them, and import, assign or dismiss bank mutations",
+  store_admin: "change the store's settings and its team",
+};
+
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
+
+/** Whether a member with `role` has `permission`. */
+export function roleMay(role: Role, permission: Permission): boolean {
+  return (PERMISSIONS[permission] as readonly Role[]).includes(role);
+}
+
+/** Every permission of a role, in the table's order. */
+export function permissionsOf(role: Role): Permission[] {
+  return PERMISSION_NAMES.filter((permission) => roleMay(role, permission));
+}

@@ -1,0 +1,23 @@
+// The server's side of the actor (common/actor.ts): each changing RPC reads who acts
+// from its request headers and refuses what that actor may not do, with
+// PERMISSION_DENIED (the gateway's 403), before anything is written.
+import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
+import { actorFromHeaders, actorMay, type Actor } from "../../common/actor.js";
+import { PERMISSION_TEXT, type Permission } from "../../common/roles.js";
+
+/** The actor the request states; PERMISSION_DENIED when it states none. */
+export function actorOf(context: Pick<HandlerContext, "requestHeader">): Actor {
+  const actor = actorFromHeaders(context.requestHeader);
+  if (!actor) throw new ConnectError("the request does not say who acts", Code.PermissionDenied);
+  return actor;
+}
+
+/** The actor, when it may do what `permission` covers; PERMISSION_DENIED naming what its role may not do otherwise. */
+export function requirePermission(context: Pick<HandlerContext, "requestHeader">, permission: Permission): Actor {
+  const actor = actorOf(context);
+  if (!actorMay(actor, permission)) {
+    const who = actor.kind === "member" ? `the ${actor.role} role` : "an API key";
+    throw new ConnectError(`${who} may not ${PERMISSION_TEXT[permission]}`, Code.PermissionDenied);
+  }
+  return actor;
+}

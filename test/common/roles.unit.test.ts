@@ -1,0 +1,51 @@
+// The role table of CONTRACT §13 as data, every role × every permission, and the actor
+// each RPC carries: its headers, what it may do, how the audit log names it.
+import test from "ava";
+import { actorFromHeaders, actorHeaders, actorMay, auditActorName, OPERATOR, SYSTEM, type Actor } from "../../common/actor.js";
+import { PERMISSION_NAMES, permissionsOf, ROLES, roleMay, type Permission, type Role } from "../../common/roles.js";
+
+// §13's table, written out here as the contract prints it: ✔ where the role may.
+const CONTRACT_TABLE: Record<Permission, Record<Role, boolean>> = {
+  view: { owner: true, developer: true, support: true, viewer: true },
+  developer_settings: { owner: true, developer: true, support: false, viewer: false },
+  payments: { owner: true, developer: false, support: true, viewer: false },
+  store_admin: { owner: true, developer: false, support: false, viewer: false },
+};
+
+test("every role × every permission is the contract's table", (t) => {
+  t.deepEqual([...PERMISSION_NAMES].sort(), Object.keys(CONTRACT_TABLE).sort());
+  for (const permission of PERMISSION_NAMES) {
+    for (const role of ROLES) t.is(roleMay(role, permission), CONTRACT_TABLE[permission][role], `${role} / ${permission}`);
+  }
+  t.deepEqual(permissionsOf("owner"), ["view", "developer_settings", "payments", "store_admin"]);
+  t.deepEqual(permissionsOf("viewer"), ["view"]);
+});
+
+const member = (role: Role): Actor => ({ kind: "member", memberId: "3f7e6a52-0c3e-4d59-9a51-7f0e7d1e2b10", role, email: "sari@toko.example" });
+
+test("an actor travels in headers and comes back the same; anything malformed is no actor", (t) => {
+  for (const actor of [OPERATOR, SYSTEM, member("support"), { kind: "api_key", keyId: "k-1" } as Actor]) {
+    t.deepEqual(actorFromHeaders(new Headers(actorHeaders(actor))), actor);
+  }
+  t.is(actorFromHeaders(new Headers()), undefined);
+  t.is(actorFromHeaders(new Headers({ "x-actor": "member", "x-actor-id": "m", "x-actor-role": "admin", "x-actor-email": "a@b.c" })), undefined, "no such role");
+  t.is(actorFromHeaders(new Headers({ "x-actor": "member", "x-actor-role": "owner", "x-actor-email": "a@b.c" })), undefined, "no member id");
+  t.is(actorFromHeaders(new Headers({ "x-actor": "root" })), undefined);
+});
+
+test("members may what their role may; the operator and the system anything; an API key sees and moves money", (t) => {
+  for (const permission of PERMISSION_NAMES) {
+    for (const role of ROLES) t.is(actorMay(member(role), permission), CONTRACT_TABLE[permission][role]);
+    t.true(actorMay(OPERATOR, permission));
+    t.true(actorMay(SYSTEM, permission));
+  }
+  const key: Actor = { kind: "api_key", keyId: "k-1" };
+  t.deepEqual(PERMISSION_NAMES.filter((permission) => actorMay(key, permission)), ["view", "payments"]);
+});
+
+test("the audit log names a member by email, the operator and the system by name, a key by id", (t) => {
+  t.is(auditActorName(member("owner")), "sari@toko.example");
+  t.is(auditActorName(OPERATOR), "operator");
+  t.is(auditActorName(SYSTEM), "system");
+  t.is(auditActorName({ kind: "api_key", keyId: "k-1" }), "key:k-1");
+});
