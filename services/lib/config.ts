@@ -91,6 +91,19 @@ const schema = z.object({
   MIDTRANS_TIMEOUT: duration.default(5_000),
   // /metrics of a service running alone (default: its gRPC port + 1000, e.g. 51051).
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  // Outgoing mail (CONTRACT §13). Unset: every mail is written to DATA_DIR/mail/*.eml
+  // and its path logged. `smtps://` speaks TLS from the start; `smtp://` upgrades with
+  // STARTTLS when the server offers it. Credentials go in the URL (user:pass@).
+  SMTP_URL: z
+    .string()
+    .url()
+    .refine((text) => /^smtps?:\/\//i.test(text), "must be an smtp:// or smtps:// URL, e.g. smtp://user:pass@host:587")
+    .optional(),
+  // The From of every mail: an address, or a display name and an address in <>.
+  MAIL_FROM: z
+    .string()
+    .regex(/^(?:[^<>]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, 'an address, or "Name <address>"')
+    .default("Store Order API <no-reply@localhost>"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 

@@ -115,3 +115,36 @@ test("every problem is reported, each naming its variable", (t) => {
   const error = t.throws(() => loadConfig({ PORT: "abc", ORDER_PAYMENT_WINDOW: "soon" }), { instanceOf: ConfigError }) as ConfigError;
   t.deepEqual(error.variables.sort(), ["ORDER_PAYMENT_WINDOW", "PORT"]);
 });
+
+// CONTRACT §13: mail goes over SMTP when SMTP_URL is set, else to DATA_DIR/mail as files.
+test("SMTP_URL is unset by default and MAIL_FROM has the contract's default", (t) => {
+  const config = loadConfig({ SMTP_URL: "", MAIL_FROM: "" });
+  t.is(config.SMTP_URL, undefined);
+  t.is(config.MAIL_FROM, "Store Order API <no-reply@localhost>");
+});
+
+test("SMTP_URL takes smtp:// and smtps:// URLs with credentials, MAIL_FROM a bare or named address", (t) => {
+  t.is(loadConfig({ SMTP_URL: "smtp://user:pass@mail.example.com:587" }).SMTP_URL, "smtp://user:pass@mail.example.com:587");
+  t.is(loadConfig({ SMTP_URL: "smtps://mail.example.com" }).SMTP_URL, "smtps://mail.example.com");
+  t.is(loadConfig({ MAIL_FROM: "shop@example.com" }).MAIL_FROM, "shop@example.com");
+  t.is(loadConfig({ MAIL_FROM: '"Toko Ana" <toko@example.com>' }).MAIL_FROM, '"Toko Ana" <toko@example.com>');
+});
+
+for (const [name, value] of [
+  ["SMTP_URL", "mail.example.com:587"],
+  ["SMTP_URL", "http://mail.example.com"],
+  ["MAIL_FROM", "Store Order API"],
+  ["MAIL_FROM", "Store <no address>"],
+] as const) {
+  test(`an invalid ${name}=${JSON.stringify(value)} is refused, naming the variable and not echoing the value`, (t) => {
+    const error = t.throws(() => loadConfig({ [name]: value }), { instanceOf: ConfigError }) as ConfigError;
+    t.deepEqual(error.variables, [name]);
+    t.false(error.message.includes(value), error.message);
+  });
+}
+
+test("a refused SMTP_URL never shows its password in the error", (t) => {
+  const error = t.throws(() => loadConfig({ SMTP_URL: "imap://user:hunter2@mail.example.com" }), { instanceOf: ConfigError }) as ConfigError;
+  t.deepEqual(error.variables, ["SMTP_URL"]);
+  t.false(error.message.includes("hunter2"));
+});

@@ -37,8 +37,8 @@ function containerCommand(role: string): string[] {
   return [...entrypoint, ...compose.services[role].command];
 }
 
-test("the compose file has postgres, NATS with JetStream and the four roles, each with a healthcheck and a restart policy", (t) => {
-  t.deepEqual(Object.keys(compose.services).sort(), ["catalog", "gateway", "nats", "order", "postgres", "webhook"]);
+test("the compose file has postgres, NATS with JetStream, the four roles and a mail catcher, each with a healthcheck and a restart policy", (t) => {
+  t.deepEqual(Object.keys(compose.services).sort(), ["catalog", "gateway", "mailpit", "nats", "order", "postgres", "webhook"]);
   t.true(compose.services.nats.command.includes("-js"), "JetStream on");
   t.true("natsdata" in compose.volumes, "JetStream keeps its data in a volume");
   t.true(compose.services.nats.volumes.some((v: string) => v.startsWith("natsdata:")));
