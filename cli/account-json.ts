@@ -9,6 +9,6 @@ export function memberJson(m: Member) {
   return { id: m.id, email: m.email, status: m.status, created_at: iso(m.createdAt) };
 }
 
-export function auditJson(e: AuditEntry) {
+export function auditJson(e: Pick<AuditEntry, "at" | "actor" | "action" | "target">) {
   return { at: iso(e.at), actor: e.actor, action: e.action, target: e.target };
 }

@@ -1,4 +1,6 @@
 // store-admin: the operator CLI (CONTRACT §8). JSON on stdout; errors on stderr, exit 1.
+import { OPERATOR } from "../common/actor.js";
+import { storeAuditLog } from "../services/lib/audit-log.js";
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -12,7 +14,7 @@ import { auditTarget, OPERATOR_ACTOR, type AuditAction } from "../common/audit.j
 import { orderJson, refundJson } from "../common/public-json.js";
 import { inviteUrl } from "../common/dashboard-links.js";
 import { StatementError } from "../common/bank-statement.js";
-import { audited, NotAudited, recordAudit } from "../services/lib/audited.js";
+import { audited, NotAudited } from "../services/lib/audited.js";
 import { loadConfig } from "../services/lib/config.js";
 import { textProblem } from "../common/text.js";
 import { createRpcChannel, type RpcChannel } from "../services/lib/rpc-client.js";
@@ -395,13 +397,14 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
     case "order mark-paid": {
       const storeId = required(values, "store");
       const orderId = required(values, "order");
-      const { order } = await change(storeId, "order.marked_paid", auditTarget("order", orderId), () => orders.markOrderPaid({ storeId, orderId }));
+      // The order service checks who acts and records it in the audit log with the change.
+      const { order } = await orders.markOrderPaid({ storeId, orderId });
       return orderJson(order!);
     }
     case "order cancel": {
       const storeId = required(values, "store");
       const orderId = required(values, "order");
-      const { order } = await change(storeId, "order.cancelled", auditTarget("order", orderId), () => orders.cancelOrder({ storeId, orderId }));
+      const { order } = await orders.cancelOrder({ storeId, orderId });
       return orderJson(order!);
     }
     case "order refund": {
@@ -409,9 +412,7 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
       const orderId = required(values, "order");
       const refundAmount = amount(values);
       const reason = required(values, "reason");
-      const { refund, order } = await change(storeId, "order.refunded", auditTarget("order", orderId), () =>
-        orders.refundOrder({ storeId, orderId, amount: refundAmount, reason, reference: values.reference, requestHash: "" }),
-      );
+      const { refund, order } = await orders.refundOrder({ storeId, orderId, amount: refundAmount, reason, reference: values.reference, requestHash: "" });
       return { refund: refundJson(refund!), order: orderJson(order!) };
     }
     case "bank import": {
@@ -423,9 +424,7 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
       } catch (error) {
         throw new UsageError(`--file ${file}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message}`);
       }
-      const results = await importStatement(bank, storeId, text, () =>
-        recordAudit(accounts, { storeId, actor: OPERATOR_ACTOR, action: "bank_mutations.imported", target: auditTarget("store", storeId) }),
-      );
+      const results = await importStatement(bank, storeId, text);
       return { results: results.map(mutationResultJson) };
     }
     case "bank unmatched": {
@@ -436,19 +435,18 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
       const storeId = required(values, "store");
       const mutationId = required(values, "mutation");
       const order = required(values, "order");
-      const { mutation } = await change(storeId, "bank_mutation.assigned", auditTarget("mutation", mutationId), () =>
-        bank.assignMutation({ storeId, mutationId, ...(order.toUpperCase().startsWith("SO-") ? { paymentReference: order } : { orderId: order }) }),
-      );
+      const { mutation } = await bank.assignMutation({ storeId, mutationId, ...(order.toUpperCase().startsWith("SO-") ? { paymentReference: order } : { orderId: order }) });
       return bankMutationJson(mutation!);
     }
     case "bank dismiss": {
       const storeId = required(values, "store");
       const mutationId = required(values, "mutation");
-      const { mutation } = await change(storeId, "bank_mutation.dismissed", auditTarget("mutation", mutationId), () => bank.dismissMutation({ storeId, mutationId }));
+      const { mutation } = await bank.dismissMutation({ storeId, mutationId });
       return bankMutationJson(mutation!);
     }
     case "audit": {
-      const { entries } = await accounts.listAudit({ storeId: required(values, "store") });
+      // Each service keeps the entries of its own changes: the log is their parts merged by time.
+      const entries = await storeAuditLog([accounts, orders], required(values, "store"));
       return { entries: entries.map(auditJson) };
     }
     case "status":
@@ -469,9 +467,10 @@ const closeAll = () => {
 try {
   const config = loadConfig();
   channels = {
-    catalog: createRpcChannel(config.CATALOG_ADDR, { timeoutMs: 10_000 }),
-    order: createRpcChannel(config.ORDER_ADDR, { timeoutMs: 10_000 }),
-    webhook: createRpcChannel(config.WEBHOOK_ADDR, { timeoutMs: 10_000 }),
+    // Every call is the operator's (CONTRACT §8, §13).
+    catalog: createRpcChannel(config.CATALOG_ADDR, { timeoutMs: 10_000, actor: OPERATOR }),
+    order: createRpcChannel(config.ORDER_ADDR, { timeoutMs: 10_000, actor: OPERATOR }),
+    webhook: createRpcChannel(config.WEBHOOK_ADDR, { timeoutMs: 10_000, actor: OPERATOR }),
     gatewayUrl: process.env.GATEWAY_URL ?? `http://127.0.0.1:${config.PORT}`,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     addrs: { catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR, webhook: config.WEBHOOK_ADDR },

@@ -4,7 +4,8 @@ import { WebhookService } from "../gen/webhook/v1/webhook_pb.js";
 import { Health } from "../gen/grpc/health/v1/health_pb.js";
 import { BankReconciliationService } from "../gen/order/v1/bank_pb.js";
 import { OrderService } from "../gen/order/v1/order_pb.js";
-import { openRpcChannel } from "../services/lib/rpc-client.js";
+import { currentActor } from "../services/lib/acting-as.js";
+import { openRpcChannel, type RpcChannelOptions } from "../services/lib/rpc-client.js";
 import type { InProcessTarget } from "../services/lib/rpc-server.js";
 
 /** Services running in this process, called without a socket (`npm start`). */
@@ -21,12 +22,14 @@ export function createServiceClients(
   timeoutMs = 1_200,
   inProcess: InProcessServices = {},
 ) {
-  const catalogChannel = openRpcChannel(inProcess.catalog ?? addrs.catalog, { timeoutMs });
-  const orderChannel = openRpcChannel(inProcess.order ?? addrs.order, { timeoutMs: Math.max(timeoutMs, 10_000) });
+  // Each call states the actor of the request under way: the API key, or the signed-in member.
+  const options = (deadline: number): RpcChannelOptions => ({ timeoutMs: deadline, actor: currentActor });
+  const catalogChannel = openRpcChannel(inProcess.catalog ?? addrs.catalog, options(timeoutMs));
+  const orderChannel = openRpcChannel(inProcess.order ?? addrs.order, options(Math.max(timeoutMs, 10_000)));
   // The API asks the webhook service only whether it is up (/readyz); the dashboard
   // manages endpoints and deliveries through it.
   const webhookTarget = inProcess.webhook ?? addrs.webhook;
-  const webhookChannel = webhookTarget ? openRpcChannel(webhookTarget, { timeoutMs }) : undefined;
+  const webhookChannel = webhookTarget ? openRpcChannel(webhookTarget, options(timeoutMs)) : undefined;
   return {
     store: catalogChannel.client(StoreService),
     catalog: catalogChannel.client(CatalogService),

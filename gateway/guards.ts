@@ -1,4 +1,5 @@
 import type { Next } from "koa";
+import { actingAs } from "../services/lib/acting-as.js";
 import { planHasApiAccess } from "../common/plans.js";
 import type { Authenticator } from "./auth.js";
 import { readJsonBody } from "./body.js";
@@ -42,7 +43,8 @@ export function createGuards(options: GuardOptions) {
     const principal = await authenticator.authenticate(match[1]!);
     if (!principal) throw await fail("invalid API key", true);
     ctx.state.principal = principal;
-    await next();
+    // Every RPC this request makes is the key's (CONTRACT §13).
+    await actingAs({ kind: "api_key", keyId: principal.keyId }, next);
   }
 
   async function requirePlan(ctx: GatewayContext, next: Next) {

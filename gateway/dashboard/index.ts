@@ -2,7 +2,7 @@
 // rendered pages over the same gRPC clients as the public API; it never touches a
 // service's tables.
 import type { RouterInstance as Router } from "@koa/router";
-import { accountRoutes, type SignInLimits } from "./account.js";
+import { signInRoutes, type SignInLimits } from "./sign-in.js";
 import { createKit, type DashboardDeps } from "./kit.js";
 import { apiKeyPages } from "./pages/api-keys.js";
 import { auditLogPages } from "./pages/audit-log.js";
@@ -13,13 +13,13 @@ import { orderPages } from "./pages/orders.js";
 import { overviewPages } from "./pages/overview.js";
 import { settingsPages } from "./pages/settings.js";
 import { webhookPages } from "./pages/webhooks.js";
-import { createSessions } from "./session.js";
+import { createSessionCookies } from "./session-cookie.js";
 
 export function dashboardRoutes(router: Router, deps: DashboardDeps & { signIn: SignInLimits }) {
   // The Secure flag (and the __Host- prefix) when the public origin is https.
-  const sessions = createSessions({ clients: deps.clients, secure: deps.publicBaseUrl.startsWith("https:") });
+  const sessions = createSessionCookies({ clients: deps.clients, secure: deps.publicBaseUrl.startsWith("https:") });
   const kit = createKit(deps, sessions);
-  accountRoutes(router, kit, sessions, deps.signIn);
+  signInRoutes(router, kit, sessions, deps.signIn);
   overviewPages(router, kit);
   orderPages(router, kit);
   apiKeyPages(router, kit);

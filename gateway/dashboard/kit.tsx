@@ -1,5 +1,6 @@
 // What every dashboard page handler shares: the signed-in member and their store for
 // the request, CSRF on every form post, audited changes, and errors shown as pages.
+import { actingAs } from "../../services/lib/acting-as.js";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Next } from "koa";
 import type { VNode } from "preact";
@@ -13,8 +14,8 @@ import { loggablePath, type GatewayContext } from "../context.js";
 import { toApiError } from "../errors.js";
 import { sendHtml } from "../views/render.js";
 import { readForm, readMultipartForm, type Form, type UploadedFile } from "./forms.js";
-import { csrfTokenFor, sameToken, type Member, type Sessions } from "./session.js";
-import { MessagePage } from "./views/account.js";
+import { csrfTokenFor, sameToken, type Member, type SessionCookies } from "./session-cookie.js";
+import { MessagePage } from "./views/sign-in-pages.js";
 
 export interface StoreScope {
   member: Member;
@@ -57,7 +58,7 @@ export function problemText(error: unknown): string | undefined {
   return undefined;
 }
 
-export function createKit(deps: DashboardDeps, sessions: Sessions) {
+export function createKit(deps: DashboardDeps, sessions: SessionCookies) {
   const { clients, logger } = deps;
 
   /** Runs a handler; whatever it throws becomes a page, never the API's JSON. */
@@ -114,7 +115,9 @@ export function createKit(deps: DashboardDeps, sessions: Sessions) {
     }
     const { store } = await clients.store.getStore({ id: storeId });
     ctx.state.scope = { member, store: store!, csrf, form, file };
-    await next();
+    // Every RPC of this page is the member's. Until memberships carry a role (§13),
+    // every member may do everything, as an owner.
+    await actingAs({ kind: "member", memberId: member.id, role: "owner", email: member.email }, next);
   });
 
   /** Makes a change as the signed-in member and writes it to the store's audit log. */

@@ -4,7 +4,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { PlanName } from "../../common/plans.js";
 import type { Logger } from "../lib/logger.js";
-import type { Stores } from "./stores.js";
+import type { Stores } from "./merchant-stores.js";
 import type { ApiKeyRow, Pool } from "./store.js";
 import type * as sqlStore from "./store.js";
 

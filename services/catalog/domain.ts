@@ -1,37 +1,50 @@
 // Wires the catalog service's domain modules together: the one place that says which
-// module uses which. routes.ts gets the result; tests pass an in-memory store.
+// module uses which. routes.ts gets the result; tests pass in-memory stores.
 import type { CatalogChangeNotifier } from "../lib/catalog-changes.js";
 import type { Logger } from "../lib/logger.js";
+import * as accountSql from "./accounts/account-store.js";
+import { createAudit } from "./accounts/audit.js";
+import { createMemberSessions } from "./accounts/member-sessions.js";
+import { createMembers } from "./accounts/members.js";
+import type { ScryptParams } from "./accounts/passwords.js";
 import { createApiKeys } from "./api-keys.js";
-import { createAudit } from "./audit.js";
 import { createItems } from "./items.js";
-import { createMembers } from "./members.js";
-import { createSessions } from "./sessions.js";
-import { createStores } from "./stores.js";
+import { createStores } from "./merchant-stores.js";
 import * as sqlStore from "./store.js";
 
-/** Everything store.ts offers; a test may pass an in-memory one. */
+/** Everything store.ts offers (stores, API keys, items); a test may pass an in-memory one. */
 export type CatalogStore = typeof sqlStore;
+/** Everything accounts/account-store.ts offers (members, sessions, the audit log); likewise. */
+export type AccountStore = typeof accountSql;
 
 export interface CatalogDomainDeps {
-  /** The pool; only `store` uses it. */
+  /** The pool; only `store` and `accountStore` use it. */
   sql: sqlStore.Pool;
   /** Default: store.ts (PostgreSQL). */
   store?: CatalogStore;
+  /** Default: accounts/account-store.ts (PostgreSQL, the same pool). */
+  accountStore?: AccountStore;
   logger: Logger;
   /** Hears every change of a store's published catalog (gateways drop cached pages). */
   catalogChanges?: CatalogChangeNotifier;
+  /**
+   * What passwords are hashed with, and older hashes upgraded to. Default: SCRYPT_PARAMS
+   * (accounts/passwords.ts); only tests that hash hundreds of times pass cheaper ones.
+   */
+  scryptParams?: ScryptParams;
 }
 
 export function createCatalogDomain(deps: CatalogDomainDeps) {
   const { sql, logger } = deps;
   const store = deps.store ?? sqlStore;
+  const accountStore = deps.accountStore ?? accountSql;
   const stores = createStores({ sql, store, logger });
   const apiKeys = createApiKeys({ sql, store, stores, logger });
   const items = createItems({ sql, store, stores, changes: deps.catalogChanges, logger });
-  const sessions = createSessions({ sql, store, logger });
-  const members = createMembers({ sql, store, stores, sessions, logger });
-  const audit = createAudit({ sql, store, stores });
+  const { scryptParams } = deps;
+  const sessions = createMemberSessions({ sql, store: accountStore, scryptParams, logger });
+  const members = createMembers({ sql, store: accountStore, stores, sessions, scryptParams, logger });
+  const audit = createAudit({ sql, store: accountStore, stores });
   return { stores, apiKeys, items, sessions, members, audit };
 }
 

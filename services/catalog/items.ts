@@ -9,8 +9,8 @@ import {
 import { isUuid } from "../../common/ids.js";
 import type { CatalogChangeNotifier } from "../lib/catalog-changes.js";
 import type { Logger } from "../lib/logger.js";
-import { itemStatusName } from "./convert.js";
-import { storeNotFound, type Stores } from "./stores.js";
+import { storeNotFound, type Stores } from "./merchant-stores.js";
+import { itemStatusName } from "./messages.js";
 import type { ItemRow, ItemStatusName, NewItem, Pool, StoreRow } from "./store.js";
 import type * as sqlStore from "./store.js";
 import { invalid, requireText, requireUuid } from "./validation.js";

@@ -1,32 +1,27 @@
 // The catalog service's gRPC handlers: argument checks, one domain call, the response.
 // The rules are in the domain modules (domain.ts wires them); SQL is in store.ts, which
-// this file never touches.
+// this file never touches. AccountService's handlers are accounts/routes.ts; this is the
+// one place that registers all three services.
 import type { ConnectRouter } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { AccountService } from "../../gen/catalog/v1/account_pb.js";
 import { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { planFromName } from "../../common/plans.js";
+import { createAccountRoutes, type AccountRouteDeps } from "./accounts/routes.js";
 import type { ApiKeys } from "./api-keys.js";
-import { requireAction, requireActor, requireAuditLimit, requireTarget, type Audit } from "./audit.js";
-import { apiKeyMessage, auditEntryMessage, itemMessage, memberMessage, sessionMessage, storeMessage } from "./convert.js";
 import { requireStatus, type Items } from "./items.js";
-import type { Members } from "./members.js";
-import { requirePassword } from "./passwords.js";
-import type { Sessions } from "./sessions.js";
-import { newStoreFrom, requirePlan, storeSettingsFrom, type Stores } from "./stores.js";
-import { requireEmail, requirePage, requireUuid } from "./validation.js";
+import { newStoreFrom, requirePlan, storeSettingsFrom, type Stores } from "./merchant-stores.js";
+import { apiKeyMessage, itemMessage, storeMessage } from "./messages.js";
+import { requirePage, requireUuid } from "./validation.js";
 
-export interface CatalogRouteDeps {
+export interface CatalogRouteDeps extends AccountRouteDeps {
   stores: Pick<Stores, "create" | "get" | "setPlan" | "updateSettings">;
   apiKeys: Pick<ApiKeys, "create" | "revoke" | "list" | "authenticate">;
   items: Pick<Items, "createProduct" | "createBundle" | "setPrice" | "setStatus" | "listPublished" | "getMany" | "getWithStore">;
-  members: Pick<Members, "invite" | "accept" | "list" | "remove">;
-  sessions: Pick<Sessions, "signIn" | "resolve" | "end">;
-  audit: Pick<Audit, "record" | "list">;
 }
 
-export function createCatalogRoutes({ stores, apiKeys, items, members, sessions, audit }: CatalogRouteDeps) {
+export function createCatalogRoutes(deps: CatalogRouteDeps) {
+  const { stores, apiKeys, items } = deps;
+  const accountRoutes = createAccountRoutes(deps);
   return (router: ConnectRouter) => {
     router.service(StoreService, {
       async createStore(request) {
@@ -111,59 +106,6 @@ export function createCatalogRoutes({ stores, apiKeys, items, members, sessions,
       },
     });
 
-    router.service(AccountService, {
-      async inviteMember(request) {
-        const storeId = requireUuid(request.storeId, "store_id");
-        const invitation = await members.invite(storeId, requireEmail(request.email, "email"));
-        return { member: memberMessage(invitation.member), invitationToken: invitation.token, expiresAt: timestampFromDate(invitation.expiresAt) };
-      },
-
-      async acceptInvitation(request) {
-        // Before the token: a too-short password is the caller's to fix, whatever the link.
-        const password = requirePassword(request.password);
-        const { member, session } = await members.accept(request.token, password);
-        return { member: memberMessage(member), session: sessionMessage(session) };
-      },
-
-      async signIn(request) {
-        const { member, session } = await sessions.signIn(request.email, request.password);
-        return { member: memberMessage(member), session: sessionMessage(session) };
-      },
-
-      async resolveSession(request) {
-        const resolved = await sessions.resolve(request.token);
-        return { member: memberMessage(resolved.member), stores: resolved.stores, sessionId: resolved.sessionId };
-      },
-
-      async endSession(request) {
-        await sessions.end(request.token);
-        return {};
-      },
-
-      async listMembers(request) {
-        const rows = await members.list(requireUuid(request.storeId, "store_id"));
-        return { members: rows.map(memberMessage) };
-      },
-
-      async removeMember(request) {
-        const member = await members.remove(requireUuid(request.storeId, "store_id"), requireUuid(request.memberId, "member_id"));
-        return { member: memberMessage(member) };
-      },
-
-      async recordAudit(request) {
-        const storeId = requireUuid(request.storeId, "store_id");
-        const entry = {
-          actor: requireActor(request.actor),
-          action: requireAction(request.action),
-          target: requireTarget(request.target),
-        };
-        return { entry: auditEntryMessage(await audit.record(storeId, entry)) };
-      },
-
-      async listAudit(request) {
-        const rows = await audit.list(requireUuid(request.storeId, "store_id"), requireAuditLimit(request.limit));
-        return { entries: rows.map(auditEntryMessage) };
-      },
-    });
+    accountRoutes(router);
   };
 }

@@ -36,22 +36,3 @@ export function requirePage(request: { limit: number; offset: number }): { limit
   if (request.offset < 0) throw invalid("offset must be 0 or more");
   return { limit: request.limit, offset: request.offset };
 }
-
-export const EMAIL_MAX_LENGTH = 254;
-// Deliberately plain: a local part without spaces, quotes or separators, and a domain of
-// at least two labels (letters of any script, digits, inner hyphens). Deliverability is
-// proved by the invitation reaching its owner, not by this pattern.
-const EMAIL = /^[^\s@"<>()[\]\\,;:]{1,64}@(?=[^@]{1,253}$)(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?\.)+[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?$/u;
-
-/** The address trimmed and lower-cased (one account per mailbox, however it is typed), or undefined when it is no sane email. */
-export function normalizeEmail(value: string): string | undefined {
-  const email = value.trim().toLowerCase();
-  return email.length <= EMAIL_MAX_LENGTH && EMAIL.test(email) ? email : undefined;
-}
-
-/** The normalized email; INVALID_ARGUMENT naming `field` otherwise. */
-export function requireEmail(value: string, field: string): string {
-  const email = normalizeEmail(value);
-  if (email === undefined) throw invalid(`${field} must be an email address of at most ${EMAIL_MAX_LENGTH} characters`);
-  return email;
-}

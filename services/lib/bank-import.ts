@@ -23,11 +23,11 @@ export class ImportInterrupted extends Error {
 }
 
 /**
- * The results in file order; StatementError naming the line for a bad file. `recordImport`
- * (the audit entry) runs once whenever anything was applied, even when the import stops
- * part-way, so no change goes unrecorded.
+ * The results in file order; StatementError naming the line for a bad file. The order
+ * service records each call in the store's audit log as it applies it (as the actor the
+ * channel states), so no change goes unrecorded.
  */
-export async function importStatement(bank: BankClient, storeId: string, text: string, recordImport: () => Promise<void>): Promise<MutationResult[]> {
+export async function importStatement(bank: BankClient, storeId: string, text: string): Promise<MutationResult[]> {
   const mutations = parseStatement(text);
   const results: MutationResult[] = [];
   for (let offset = 0; offset < mutations.length; offset += MUTATIONS_PER_CALL) {
@@ -36,16 +36,12 @@ export async function importStatement(bank: BankClient, storeId: string, text: s
       const answer = await bank.reconcileMutations({ storeId, mutations: chunk });
       results.push(...answer.results);
     } catch (error) {
-      if (results.length > 0) {
-        await recordImport();
-        throw new ImportInterrupted(results.length, mutations.length, error);
-      }
+      if (results.length > 0) throw new ImportInterrupted(results.length, mutations.length, error);
       // parseStatement checked every line by the same rules; this is the service's word
       // should the two ever differ.
       if (error instanceof ConnectError && error.code === Code.InvalidArgument) throw new StatementError(statementLineError(error.rawMessage, offset));
       throw error;
     }
   }
-  await recordImport();
   return results;
 }

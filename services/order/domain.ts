@@ -11,8 +11,8 @@ import { createOrders } from "./orders.js";
 import { createReconciliation } from "./reconciliation.js";
 import { createRefunds } from "./refunds.js";
 import type { PaymentGateway } from "./payment-gateways/types.js";
-import type { RenderContext } from "./render.js";
-import { createSessions } from "./sessions.js";
+import type { RenderContext } from "./messages.js";
+import { createPaymentSessions } from "./payment-sessions.js";
 import { createStatusChanges } from "./status-changes.js";
 import * as sqlStore from "./store.js";
 
@@ -57,7 +57,7 @@ export function createOrderDomain(deps: OrderDomainDeps) {
   const asksGateway = deps.gateway.status !== undefined;
   const statusChanges = createStatusChanges({ store, render, logger, bankMatchGraceMs, gatewayExpires: deps.gateway.expire !== undefined });
   const expiry = createExpiry({ sql, store, statusChanges, onEventsCommitted });
-  const sessions = createSessions({ sql, store, gateway: deps.gateway, logger, sessionTtlMs: deps.sessionTtlMs });
+  const sessions = createPaymentSessions({ sql, store, gateway: deps.gateway, logger, sessionTtlMs: deps.sessionTtlMs });
   const idempotency = createIdempotency({ sql, store });
   const orders = createOrders({
     sql,
@@ -86,7 +86,9 @@ export function createOrderDomain(deps: OrderDomainDeps) {
   });
   const gatewayChecks = createGatewayChecks({ sql, store, gateway: deps.gateway, notifications, logger, checkAfterMs: statusCheckAfterMs });
   const bank = createReconciliation({ sql, store, logger, statusChanges, expiry, bankMatchGraceMs, onEventsCommitted });
-  return { render, orders, notifications, bank, expiry, sessions, idempotency, statusChanges, refunds, gatewayChecks, statusCheckAfterMs };
+  // The order service's part of the store's audit log: entries are written by each change.
+  const audit = { list: (storeId: string, limit: number) => store.listAudit(sql, storeId, limit) };
+  return { render, orders, notifications, bank, expiry, sessions, idempotency, statusChanges, refunds, gatewayChecks, statusCheckAfterMs, audit };
 }
 
 export type OrderDomain = ReturnType<typeof createOrderDomain>;

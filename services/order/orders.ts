@@ -1,10 +1,14 @@
 // Orders: create, read, list and change status (CONTRACT §4, §5). This file puts the
 // pieces in order; the rules live in their own modules: pricing.ts, payment-methods.ts,
-// new-order.ts, idempotency.ts, sessions.ts, expiry.ts, status-changes.ts, events.ts.
+// new-order.ts, idempotency.ts, payment-sessions.ts, expiry.ts, status-changes.ts,
+// events.ts; the answers' messages are messages.ts.
 import { randomUUID } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import { auditTarget } from "../../common/audit.js";
+import type { Actor } from "../../common/actor.js";
 import { isUuid } from "../../common/ids.js";
+import { auditEntry, type NewAuditEntry } from "../lib/audit-log.js";
 import type { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { CreateOrderResponseSchema, type CreateOrderResponse, type Order, type OrderDetail, type StatusChange } from "../../gen/order/v1/order_pb.js";
 import type { Logger } from "../lib/logger.js";
@@ -17,8 +21,8 @@ import { draftOrder, pendingRow, withReference, type OrderDraft, type RedirectUr
 import { choosePaymentMethod, paymentMethodsFor, type PaymentKind, type PaymentMethodInfo } from "./payment-methods.js";
 import { MAX_UNIQUE_CODE, pickUniqueCode, priceItems, type OrderLine } from "./pricing.js";
 import { searchFilter } from "./order-search.js";
-import { checkoutUrl, renderDetail, renderHistory, renderOrder, type RenderContext } from "./render.js";
-import type { Sessions } from "./sessions.js";
+import { checkoutUrl, renderDetail, renderHistory, renderOrder, type RenderContext } from "./messages.js";
+import type { PaymentSessions } from "./payment-sessions.js";
 import type { StatusChangeResult, StatusChanges } from "./status-changes.js";
 import type { OrderStatus } from "./status-machine.js";
 import type { Db, OrderItemRow, OrderRow, Pool, RefundRow } from "./store.js";
@@ -54,6 +58,7 @@ export type OrdersStore = Pick<
   | "insertNewOrder"
   | "insertHistoryAndEvents"
   | "transferAmountUse"
+  | "insertAudit"
 >;
 
 export interface OrdersDeps {
@@ -68,7 +73,7 @@ export interface OrdersDeps {
   paymentWindowMs: number;
   /** PAYMENT_STATUS_CHECK_AFTER when the gateway can be asked (Midtrans); unset: no status checks. */
   statusCheckAfterMs?: number;
-  sessions: Sessions;
+  sessions: PaymentSessions;
   statusChanges: StatusChanges;
   expiry: Expiry;
   idempotency: Idempotency;
@@ -228,7 +233,7 @@ export function createOrders(deps: OrdersDeps) {
     orderId: string,
     to: OrderStatus,
     cause: string,
-    options: { storeId?: string; detail?: string; action?: OrderAction } = {},
+    options: { storeId?: string; detail?: string; action?: OrderAction; audit?: NewAuditEntry } = {},
   ): Promise<StatusChangeResult> {
     return committed(
       await store.transaction(sql, async (tx) => {
@@ -237,20 +242,25 @@ export function createOrders(deps: OrdersDeps) {
         const current = to === "expired" ? row : await expiry.expireIfDue(tx, row);
         // A repeat stays the harmless no-op it is for the status machine (a double click).
         if (options.action && current.status !== to) requireAllowed(options.action, current);
-        return statusChanges.apply(tx, current, to, cause, options.detail);
+        const result = await statusChanges.apply(tx, current, to, cause, options.detail);
+        // The record is written with the change, and only when there was one.
+        if (result.changed && options.audit) await store.insertAudit(tx, [options.audit]);
+        return result;
       }),
     );
   }
 
   /** "Mark as paid" (dashboard) and `store-admin order mark-paid`: the seller saw the transfer. */
-  async function markPaid(storeId: string, orderId: string): Promise<Order> {
-    const { row } = await changeStatus(orderId, "paid", "marked paid by the seller", { storeId, action: "mark_paid" });
+  async function markPaid(storeId: string, orderId: string, actor: Actor): Promise<Order> {
+    const audit = auditEntry(storeId, actor, "order.marked_paid", auditTarget("order", orderId));
+    const { row } = await changeStatus(orderId, "paid", "marked paid by the seller", { storeId, action: "mark_paid", audit });
     return (await detailOf(row, false)).order!;
   }
 
   /** "Cancel order" (dashboard) and `store-admin order cancel`. */
-  async function cancel(storeId: string, orderId: string): Promise<Order> {
-    const { row } = await changeStatus(orderId, "cancelled", "cancelled by the seller", { storeId, action: "cancel" });
+  async function cancel(storeId: string, orderId: string, actor: Actor): Promise<Order> {
+    const audit = auditEntry(storeId, actor, "order.cancelled", auditTarget("order", orderId));
+    const { row } = await changeStatus(orderId, "cancelled", "cancelled by the seller", { storeId, action: "cancel", audit });
     return (await detailOf(row, false)).order!;
   }
 

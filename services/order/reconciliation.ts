@@ -2,13 +2,16 @@
 // per store and, when it is a credit, matched to the order whose unique transfer amount
 // it carries (the decision is bank-matching.ts's); unmatched credits wait for a person
 // to assign or dismiss them.
+import { auditTarget } from "../../common/audit.js";
+import type { Actor } from "../../common/actor.js";
+import { auditEntry } from "../lib/audit-log.js";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { MutationResultSchema, type BankMutation, type MutationResult } from "../../gen/order/v1/bank_pb.js";
 import type { Logger } from "../lib/logger.js";
 import { decideMatch, type MatchDecision } from "./bank-matching.js";
 import type { Expiry } from "./expiry.js";
-import { renderMutation } from "./render.js";
+import { renderMutation } from "./messages.js";
 import type { StatusChanges } from "./status-changes.js";
 import type { BankMutationRow, Db, Pool } from "./store.js";
 import type * as sqlStore from "./store.js";
@@ -28,6 +31,7 @@ export type ReconciliationStore = Pick<
   | "transferOrdersFor"
   | "findOrder"
   | "findOrderByReference"
+  | "insertAudit"
 >;
 
 export interface ReconciliationDeps {
@@ -111,7 +115,10 @@ export function createReconciliation(deps: ReconciliationDeps) {
    * flushes. When one fails (the database went away), no further one starts and those
    * done stay applied; sending the batch again answers them `duplicate`.
    */
-  async function reconcile(storeId: string, mutations: ValidMutation[]): Promise<MutationResult[]> {
+  async function reconcile(storeId: string, mutations: ValidMutation[], actor: Actor): Promise<MutationResult[]> {
+    // The import is recorded before any of it is applied: whatever it changes has its
+    // record, even when the database goes away halfway.
+    await store.insertAudit(sql, [auditEntry(storeId, actor, "bank_mutations.imported", auditTarget("store", storeId))]);
     const receivedAt = new Date();
     const started = receivedAt.getTime();
     const counts: Record<ResultKind, number> = { matched: 0, unmatched: 0, duplicate: 0, ignored: 0 };
@@ -164,7 +171,7 @@ export function createReconciliation(deps: ReconciliationDeps) {
    * theirs to judge (a buyer may have left off the code); the order must be the
    * store's bank-transfer order and able to become paid.
    */
-  async function assign(storeId: string, mutationId: string, key: OrderKey): Promise<BankMutation> {
+  async function assign(storeId: string, mutationId: string, key: OrderKey, actor: Actor): Promise<BankMutation> {
     const row = await store.transaction(sql, async (tx) => {
       const mutation = await lockForReview(tx, storeId, mutationId);
       const order =
@@ -177,6 +184,7 @@ export function createReconciliation(deps: ReconciliationDeps) {
       }
       const { changed } = await statusChanges.apply(tx, await expiry.expireIfDue(tx, order), "paid", BANK_MUTATION_CAUSE, mutationId);
       if (!changed) throw new ConnectError(`order ${order.id} is already paid`, Code.FailedPrecondition);
+      await store.insertAudit(tx, [auditEntry(storeId, actor, "bank_mutation.assigned", auditTarget("mutation", mutationId))]);
       return store.settleMutation(tx, storeId, mutationId, { status: "assigned", reason: mutation.reason, order_id: order.id, reviewed: true });
     });
     deps.onEventsCommitted?.();
@@ -185,9 +193,10 @@ export function createReconciliation(deps: ReconciliationDeps) {
   }
 
   /** A person takes an unmatched credit off the review list; nothing is paid. */
-  async function dismiss(storeId: string, mutationId: string): Promise<BankMutation> {
+  async function dismiss(storeId: string, mutationId: string, actor: Actor): Promise<BankMutation> {
     const row = await store.transaction(sql, async (tx) => {
       const mutation = await lockForReview(tx, storeId, mutationId);
+      await store.insertAudit(tx, [auditEntry(storeId, actor, "bank_mutation.dismissed", auditTarget("mutation", mutationId))]);
       return store.settleMutation(tx, storeId, mutationId, { status: "dismissed", reason: mutation.reason, reviewed: true });
     });
     logger.info({ storeId }, "bank mutation dismissed");

@@ -10,6 +10,9 @@
 // change to `refunded` (history and status events), and `refund.succeeded` or
 // `refund.failed`, in one transaction with the order row locked.
 import { randomUUID } from "node:crypto";
+import { auditTarget } from "../../common/audit.js";
+import type { Actor } from "../../common/actor.js";
+import { auditEntry } from "../lib/audit-log.js";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { RefundOrderResponseSchema, type RefundOrderResponse } from "../../gen/order/v1/order_pb.js";
@@ -18,7 +21,7 @@ import { refundEvent } from "./events.js";
 import { refundAmount, refundableLeft, refundMethodOf, requireAllowed } from "./order-actions.js";
 import { reportedRefunds, type ReportedRefund } from "./notifications.js";
 import type { PaymentGateway, RefundAnswer } from "./payment-gateways/types.js";
-import { renderOrder, renderRefund, type RenderContext } from "./render.js";
+import { renderOrder, renderRefund, type RenderContext } from "./messages.js";
 import type { StatusChanges } from "./status-changes.js";
 import type { Db, OrderRow, Pool, RefundRow, RefundStatus } from "./store.js";
 import type * as sqlStore from "./store.js";
@@ -74,6 +77,7 @@ export type RefundStore = Pick<
   | "claimDueRefunds"
   | "addRefundedAmount"
   | "insertEvents"
+  | "insertAudit"
 >;
 
 /** Another request took the Idempotency-Key between our look and our write. */
@@ -189,7 +193,7 @@ export function createRefunds(deps: {
   }
 
   /** POST /v1/orders/{id}/refunds, the dashboard's "Refund" and `store-admin order refund`. */
-  async function refund(input: RefundInput): Promise<RefundOrderResponse> {
+  async function refund(input: RefundInput, actor: Actor): Promise<RefundOrderResponse> {
     if (input.idempotencyKey !== undefined) {
       const existing = await store.findRefundByIdempotencyKey(sql, input.storeId, input.idempotencyKey);
       if (existing) return answerExisting(existing, input);
@@ -221,6 +225,7 @@ export function createRefunds(deps: {
             next_attempt_at: method === "gateway" ? new Date(Date.now() + REFUND_REQUEST_LEASE_MS) : null,
           });
           if (!inserted) throw new KeyTaken();
+          await store.insertAudit(tx, [auditEntry(order.store_id, actor, "order.refunded", auditTarget("order", order.id))]);
           logger.info({ orderId: order.id, refundId: inserted.id, amount, method }, "refund requested");
           // Money the merchant already sent back: recorded as done, in this transaction.
           const settled = method === "manual" ? await settle(tx, order, inserted.id, { status: "succeeded" }) : undefined;

@@ -2,12 +2,16 @@
 // the response. The rules are in the domain modules (domain.ts wires them); SQL is in
 // store.ts, which this file never touches.
 import type { ConnectRouter } from "@connectrpc/connect";
+import { actorFromHeaders, actorMay } from "../../common/actor.js";
+import { auditEntryMessage, requireAuditLimit } from "../lib/audit-log.js";
+import { requirePermission } from "../lib/rpc-actor.js";
 import { BankReconciliationService } from "../../gen/order/v1/bank_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
 import type { Notifications } from "./notifications.js";
 import type { Orders } from "./orders.js";
 import type { Reconciliation } from "./reconciliation.js";
 import type { Refunds } from "./refunds.js";
+import type { AuditRow } from "./store.js";
 import {
   requireMutationId,
   requireUuid,
@@ -25,14 +29,16 @@ export interface OrderRouteDeps {
   notifications: Pick<Notifications, "handle">;
   bank: Pick<Reconciliation, "reconcile" | "list" | "countUnreviewed" | "assign" | "dismiss">;
   refunds: Pick<Refunds, "refund">;
+  audit: { list(storeId: string, limit: number): Promise<AuditRow[]> };
 }
 
-export function createOrderRoutes({ orders, notifications, bank, refunds }: OrderRouteDeps) {
+export function createOrderRoutes({ orders, notifications, bank, refunds, audit }: OrderRouteDeps) {
   return (router: ConnectRouter) => {
     router.service(BankReconciliationService, {
-      async reconcileMutations(request) {
+      async reconcileMutations(request, context) {
         const storeId = requireUuid(request.storeId, "store_id");
-        return { results: await bank.reconcile(storeId, validateReconcileMutations(request)) };
+        const mutations = validateReconcileMutations(request);
+        return { results: await bank.reconcile(storeId, mutations, requirePermission(context, "payments")) };
       },
 
       async listMutations(request) {
@@ -44,15 +50,17 @@ export function createOrderRoutes({ orders, notifications, bank, refunds }: Orde
         return { count: BigInt(await bank.countUnreviewed(requireUuid(request.storeId, "store_id"))) };
       },
 
-      async assignMutation(request) {
+      async assignMutation(request, context) {
         const storeId = requireUuid(request.storeId, "store_id");
         const mutationId = requireMutationId(request.mutationId, "mutation_id");
-        return { mutation: await bank.assign(storeId, mutationId, validateOrderKey(request)) };
+        const key = validateOrderKey(request);
+        return { mutation: await bank.assign(storeId, mutationId, key, requirePermission(context, "payments")) };
       },
 
-      async dismissMutation(request) {
+      async dismissMutation(request, context) {
         const storeId = requireUuid(request.storeId, "store_id");
-        return { mutation: await bank.dismiss(storeId, requireMutationId(request.mutationId, "mutation_id")) };
+        const mutationId = requireMutationId(request.mutationId, "mutation_id");
+        return { mutation: await bank.dismiss(storeId, mutationId, requirePermission(context, "payments")) };
       },
     });
     router.service(OrderService, {
@@ -84,12 +92,15 @@ export function createOrderRoutes({ orders, notifications, bank, refunds }: Orde
         });
       },
 
-      async getOrder(request) {
+      async getOrder(request, context) {
         const storeId = requireUuid(request.storeId, "store_id");
-        return orders.getOrder(storeId, requireUuid(request.orderId, "order_id"), {
+        const found = await orders.getOrder(storeId, requireUuid(request.orderId, "order_id"), {
           includeHistory: request.includeHistory,
           prepareSession: request.prepareSession,
         });
+        // What the order allows, less what the actor may not do (every order action moves money).
+        const actor = actorFromHeaders(context.requestHeader);
+        return actor && !actorMay(actor, "payments") ? { ...found, allowedActions: [] } : found;
       },
 
       async listOrders(request) {
@@ -103,20 +114,28 @@ export function createOrderRoutes({ orders, notifications, bank, refunds }: Orde
         return { count: BigInt(await orders.countOrders(storeId, status)) };
       },
 
-      async markOrderPaid(request) {
+      async markOrderPaid(request, context) {
         const orderId = requireUuid(request.orderId, "order_id");
-        return { order: await orders.markPaid(requireUuid(request.storeId, "store_id"), orderId) };
+        const storeId = requireUuid(request.storeId, "store_id");
+        return { order: await orders.markPaid(storeId, orderId, requirePermission(context, "payments")) };
       },
 
-      async cancelOrder(request) {
+      async cancelOrder(request, context) {
         const orderId = requireUuid(request.orderId, "order_id");
-        return { order: await orders.cancel(requireUuid(request.storeId, "store_id"), orderId) };
+        const storeId = requireUuid(request.storeId, "store_id");
+        return { order: await orders.cancel(storeId, orderId, requirePermission(context, "payments")) };
       },
 
-      async refundOrder(request) {
+      async refundOrder(request, context) {
         const storeId = requireUuid(request.storeId, "store_id");
         const orderId = requireUuid(request.orderId, "order_id");
-        return refunds.refund({ storeId, orderId, ...validateRefundOrder(request), requestHash: request.requestHash });
+        const input = { storeId, orderId, ...validateRefundOrder(request), requestHash: request.requestHash };
+        return refunds.refund(input, requirePermission(context, "payments"));
+      },
+
+      async listAudit(request) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        return { entries: (await audit.list(storeId, requireAuditLimit(request.limit))).map(auditEntryMessage) };
       },
 
       async handlePaymentNotification(request) {

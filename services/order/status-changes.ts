@@ -7,7 +7,7 @@ import type { Order } from "../../gen/order/v1/order_pb.js";
 import type { Logger } from "../lib/logger.js";
 import { reservationAfter } from "./bank-matching.js";
 import { statusChangeEvents } from "./events.js";
-import { renderOrder, type RenderContext } from "./render.js";
+import { renderOrder, type RenderContext } from "./messages.js";
 import { checkTransition, type OrderStatus } from "./status-machine.js";
 import type { Db, OrderRow } from "./store.js";
 import type * as sqlStore from "./store.js";

@@ -721,3 +721,7 @@ export async function outboxBacklog(db: Db): Promise<{ count: number; oldestSeco
     from outbox where published_at is null`;
   return { count: row!.count, oldestSeconds: row!.oldest ?? 0 };
 }
+
+// The order service's part of the store's audit log (007_audit_log.sql): the same table
+// in every service's schema, so one set of statements serves them all.
+export { insertAudit, listAudit, type AuditRow, type NewAuditEntry } from "../lib/audit-log.js";

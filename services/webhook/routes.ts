@@ -6,7 +6,7 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { WebhookService } from "../../gen/webhook/v1/webhook_pb.js";
-import { deliveryMessage, endpointMessage, eventMessage } from "./convert.js";
+import { deliveryMessage, endpointMessage, eventMessage } from "./messages.js";
 import type { Deliveries } from "./deliveries.js";
 import type { EndpointUpdate, Endpoints } from "./endpoints.js";
 import type { Events } from "./events.js";

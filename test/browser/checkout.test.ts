@@ -3,7 +3,7 @@ import path from "node:path";
 import type { Browser } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { ARTIFACTS, launchBrowser, phonePage } from "../helpers/browser.js";
-import { api, waitFor } from "../helpers/http.js";
+import { api, apiPatient, waitFor } from "../helpers/http.js";
 import { startReceiver } from "../helpers/receiver.js";
 import { buyer, createBundle, createProduct, createStore, startStack, type Stack } from "../helpers/stack.js";
 
@@ -23,7 +23,7 @@ test("a buyer opening a bank-transfer checkout_url on a phone sees the exact amo
   const a = await createProduct(stack, shop.storeId, "Batik Tulis Parang", 350_000);
   const b = await createProduct(stack, shop.storeId, "Selendang Sutra", 125_000);
   const bundle = await createBundle(stack, shop.storeId, "Paket Kondangan", 420_000, [a.id, b.id]);
-  const created = await api(stack.baseUrl, "/v1/orders", {
+  const created = await apiPatient(stack.baseUrl, "/v1/orders", {
     method: "POST",
     key: shop.key,
     json: { items: [{ product_id: a.id, quantity: 2 }, { bundle_id: bundle.id, quantity: 1 }], buyer, payment_method: "bank_transfer" },
@@ -60,7 +60,7 @@ test("a buyer pays a gateway order in the sandbox: the order turns paid and the 
   const { secret } = await stack.webhooks!.setEndpoint({ storeId: shop.storeId, url: receiver.url });
   const { context, page } = await phonePage(browser);
   try {
-    const created = await api(stack.baseUrl, "/v1/orders", {
+    const created = await apiPatient(stack.baseUrl, "/v1/orders", {
       method: "POST",
       key: shop.key,
       json: {

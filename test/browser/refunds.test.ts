@@ -88,7 +88,7 @@ test("a member refunds a paid bank-transfer order in part, then the rest, and th
   t.regex(await bodyText(page), /Refunded/);
 
   // Both refunds are in the audit log as the member's.
-  const { entries } = await stack.accounts.listAudit({ storeId: store.storeId });
+  const entries = await stack.auditLog(store.storeId);
   t.is(entries.filter((e) => e.action === "order.refunded" && e.target === `order:${order.id}`).length, 2);
 
   // Endpoints can subscribe to the refund events.

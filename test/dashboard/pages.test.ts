@@ -3,7 +3,7 @@
 // whole stack; the member's session comes from accepting an invitation over gRPC.
 import test from "ava";
 import { loggablePath } from "../../gateway/context.js";
-import { csrfTokenFor } from "../../gateway/dashboard/session.js";
+import { csrfTokenFor } from "../../gateway/dashboard/session-cookie.js";
 import { api } from "../helpers/http.js";
 import { buyer, createProduct, createStore, Plan, startStack, type Stack } from "../helpers/stack.js";
 
@@ -51,7 +51,7 @@ test("a post the order page does not offer changes nothing: a QRIS order cannot 
   const cancel = await m.post(`orders/${transfer.id}/cancel`, {});
   t.is(cancel.status, 409);
   t.is(await m.statusOf(transfer.id), "paid");
-  const { entries } = await stack.accounts.listAudit({ storeId: m.storeId });
+  const entries = await stack.auditLog(m.storeId);
   t.deepEqual(entries.filter((e) => e.action.startsWith("order.")).map((e) => e.action), ["order.marked_paid"]);
 });
 
@@ -75,7 +75,7 @@ test("a refund post: the service decides what may be refunded; a bad amount show
   t.is(done.status, 303);
   const shown = await fetch(new URL(done.headers.get("location")!, stack.baseUrl), { headers: { cookie: `session=${m.token}` } });
   t.regex(await shown.text(), /Refund of Rp 1\.000 succeeded/);
-  const { entries } = await stack.accounts.listAudit({ storeId: m.storeId });
+  const entries = await stack.auditLog(m.storeId);
   t.deepEqual(entries.filter((e) => e.action === "order.refunded").map((e) => e.target), [`order:${transfer.id}`], "only the refund made is audited");
 });
 
@@ -83,7 +83,7 @@ test("revoking a key twice revokes and records it once", async (t) => {
   const m = await member("Revoke Twice Store");
   const { apiKeys } = await stack.stores.listApiKeys({ storeId: m.storeId });
   for (let n = 0; n < 2; n++) t.is((await m.post(`api-keys/${apiKeys[0]!.id}/revoke`, {})).status, 303);
-  const { entries } = await stack.accounts.listAudit({ storeId: m.storeId });
+  const entries = await stack.auditLog(m.storeId);
   t.is(entries.filter((e) => e.action === "key.revoked").length, 1);
 });
 

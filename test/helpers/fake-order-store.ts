@@ -14,6 +14,7 @@ import type {
   OrderItemRow,
   OrderRow,
   Pool,
+  AuditRow,
   RefundRow,
   SessionRow,
 } from "../../services/order/store.js";
@@ -40,6 +41,8 @@ interface State {
   mutations: Map<string, Omit<BankMutationRow, "payment_reference">>;
   /** In insertion order. */
   refunds: RefundRow[];
+  /** In insertion order. */
+  audit: AuditRow[];
 }
 
 const copy = <T>(value: T): T => structuredClone(value);
@@ -69,6 +72,7 @@ export function createFakeOrderStore(options: { now?: () => number } = {}) {
     reservations: new Map(),
     mutations: new Map(),
     refunds: [],
+    audit: [],
   };
   const idemKey = (storeId: string, key: string) => `${storeId}/${key}`;
   const withReference = (row: Omit<BankMutationRow, "payment_reference">): BankMutationRow =>
@@ -363,6 +367,13 @@ export function createFakeOrderStore(options: { now?: () => number } = {}) {
     },
     async countUnreviewedMutations(_db, storeId) {
       return [...state.mutations.values()].filter((row) => row.store_id === storeId && row.status === "unmatched").length;
+    },
+
+    async insertAudit(_db, entries) {
+      for (const entry of entries) state.audit.push({ ...copy(entry), id: randomUUID(), created_at: new Date(now()) });
+    },
+    async listAudit(_db, storeId, limit) {
+      return copy(state.audit.filter((row) => row.store_id === storeId).reverse().slice(0, limit));
     },
 
     async lockUnsentEvents(_db, limit) {

@@ -51,3 +51,17 @@ export async function catalogReady(baseUrl: string): Promise<void> {
     200,
   );
 }
+
+/**
+ * `api`, retried as a careful client retries a 503: after its Retry-After (at most 2 s
+ * here), a few times. For tests whose subject is not overload, on a machine that is
+ * busy running the whole suite (a service may then answer past its short deadline).
+ */
+export async function apiPatient<T = any>(baseUrl: string, path: string, init: Parameters<typeof api>[2] = {}, tries = 3): Promise<ApiResponse<T>> {
+  for (let attempt = 1; ; attempt++) {
+    const response = await api<T>(baseUrl, path, init);
+    if (response.status !== 503 || attempt >= tries) return response;
+    const seconds = Number(response.headers.get("retry-after") ?? "1");
+    await new Promise((resolve) => setTimeout(resolve, Math.min(2, Number.isFinite(seconds) ? seconds : 1) * 1000));
+  }
+}

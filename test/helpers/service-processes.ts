@@ -13,6 +13,7 @@ import { CatalogService, ItemStatus, Plan, StoreService } from "../../gen/catalo
 import { OrderService } from "../../gen/order/v1/order_pb.js";
 import { WebhookService } from "../../gen/webhook/v1/webhook_pb.js";
 import { createRpcChannel, type RpcChannel } from "../../services/lib/rpc-client.js";
+import { OPERATOR } from "../../common/actor.js";
 import { createTestDatabase, type TestDatabase } from "./db.js";
 import { waitFor } from "./http.js";
 import { uniqueBusNames } from "./nats.js";
@@ -56,7 +57,7 @@ export async function createServices(options: ServicesOptions) {
   const sql = postgres(db.url, { max: 2, onnotice: () => {} });
 
   const channel = (addr: string) => {
-    const made = createRpcChannel(addr, { timeoutMs: 10_000 });
+    const made = createRpcChannel(addr, { timeoutMs: 10_000, actor: OPERATOR });
     channels.push(made);
     return made;
   };

@@ -6,6 +6,8 @@ import { connectDb } from "../../services/lib/db.js";
 import { createLogger, type Logger } from "../../services/lib/logger.js";
 import { freePort } from "../../services/lib/net.js";
 import { createRpcChannel } from "../../services/lib/rpc-client.js";
+import { OPERATOR } from "../../common/actor.js";
+import { storeAuditLog } from "../../services/lib/audit-log.js";
 import { AccountService } from "../../gen/catalog/v1/account_pb.js";
 import { CatalogService, ItemStatus, Plan, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { BankReconciliationService } from "../../gen/order/v1/bank_pb.js";
@@ -68,9 +70,10 @@ export async function startStack(options: StackOptions = {}) {
     webhookTimeoutMs: options.webhooks?.timeoutMs,
     transport: options.transport,
   });
-  const admin = createRpcChannel(all.addrs.catalog);
-  const orderAdmin = createRpcChannel(all.addrs.order);
-  const webhookAdmin = all.addrs.webhook ? createRpcChannel(all.addrs.webhook) : undefined;
+  // The test administers the stack as the operator would.
+  const admin = createRpcChannel(all.addrs.catalog, { actor: OPERATOR });
+  const orderAdmin = createRpcChannel(all.addrs.order, { actor: OPERATOR });
+  const webhookAdmin = all.addrs.webhook ? createRpcChannel(all.addrs.webhook, { actor: OPERATOR }) : undefined;
   return {
     db,
     baseUrl,
@@ -89,6 +92,8 @@ export async function startStack(options: StackOptions = {}) {
     catalogSql: all.sql.catalog,
     busNames,
     dbUrl: db.url,
+    /** The store's audit log as the dashboard and the CLI read it: every service's part, merged. */
+    auditLog: (storeId: string) => storeAuditLog([admin.client(AccountService), orderAdmin.client(OrderService)], storeId, 500),
     /** SQL on the order service's schema, for asserting what was (not) written. */
     orderSql: all.sql.order,
     async close() {

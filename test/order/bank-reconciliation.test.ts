@@ -10,6 +10,7 @@ import { BankReconciliationService, type MutationResult } from "../../gen/order/
 import { Health, HealthCheckResponse_ServingStatus } from "../../gen/grpc/health/v1/health_pb.js";
 import type { Order } from "../../gen/order/v1/order_pb.js";
 import { createRpcChannel, type RpcChannel } from "../../services/lib/rpc-client.js";
+import { OPERATOR } from "../../common/actor.js";
 import { waitFor } from "../helpers/http.js";
 import { buyer, createProduct, createStore, startStack, type Stack } from "../helpers/stack.js";
 
@@ -29,7 +30,7 @@ test.before(async () => {
     startStack({ orderEnv: { ORDER_PAYMENT_WINDOW: `${WINDOW_MS}ms`, BANK_MATCH_GRACE: `${GRACE_MS}ms` }, sweepEveryMs: 200 }),
   ]);
   for (const s of [stack, short]) {
-    const channel = createRpcChannel(s.orderAddr, { timeoutMs: 10_000 });
+    const channel = createRpcChannel(s.orderAddr, { timeoutMs: 10_000, actor: OPERATOR });
     channels.push(channel);
     banks.set(s, channel.client(BankReconciliationService));
   }
@@ -117,7 +118,7 @@ async function refusal(call: Promise<unknown>): Promise<{ code: Code; message: s
 }
 
 test("the order service process serves BankReconciliationService and reports it in gRPC health", async (t) => {
-  const channel = createRpcChannel(stack.orderAddr);
+  const channel = createRpcChannel(stack.orderAddr, { actor: OPERATOR });
   t.teardown(() => channel.close());
   const health = channel.client(Health);
   t.is((await health.check({ service: "order.v1.BankReconciliationService" })).status, HealthCheckResponse_ServingStatus.SERVING);

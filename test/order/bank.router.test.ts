@@ -2,6 +2,8 @@
 // domain modules over the in-memory order store, behind the production server
 // interceptors. Argument checks (each names its field and applies nothing), store
 // scoping, and what is logged. Matching against PostgreSQL is bank-reconciliation.test.ts.
+import { OPERATOR } from "../../common/actor.js";
+import { actorInterceptor } from "../../services/lib/rpc-client.js";
 import test from "ava";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
@@ -62,7 +64,7 @@ function setup() {
     paymentWindowMs: 3_600_000,
     midtransServerKey: "server-key",
   });
-  const transport = createRouterTransport(createOrderRoutes(domain), { router: { interceptors: serverInterceptors(silent) } });
+  const transport = createRouterTransport(createOrderRoutes(domain), { router: { interceptors: serverInterceptors(silent) }, transport: { interceptors: [actorInterceptor(OPERATOR)] } });
   const bank = createClient(BankReconciliationService, transport);
   const orders = createClient(OrderService, transport);
   async function newOrder(storeId = SHOP) {

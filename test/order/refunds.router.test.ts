@@ -4,6 +4,8 @@
 // gateway reports on its own, status checks and expiry at the gateway. Each test builds
 // its own service. Real PostgreSQL and a fake Midtrans on loopback are in
 // test/order/refunds.test.ts.
+import { OPERATOR } from "../../common/actor.js";
+import { actorInterceptor } from "../../services/lib/rpc-client.js";
 import test from "ava";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
@@ -93,7 +95,7 @@ function setup(options: { paymentWindowMs?: number; statusCheckAfterMs?: number 
     refundRetryDelaysMs: [0],
   });
   const silent = pino({ level: "silent" });
-  const client = createClient(OrderService, createRouterTransport(createOrderRoutes(domain), { router: { interceptors: serverInterceptors(silent) } }));
+  const client = createClient(OrderService, createRouterTransport(createOrderRoutes(domain), { router: { interceptors: serverInterceptors(silent) }, transport: { interceptors: [actorInterceptor(OPERATOR)] } }));
   return { client, fake, gateway, domain, logs };
 }
 

@@ -4,6 +4,8 @@
 // errors (INVALID_ARGUMENT with a FieldViolation), NOT_FOUND, and the notification
 // checks. The routes run behind the same server interceptors as on a real server
 // (services/lib/rpc-server.ts: the text rule and the error mapping).
+import { OPERATOR } from "../../common/actor.js";
+import { actorInterceptor } from "../../services/lib/rpc-client.js";
 import test from "ava";
 import { clone, create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
@@ -117,7 +119,7 @@ function setup(options: { paymentWindowMs?: number } = {}) {
     paymentWindowMs: options.paymentWindowMs ?? 3_600_000,
     midtransServerKey: SERVER_KEY,
   });
-  const client = createClient(OrderService, createRouterTransport(createOrderRoutes(domain), { router: { interceptors: serverInterceptors(silent) } }));
+  const client = createClient(OrderService, createRouterTransport(createOrderRoutes(domain), { router: { interceptors: serverInterceptors(silent) }, transport: { interceptors: [actorInterceptor(OPERATOR)] } }));
   return { client, fake, gateway, logs, catalogNow, catalogCalls };
 }
 
@@ -686,6 +688,7 @@ test("the routes need only the domain: a fake orders object is enough", async (t
     notifications: { handle: async () => ({ orderId: "o", status: "paid", changed: true }) },
     bank: {} as Parameters<typeof createOrderRoutes>[0]["bank"],
     refunds: {} as Parameters<typeof createOrderRoutes>[0]["refunds"],
+    audit: {} as Parameters<typeof createOrderRoutes>[0]["audit"],
   });
   const client = createClient(OrderService, createRouterTransport(routes));
   const { methods } = await client.listPaymentMethods({ storeId: SHOP.toUpperCase() });
@@ -704,6 +707,7 @@ test("behind the server interceptors: a control character is INVALID_ARGUMENT an
     notifications: { handle: async () => ({ orderId: "o", status: "paid", changed: true }) },
     bank: {} as Parameters<typeof createOrderRoutes>[0]["bank"],
     refunds: {} as Parameters<typeof createOrderRoutes>[0]["refunds"],
+    audit: {} as Parameters<typeof createOrderRoutes>[0]["audit"],
   });
   const client = createClient(OrderService, createRouterTransport(routes, { router: { interceptors: serverInterceptors(silent) } }));
   const bad = ConnectError.from(await t.throwsAsync(client.listPaymentMethods({ storeId: `${SHOP}\u0000` })));

@@ -1,6 +1,7 @@
 // Audit log (CONTRACT §10): who changed what, newest first.
 import type { RouterInstance as Router } from "@koa/router";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { storeAuditLog } from "../../../services/lib/audit-log.js";
 import { Time } from "../../views/components.js";
 import { sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Empty, Shell } from "../views/layout.js";
@@ -12,7 +13,8 @@ export function auditLogPages(router: Router, kit: Kit) {
     storeScope,
     handle(async (ctx: DashboardContext) => {
       const { member, store, csrf } = ctx.state.scope;
-      const { entries } = await clients.accounts.listAudit({ storeId: store.id, limit: 200 });
+      // Each service keeps the entries of its own changes: the log is their parts merged.
+      const entries = await storeAuditLog([clients.accounts, clients.order], store.id, 200);
       sendPage(
         ctx,
         <Shell title="Audit log" member={member} store={store} section="audit-log" csrf={csrf}>

@@ -2,10 +2,8 @@
 // about the credits nothing matched (assign to an order, or dismiss), both audited.
 import type { RouterInstance as Router } from "@koa/router";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { auditTarget } from "../../../common/audit.js";
 import { StatementError } from "../../../common/bank-statement.js";
 import type { BankMutation, MutationResult } from "../../../gen/order/v1/bank_pb.js";
-import { recordAudit } from "../../../services/lib/audited.js";
 import { ImportInterrupted, importStatement } from "../../../services/lib/bank-import.js";
 import { Money, Time } from "../../views/components.js";
 import { field } from "../forms.js";
@@ -186,7 +184,7 @@ function BankPage(props: { ctx: DashboardContext; review: BankMutation[]; recent
 }
 
 export function bankMutationPages(router: Router, kit: Kit) {
-  const { clients, handle, storeScope, change } = kit;
+  const { clients, handle, storeScope } = kit;
   const base = "/dashboard/stores/:storeId/bank-mutations";
 
   async function lists(ctx: DashboardContext) {
@@ -213,9 +211,7 @@ export function bankMutationPages(router: Router, kit: Kit) {
       const { store, file } = ctx.state.scope;
       if (!file || file.text.trim() === "") return sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} error="Choose a statement file (CSV) to import." />, 400);
       try {
-        const results = await importStatement(clients.bank, store.id, file.text, () =>
-          recordAudit(clients.accounts, { storeId: store.id, actor: ctx.state.scope.member.email, action: "bank_mutations.imported", target: auditTarget("store", store.id) }),
-        );
+        const results = await importStatement(clients.bank, store.id, file.text);
         sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} results={results} />);
       } catch (error) {
         if (error instanceof ImportInterrupted) {
@@ -235,14 +231,13 @@ export function bankMutationPages(router: Router, kit: Kit) {
       handle(async (ctx: DashboardContext) => {
         const storeId = ctx.state.scope.store.id;
         const mutationId = ctx.params.mutationId ?? "";
-        const target = auditTarget("mutation", mutationId);
         try {
           if (action === "assign") {
             const paymentReference = field(ctx.state.scope.form, "payment_reference").trim();
             if (paymentReference === "") return sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} error="Not changed: type the payment reference (SO-…) of the order this transfer pays." />, 400);
-            await change(ctx, "bank_mutation.assigned", target, () => clients.bank.assignMutation({ storeId, mutationId, paymentReference }));
+            await clients.bank.assignMutation({ storeId, mutationId, paymentReference });
           } else {
-            await change(ctx, "bank_mutation.dismissed", target, () => clients.bank.dismissMutation({ storeId, mutationId }));
+            await clients.bank.dismissMutation({ storeId, mutationId });
           }
           seeOther(ctx, `${storePath(storeId, "bank-mutations")}?done=${action === "assign" ? "assigned" : "dismissed"}`);
         } catch (error) {

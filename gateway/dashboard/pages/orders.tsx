@@ -8,7 +8,6 @@
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { RouterInstance as Router } from "@koa/router";
-import { auditTarget } from "../../../common/audit.js";
 import { isUuid } from "../../../common/ids.js";
 import { ORDER_STATUSES } from "../../../common/order-status.js";
 import { methodName } from "../../../common/payment-methods.js";
@@ -509,7 +508,7 @@ function parseAmount(text: string): bigint | undefined | null {
 }
 
 export function orderPages(router: Router, kit: Kit) {
-  const { clients, handle, storeScope, change } = kit;
+  const { clients, handle, storeScope } = kit;
   const base = "/dashboard/stores/:storeId/orders";
 
   router.get(
@@ -588,10 +587,10 @@ export function orderPages(router: Router, kit: Kit) {
         const { storeId, id: orderId } = found.detail!.order!;
         // A stale tab or a hand-made post is simply tried: the order service refuses
         // what may not be done (FAILED_PRECONDITION), and its reason is shown.
-        const target = auditTarget("order", orderId);
+        // The order service checks the member's role and writes the audit entry with the change.
         try {
-          if (name === "mark-paid") await change(ctx, "order.marked_paid", target, () => clients.order.markOrderPaid({ storeId, orderId }));
-          else await change(ctx, "order.cancelled", target, () => clients.order.cancelOrder({ storeId, orderId }));
+          if (name === "mark-paid") await clients.order.markOrderPaid({ storeId, orderId });
+          else await clients.order.cancelOrder({ storeId, orderId });
           seeOther(ctx, `${storePath(storeId, `orders/${orderId}`)}?done=${action.done}`);
         } catch (error) {
           const problem = problemText(error);
@@ -632,17 +631,15 @@ export function orderPages(router: Router, kit: Kit) {
       const idempotencyKey = /^dashboard-refund-[0-9a-f-]{36}$/.test(key) ? key : undefined;
       const reference = values.reference.trim() === "" ? undefined : values.reference.trim();
       try {
-        const { refund } = await change(ctx, "order.refunded", auditTarget("order", orderId), () =>
-          clients.order.refundOrder({
-            storeId,
-            orderId,
-            amount,
-            reason: values.reason.trim(),
-            reference,
-            idempotencyKey,
-            requestHash: requestHash({ refund: { order_id: orderId, amount: amount === undefined ? null : String(amount), reason: values.reason.trim(), reference: reference ?? null } }),
-          }),
-        );
+        const { refund } = await clients.order.refundOrder({
+          storeId,
+          orderId,
+          amount,
+          reason: values.reason.trim(),
+          reference,
+          idempotencyKey,
+          requestHash: requestHash({ refund: { order_id: orderId, amount: amount === undefined ? null : String(amount), reason: values.reason.trim(), reference: reference ?? null } }),
+        });
         seeOther(ctx, `${storePath(storeId, `orders/${orderId}`)}?refund=${encodeURIComponent(refund!.id)}`);
       } catch (error) {
         // A wrong amount or reason: the form again, with what was typed.

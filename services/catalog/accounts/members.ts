@@ -2,13 +2,13 @@
 // email with a one-time link, active once they set a password. One account per email:
 // an invitation to a second store adds that store to the same account.
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { Logger } from "../lib/logger.js";
+import type { Logger } from "../../lib/logger.js";
+import type { Stores } from "../merchant-stores.js";
 import { authenticationFailed, INVITATION_TTL_SECONDS } from "./account-policy.js";
-import { hashPassword } from "./passwords.js";
-import type { Sessions, SignedIn } from "./sessions.js";
-import type { Stores } from "./stores.js";
-import type { MemberRow, Pool } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { MemberRow, Pool } from "./account-store.js";
+import type * as sqlStore from "./account-store.js";
+import type { MemberSessions, SignedIn } from "./member-sessions.js";
+import { hashPassword, SCRYPT_PARAMS, type ScryptParams } from "./passwords.js";
 import { generateToken, hashToken, isWellFormedToken } from "./tokens.js";
 
 export interface Invitation {
@@ -40,12 +40,15 @@ export function createMembers({
   store,
   stores,
   sessions,
+  scryptParams = SCRYPT_PARAMS,
   logger,
 }: {
   sql: Pool;
   store: MembersStore;
   stores: Pick<Stores, "get">;
-  sessions: Pick<Sessions, "start">;
+  sessions: Pick<MemberSessions, "start">;
+  /** Default SCRYPT_PARAMS; see CatalogDomainDeps. */
+  scryptParams?: ScryptParams;
   logger: Logger;
 }) {
   return {
@@ -77,7 +80,7 @@ export function createMembers({
       const tokenHash = hashToken(token);
       // A cheap look first, so a made-up token never costs a scrypt; the claim below decides.
       if (!(await store.findOpenInvitation(sql, tokenHash))) throw authenticationFailed();
-      const passwordHash = await hashPassword(password);
+      const passwordHash = await hashPassword(password, scryptParams);
       const signedIn = await store.transaction(sql, async (tx) => {
         const invitation = await store.useInvitation(tx, tokenHash);
         if (!invitation) return undefined;

@@ -1,10 +1,11 @@
-// Dashboard sign-in and sessions (CONTRACT §10). Every failure — a malformed or unknown
-// email, a member without a password, a wrong password, a locked email, a member of no
-// store, an unknown or expired session — is the same UNAUTHENTICATED, and an unknown
-// email costs the same scrypt as a wrong password, so neither the answer nor its
-// timing tells whether an email has an account.
-import { auditTarget } from "../../common/audit.js";
-import type { Logger } from "../lib/logger.js";
+// Members' dashboard sign-in and sessions (CONTRACT §10). Every failure — a malformed
+// or unknown email, a member without a password, a wrong password, a locked email, a
+// member of no store, an unknown or expired session — is the same UNAUTHENTICATED, and
+// an unknown email costs the same scrypt as a wrong password, so neither the answer nor
+// its timing tells whether an email has an account. A sign-in whose stored hash has
+// older scrypt parameters stores a new one of the same password (passwords.ts).
+import { auditTarget } from "../../../common/audit.js";
+import type { Logger } from "../../lib/logger.js";
 import {
   authenticationFailed,
   SESSION_IDLE_SECONDS,
@@ -15,11 +16,11 @@ import {
   SIGN_IN_LOCK_SECONDS,
   SIGN_IN_MAX_FAILURES,
 } from "./account-policy.js";
-import { isPlausiblePassword, spendVerification, verifyPassword } from "./passwords.js";
-import type { Db, MemberRow, MemberStoreRow, Pool, SessionLimits, ThrottlePolicy } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { Db, MemberRow, MemberStoreRow, Pool, SessionLimits, ThrottlePolicy } from "./account-store.js";
+import type * as sqlStore from "./account-store.js";
+import { normalizeEmail } from "./member-email.js";
+import { hashPassword, isPlausiblePassword, needsRehash, SCRYPT_PARAMS, spendVerification, verifyPassword, type ScryptParams } from "./passwords.js";
 import { generateToken, hashToken, isWellFormedToken } from "./tokens.js";
-import { normalizeEmail } from "./validation.js";
 
 const LIMITS: SessionLimits = { idleSeconds: SESSION_IDLE_SECONDS, maxAgeSeconds: SESSION_MAX_AGE_SECONDS };
 const THROTTLE: ThrottlePolicy = {
@@ -41,10 +42,11 @@ export interface ResolvedSession {
   sessionId: string;
 }
 
-export type SessionsStore = Pick<
+export type MemberSessionsStore = Pick<
   typeof sqlStore,
   | "transaction"
   | "findMemberCredentials"
+  | "rehashPassword"
   | "claimSignInAttempt"
   | "clearSignInAttempts"
   | "memberStores"
@@ -56,7 +58,18 @@ export type SessionsStore = Pick<
   | "pruneAccounts"
 >;
 
-export function createSessions({ sql, store, logger }: { sql: Pool; store: SessionsStore; logger: Logger }) {
+export function createMemberSessions({
+  sql,
+  store,
+  scryptParams = SCRYPT_PARAMS,
+  logger,
+}: {
+  sql: Pool;
+  store: MemberSessionsStore;
+  /** What an older hash is upgraded to on sign-in. Default SCRYPT_PARAMS; see CatalogDomainDeps. */
+  scryptParams?: ScryptParams;
+  logger: Logger;
+}) {
   let prunedAt = 0;
 
   /** Sweeping is housekeeping: its failure must not fail a sign-in. */
@@ -109,17 +122,23 @@ export function createSessions({ sql, store, logger }: { sql: Pool; store: Sessi
         logger.info({ memberId: member?.id, reason: member ? "wrong or no password" : "unknown email" }, "sign-in refused");
         throw authenticationFailed();
       }
-      const { password_hash: _hash, ...row } = member;
+      const { password_hash: storedHash, ...row } = member;
+      // Hashed before the transaction, which must not wait on scrypt.
+      const strongerHash = needsRehash(storedHash!, scryptParams) ? await hashPassword(password, scryptParams) : undefined;
+      let rehashed = false;
       const signedIn = await store.transaction(sql, async (tx) => {
         const started = await start(tx, row);
-        if (started) await store.clearSignInAttempts(tx, email);
+        if (started) {
+          await store.clearSignInAttempts(tx, email);
+          if (strongerHash) rehashed = await store.rehashPassword(tx, member.id, storedHash!, strongerHash);
+        }
         return started;
       });
       if (!signedIn) {
         logger.info({ memberId: member.id, reason: "no store" }, "sign-in refused");
         throw authenticationFailed();
       }
-      logger.info({ memberId: member.id }, "member signed in");
+      logger.info(rehashed ? { memberId: member.id, passwordRehashed: true } : { memberId: member.id }, "member signed in");
       return signedIn;
     },
 
@@ -141,4 +160,4 @@ export function createSessions({ sql, store, logger }: { sql: Pool; store: Sessi
   };
 }
 
-export type Sessions = ReturnType<typeof createSessions>;
+export type MemberSessions = ReturnType<typeof createMemberSessions>;

@@ -7,16 +7,17 @@ import type { GatewayContext } from "../context.js";
 import type { RateLimiter, RateDecision } from "../rate-limit.js";
 import { field, readForm } from "./forms.js";
 import { seeOther, sendPage, type Kit } from "./kit.js";
-import { csrfTokenFor, readCookie, sameToken, type Sessions } from "./session.js";
-import { InvitePage, MessagePage, NoStoresPage, SignInPage } from "./views/account.js";
+import { csrfTokenFor, readCookie, sameToken, type SessionCookies } from "./session-cookie.js";
+import { InvitePage, MessagePage, NoStoresPage, SignInPage } from "./views/sign-in-pages.js";
 import { storePath } from "./views/layout.js";
 
 const INVALID = "Invalid email or password";
 
 /**
- * Sign-in and accepting an invitation hash a password (scrypt, ~100 ms of a core): the
- * catalog's usual 1.2 s deadline is too short on a busy machine, and an acceptance cut
- * off by it would spend the one-time link without signing anyone in.
+ * Sign-in and accepting an invitation hash a password (scrypt, ~0.3 s of a core; twice
+ * when a sign-in upgrades an older hash): the catalog's usual 1.2 s deadline is too
+ * short on a busy machine, and an acceptance cut off by it would spend the one-time
+ * link without signing anyone in.
  */
 const PASSWORD_CALL_TIMEOUT_MS = 15_000;
 
@@ -27,7 +28,7 @@ export interface SignInLimits {
 
 const isUnauthenticated = (error: unknown) => error instanceof ConnectError && error.code === Code.Unauthenticated;
 
-export function accountRoutes(router: Router, kit: Kit, sessions: Sessions, limits: SignInLimits) {
+export function signInRoutes(router: Router, kit: Kit, sessions: SessionCookies, limits: SignInLimits) {
   const { clients, handle, logger } = kit;
 
   /** The pre-sign-in form token must match its cookie: another site cannot sign a browser in to its own account. */

@@ -6,12 +6,14 @@ import test, { type ExecutionContext } from "ava";
 import { createHash } from "node:crypto";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
-import { AccountService } from "../../gen/catalog/v1/account_pb.js";
-import { StoreService } from "../../gen/catalog/v1/catalog_pb.js";
-import { CATALOG_SCHEMA } from "../../services/catalog/service.js";
-import { connectDb, type Sql } from "../../services/lib/db.js";
-import { createRpcChannel, type RpcChannel } from "../../services/lib/rpc-client.js";
-import { startCatalogOnly } from "../helpers/stack.js";
+import { AccountService } from "../../../gen/catalog/v1/account_pb.js";
+import { StoreService } from "../../../gen/catalog/v1/catalog_pb.js";
+import { rehashPassword } from "../../../services/catalog/accounts/account-store.js";
+import { hashPassword } from "../../../services/catalog/accounts/passwords.js";
+import { CATALOG_SCHEMA } from "../../../services/catalog/service.js";
+import { connectDb, type Sql } from "../../../services/lib/db.js";
+import { createRpcChannel, type RpcChannel } from "../../../services/lib/rpc-client.js";
+import { startCatalogOnly } from "../../helpers/stack.js";
 
 const PASSWORD = "kata sandi rahasia";
 
@@ -82,7 +84,7 @@ test("invite → accept → resolve: the member is active, signed in, and only h
   t.deepEqual(session!.token_hash, sha256(accepted.session!.token));
 
   const [member] = await sql<{ password_hash: string }[]>`select password_hash from members where id = ${invited.member!.id}`;
-  t.regex(member!.password_hash, /^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-]+$/);
+  t.regex(member!.password_hash, /^scrypt\$131072\$8\$1\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-]+$/);
   const everything = JSON.stringify(await sql`select * from members, invitations, sessions where members.id = ${invited.member!.id}`);
   for (const secret of [PASSWORD, invited.invitationToken, accepted.session!.token]) t.false(everything.includes(secret));
 
@@ -128,6 +130,37 @@ test("ten concurrent accepts of one invitation: one session, nine failures", asy
   const winner = (results[index] as PromiseFulfilledResult<Awaited<ReturnType<typeof accounts.acceptInvitation>>>).value;
   t.truthy(await accounts.resolveSession({ token: winner.session!.token }));
   t.truthy(await accounts.signIn({ email: invited.member!.email, password: `${PASSWORD} ${index}` }));
+});
+
+test("a sign-in with a hash of the old parameters (N = 2^15) rewrites it at N = 2^17 in the database; the password still signs in", async (t) => {
+  const storeId = await newStore();
+  const { email, memberId } = await activeMember(storeId);
+  const old = await hashPassword(PASSWORD, { N: 2 ** 15, r: 8, p: 1 });
+  await sql`update members set password_hash = ${old} where id = ${memberId}`;
+  const storedHash = async () => (await sql<{ password_hash: string }[]>`select password_hash from members where id = ${memberId}`)[0]!.password_hash;
+
+  await failsAuthentication(t, accounts.signIn({ email, password: "wrong password!!" }), "wrong password");
+  t.is(await storedHash(), old, "a failed sign-in rewrites nothing");
+  await accounts.signIn({ email, password: PASSWORD });
+  const upgraded = await storedHash();
+  t.regex(upgraded, /^scrypt\$131072\$8\$1\$/);
+  t.truthy(await accounts.signIn({ email, password: PASSWORD }), "the rewritten hash verifies the same password");
+  t.is(await storedHash(), upgraded, "and is not rewritten again");
+
+  // The rewrite is conditional on the hash it replaces: a password set meanwhile stays.
+  t.false(await rehashPassword(sql, memberId, old, "scrypt$stale"));
+  t.is(await storedHash(), upgraded);
+});
+
+test("inviting the decomposed form of a member's email (e + combining accent) finds the same member", async (t) => {
+  const storeId = await newStore();
+  const composed = `jos\u00e9.${++emailCount}@caf\u00e9.example`;
+  const first = await accounts.inviteMember({ storeId, email: composed });
+  const again = await accounts.inviteMember({ storeId: await newStore(), email: composed.normalize("NFD").toUpperCase() });
+  t.is(again.member!.id, first.member!.id);
+  t.is(again.member!.email, composed);
+  const rows = await sql`select id from members where email in (${composed}, ${composed.normalize("NFD")})`;
+  t.is(rows.length, 1);
 });
 
 test("10 failures lock the email; the 11th attempt fails even with the right password; after 15 minutes it works", async (t) => {

@@ -1,4 +1,5 @@
-// Sign-in, invitation and error pages: outside any store.
+// Sign-in, invitation and message pages: outside any store (kit.tsx shows errors with
+// MessagePage too).
 import { Csrf, Plain } from "./layout.js";
 
 export function SignInPage(props: { csrf: string; email?: string; error?: string; notice?: string }) {

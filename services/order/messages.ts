@@ -1,3 +1,5 @@
+// Rows → protobuf messages (orders, refunds, status history, bank mutations): the one
+// place the two vocabularies meet, with the URLs an order's message carries.
 import { create } from "@bufbuild/protobuf";
 import { BankMutationSchema, type BankMutation } from "../../gen/order/v1/bank_pb.js";
 import { OrderDetailSchema, OrderSchema, RefundSchema, StatusChangeSchema, type Order, type OrderDetail, type Refund, type StatusChange } from "../../gen/order/v1/order_pb.js";

@@ -41,11 +41,11 @@ export function sessionRequest(order: OrderRow, items: OrderItemRow[], expiresAt
   };
 }
 
-export type SessionStore = Pick<typeof sqlStore, "transaction" | "findOrder" | "liveSessionsOf" | "itemsOf" | "insertSession">;
+export type PaymentSessionStore = Pick<typeof sqlStore, "transaction" | "findOrder" | "liveSessionsOf" | "itemsOf" | "insertSession">;
 
-export function createSessions(deps: {
+export function createPaymentSessions(deps: {
   sql: Pool;
-  store: SessionStore;
+  store: PaymentSessionStore;
   gateway: PaymentGateway;
   logger: Logger;
   /** Caps a gateway session's life below the order's (unset: the order's expiry). */
@@ -111,4 +111,4 @@ export function createSessions(deps: {
   return { ensureSession, liveSessionOf };
 }
 
-export type Sessions = ReturnType<typeof createSessions>;
+export type PaymentSessions = ReturnType<typeof createPaymentSessions>;

@@ -1,19 +1,39 @@
-// Dashboard passwords (CONTRACT §10): scrypt with a random salt, its parameters in the
-// stored string, verified in constant time; the length rule; tokens as SHA-256. Pure
-// functions, no database.
+// Dashboard passwords (CONTRACT §10): scrypt at N = 2^17 with a random salt, its
+// parameters in the stored string, verified in constant time; hashes of older
+// parameters still verify and ask to be replaced; the length rule; tokens as SHA-256.
+// Pure functions, no database.
 import test from "ava";
 import { scryptSync } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { hashPassword, isPlausiblePassword, requirePassword, SCRYPT_PARAMS, spendVerification, verifyPassword } from "../../services/catalog/passwords.js";
-import { generateToken, hashToken, isWellFormedToken } from "../../services/catalog/tokens.js";
+import {
+  DUMMY_HASH,
+  hashPassword,
+  isPlausiblePassword,
+  needsRehash,
+  requirePassword,
+  SCRYPT_MAXMEM,
+  SCRYPT_PARAMS,
+  spendVerification,
+  verifyPassword,
+} from "../../../services/catalog/accounts/passwords.js";
+import { generateToken, hashToken, isWellFormedToken } from "../../../services/catalog/accounts/tokens.js";
 
 const PASSWORD = "correct horse battery staple";
+/** PASSWORD as the service stored it before issue #20: scrypt at N = 2^15. */
+const OLD_HASH = "scrypt$32768$8$1$czWZVhZcR770fPfO4VWLtA$ijKOojZvnTW-Nr97oiJi_ytlaa7at_UBIbZvtGUfiyA";
+
+test("the parameters are OWASP's minimum for scrypt, N = 2^17, r = 8, p = 1, within the memory given to scrypt", (t) => {
+  t.deepEqual({ ...SCRYPT_PARAMS }, { N: 2 ** 17, r: 8, p: 1 });
+  t.true(128 * SCRYPT_PARAMS.N * SCRYPT_PARAMS.r < SCRYPT_MAXMEM, "scrypt is given room for them (Node's default, 32 MiB, is not)");
+  t.true(DUMMY_HASH.startsWith("scrypt$131072$8$1$"), "an unknown email costs as much as a real hash");
+  t.false(needsRehash(DUMMY_HASH));
+});
 
 test("a hash is scrypt$N$r$p$salt$hash with the current parameters, and the password is not in it", async (t) => {
   const stored = await hashPassword(PASSWORD);
   const [scheme, N, r, p, salt, key, ...rest] = stored.split("$");
   t.is(scheme, "scrypt");
-  t.deepEqual([Number(N), Number(r), Number(p)], [SCRYPT_PARAMS.N, SCRYPT_PARAMS.r, SCRYPT_PARAMS.p]);
+  t.deepEqual([Number(N), Number(r), Number(p)], [2 ** 17, 8, 1]);
   t.is(Buffer.from(salt!, "base64url").length, 16);
   t.is(Buffer.from(key!, "base64url").length, 32);
   t.deepEqual(rest, []);
@@ -46,6 +66,19 @@ test("the parameters are read from the stored string: a hash made with others st
   t.false(await verifyPassword("wrong password!!", cheaper));
 });
 
+test("a hash of the old parameters (N = 2^15) verifies and asks to be replaced; a new one does not", async (t) => {
+  t.true(await verifyPassword(PASSWORD, OLD_HASH));
+  t.false(await verifyPassword("wrong password!!", OLD_HASH));
+  t.true(needsRehash(OLD_HASH));
+  const fresh = await hashPassword(PASSWORD);
+  t.false(needsRehash(fresh));
+  // Any parameter other than the target asks, higher or lower; a string that does not parse verifies nothing and does not.
+  t.true(needsRehash(fresh, { N: 2 ** 16, r: 8, p: 1 }));
+  t.true(needsRehash(fresh, { ...SCRYPT_PARAMS, r: 16 }));
+  t.false(needsRehash(await hashPassword(PASSWORD, { N: 2 ** 12, r: 8, p: 1 }), { N: 2 ** 12, r: 8, p: 1 }));
+  t.false(needsRehash("plain-text-password"));
+});
+
 test("a damaged or foreign stored string is a mismatch, never an exception or a huge allocation", async (t) => {
   const good = await hashPassword(PASSWORD);
   const parts = good.split("$");
@@ -56,6 +89,8 @@ test("a damaged or foreign stored string is a mismatch, never an exception or a 
     parts.slice(0, 5).join("$"),
     ["scrypt", 2 ** 30, 8, 1, parts[4], parts[5]].join("$"),
     ["scrypt", 3000, 8, 1, parts[4], parts[5]].join("$"),
+    // Within the bounds for N, but 1 GiB: more than scrypt is allowed.
+    ["scrypt", 2 ** 20, 8, 1, parts[4], parts[5]].join("$"),
     ["scrypt", parts[1], 8, 1, "", parts[5]].join("$"),
     ["scrypt", parts[1], 8, 1, parts[4], "AA"].join("$"),
   ];

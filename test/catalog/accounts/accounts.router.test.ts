@@ -1,27 +1,36 @@
 // AccountService and UpdateStoreSettings through the catalog's Connect routes in memory
-// (createRouterTransport) over the real domain modules and the in-memory store: argument
+// (createRouterTransport) over the real domain modules and the in-memory stores: argument
 // errors, store scoping, and that every authentication failure looks the same. The
-// fake's clock is moved on for expiry; real PostgreSQL is in accounts.test.ts.
+// account fake's clock is moved on for expiry; real PostgreSQL is in accounts.test.ts.
+// Passwords are hashed at a small scrypt N, since these tests sign in a hundred times;
+// the real parameters are passwords.unit.test.ts's and accounts.test.ts's.
 import test, { type ExecutionContext } from "ava";
 import { randomUUID } from "node:crypto";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
-import { AccountService } from "../../gen/catalog/v1/account_pb.js";
-import { StoreService } from "../../gen/catalog/v1/catalog_pb.js";
-import { AUDIT_ACTIONS } from "../../common/audit.js";
-import { createCatalogDomain } from "../../services/catalog/domain.js";
-import { createCatalogRoutes } from "../../services/catalog/routes.js";
-import { hashToken } from "../../services/catalog/tokens.js";
-import { createLogger } from "../../services/lib/logger.js";
-import { createFakeCatalogStore } from "../helpers/fake-catalog-store.js";
+import { AccountService } from "../../../gen/catalog/v1/account_pb.js";
+import { StoreService } from "../../../gen/catalog/v1/catalog_pb.js";
+import { AUDIT_ACTIONS } from "../../../common/audit.js";
+import { hashPassword, needsRehash, SCRYPT_PARAMS, verifyPassword, type ScryptParams } from "../../../services/catalog/accounts/passwords.js";
+import { hashToken } from "../../../services/catalog/accounts/tokens.js";
+import { createCatalogDomain } from "../../../services/catalog/domain.js";
+import { createCatalogRoutes } from "../../../services/catalog/routes.js";
+import { createLogger } from "../../../services/lib/logger.js";
+import { createFakeAccountStore } from "../../helpers/fake-account-store.js";
+import { createFakeCatalogStore } from "../../helpers/fake-catalog-store.js";
 
 const PASSWORD = "kata sandi rahasia";
 const FAILED = /^invalid credentials$/;
 const HOUR = 3600;
 
-function setup() {
-  const fake = createFakeCatalogStore();
-  const domain = createCatalogDomain({ sql: fake.sql, store: fake.store, logger: createLogger("test", "silent") });
+/** 1 MiB and a few milliseconds a hash; an unknown email still costs the real parameters' dummy hash. */
+const CHEAP_SCRYPT: ScryptParams = { N: 2 ** 10, r: 8, p: 1 };
+
+function setup(scryptParams = CHEAP_SCRYPT) {
+  const catalog = createFakeCatalogStore();
+  const fake = createFakeAccountStore(catalog);
+  const logger = createLogger("test", "silent");
+  const domain = createCatalogDomain({ sql: catalog.sql, store: catalog.store, accountStore: fake.store, scryptParams, logger });
   const transport = createRouterTransport(createCatalogRoutes(domain));
   return { fake, stores: createClient(StoreService, transport), accounts: createClient(AccountService, transport) };
 }
@@ -108,6 +117,25 @@ test("InviteMember: INVALID_ARGUMENT naming store_id or email; NOT_FOUND for an 
   }
   await rejects(t, clients.accounts.inviteMember({ storeId: randomUUID(), email: "a@example.com" }), Code.NotFound);
   t.is((await clients.accounts.listMembers({ storeId })).members.length, 5, "refused invitations added nobody");
+});
+
+test("InviteMember: the decomposed form of a member's email (e + combining accent) is the same member, in any store; sign-in and the audit log agree", async (t) => {
+  const clients = setup();
+  const first = await newStore(clients, "Toko Satu");
+  const second = await newStore(clients, "Toko Dua");
+  const composed = "jos\u00e9@caf\u00e9.example";
+  const decomposed = "JOSE\u0301@CAFE\u0301.EXAMPLE";
+  const { memberId } = await activeMember(clients, first, composed);
+
+  const again = await clients.accounts.inviteMember({ storeId: first, email: decomposed });
+  t.like(again.member, { id: memberId, email: composed, status: "active" });
+  const elsewhere = await clients.accounts.inviteMember({ storeId: second, email: decomposed });
+  t.is(elsewhere.member!.id, memberId, "one account per mailbox, however it is typed");
+  t.is(clients.fake.memberCount(), 1);
+
+  t.is((await clients.accounts.signIn({ email: decomposed, password: PASSWORD })).member!.id, memberId);
+  const { entry } = await clients.accounts.recordAudit({ storeId: first, actor: decomposed, action: "key.created", target: "key:1" });
+  t.is(entry!.actor, composed);
 });
 
 test("AcceptInvitation: the password rule comes first; then a bad, used or expired token fails like every other authentication", async (t) => {
@@ -199,6 +227,27 @@ test("SignIn: a success clears the count; failures older than 15 minutes do not 
   clients.fake.advance(15 * 60 + 1);
   for (let i = 0; i < 9; i++) await fail();
   t.truthy(await clients.accounts.signIn({ email: "siti@example.co.id", password: PASSWORD }), "5 old + 9 recent failures lock nothing");
+});
+
+test("SignIn with a hash of the old scrypt parameters (N = 2^15) stores one of the same password at N = 2^17; a failure or a current hash changes nothing", async (t) => {
+  const clients = setup(SCRYPT_PARAMS);
+  const storeId = await newStore(clients);
+  const email = "lama@example.com";
+  await activeMember(clients, storeId, email);
+  const old = await hashPassword(PASSWORD, { N: 2 ** 15, r: 8, p: 1 });
+  clients.fake.setPasswordHashOf(email, old);
+
+  await failsAuthentication(t, clients.accounts.signIn({ email, password: "wrong password!!" }), "wrong password");
+  t.is(clients.fake.passwordHashOf(email), old, "a failed sign-in rewrites nothing");
+
+  await clients.accounts.signIn({ email, password: PASSWORD });
+  const upgraded = clients.fake.passwordHashOf(email)!;
+  t.regex(upgraded, /^scrypt\$131072\$8\$1\$/);
+  t.false(needsRehash(upgraded));
+  t.true(await verifyPassword(PASSWORD, upgraded));
+
+  await clients.accounts.signIn({ email, password: PASSWORD });
+  t.is(clients.fake.passwordHashOf(email), upgraded, "a current hash is left alone");
 });
 
 test("SignIn records member.signed_in, by the member, in each of their stores' audit logs", async (t) => {

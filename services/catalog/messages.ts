@@ -10,11 +10,11 @@ import {
   type Item,
   type Store,
 } from "../../gen/catalog/v1/catalog_pb.js";
-import { AuditEntrySchema, MemberSchema, SessionSchema, type AuditEntry, type Member, type Session } from "../../gen/catalog/v1/account_pb.js";
 import { planFromName } from "../../common/plans.js";
-import type { ApiKeyRow, AuditRow, ItemRow, ItemStatusName, MemberRow, StoreRow } from "./store.js";
+import type { ApiKeyRow, ItemRow, ItemStatusName, StoreRow } from "./store.js";
 
-// Rows ↔ protobuf messages: the one place the two vocabularies meet.
+// Rows ↔ protobuf messages: the one place the two vocabularies meet (the accounts' own
+// are accounts/messages.ts).
 
 export const itemStatusNames: Record<ItemStatusName, ItemStatus> = {
   draft: ItemStatus.DRAFT,
@@ -72,29 +72,5 @@ export function itemMessage(row: ItemRow): Item {
     status: itemStatusNames[row.status],
     productIds: row.product_ids,
     createdAt: timestampFromDate(row.created_at),
-  });
-}
-
-export function memberMessage(row: MemberRow): Member {
-  return create(MemberSchema, {
-    id: row.id,
-    email: row.email,
-    status: row.has_password ? "active" : "invited",
-    createdAt: timestampFromDate(row.created_at),
-  });
-}
-
-export function sessionMessage(session: { token: string; expiresAt: Date }): Session {
-  return create(SessionSchema, { token: session.token, expiresAt: timestampFromDate(session.expiresAt) });
-}
-
-export function auditEntryMessage(row: AuditRow): AuditEntry {
-  return create(AuditEntrySchema, {
-    id: row.id,
-    storeId: row.store_id,
-    at: timestampFromDate(row.created_at),
-    actor: row.actor,
-    action: row.action,
-    target: row.target,
   });
 }

@@ -3,7 +3,7 @@
 import test from "ava";
 import type { Context } from "koa";
 import type { ServiceClients } from "../../gateway/clients.js";
-import { createSessions, csrfTokenFor, readCookie, sameToken } from "../../gateway/dashboard/session.js";
+import { createSessionCookies, csrfTokenFor, readCookie, sameToken } from "../../gateway/dashboard/session-cookie.js";
 
 /** Just enough of a Koa context for the cookie helpers. */
 function fakeContext(cookieHeader = "") {
@@ -22,13 +22,13 @@ const clients = {} as ServiceClients;
 
 test("over https the session cookie is __Host-, Secure, HttpOnly, SameSite=Lax, for 7 days", (t) => {
   const { ctx, headers } = fakeContext();
-  createSessions({ clients, secure: true }).start(ctx, "tok_" + "a".repeat(40));
+  createSessionCookies({ clients, secure: true }).start(ctx, "tok_" + "a".repeat(40));
   t.deepEqual(headers["Set-Cookie"], [`__Host-session=tok_${"a".repeat(40)}; Path=/; Max-Age=604800; HttpOnly; SameSite=Lax; Secure`]);
 });
 
 test("over plain http (local development) the cookie is not Secure, so the browser keeps it", (t) => {
   const { ctx, headers } = fakeContext();
-  const sessions = createSessions({ clients, secure: false });
+  const sessions = createSessionCookies({ clients, secure: false });
   sessions.start(ctx, "b".repeat(43));
   sessions.clear(ctx);
   t.deepEqual(headers["Set-Cookie"], [
@@ -58,7 +58,7 @@ test("a CSRF token belongs to one session and compares in constant time", (t) =>
 
 test("the pre-sign-in CSRF cookie is made once and then reused", (t) => {
   const first = fakeContext();
-  const sessions = createSessions({ clients, secure: true });
+  const sessions = createSessionCookies({ clients, secure: true });
   const token = sessions.preSessionCsrf(first.ctx);
   t.regex(String((first.headers["Set-Cookie"] as string[])[0]), /^__Host-csrf=[A-Za-z0-9_-]{32}; Path=\/; Max-Age=3600; HttpOnly; SameSite=Lax; Secure$/);
   const again = fakeContext(`__Host-csrf=${token}`);

@@ -1,5 +1,7 @@
-// Who is signed in to the dashboard (CONTRACT §10): a server-side session (the catalog
-// service keeps it) named by an HttpOnly cookie, and the CSRF token every form carries.
+// The dashboard's cookies and CSRF tokens (CONTRACT §10): who is signed in is a
+// server-side session (the catalog service keeps it, accounts/member-sessions.ts) named
+// by an HttpOnly cookie; every form carries a CSRF token, derived from that cookie once
+// signed in and double-submitted in a cookie of its own before.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Context } from "koa";
@@ -41,7 +43,7 @@ function appendCookie(ctx: Context, cookie: string) {
   ctx.set("Set-Cookie", [...list, cookie]);
 }
 
-export function createSessions(deps: { clients: ServiceClients; secure: boolean }) {
+export function createSessionCookies(deps: { clients: ServiceClients; secure: boolean }) {
   const names = cookieNames(deps.secure);
   return {
     names,
@@ -80,7 +82,7 @@ export function createSessions(deps: { clients: ServiceClients; secure: boolean 
   };
 }
 
-export type Sessions = ReturnType<typeof createSessions>;
+export type SessionCookies = ReturnType<typeof createSessionCookies>;
 
 /** A signed-in member's CSRF token: derived from the HttpOnly session token, which another site can neither read nor set. */
 export function csrfTokenFor(sessionToken: string): string {

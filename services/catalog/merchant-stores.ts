@@ -1,6 +1,6 @@
-// Stores and their plans (CONTRACT §3): what a new store needs, the plan it gets when
-// none is named, its settings (bank account, redirects; §10 Settings), and the lookup
-// every store-scoped call starts with.
+// Merchant stores and their plans (CONTRACT §3): what a new store needs, the plan it
+// gets when none is named, its settings (bank account, redirects; §10 Settings), and
+// the lookup every store-scoped call starts with. Their SQL is in store.ts.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { Plan, type CreateStoreRequest, type UpdateStoreSettingsRequest } from "../../gen/catalog/v1/catalog_pb.js";
 import { planName, type PlanName } from "../../common/plans.js";

@@ -1,12 +1,13 @@
 // Each store's audit log (CONTRACT §8, §10): who (a member's email, or `operator` for
 // the CLI) did what (common/audit.ts's vocabulary) to which thing. Callers record the
 // changes they made; this module only makes sure every entry speaks that vocabulary.
-import { isAuditAction, OPERATOR_ACTOR, type AuditAction } from "../../common/audit.js";
+import { isAuditAction, OPERATOR_ACTOR, type AuditAction } from "../../../common/audit.js";
+import type { Stores } from "../merchant-stores.js";
+import { invalid } from "../validation.js";
 import { AUDIT_LIST_DEFAULT, AUDIT_LIST_MAX, AUDIT_TARGET_MAX_LENGTH } from "./account-policy.js";
-import type { Stores } from "./stores.js";
-import type { AuditRow, NewAuditEntry, Pool } from "./store.js";
-import type * as sqlStore from "./store.js";
-import { invalid, normalizeEmail } from "./validation.js";
+import type { AuditRow, NewAuditEntry, Pool } from "./account-store.js";
+import type * as sqlStore from "./account-store.js";
+import { normalizeEmail } from "./member-email.js";
 
 /** `operator`, or an email (normalized like members' emails); INVALID_ARGUMENT naming `actor` otherwise. */
 export function requireActor(actor: string): string {

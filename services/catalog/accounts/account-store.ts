@@ -1,0 +1,285 @@
+// The SQL of dashboard accounts (CONTRACT §10): members, memberships, invitations,
+// sessions, the sign-in throttle and each store's audit log, and only here. The tables
+// sit in the catalog schema beside stores (their foreign keys point at stores), so a
+// helper may join stores; like ../store.ts, every helper takes `db: Db`, a pool or a
+// transaction, and times are compared against the database's clock.
+import { transaction, type Db, type Sql } from "../../lib/db.js";
+
+/** The pool: the one thing that can open a transaction. */
+export type Pool = Sql;
+
+export { transaction, type Db };
+
+// Members, invitations, sessions, the sign-in throttle.
+
+export interface MemberRow {
+  id: string;
+  email: string;
+  /** False until the member accepts an invitation ("invited"), true after ("active"). */
+  has_password: boolean;
+  created_at: Date;
+}
+
+/** A member with the stored password hash, for sign-in only. */
+export interface MemberCredentials extends MemberRow {
+  password_hash: string | null;
+}
+
+export interface MemberStoreRow {
+  id: string;
+  name: string;
+}
+
+export interface SessionRow {
+  id: string;
+  member_id: string;
+  created_at: Date;
+  last_seen_at: Date;
+}
+
+export interface LiveSession {
+  session: SessionRow;
+  member: MemberRow;
+  /** last_seen_at is older than the touch resolution asked for. */
+  stale: boolean;
+}
+
+export interface SessionLimits {
+  idleSeconds: number;
+  maxAgeSeconds: number;
+}
+
+export interface ThrottlePolicy {
+  maxFailures: number;
+  windowSeconds: number;
+  lockSeconds: number;
+}
+
+export interface NewInvitation {
+  member_id: string;
+  store_id: string;
+  token_hash: Buffer;
+}
+
+const memberColumns = (db: Db) => db`m.id, m.email, m.created_at, (m.password_hash is not null) as has_password`;
+
+/** The member with this (normalized) email, created when there is none; safe when two invitations race. */
+export async function upsertMember(db: Db, email: string): Promise<MemberRow> {
+  const [row] = await db<MemberRow[]>`
+    insert into members as m (email) values (${email})
+    on conflict (email) do update set email = excluded.email
+    returning ${memberColumns(db)}`;
+  return row!;
+}
+
+/** Makes the member a member of the store; nothing when they already are. */
+export async function addMembership(db: Db, memberId: string, storeId: string): Promise<void> {
+  await db`insert into memberships (store_id, member_id) values (${storeId}, ${memberId}) on conflict do nothing`;
+}
+
+/**
+ * A new invitation of the member to the store, valid `ttlSeconds`; unused earlier ones
+ * for the same member and store stop working, so only the latest link is live.
+ */
+export async function replaceInvitation(db: Db, invitation: NewInvitation, ttlSeconds: number): Promise<{ expires_at: Date }> {
+  const [row] = await db<{ expires_at: Date }[]>`
+    with dropped as (
+      delete from invitations
+      where member_id = ${invitation.member_id} and store_id = ${invitation.store_id} and used_at is null
+    )
+    insert into invitations (token_hash, member_id, store_id, expires_at)
+    values (${invitation.token_hash}, ${invitation.member_id}, ${invitation.store_id}, clock_timestamp() + ${ttlSeconds} * interval '1 second')
+    returning expires_at`;
+  return row!;
+}
+
+/** An unused, unexpired invitation whose membership still stands. */
+export async function findOpenInvitation(db: Db, tokenHash: Buffer): Promise<{ member_id: string; store_id: string } | undefined> {
+  const [row] = await db<{ member_id: string; store_id: string }[]>`
+    select i.member_id, i.store_id from invitations i
+    join memberships ms on ms.member_id = i.member_id and ms.store_id = i.store_id
+    where i.token_hash = ${tokenHash} and i.used_at is null and i.expires_at > now()`;
+  return row;
+}
+
+/**
+ * Marks an open invitation used and answers whom it was for; undefined when it is not
+ * open. The row lock makes a second, concurrent use wait and then find it used.
+ */
+export async function useInvitation(db: Db, tokenHash: Buffer): Promise<{ member_id: string; store_id: string } | undefined> {
+  const [row] = await db<{ member_id: string; store_id: string }[]>`
+    update invitations i set used_at = clock_timestamp()
+    where i.token_hash = ${tokenHash} and i.used_at is null and i.expires_at > now()
+      and exists (select 1 from memberships ms where ms.member_id = i.member_id and ms.store_id = i.store_id)
+    returning i.member_id, i.store_id`;
+  return row;
+}
+
+export async function setPasswordHash(db: Db, memberId: string, passwordHash: string): Promise<MemberRow> {
+  const [row] = await db<MemberRow[]>`
+    update members m set password_hash = ${passwordHash} where m.id = ${memberId}
+    returning ${memberColumns(db)}`;
+  return row!;
+}
+
+/**
+ * Replaces the member's password hash with a stronger one of the same password, but
+ * only while the stored hash is still `current`: a password set meanwhile (an accepted
+ * invitation) is never overwritten by the old one. False when it was not replaced.
+ */
+export async function rehashPassword(db: Db, memberId: string, current: string, stronger: string): Promise<boolean> {
+  const rows = await db`update members set password_hash = ${stronger} where id = ${memberId} and password_hash = ${current} returning 1`;
+  return rows.length === 1;
+}
+
+export async function findMemberCredentials(db: Db, email: string): Promise<MemberCredentials | undefined> {
+  const [row] = await db<MemberCredentials[]>`
+    select ${memberColumns(db)}, m.password_hash from members m where m.email = ${email}`;
+  return row;
+}
+
+/** The store's members, by email. */
+export async function listMembers(db: Db, storeId: string): Promise<MemberRow[]> {
+  return db<MemberRow[]>`
+    select ${memberColumns(db)} from members m
+    join memberships ms on ms.member_id = m.id
+    where ms.store_id = ${storeId}
+    order by m.email`;
+}
+
+/** Ends the membership; undefined when the member is not one of this store's. */
+export async function removeMembership(db: Db, storeId: string, memberId: string): Promise<MemberRow | undefined> {
+  const [row] = await db<MemberRow[]>`
+    with removed as (
+      delete from memberships where store_id = ${storeId} and member_id = ${memberId} returning member_id
+    )
+    select ${memberColumns(db)} from members m join removed r on r.member_id = m.id`;
+  return row;
+}
+
+/** The member's unused invitations to this store stop working. */
+export async function dropInvitations(db: Db, memberId: string, storeId: string): Promise<void> {
+  await db`delete from invitations where member_id = ${memberId} and store_id = ${storeId} and used_at is null`;
+}
+
+/**
+ * Forgets the password of a member who belongs to no store any more, so a later
+ * invitation starts over instead of reviving the old password.
+ */
+export async function clearPasswordIfStoreless(db: Db, memberId: string): Promise<void> {
+  await db`
+    update members set password_hash = null
+    where id = ${memberId} and not exists (select 1 from memberships where member_id = ${memberId})`;
+}
+
+/** The stores the member belongs to, by name. */
+export async function memberStores(db: Db, memberId: string): Promise<MemberStoreRow[]> {
+  return db<MemberStoreRow[]>`
+    select s.id, s.name from stores s join memberships ms on ms.store_id = s.id
+    where ms.member_id = ${memberId}
+    order by s.name, s.id`;
+}
+
+export async function insertSession(db: Db, memberId: string, tokenHash: Buffer): Promise<SessionRow> {
+  const [row] = await db<SessionRow[]>`
+    insert into sessions (member_id, token_hash) values (${memberId}, ${tokenHash})
+    returning id, member_id, created_at, last_seen_at`;
+  return row!;
+}
+
+/** The session with this hash unless it has been idle or alive too long, with its member. */
+export async function findLiveSession(db: Db, tokenHash: Buffer, limits: SessionLimits, touchSeconds: number): Promise<LiveSession | undefined> {
+  const [row] = await db<(MemberRow & { session_id: string; session_created_at: Date; last_seen_at: Date; stale: boolean })[]>`
+    select ${memberColumns(db)}, s.id as session_id, s.created_at as session_created_at, s.last_seen_at,
+           s.last_seen_at < now() - ${touchSeconds} * interval '1 second' as stale
+    from sessions s join members m on m.id = s.member_id
+    where s.token_hash = ${tokenHash}
+      and s.last_seen_at > now() - ${limits.idleSeconds} * interval '1 second'
+      and s.created_at > now() - ${limits.maxAgeSeconds} * interval '1 second'`;
+  if (!row) return undefined;
+  const { session_id, session_created_at, last_seen_at, stale, ...member } = row;
+  return { session: { id: session_id, member_id: member.id, created_at: session_created_at, last_seen_at }, member, stale };
+}
+
+/** Marks the session seen now, unless a concurrent request already did within `touchSeconds`. */
+export async function touchSession(db: Db, sessionId: string, touchSeconds: number): Promise<void> {
+  await db`
+    update sessions set last_seen_at = now()
+    where id = ${sessionId} and last_seen_at < now() - ${touchSeconds} * interval '1 second'`;
+}
+
+export async function deleteSession(db: Db, tokenHash: Buffer): Promise<void> {
+  await db`delete from sessions where token_hash = ${tokenHash}`;
+}
+
+export async function deleteSessionsOfMember(db: Db, memberId: string): Promise<void> {
+  await db`delete from sessions where member_id = ${memberId}`;
+}
+
+/**
+ * Counts a sign-in attempt for the email before its password is checked (a success
+ * takes it back with clearSignInAttempts). False, counting nothing, while the email is
+ * locked; the attempt that makes `maxFailures` within the window starts the lock. One
+ * statement on one row: concurrent attempts are counted one after another.
+ */
+export async function claimSignInAttempt(db: Db, email: string, policy: ThrottlePolicy): Promise<boolean> {
+  const windowStart = () => db`now() - ${policy.windowSeconds} * interval '1 second'`;
+  const rows = await db`
+    insert into sign_in_throttle as t (email, recent_attempts, locked_until)
+    values (${email}, array[now()], case when 1 >= ${policy.maxFailures}::int then now() + ${policy.lockSeconds} * interval '1 second' end)
+    on conflict (email) do update set
+      recent_attempts = array_append(array(select a from unnest(t.recent_attempts) a where a > ${windowStart()} order by a), now()),
+      locked_until = case
+        when cardinality(array(select a from unnest(t.recent_attempts) a where a > ${windowStart()})) + 1 >= ${policy.maxFailures}::int
+        then now() + ${policy.lockSeconds} * interval '1 second'
+      end
+    where t.locked_until is null or t.locked_until <= now()
+    returning 1`;
+  return rows.length === 1;
+}
+
+export async function clearSignInAttempts(db: Db, email: string): Promise<void> {
+  await db`delete from sign_in_throttle where email = ${email}`;
+}
+
+/** Deletes sessions, invitations and throttle rows that can no longer matter. */
+export async function pruneAccounts(db: Db, limits: SessionLimits & { windowSeconds: number }): Promise<void> {
+  await db`
+    delete from sessions
+    where last_seen_at <= now() - ${limits.idleSeconds} * interval '1 second'
+       or created_at <= now() - ${limits.maxAgeSeconds} * interval '1 second'`;
+  await db`delete from invitations where expires_at <= now()`;
+  await db`
+    delete from sign_in_throttle
+    where (locked_until is null or locked_until <= now())
+      and recent_attempts[cardinality(recent_attempts)] <= now() - ${limits.windowSeconds} * interval '1 second'`;
+}
+
+// The audit log.
+
+export interface AuditRow {
+  id: string;
+  store_id: string;
+  created_at: Date;
+  actor: string;
+  action: string;
+  target: string;
+}
+
+export type NewAuditEntry = Pick<AuditRow, "store_id" | "actor" | "action" | "target">;
+
+export async function insertAuditEntries(db: Db, entries: NewAuditEntry[]): Promise<AuditRow[]> {
+  if (entries.length === 0) return [];
+  return db<AuditRow[]>`
+    insert into audit_log ${db(entries.map((entry) => ({ ...entry })))}
+    returning id, store_id, created_at, actor, action, target`;
+}
+
+/** The store's latest entries, newest first. */
+export async function listAudit(db: Db, storeId: string, limit: number): Promise<AuditRow[]> {
+  return db<AuditRow[]>`
+    select id, store_id, created_at, actor, action, target from audit_log
+    where store_id = ${storeId}
+    order by created_at desc, seq desc
+    limit ${limit}`;
+}

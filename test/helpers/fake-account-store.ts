@@ -1,0 +1,244 @@
+// An in-memory stand-in for services/catalog/accounts/account-store.ts: the same
+// functions with the same answers (token hashes, expiry and the sign-in throttle
+// against the fake clock), no database. Memberships, invitations and the audit log
+// point at the stores of a fake-catalog-store.ts, as the tables' foreign keys do. The
+// `db` argument is ignored; `transaction` rolls its changes back when `work` throws.
+import { randomUUID } from "node:crypto";
+import type { AuditRow, MemberRow, Pool, SessionRow } from "../../services/catalog/accounts/account-store.js";
+import type { AccountStore } from "../../services/catalog/domain.js";
+
+interface MemberRecord {
+  id: string;
+  email: string;
+  password_hash: string | null;
+  created_at: Date;
+}
+
+interface InvitationRecord {
+  token_hash: Buffer;
+  member_id: string;
+  store_id: string;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+interface SessionRecord extends SessionRow {
+  token_hash: Buffer;
+}
+
+interface State {
+  members: Map<string, MemberRecord>;
+  /** Keyed `${store_id}/${member_id}`. */
+  memberships: Map<string, { store_id: string; member_id: string; created_at: Date }>;
+  invitations: InvitationRecord[];
+  sessions: Map<string, SessionRecord>;
+  throttle: Map<string, { recent_attempts: Date[]; locked_until: Date | null }>;
+  audit: (AuditRow & { seq: number })[];
+}
+
+/** A unique-constraint failure, shaped like PostgreSQL's. */
+class UniqueViolation extends Error {
+  code = "23505";
+}
+
+/** `stores`: the catalog fake whose stores the accounts belong to. */
+export function createFakeAccountStore(stores: { storeOf(id: string): { id: string; name: string } | undefined }) {
+  let state: State = {
+    members: new Map(),
+    memberships: new Map(),
+    invitations: [],
+    sessions: new Map(),
+    throttle: new Map(),
+    audit: [],
+  };
+  let tick = Date.parse("2025-01-01T00:00:00Z");
+  // Strictly increasing times, so "oldest first" is well defined.
+  const now = () => new Date(tick++);
+  const secondsAgo = (seconds: number) => new Date(tick - seconds * 1000);
+  const calls = { touchSession: 0 };
+  let seq = 0;
+
+  const copy = (from: State): State => ({
+    members: new Map([...from.members].map(([id, row]) => [id, { ...row }])),
+    memberships: new Map([...from.memberships].map(([id, row]) => [id, { ...row }])),
+    invitations: from.invitations.map((row) => ({ ...row })),
+    sessions: new Map([...from.sessions].map(([id, row]) => [id, { ...row }])),
+    throttle: new Map([...from.throttle].map(([email, row]) => [email, { ...row, recent_attempts: [...row.recent_attempts] }])),
+    audit: from.audit.map((row) => ({ ...row })),
+  });
+  const memberRow = ({ password_hash, ...row }: MemberRecord): MemberRow => ({ ...row, has_password: password_hash !== null });
+  const isMember = (storeId: string, memberId: string) => state.memberships.has(`${storeId}/${memberId}`);
+  const openInvitation = (tokenHash: Buffer) =>
+    state.invitations.find(
+      (i) => i.token_hash.equals(tokenHash) && i.used_at === null && i.expires_at.getTime() > tick && isMember(i.store_id, i.member_id),
+    );
+  const sessionRow = ({ token_hash: _hash, ...row }: SessionRecord): SessionRow => ({ ...row });
+  const auditRow = ({ seq: _seq, ...row }: AuditRow & { seq: number }): AuditRow => ({ ...row });
+
+  const store: AccountStore = {
+    async transaction(_pool, work) {
+      const before = copy(state);
+      try {
+        return await work(_pool);
+      } catch (error) {
+        state = before;
+        throw error;
+      }
+    },
+
+    async upsertMember(_db, email) {
+      let row = [...state.members.values()].find((m) => m.email === email);
+      if (!row) {
+        row = { id: randomUUID(), email, password_hash: null, created_at: now() };
+        state.members.set(row.id, row);
+      }
+      return memberRow(row);
+    },
+    async addMembership(_db, memberId, storeId) {
+      if (!stores.storeOf(storeId) || !state.members.has(memberId)) throw new Error("foreign key: no such store or member");
+      const key = `${storeId}/${memberId}`;
+      if (!state.memberships.has(key)) state.memberships.set(key, { store_id: storeId, member_id: memberId, created_at: now() });
+    },
+    async replaceInvitation(_db, invitation, ttlSeconds) {
+      if (state.invitations.some((i) => i.token_hash.equals(invitation.token_hash))) throw new UniqueViolation("token_hash");
+      state.invitations = state.invitations.filter((i) => !(i.member_id === invitation.member_id && i.store_id === invitation.store_id && i.used_at === null));
+      const expires_at = new Date(now().getTime() + ttlSeconds * 1000);
+      state.invitations.push({ ...invitation, expires_at, used_at: null });
+      return { expires_at };
+    },
+    async findOpenInvitation(_db, tokenHash) {
+      const row = openInvitation(tokenHash);
+      return row && { member_id: row.member_id, store_id: row.store_id };
+    },
+    async useInvitation(_db, tokenHash) {
+      const row = openInvitation(tokenHash);
+      if (!row) return undefined;
+      row.used_at = now();
+      return { member_id: row.member_id, store_id: row.store_id };
+    },
+    async setPasswordHash(_db, memberId, passwordHash) {
+      const row = state.members.get(memberId)!;
+      row.password_hash = passwordHash;
+      return memberRow(row);
+    },
+    async rehashPassword(_db, memberId, current, stronger) {
+      const row = state.members.get(memberId);
+      if (row?.password_hash !== current) return false;
+      row.password_hash = stronger;
+      return true;
+    },
+    async findMemberCredentials(_db, email) {
+      const row = [...state.members.values()].find((m) => m.email === email);
+      return row && { ...memberRow(row), password_hash: row.password_hash };
+    },
+    async listMembers(_db, storeId) {
+      return [...state.members.values()]
+        .filter((m) => isMember(storeId, m.id))
+        .sort((a, b) => (a.email < b.email ? -1 : 1))
+        .map(memberRow);
+    },
+    async removeMembership(_db, storeId, memberId) {
+      if (!state.memberships.delete(`${storeId}/${memberId}`)) return undefined;
+      return memberRow(state.members.get(memberId)!);
+    },
+    async dropInvitations(_db, memberId, storeId) {
+      state.invitations = state.invitations.filter((i) => !(i.member_id === memberId && i.store_id === storeId && i.used_at === null));
+    },
+    async clearPasswordIfStoreless(_db, memberId) {
+      const row = state.members.get(memberId);
+      if (row && ![...state.memberships.values()].some((m) => m.member_id === memberId)) row.password_hash = null;
+    },
+    async memberStores(_db, memberId) {
+      return [...state.memberships.values()]
+        .filter((m) => m.member_id === memberId)
+        .map((m) => stores.storeOf(m.store_id)!)
+        .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id))
+        .map((s) => ({ id: s.id, name: s.name }));
+    },
+    async insertSession(_db, memberId, tokenHash) {
+      if ([...state.sessions.values()].some((s) => s.token_hash.equals(tokenHash))) throw new UniqueViolation("token_hash");
+      const at = now();
+      const row: SessionRecord = { id: randomUUID(), member_id: memberId, token_hash: tokenHash, created_at: at, last_seen_at: at };
+      state.sessions.set(row.id, row);
+      return sessionRow(row);
+    },
+    async findLiveSession(_db, tokenHash, limits, touchSeconds) {
+      const row = [...state.sessions.values()].find((s) => s.token_hash.equals(tokenHash));
+      if (!row || row.last_seen_at <= secondsAgo(limits.idleSeconds) || row.created_at <= secondsAgo(limits.maxAgeSeconds)) return undefined;
+      return { session: sessionRow(row), member: memberRow(state.members.get(row.member_id)!), stale: row.last_seen_at < secondsAgo(touchSeconds) };
+    },
+    async touchSession(_db, sessionId, touchSeconds) {
+      calls.touchSession++;
+      const row = state.sessions.get(sessionId);
+      if (row && row.last_seen_at < secondsAgo(touchSeconds)) row.last_seen_at = now();
+    },
+    async deleteSession(_db, tokenHash) {
+      for (const [id, row] of state.sessions) if (row.token_hash.equals(tokenHash)) state.sessions.delete(id);
+    },
+    async deleteSessionsOfMember(_db, memberId) {
+      for (const [id, row] of state.sessions) if (row.member_id === memberId) state.sessions.delete(id);
+    },
+    async claimSignInAttempt(_db, email, policy) {
+      const at = now();
+      const row = state.throttle.get(email);
+      if (row?.locked_until && row.locked_until > at) return false;
+      const windowStart = at.getTime() - policy.windowSeconds * 1000;
+      const recent = [...(row?.recent_attempts ?? []).filter((a) => a.getTime() > windowStart), at];
+      const locked_until = recent.length >= policy.maxFailures ? new Date(at.getTime() + policy.lockSeconds * 1000) : null;
+      state.throttle.set(email, { recent_attempts: recent, locked_until });
+      return true;
+    },
+    async clearSignInAttempts(_db, email) {
+      state.throttle.delete(email);
+    },
+    async pruneAccounts(_db, limits) {
+      for (const [id, row] of state.sessions) {
+        if (row.last_seen_at <= secondsAgo(limits.idleSeconds) || row.created_at <= secondsAgo(limits.maxAgeSeconds)) state.sessions.delete(id);
+      }
+      state.invitations = state.invitations.filter((i) => i.expires_at.getTime() > tick);
+      for (const [email, row] of state.throttle) {
+        const last = row.recent_attempts.at(-1)!;
+        if ((!row.locked_until || row.locked_until.getTime() <= tick) && last <= secondsAgo(limits.windowSeconds)) state.throttle.delete(email);
+      }
+    },
+
+    async insertAuditEntries(_db, entries) {
+      return entries.map((entry) => {
+        if (!stores.storeOf(entry.store_id)) throw new Error(`foreign key: no store ${entry.store_id}`);
+        const row = { id: randomUUID(), seq: ++seq, created_at: now(), ...entry };
+        state.audit.push(row);
+        return auditRow(row);
+      });
+    },
+    async listAudit(_db, storeId, limit) {
+      return state.audit
+        .filter((row) => row.store_id === storeId)
+        .sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || b.seq - a.seq)
+        .slice(0, limit)
+        .map(auditRow);
+    },
+  };
+
+  return {
+    store,
+    /** Stands for the pool: the fake store never looks at it. */
+    sql: {} as Pool,
+    calls,
+    /** Moves the store's clock on, for invitation, session and lock expiry. */
+    advance(seconds: number) {
+      tick += seconds * 1000;
+    },
+    /** What is stored for a member: the password hash, never the password. */
+    passwordHashOf: (email: string) => [...state.members.values()].find((m) => m.email === email)?.password_hash,
+    /** Sets a member's stored hash, as an older version of the service would have written it. */
+    setPasswordHashOf(email: string, passwordHash: string) {
+      const row = [...state.members.values()].find((m) => m.email === email);
+      if (!row) throw new Error(`no member ${email}`);
+      row.password_hash = passwordHash;
+    },
+    /** How many members there are, to check one email is one member. */
+    memberCount: () => state.members.size,
+    /** Every token hash stored, to check no token is kept as given. */
+    storedTokenHashes: () => [...state.invitations.map((i) => i.token_hash), ...[...state.sessions.values()].map((s) => s.token_hash)],
+  };
+}
