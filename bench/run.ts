@@ -10,6 +10,7 @@
 //   --capacity       also find how many orders/s (and per day) one box carries with p99 < 100 ms
 //   --one-process    also run the HTTP scenarios against every role in one process
 //                    (startAll, as `npm start`), over loopback gRPC and in process
+import { OPERATOR } from "../common/actor.js";
 import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
@@ -214,9 +215,9 @@ async function main() {
 
   try {
     const one = await startProduct(db.url, bus, 1);
-    const catalogChannel = createRpcChannel(one.addrs.CATALOG_ADDR, { timeoutMs: 30_000 });
-    const orderChannel = createRpcChannel(one.addrs.ORDER_ADDR, { timeoutMs: 30_000 });
-    const webhookChannel = createRpcChannel(one.addrs.WEBHOOK_ADDR, { timeoutMs: 30_000 });
+    const catalogChannel = createRpcChannel(one.addrs.CATALOG_ADDR, { timeoutMs: 30_000, actor: OPERATOR });
+    const orderChannel = createRpcChannel(one.addrs.ORDER_ADDR, { timeoutMs: 30_000, actor: OPERATOR });
+    const webhookChannel = createRpcChannel(one.addrs.WEBHOOK_ADDR, { timeoutMs: 30_000, actor: OPERATOR });
     const stores = catalogChannel.client(StoreService);
     const catalog = catalogChannel.client(CatalogService);
     const orders = orderChannel.client(OrderService);

@@ -287,18 +287,13 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
     }
     case "webhook set": {
       const storeId = required(values, "store");
-      const before = await webhooks.listEndpoints({ storeId });
-      const action = before.endpoints.length === 0 ? "endpoint.created" : "endpoint.updated";
-      const { endpoint, secret } = await change(storeId, action, (r) => auditTarget("endpoint", r.endpoint!.id), () =>
-        webhooks.setEndpoint({ storeId, url: required(values, "url") }),
-      );
+      // The webhook service checks who acts and records the change in the audit log with it.
+      const { endpoint, secret } = await webhooks.setEndpoint({ storeId, url: required(values, "url") });
       return { id: endpoint!.id, url: endpoint!.url, secret };
     }
     case "webhook add": {
       const storeId = required(values, "store");
-      const { endpoint, secret } = await change(storeId, "endpoint.created", (r) => auditTarget("endpoint", r.endpoint!.id), () =>
-        webhooks.createEndpoint({ storeId, url: required(values, "url"), description: values.description ?? "", events: subscription(values) }),
-      );
+      const { endpoint, secret } = await webhooks.createEndpoint({ storeId, url: required(values, "url"), description: values.description ?? "", events: subscription(values) });
       return { ...endpointJson(endpoint!), secret };
     }
     case "webhook list": {
@@ -312,26 +307,18 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
       if (Object.values(update).every((value) => value === undefined)) {
         throw new UsageError("say what to change: --url, --description, --events or --enabled");
       }
-      const onlyEnabled = update.enabled !== undefined && [update.url, update.description, update.events].every((v) => v === undefined);
-      const action = onlyEnabled ? (update.enabled ? "endpoint.enabled" : "endpoint.disabled") : "endpoint.updated";
-      const { endpoint } = await change(storeId, action, auditTarget("endpoint", endpointId), () =>
-        webhooks.updateEndpoint({ storeId, endpointId, ...update }),
-      );
+      const { endpoint } = await webhooks.updateEndpoint({ storeId, endpointId, ...update });
       return endpointJson(endpoint!);
     }
     case "webhook remove": {
       const storeId = required(values, "store");
       const endpointId = required(values, "endpoint");
-      const { endpoint } = await change(storeId, "endpoint.deleted", auditTarget("endpoint", endpointId), () =>
-        webhooks.deleteEndpoint({ storeId, endpointId }),
-      );
+      const { endpoint } = await webhooks.deleteEndpoint({ storeId, endpointId });
       return { ...endpointJson(endpoint!), deleted: true };
     }
     case "webhook rotate": {
       const storeId = required(values, "store");
-      const rotated = await change(storeId, "endpoint.secret_rotated", (r) => auditTarget("endpoint", r.endpoint!.id), () =>
-        webhooks.rotateSecret({ storeId, endpointId: values.endpoint ?? "" }),
-      );
+      const rotated = await webhooks.rotateSecret({ storeId, endpointId: values.endpoint ?? "" });
       return {
         id: rotated.endpoint!.id,
         url: rotated.endpoint!.url,
@@ -342,9 +329,7 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
     case "webhook test": {
       const storeId = required(values, "store");
       const endpointId = required(values, "endpoint");
-      const { delivery } = await change(storeId, "endpoint.test_sent", auditTarget("endpoint", endpointId), () =>
-        webhooks.sendTestEvent({ storeId, endpointId }),
-      );
+      const { delivery } = await webhooks.sendTestEvent({ storeId, endpointId });
       return deliveryJson(delivery!);
     }
     case "webhook events": {
@@ -355,9 +340,7 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
       const storeId = required(values, "store");
       const endpointId = required(values, "endpoint");
       const since = required(values, "since");
-      const { queued } = await change(storeId, "events.replayed", auditTarget("endpoint", endpointId), () =>
-        webhooks.replayEvents({ storeId, endpointId, since }),
-      );
+      const { queued } = await webhooks.replayEvents({ storeId, endpointId, since });
       return { endpoint_id: endpointId, since, queued };
     }
     case "webhook deliveries": {
@@ -371,9 +354,7 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
     case "webhook redeliver": {
       const storeId = required(values, "store");
       const deliveryId = required(values, "delivery");
-      const { delivery } = await change(storeId, "delivery.resent", auditTarget("delivery", deliveryId), () =>
-        webhooks.redeliver({ storeId, deliveryId }),
-      );
+      const { delivery } = await webhooks.redeliver({ storeId, deliveryId });
       return deliveryJson(delivery!);
     }
     case "user invite": {
@@ -446,7 +427,7 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
     }
     case "audit": {
       // Each service keeps the entries of its own changes: the log is their parts merged by time.
-      const entries = await storeAuditLog([accounts, orders], required(values, "store"));
+      const entries = await storeAuditLog([accounts, orders, webhooks], required(values, "store"));
       return { entries: entries.map(auditJson) };
     }
     case "status":

@@ -12,7 +12,16 @@ export type OutboxStore = Pick<typeof sqlStore, "transaction" | "lockUnsentEvent
  * publish and commit re-publishes with the same message id, which JetStream drops.
  * Runs on a kick after each commit and on a slow timer, so several instances are safe.
  */
-export function startOutboxRelay(deps: { sql: Pool; bus: EventBus; logger: Logger; pollMs?: number; batch?: number; store?: OutboxStore }) {
+export function startOutboxRelay(deps: {
+  sql: Pool;
+  bus: EventBus;
+  logger: Logger;
+  pollMs?: number;
+  batch?: number;
+  store?: OutboxStore;
+  /** A batch not done by then is given up and tried again (default 15 s). */
+  batchDeadlineMs?: number;
+}) {
   const { sql, bus, logger } = deps;
   const store = deps.store ?? sqlStore;
   const batch = deps.batch ?? 100;
@@ -43,11 +52,29 @@ export function startOutboxRelay(deps: { sql: Pool; bus: EventBus; logger: Logge
     });
   }
 
+  /**
+   * One batch, given up after its deadline: a query whose connection the database
+   * dropped can leave its promise unsettled, and one such batch must not stop the relay
+   * for good. The rows it locked are free again once that connection is gone, and a
+   * re-publish is dropped by JetStream by message id.
+   */
+  function drainWithin(): Promise<number> {
+    const deadlineMs = deps.batchDeadlineMs ?? 15_000;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`an outbox batch took over ${deadlineMs} ms; given up`)), deadlineMs);
+    });
+    const work = drainOnce();
+    // Settling after the deadline is no news: the next run has taken over.
+    work.catch(() => {});
+    return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+  }
+
   async function run() {
     do {
       again = false;
       try {
-        while (!stopped && (await drainOnce()) === batch);
+        while (!stopped && (await drainWithin()) === batch);
         backoffMs = 0;
       } catch (error) {
         backoffMs = Math.min(10_000, Math.max(250, backoffMs * 2));

@@ -1,6 +1,9 @@
 // Delivery records (CONTRACT §6, §8): listing a store's deliveries with their attempts,
 // one delivery with its body, sending one again (a new attempt with the same
 // webhook-id), and test deliveries.
+import { auditTarget } from "../../common/audit.js";
+import type { Actor } from "../../common/actor.js";
+import { auditEntry } from "../lib/audit-log.js";
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Logger } from "../lib/logger.js";
@@ -23,7 +26,7 @@ export function testEventBody(storeId: string, endpointId: string, now = new Dat
   return JSON.stringify({ type: TEST_EVENT_TYPE, timestamp: now.toISOString(), data: { store_id: storeId, endpoint_id: endpointId } });
 }
 
-export type DeliveriesStore = Pick<typeof sqlStore, "transaction" | "listDeliveries" | "getDelivery" | "requeue" | "lockEndpoint" | "insertDelivery">;
+export type DeliveriesStore = Pick<typeof sqlStore, "transaction" | "listDeliveries" | "getDelivery" | "requeue" | "lockEndpoint" | "insertDelivery" | "insertAudit">;
 
 export function createDeliveries({
   sql,
@@ -48,8 +51,12 @@ export function createDeliveries({
     },
 
     /** Queues the delivery again now; undefined when the store has no such delivery (of a live endpoint) or it is being sent. */
-    async redeliver(storeId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
-      const row = await store.requeue(sql, storeId, deliveryId);
+    async redeliver(storeId: string, deliveryId: string, actor: Actor): Promise<DeliveryRow | undefined> {
+      const row = await store.transaction(sql, async (tx) => {
+        const requeued = await store.requeue(tx, storeId, deliveryId);
+        if (requeued) await store.insertAudit(tx, [auditEntry(storeId, actor, "delivery.resent", auditTarget("delivery", deliveryId))]);
+        return requeued;
+      });
       if (row) onRequeued();
       return row;
     },
@@ -58,11 +65,12 @@ export function createDeliveries({
      * Queues a signed `webhook.test` event with a fresh id to the endpoint. Undefined when
      * the store has no such endpoint; FAILED_PRECONDITION when it is disabled.
      */
-    async sendTest(storeId: string, endpointId: string): Promise<DeliveryRow | undefined> {
+    async sendTest(storeId: string, endpointId: string, actor: Actor): Promise<DeliveryRow | undefined> {
       const delivery = await store.transaction(sql, async (tx) => {
         const endpoint = await store.lockEndpoint(tx, storeId, endpointId);
         if (!endpoint) return undefined;
         if (!endpoint.enabled) throw new ConnectError(`endpoint ${endpointId} is disabled: enable it to send a test event`, Code.FailedPrecondition);
+        await store.insertAudit(tx, [auditEntry(storeId, actor, "endpoint.test_sent", auditTarget("endpoint", endpointId))]);
         return store.insertDelivery(tx, {
           endpoint_id: endpoint.id,
           store_id: storeId,

@@ -32,7 +32,9 @@ export function createWebhookDomain(deps: WebhookDomainDeps) {
   const endpoints = createEndpoints({ sql, store, logger, box, allowHttp: deps.allowHttp, rotationOverlapMs: deps.rotationOverlapMs });
   const events = createEvents({ sql, store, logger, retentionMs: deps.eventRetentionMs, onQueued: deps.onRequeued });
   const deliveries = createDeliveries({ sql, store, logger, onRequeued: deps.onRequeued });
-  return { endpoints, events, deliveries };
+  // The webhook service's part of the store's audit log: entries are written by each change.
+  const audit = { list: (storeId: string, limit: number) => store.listAudit(sql, storeId, limit) };
+  return { endpoints, events, deliveries, audit };
 }
 
 export type WebhookDomain = ReturnType<typeof createWebhookDomain>;

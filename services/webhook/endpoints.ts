@@ -3,6 +3,9 @@
 // some), a fresh secret shown once at creation (and revealed on request), and rotation
 // where the old secrets keep signing for the overlap. `set` and `rotate` without an
 // endpoint id keep the one-endpoint commands working for a store that has at most one.
+import { auditTarget } from "../../common/audit.js";
+import type { Actor } from "../../common/actor.js";
+import { auditEntry } from "../lib/audit-log.js";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ORDER_EVENT_TYPES } from "../../common/order-status.js";
 import type { Logger } from "../lib/logger.js";
@@ -73,6 +76,7 @@ export function subscribedTypes(events: Subscription | undefined): string[] | nu
 export type EndpointsStore = Pick<
   typeof sqlStore,
   | "transaction"
+  | "insertAudit"
   | "lockEndpointsOfStore"
   | "insertEndpoint"
   | "listEndpoints"
@@ -126,7 +130,7 @@ export function createEndpoints(deps: {
      * URL, enables it again and replaces its secret (the old ones stop at once).
      * FAILED_PRECONDITION when the store has several.
      */
-    async set(storeId: string, rawUrl: string): Promise<{ endpoint: EndpointRow; secret: string }> {
+    async set(storeId: string, rawUrl: string, actor: Actor): Promise<{ endpoint: EndpointRow; secret: string }> {
       const url = checkEndpointUrl(rawUrl, deps.allowHttp).toString();
       const secret = generateSecret();
       const sealed = box.seal(secret);
@@ -137,6 +141,7 @@ export function createEndpoints(deps: {
           ? (await store.updateEndpoint(tx, storeId, existing[0].id, { url, enabled: true }))!
           : await store.insertEndpoint(tx, { store_id: storeId, url, description: "", event_types: null });
         await newSecret(tx, endpoint.id, sealed);
+        await store.insertAudit(tx, [auditEntry(storeId, actor, existing[0] ? "endpoint.updated" : "endpoint.created", auditTarget("endpoint", endpoint.id))]);
         return endpoint;
       });
       logger.info({ storeId, endpointId: endpoint.id, host: new URL(url).host }, "webhook endpoint set");
@@ -147,6 +152,7 @@ export function createEndpoints(deps: {
     async create(
       storeId: string,
       input: { url: string; description: string; events: Subscription | undefined },
+      actor: Actor,
     ): Promise<{ endpoint: EndpointRow; secret: string }> {
       const url = checkEndpointUrl(input.url, deps.allowHttp).toString();
       const description = checkDescription(input.description);
@@ -160,6 +166,7 @@ export function createEndpoints(deps: {
         }
         const endpoint = await store.insertEndpoint(tx, { store_id: storeId, url, description, event_types: eventTypes });
         await store.insertSecret(tx, endpoint.id, sealed);
+        await store.insertAudit(tx, [auditEntry(storeId, actor, "endpoint.created", auditTarget("endpoint", endpoint.id))]);
         return endpoint;
       });
       logger.info({ storeId, endpointId: endpoint.id, host: new URL(url).host, eventTypes }, "webhook endpoint created");
@@ -176,7 +183,7 @@ export function createEndpoints(deps: {
     },
 
     /** Changes the fields given; undefined when the store has no such endpoint. */
-    async update(storeId: string, endpointId: string, update: EndpointUpdate): Promise<EndpointRow | undefined> {
+    async update(storeId: string, endpointId: string, update: EndpointUpdate, actor: Actor): Promise<EndpointRow | undefined> {
       const changes: EndpointChanges = {};
       if (update.url !== undefined) changes.url = checkEndpointUrl(update.url, deps.allowHttp).toString();
       if (update.description !== undefined) changes.description = checkDescription(update.description);
@@ -187,7 +194,13 @@ export function createEndpoints(deps: {
       }
       // Nothing to change: not even updated_at moves.
       if (Object.keys(changes).length === 0) return store.endpointOfStore(sql, storeId, endpointId);
-      const endpoint = await store.updateEndpoint(sql, storeId, endpointId, changes);
+      // Turning it on or off is its own action in the log; any other change is an update.
+      const action = Object.keys(changes).length === 2 && update.enabled !== undefined ? (update.enabled ? "endpoint.enabled" : "endpoint.disabled") : "endpoint.updated";
+      const endpoint = await store.transaction(sql, async (tx) => {
+        const changed = await store.updateEndpoint(tx, storeId, endpointId, changes);
+        if (changed) await store.insertAudit(tx, [auditEntry(storeId, actor, action, auditTarget("endpoint", endpointId))]);
+        return changed;
+      });
       if (endpoint) logger.info({ storeId, endpointId, changed: Object.keys(update) }, "webhook endpoint updated");
       return endpoint;
     },
@@ -197,7 +210,7 @@ export function createEndpoints(deps: {
      * Its secrets are forgotten and its pending deliveries end as failed, so nothing
      * more is sent to it. Undefined when the store has no such endpoint.
      */
-    async remove(storeId: string, endpointId: string): Promise<EndpointRow | undefined> {
+    async remove(storeId: string, endpointId: string, actor: Actor): Promise<EndpointRow | undefined> {
       const removed = await store.transaction(sql, async (tx) => {
         // The row lock first: a delivery recorded or queued for it meanwhile is either
         // in before (and failed below) or sees it deleted.
@@ -205,6 +218,7 @@ export function createEndpoints(deps: {
         const endpoint = await store.markEndpointDeleted(tx, storeId, endpointId);
         const dropped = await store.failPendingDeliveries(tx, endpointId, "endpoint deleted");
         await store.deleteSecrets(tx, endpointId);
+        await store.insertAudit(tx, [auditEntry(storeId, actor, "endpoint.deleted", auditTarget("endpoint", endpointId))]);
         return endpoint && { endpoint, dropped };
       });
       if (!removed) return undefined;
@@ -212,12 +226,21 @@ export function createEndpoints(deps: {
       return removed.endpoint;
     },
 
-    /** The secret that signs now (the newest); undefined when the store has no such endpoint. */
-    async reveal(storeId: string, endpointId: string): Promise<string | undefined> {
-      const endpoint = await store.endpointOfStore(sql, storeId, endpointId);
-      if (!endpoint) return undefined;
-      const [newest] = await store.liveSecrets(sql, endpoint.id);
-      if (!newest) throw new ConnectError(`endpoint ${endpointId} has no secret`, Code.FailedPrecondition);
+    /**
+     * The secret that signs now (the newest); undefined when the store has no such
+     * endpoint. The reveal is in the audit log before the secret leaves: both commit
+     * together, or the secret is not shown.
+     */
+    async reveal(storeId: string, endpointId: string, actor: Actor): Promise<string | undefined> {
+      const newest = await store.transaction(sql, async (tx) => {
+        const endpoint = await store.endpointOfStore(tx, storeId, endpointId);
+        if (!endpoint) return undefined;
+        const [secret] = await store.liveSecrets(tx, endpoint.id);
+        if (!secret) throw new ConnectError(`endpoint ${endpointId} has no secret`, Code.FailedPrecondition);
+        await store.insertAudit(tx, [auditEntry(storeId, actor, "endpoint.secret_revealed", auditTarget("endpoint", endpointId))]);
+        return secret;
+      });
+      if (newest === undefined) return undefined;
       logger.info({ storeId, endpointId }, "webhook secret revealed");
       return box.open(newest);
     },
@@ -229,7 +252,8 @@ export function createEndpoints(deps: {
      */
     async rotate(
       storeId: string,
-      endpointId?: string,
+      endpointId: string | undefined,
+      actor: Actor,
     ): Promise<{ endpoint: EndpointRow; secret: string; previousExpiresAt: Date } | undefined> {
       const secret = generateSecret();
       const sealed = box.seal(secret);
@@ -244,6 +268,7 @@ export function createEndpoints(deps: {
         if (!endpoint) return undefined;
         const until = new Date(Date.now() + deps.rotationOverlapMs);
         await newSecret(tx, endpoint.id, sealed, until);
+        await store.insertAudit(tx, [auditEntry(storeId, actor, "endpoint.secret_rotated", auditTarget("endpoint", endpoint.id))]);
         return { endpoint, previousExpiresAt: until };
       });
       if (!rotated) return undefined;

@@ -2,13 +2,16 @@
 // whether or not an endpoint existed when it happened (consumer.ts records them), can
 // be listed, and can be replayed to an endpoint: a new delivery per event with its
 // original webhook-id, so a receiver that dedupes on it sees each event once.
+import { auditTarget } from "../../common/audit.js";
+import type { Actor } from "../../common/actor.js";
+import { auditEntry } from "../lib/audit-log.js";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Logger } from "../lib/logger.js";
 import { listLimit } from "./deliveries.js";
 import type { DeliveryRow, EventRow, Pool } from "./store.js";
 import type * as sqlStore from "./store.js";
 
-export type EventsStore = Pick<typeof sqlStore, "transaction" | "listEvents" | "lockEndpoint" | "insertReplayDeliveries">;
+export type EventsStore = Pick<typeof sqlStore, "transaction" | "listEvents" | "lockEndpoint" | "insertReplayDeliveries" | "insertAudit">;
 
 export function createEvents(deps: {
   sql: Pool;
@@ -36,12 +39,13 @@ export function createEvents(deps: {
      * again; how many. Undefined when the store has no such endpoint; FAILED_PRECONDITION
      * when it is disabled (nothing would be sent).
      */
-    async replay(storeId: string, endpointId: string, since: Date): Promise<number | undefined> {
+    async replay(storeId: string, endpointId: string, since: Date, actor: Actor): Promise<number | undefined> {
       const queued = await store.transaction(sql, async (tx) => {
         const endpoint = await store.lockEndpoint(tx, storeId, endpointId);
         if (!endpoint) return undefined;
         if (!endpoint.enabled) throw new ConnectError(`endpoint ${endpointId} is disabled: enable it before replaying events`, Code.FailedPrecondition);
         const from = new Date(Math.max(since.getTime(), retainedSince().getTime()));
+        await store.insertAudit(tx, [auditEntry(storeId, actor, "events.replayed", auditTarget("endpoint", endpointId))]);
         return store.insertReplayDeliveries(tx, endpoint, from);
       });
       if (queued === undefined) return undefined;

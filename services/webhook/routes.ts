@@ -3,6 +3,8 @@
 // events.ts and deliveries.ts (domain.ts wires them); SQL is in store.ts, which this
 // file never touches. Every call is scoped to its store_id: another store's endpoint or
 // delivery is NOT_FOUND, exactly like one that does not exist.
+import { auditEntryMessage, requireAuditLimit } from "../lib/audit-log.js";
+import { requirePermission } from "../lib/rpc-actor.js";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { WebhookService } from "../../gen/webhook/v1/webhook_pb.js";
@@ -10,12 +12,14 @@ import { deliveryMessage, endpointMessage, eventMessage } from "./messages.js";
 import type { Deliveries } from "./deliveries.js";
 import type { EndpointUpdate, Endpoints } from "./endpoints.js";
 import type { Events } from "./events.js";
+import type { AuditRow } from "./store.js";
 import { optionalDeliveryStatus, optionalEventType, optionalUuid, parseRfc3339, requireUuid } from "./validation.js";
 
 export interface WebhookRouteDeps {
   endpoints: Pick<Endpoints, "set" | "create" | "list" | "get" | "update" | "remove" | "reveal" | "rotate">;
   events: Pick<Events, "list" | "replay">;
   deliveries: Pick<Deliveries, "list" | "get" | "redeliver" | "sendTest">;
+  audit: { list(storeId: string, limit: number): Promise<AuditRow[]> };
 }
 
 /** The value, or NOT_FOUND with `message` when there is none. */
@@ -26,21 +30,19 @@ function found<T>(value: T | undefined, message: string): T {
 
 const endpointNotFound = (id: string) => `endpoint ${id} not found`;
 
-export function createWebhookRoutes({ endpoints, events, deliveries }: WebhookRouteDeps) {
+export function createWebhookRoutes({ endpoints, events, deliveries, audit }: WebhookRouteDeps) {
   return (router: ConnectRouter) =>
     router.service(WebhookService, {
-      async setEndpoint(request) {
-        const { endpoint, secret } = await endpoints.set(requireUuid(request.storeId, "store_id"), request.url);
+      async setEndpoint(request, context) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        const { endpoint, secret } = await endpoints.set(storeId, request.url, requirePermission(context, "developer_settings"));
         return { endpoint: endpointMessage(endpoint), secret };
       },
 
-      async createEndpoint(request) {
+      async createEndpoint(request, context) {
         const storeId = requireUuid(request.storeId, "store_id");
-        const { endpoint, secret } = await endpoints.create(storeId, {
-          url: request.url,
-          description: request.description,
-          events: request.events && { all: request.events.all, types: request.events.types },
-        });
+        const input = { url: request.url, description: request.description, events: request.events && { all: request.events.all, types: request.events.types } };
+        const { endpoint, secret } = await endpoints.create(storeId, input, requirePermission(context, "developer_settings"));
         return { endpoint: endpointMessage(endpoint), secret };
       },
 
@@ -55,7 +57,7 @@ export function createWebhookRoutes({ endpoints, events, deliveries }: WebhookRo
         return { endpoint: endpointMessage(found(await endpoints.get(storeId, endpointId), endpointNotFound(endpointId))) };
       },
 
-      async updateEndpoint(request) {
+      async updateEndpoint(request, context) {
         const storeId = requireUuid(request.storeId, "store_id");
         const endpointId = requireUuid(request.endpointId, "endpoint_id");
         const update: EndpointUpdate = {};
@@ -63,27 +65,27 @@ export function createWebhookRoutes({ endpoints, events, deliveries }: WebhookRo
         if (request.description !== undefined) update.description = request.description;
         if (request.events !== undefined) update.events = { all: request.events.all, types: request.events.types };
         if (request.enabled !== undefined) update.enabled = request.enabled;
-        const endpoint = found(await endpoints.update(storeId, endpointId, update), endpointNotFound(endpointId));
+        const endpoint = found(await endpoints.update(storeId, endpointId, update, requirePermission(context, "developer_settings")), endpointNotFound(endpointId));
         return { endpoint: endpointMessage(endpoint) };
       },
 
-      async deleteEndpoint(request) {
+      async deleteEndpoint(request, context) {
         const storeId = requireUuid(request.storeId, "store_id");
         const endpointId = requireUuid(request.endpointId, "endpoint_id");
-        return { endpoint: endpointMessage(found(await endpoints.remove(storeId, endpointId), endpointNotFound(endpointId))) };
+        return { endpoint: endpointMessage(found(await endpoints.remove(storeId, endpointId, requirePermission(context, "developer_settings")), endpointNotFound(endpointId))) };
       },
 
-      async revealSecret(request) {
+      async revealSecret(request, context) {
         const storeId = requireUuid(request.storeId, "store_id");
         const endpointId = requireUuid(request.endpointId, "endpoint_id");
-        return { secret: found(await endpoints.reveal(storeId, endpointId), endpointNotFound(endpointId)) };
+        return { secret: found(await endpoints.reveal(storeId, endpointId, requirePermission(context, "developer_settings")), endpointNotFound(endpointId)) };
       },
 
-      async rotateSecret(request) {
+      async rotateSecret(request, context) {
         const storeId = requireUuid(request.storeId, "store_id");
         const endpointId = optionalUuid(request.endpointId, "endpoint_id");
         const rotated = found(
-          await endpoints.rotate(storeId, endpointId),
+          await endpoints.rotate(storeId, endpointId, requirePermission(context, "developer_settings")),
           endpointId ? endpointNotFound(endpointId) : `store ${storeId} has no webhook endpoint`,
         );
         return {
@@ -93,10 +95,10 @@ export function createWebhookRoutes({ endpoints, events, deliveries }: WebhookRo
         };
       },
 
-      async sendTestEvent(request) {
+      async sendTestEvent(request, context) {
         const storeId = requireUuid(request.storeId, "store_id");
         const endpointId = requireUuid(request.endpointId, "endpoint_id");
-        const delivery = found(await deliveries.sendTest(storeId, endpointId), endpointNotFound(endpointId));
+        const delivery = found(await deliveries.sendTest(storeId, endpointId, requirePermission(context, "developer_settings")), endpointNotFound(endpointId));
         return { delivery: deliveryMessage(delivery, []) };
       },
 
@@ -111,11 +113,11 @@ export function createWebhookRoutes({ endpoints, events, deliveries }: WebhookRo
         return { events: rows.map(({ event, deliveries }) => eventMessage(event, deliveries)) };
       },
 
-      async replayEvents(request) {
+      async replayEvents(request, context) {
         const storeId = requireUuid(request.storeId, "store_id");
         const endpointId = requireUuid(request.endpointId, "endpoint_id");
         const since = parseRfc3339(request.since, "since");
-        return { queued: found(await events.replay(storeId, endpointId, since), endpointNotFound(endpointId)) };
+        return { queued: found(await events.replay(storeId, endpointId, since, requirePermission(context, "developer_settings")), endpointNotFound(endpointId)) };
       },
 
       async listDeliveries(request) {
@@ -137,10 +139,17 @@ export function createWebhookRoutes({ endpoints, events, deliveries }: WebhookRo
         return { delivery: deliveryMessage(delivery, attempts, { body: true }) };
       },
 
-      async redeliver(request) {
-        const row = await deliveries.redeliver(requireUuid(request.storeId, "store_id"), requireUuid(request.deliveryId, "delivery_id"));
+      async redeliver(request, context) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        const deliveryId = requireUuid(request.deliveryId, "delivery_id");
+        const row = await deliveries.redeliver(storeId, deliveryId, requirePermission(context, "developer_settings"));
         if (!row) throw new ConnectError(`delivery ${request.deliveryId} not found`, Code.NotFound);
         return { delivery: deliveryMessage(row, []) };
+      },
+
+      async listAudit(request) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        return { entries: (await audit.list(storeId, requireAuditLimit(request.limit))).map(auditEntryMessage) };
       },
     });
 }

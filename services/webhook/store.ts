@@ -429,3 +429,7 @@ export async function purgeDeletedEndpoints(db: Db, before: Date, batch: number)
     returning id`;
   return rows.length;
 }
+
+// The webhook service's part of the store's audit log (003_audit_log.sql): the same table
+// in every service's schema, so one set of statements serves them all.
+export { insertAudit, listAudit, type AuditRow, type NewAuditEntry } from "../lib/audit-log.js";

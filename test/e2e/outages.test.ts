@@ -560,6 +560,8 @@ test.serial("5. NATS down mid-run: orders are still created and paid, /readyz na
   t.false(details.some((detail) => detail.field === "database"), "the database is up");
   for (const detail of details) t.is(detail.message, "unavailable", `details say only "unavailable": ${ready.text}`);
   for (const word of FORBIDDEN) t.false(ready.text.includes(word), `/readyz leaks "${word}": ${ready.text}`);
+  // The line is written as the answer goes out: give the pipe a moment to carry it.
+  await waitFor(() => linesWithMsg(children.gateway!, "readiness check failed").some((line) => line.check === "nats"), 2_000, 50).catch(() => {});
   const failedLines = linesWithMsg(children.gateway!, "readiness check failed");
   t.true(failedLines.some((line) => line.check === "nats"), `the gateway logs which check failed: ${JSON.stringify(failedLines.slice(-3))}`);
   t.log(`readyz while NATS is down: ${ready.text}`);

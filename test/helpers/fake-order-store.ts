@@ -7,6 +7,7 @@
 // The `db` argument is ignored: there is one state.
 import { randomUUID } from "node:crypto";
 import type { OrderStore } from "../../services/order/domain.js";
+import { fakeAuditStatements } from "./fake-audit-log.js";
 import type {
   BankMutationRow,
   HistoryEntry,
@@ -369,12 +370,7 @@ export function createFakeOrderStore(options: { now?: () => number } = {}) {
       return [...state.mutations.values()].filter((row) => row.store_id === storeId && row.status === "unmatched").length;
     },
 
-    async insertAudit(_db, entries) {
-      for (const entry of entries) state.audit.push({ ...copy(entry), id: randomUUID(), created_at: new Date(now()) });
-    },
-    async listAudit(_db, storeId, limit) {
-      return copy(state.audit.filter((row) => row.store_id === storeId).reverse().slice(0, limit));
-    },
+    ...fakeAuditStatements(() => state.audit, now),
 
     async lockUnsentEvents(_db, limit) {
       return copy(state.outbox.filter((event) => event.published_at === null).slice(0, limit));

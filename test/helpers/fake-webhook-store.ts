@@ -6,7 +6,8 @@
 // are simplified: nothing runs two instances here.
 import { randomUUID } from "node:crypto";
 import type { WebhookStore } from "../../services/webhook/domain.js";
-import type { AttemptRow, DeliveryRow, DueDelivery, EndpointRow, EventRow, NewEvent, Pool } from "../../services/webhook/store.js";
+import type { AttemptRow, AuditRow, DeliveryRow, DueDelivery, EndpointRow, EventRow, NewEvent, Pool } from "../../services/webhook/store.js";
+import { fakeAuditStatements } from "./fake-audit-log.js";
 
 interface SecretRow {
   endpoint_id: string;
@@ -25,10 +26,11 @@ interface State {
   events: Map<string, EventRow>;
   deliveries: Map<string, DeliveryRecord>;
   attempts: AttemptRow[];
+  audit: AuditRow[];
 }
 
 export function createFakeWebhookStore() {
-  let state: State = { endpoints: new Map(), secrets: [], events: new Map(), deliveries: new Map(), attempts: [] };
+  let state: State = { endpoints: new Map(), secrets: [], events: new Map(), deliveries: new Map(), attempts: [], audit: [] };
   let last = 0;
   // Strictly increasing creation times, so "newest first" is well defined.
   const stamp = () => new Date((last = Math.max(Date.now(), last + 1)));
@@ -39,6 +41,7 @@ export function createFakeWebhookStore() {
     events: new Map([...from.events].map(([id, row]) => [id, { ...row }])),
     deliveries: new Map([...from.deliveries].map(([id, row]) => [id, { ...row }])),
     attempts: from.attempts.map((row) => ({ ...row })),
+    audit: from.audit.map((row) => ({ ...row })),
   });
   const deliveryRow = ({ leased_until: _lease, ...row }: DeliveryRecord): DeliveryRow => ({ ...row });
   const endpointRow = (row: EndpointRow): EndpointRow => ({ ...row, event_types: row.event_types && [...row.event_types] });
@@ -75,6 +78,7 @@ export function createFakeWebhookStore() {
   };
 
   const store: WebhookStore = {
+    ...fakeAuditStatements(() => state.audit),
     async transaction(pool, work) {
       const before = copy(state);
       try {
@@ -324,6 +328,8 @@ export function createFakeWebhookStore() {
       }
     },
     /** How many rows each table holds. */
-    counts: () => ({ endpoints: state.endpoints.size, events: state.events.size, deliveries: state.deliveries.size, attempts: state.attempts.length }),
+    counts: () => ({ endpoints: state.endpoints.size, events: state.events.size, deliveries: state.deliveries.size, attempts: state.attempts.length, audit: state.audit.length }),
+    /** Whether the endpoint takes deliveries, as stored. */
+    enabled: (endpointId: string) => state.endpoints.get(endpointId)?.enabled,
   };
 }

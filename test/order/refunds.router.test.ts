@@ -4,13 +4,14 @@
 // gateway reports on its own, status checks and expiry at the gateway. Each test builds
 // its own service. Real PostgreSQL and a fake Midtrans on loopback are in
 // test/order/refunds.test.ts.
-import { OPERATOR } from "../../common/actor.js";
+import { OPERATOR, type Actor } from "../../common/actor.js";
 import { actorInterceptor } from "../../services/lib/rpc-client.js";
 import test from "ava";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import { pino } from "pino";
 import { GetOrderCatalogResponseSchema, GetStoreResponseSchema, ItemSchema, ItemStatus, ItemType, StoreSchema } from "../../gen/catalog/v1/catalog_pb.js";
+import { BankReconciliationService } from "../../gen/order/v1/bank_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
 import { midtransSignature } from "../../common/midtrans.js";
 import { createOrderDomain } from "../../services/order/domain.js";
@@ -71,6 +72,8 @@ function gatewayWord(reference: string, amount: number, transactionStatus: strin
 }
 
 function setup(options: { paymentWindowMs?: number; statusCheckAfterMs?: number } = {}) {
+  // Every call is the one of whoever `as.actor` names at the time (the operator unless a test says).
+  const as: { actor: Actor } = { actor: OPERATOR };
   const fake = createFakeOrderStore();
   const gateway = scriptedGateway();
   const logs: { level: string; msg: string }[] = [];
@@ -95,8 +98,8 @@ function setup(options: { paymentWindowMs?: number; statusCheckAfterMs?: number 
     refundRetryDelaysMs: [0],
   });
   const silent = pino({ level: "silent" });
-  const client = createClient(OrderService, createRouterTransport(createOrderRoutes(domain), { router: { interceptors: serverInterceptors(silent) }, transport: { interceptors: [actorInterceptor(OPERATOR)] } }));
-  return { client, fake, gateway, domain, logs };
+  const transport = createRouterTransport(createOrderRoutes(domain), { router: { interceptors: serverInterceptors(silent) }, transport: { interceptors: [actorInterceptor(() => as.actor)] } });
+  return { client: createClient(OrderService, transport), bank: createClient(BankReconciliationService, transport), fake, gateway, domain, logs, as };
 }
 
 type OrderClient = Client<typeof OrderService>;
@@ -417,4 +420,60 @@ test("a refund we recorded as failed that the gateway reports made turns succeed
   t.like(detail!.order!.refunds, [{ id: refund!.id, status: "succeeded" }]);
   t.is(detail!.order!.refundedAmount, 10_000n);
   t.is(eventsOf(fake, order.id).filter((type) => type === "refund.succeeded").length, 1);
+});
+
+const member = (role: "owner" | "developer" | "support" | "viewer"): Actor => ({ kind: "member", memberId: "7d1b9a60-3c2e-4f0a-9b1d-2e5c8f6a4b30", role, email: `${role}@toko.example` });
+
+test("the order service enforces the role table: who may not move money changes nothing and leaves no audit entry", async (t) => {
+  const { client, bank, fake, as } = setup();
+  const pending = await placed(client, "bank_transfer");
+  const paid = await paidTransfer(client);
+  const auditBefore = fake.state.audit.length;
+  const outboxBefore = fake.state.outbox.length;
+  for (const role of ["developer", "viewer"] as const) {
+    as.actor = member(role);
+    const calls = [
+      client.markOrderPaid({ storeId: SHOP, orderId: pending.id }),
+      client.cancelOrder({ storeId: SHOP, orderId: pending.id }),
+      client.refundOrder({ storeId: SHOP, orderId: paid.id, reason: "r", requestHash: "x" }),
+      bank.reconcileMutations({ storeId: SHOP, mutations: [{ id: "TRX-X", amount: 5n, type: "credit", occurredAt: new Date().toISOString(), description: "" }] }),
+    ];
+    for (const call of calls) t.like(await failure(call), { code: Code.PermissionDenied }, role);
+    // Reads still work, and say the role may do nothing to the order.
+    t.deepEqual((await client.getOrder({ storeId: SHOP, orderId: pending.id })).allowedActions, [], role);
+  }
+  t.is(fake.state.orders.get(pending.id)!.status, "pending");
+  t.is(fake.state.refunds.length, 0);
+  t.is(fake.state.audit.length, auditBefore, "no entry for what did not happen");
+  t.is(fake.state.outbox.length, outboxBefore);
+
+  as.actor = member("support");
+  t.deepEqual((await client.getOrder({ storeId: SHOP, orderId: pending.id })).allowedActions, ["mark_paid", "cancel"]);
+  await client.markOrderPaid({ storeId: SHOP, orderId: pending.id });
+  await client.markOrderPaid({ storeId: SHOP, orderId: pending.id }); // a repeat: no change, no entry
+  await client.refundOrder({ storeId: SHOP, orderId: paid.id, amount: 1_000n, reason: "r", requestHash: "y" });
+  const { entries } = await client.listAudit({ storeId: SHOP });
+  t.deepEqual(
+    entries.slice(0, 2).map((entry) => [entry.actor, entry.action, entry.target]),
+    [
+      ["support@toko.example", "order.refunded", `order:${paid.id}`],
+      ["support@toko.example", "order.marked_paid", `order:${pending.id}`],
+    ],
+  );
+  t.is(entries.filter((entry) => entry.action === "order.marked_paid" && entry.target === `order:${pending.id}`).length, 1);
+});
+
+test("the audit entry is written with its change: when the transaction fails halfway, neither is there", async (t) => {
+  const { client, fake } = setup();
+  const order = await placed(client, "bank_transfer");
+  const insertAudit = fake.store.insertAudit;
+  fake.store.insertAudit = async () => {
+    throw Object.assign(new Error("write CONNECTION_CLOSED 127.0.0.1:5432"), { code: "CONNECTION_CLOSED" });
+  };
+  t.like(await failure(client.markOrderPaid({ storeId: SHOP, orderId: order.id })), { code: Code.Unavailable });
+  t.is(fake.state.orders.get(order.id)!.status, "pending", "the change rolled back with its record");
+  t.false(fake.state.outbox.some((event) => event.order_id === order.id && event.event_type === "order.paid"));
+  fake.store.insertAudit = insertAudit;
+  await client.markOrderPaid({ storeId: SHOP, orderId: order.id });
+  t.is(fake.state.audit.filter((entry) => entry.target === `order:${order.id}`).length, 1);
 });

@@ -1,6 +1,8 @@
 // The webhook service's Connect routes in memory (createRouterTransport) over the real
 // domain modules and an in-memory store: every RPC's answer, its argument errors, and
 // that one store never reaches another's endpoint or deliveries. No database, no server.
+import { OPERATOR, type Actor } from "../../common/actor.js";
+import { actorInterceptor } from "../../services/lib/rpc-client.js";
 import test, { type ExecutionContext } from "ava";
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
@@ -31,7 +33,9 @@ function setup({ allowHttp = false } = {}) {
     eventRetentionMs: RETENTION_MS,
     onRequeued: () => requeued.push(Date.now()),
   });
-  const client = createClient(WebhookService, createRouterTransport(createWebhookRoutes(domain)));
+  // Every call is the one of whoever `as.actor` names at the time (the operator unless a test says).
+  const as: { actor: Actor } = { actor: OPERATOR };
+  const client = createClient(WebhookService, createRouterTransport(createWebhookRoutes(domain), { transport: { interceptors: [actorInterceptor(() => as.actor)] } }));
   const consume = createEventConsumer({ sql: fake.sql, store: fake.store, logger, onRecorded: () => {} });
   /** An order event for the store, as the bus hands it to the consumer. */
   async function event(storeId: string, orderId: string, type = "order.created") {
@@ -40,7 +44,7 @@ function setup({ allowHttp = false } = {}) {
     await consume([{ id, storeId, type, body: Buffer.from(body), deliveryCount: 1 }]);
     return id;
   }
-  return { fake, box, client, requeued, event };
+  return { fake, box, client, requeued, event, as };
 }
 
 async function rejects(t: ExecutionContext, call: Promise<unknown>, code: Code, message?: RegExp) {
@@ -599,5 +603,43 @@ test("purge: events and settled deliveries (with attempts) past the retention go
   await client.deleteEndpoint({ storeId, endpointId: endpoint!.id });
   const later = new Date(Date.now() + RETENTION_MS + 3_600_000);
   t.like(await purge.run(later), { deliveries: 2, endpoints: 1 });
-  t.deepEqual(fake.counts(), { endpoints: 0, events: 0, deliveries: 0, attempts: 0 });
+  t.like(fake.counts(), { endpoints: 0, events: 0, deliveries: 0, attempts: 0 });
+});
+
+test("the webhook service enforces the role table: support and viewer manage no endpoint, and nothing is written or audited", async (t) => {
+  const { client, fake, as } = setup();
+  const storeId = randomUUID();
+  const { endpoint } = await client.createEndpoint({ storeId, url: "https://hooks.example/a" });
+  const before = fake.counts();
+  for (const role of ["support", "viewer"] as const) {
+    as.actor = { kind: "member", memberId: randomUUID(), role, email: `${role}@toko.example` };
+    const attempts = [
+      client.createEndpoint({ storeId, url: "https://hooks.example/b" }),
+      client.updateEndpoint({ storeId, endpointId: endpoint!.id, enabled: false }),
+      client.revealSecret({ storeId, endpointId: endpoint!.id }),
+      client.rotateSecret({ storeId, endpointId: endpoint!.id }),
+      client.sendTestEvent({ storeId, endpointId: endpoint!.id }),
+      client.deleteEndpoint({ storeId, endpointId: endpoint!.id }),
+    ];
+    for (const attempt of attempts) {
+      const error = await t.throwsAsync(attempt);
+      t.is(ConnectError.from(error).code, Code.PermissionDenied, role);
+    }
+    t.is((await client.listEndpoints({ storeId })).endpoints.length, 1, "they can still see it");
+  }
+  t.deepEqual(fake.counts(), before, "no endpoint, delivery or audit entry written");
+  t.true(fake.enabled(endpoint!.id));
+
+  as.actor = { kind: "member", memberId: randomUUID(), role: "developer", email: "dev@toko.example" };
+  await client.revealSecret({ storeId, endpointId: endpoint!.id });
+  await client.updateEndpoint({ storeId, endpointId: endpoint!.id, enabled: false });
+  const { entries } = await client.listAudit({ storeId });
+  t.deepEqual(
+    entries.map((entry) => [entry.actor, entry.action]),
+    [
+      ["dev@toko.example", "endpoint.disabled"],
+      ["dev@toko.example", "endpoint.secret_revealed"],
+      ["operator", "endpoint.created"],
+    ],
+  );
 });

@@ -14,7 +14,7 @@ export function auditLogPages(router: Router, kit: Kit) {
     handle(async (ctx: DashboardContext) => {
       const { member, store, csrf } = ctx.state.scope;
       // Each service keeps the entries of its own changes: the log is their parts merged.
-      const entries = await storeAuditLog([clients.accounts, clients.order], store.id, 200);
+      const entries = await storeAuditLog([clients.accounts, clients.order, ...(clients.webhook ? [clients.webhook] : [])], store.id, 200);
       sendPage(
         ctx,
         <Shell title="Audit log" member={member} store={store} section="audit-log" csrf={csrf}>

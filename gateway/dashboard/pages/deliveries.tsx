@@ -4,7 +4,6 @@
 // one, the pages say so.
 import type { RouterInstance as Router } from "@koa/router";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { auditTarget } from "../../../common/audit.js";
 import { isUuid } from "../../../common/ids.js";
 import type { Delivery, Endpoint } from "../../../gen/webhook/v1/webhook_pb.js";
 import type { ServiceClients } from "../../clients.js";
@@ -266,7 +265,7 @@ export function webhookRoute<T>(
 export const isNotFound = (error: unknown) => error instanceof ConnectError && error.code === Code.NotFound;
 
 export function deliveryPages(router: Router, kit: Kit) {
-  const { handle, storeScope, change } = kit;
+  const { handle, storeScope } = kit;
   const base = "/dashboard/stores/:storeId/webhooks";
   const client = (ctx: DashboardContext) => webhookClientOr(ctx, kit, "webhooks", "Webhooks");
 
@@ -296,7 +295,7 @@ export function deliveryPages(router: Router, kit: Kit) {
     const storeId = ctx.state.scope.store.id;
     const { delivery } = found;
     try {
-      await change(ctx, "delivery.resent", auditTarget("delivery", delivery.id), () => webhook.redeliver({ storeId, deliveryId: delivery.id }));
+      await webhook.redeliver({ storeId, deliveryId: delivery.id });
     } catch (error) {
       // The service finds no delivery to queue while an attempt is under way, or once its endpoint is deleted.
       if (!isNotFound(error)) throw error;

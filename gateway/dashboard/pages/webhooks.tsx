@@ -5,11 +5,9 @@
 import type { RouterInstance as Router } from "@koa/router";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { ComponentChildren } from "preact";
-import { auditTarget } from "../../../common/audit.js";
 import { isUuid } from "../../../common/ids.js";
 import { ORDER_EVENT_TYPES } from "../../../common/order-status.js";
 import type { Delivery, Endpoint } from "../../../gen/webhook/v1/webhook_pb.js";
-import { recordAudit } from "../../../services/lib/audited.js";
 import { Time } from "../../views/components.js";
 import { field, type Form } from "../forms.js";
 import { problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
@@ -367,7 +365,7 @@ function statusFilter(value: unknown): string {
 }
 
 export function webhookPages(router: Router, kit: Kit) {
-  const { clients, handle, storeScope, change } = kit;
+  const { handle, storeScope } = kit;
   const base = "/dashboard/stores/:storeId/webhooks";
   const client = (ctx: DashboardContext) => webhookClientOr(ctx, kit, "webhooks", "Webhooks");
 
@@ -422,12 +420,8 @@ export function webhookPages(router: Router, kit: Kit) {
       const storeId = ctx.state.scope.store.id;
       const values = valuesFrom(ctx.state.scope.form);
       try {
-        const created = await change(
-          ctx,
-          "endpoint.created",
-          (r) => auditTarget("endpoint", r.endpoint!.id),
-          () => webhook.createEndpoint({ storeId, url: values.url, description: values.description, events: subscriptionOf(values) }),
-        );
+        // The webhook service checks the member's role and audits the change with it.
+        const created = await webhook.createEndpoint({ storeId, url: values.url, description: values.description, events: subscriptionOf(values) });
         // The secret is in this response only, never in a URL or a later page.
         sendPage(ctx, <CreatedPage ctx={ctx} endpoint={created.endpoint!} secret={created.secret} />, 201);
       } catch (error) {
@@ -449,9 +443,7 @@ export function webhookPages(router: Router, kit: Kit) {
     const storeId = ctx.state.scope.store.id;
     const values = valuesFrom(ctx.state.scope.form);
     try {
-      await change(ctx, "endpoint.updated", auditTarget("endpoint", endpoint.id), () =>
-        webhook.updateEndpoint({ storeId, endpointId: endpoint.id, url: values.url, description: values.description, events: subscriptionOf(values) }),
-      );
+      await webhook.updateEndpoint({ storeId, endpointId: endpoint.id, url: values.url, description: values.description, events: subscriptionOf(values) });
       seeOther(ctx, `${endpointPath(storeId, endpoint.id)}?done=updated`);
     } catch (error) {
       const problem = formProblem(error);
@@ -461,23 +453,15 @@ export function webhookPages(router: Router, kit: Kit) {
   });
 
   endpointRoute("post", "/reveal-secret", async (ctx, webhook, endpoint) => {
-    const { member, store } = ctx.state.scope;
-    // Recorded before the secret is read: a reveal that cannot be audited shows nothing.
-    await recordAudit(clients.accounts, {
-      storeId: store.id,
-      actor: member.email,
-      action: "endpoint.secret_revealed",
-      target: auditTarget("endpoint", endpoint.id),
-    });
+    const { store } = ctx.state.scope;
+    // The service records the reveal in the same transaction that reads the secret.
     const { secret } = await webhook.revealSecret({ storeId: store.id, endpointId: endpoint.id });
     await showEndpoint(webhook, ctx, endpoint, { shown: { kind: "revealed", secret } });
   });
 
   endpointRoute("post", "/rotate-secret", async (ctx, webhook, endpoint) => {
     const storeId = ctx.state.scope.store.id;
-    const rotated = await change(ctx, "endpoint.secret_rotated", auditTarget("endpoint", endpoint.id), () =>
-      webhook.rotateSecret({ storeId, endpointId: endpoint.id }),
-    );
+    const rotated = await webhook.rotateSecret({ storeId, endpointId: endpoint.id });
     await showEndpoint(webhook, ctx, rotated.endpoint ?? endpoint, {
       shown: { kind: "rotated", secret: rotated.secret, previousExpiresAt: rotated.previousSecretExpiresAt },
     });
@@ -486,9 +470,7 @@ export function webhookPages(router: Router, kit: Kit) {
   endpointRoute("post", "/test", async (ctx, webhook, endpoint) => {
     const storeId = ctx.state.scope.store.id;
     try {
-      const { delivery } = await change(ctx, "endpoint.test_sent", auditTarget("endpoint", endpoint.id), () =>
-        webhook.sendTestEvent({ storeId, endpointId: endpoint.id }),
-      );
+      const { delivery } = await webhook.sendTestEvent({ storeId, endpointId: endpoint.id });
       seeOther(ctx, `${deliveryPath(storeId, delivery!)}?done=test_sent`);
     } catch (error) {
       // A disabled endpoint is sent nothing, not even a test.
@@ -503,9 +485,7 @@ export function webhookPages(router: Router, kit: Kit) {
   ] as const) {
     endpointRoute("post", `/${path}`, async (ctx, webhook, endpoint) => {
       const storeId = ctx.state.scope.store.id;
-      await change(ctx, enabled ? "endpoint.enabled" : "endpoint.disabled", auditTarget("endpoint", endpoint.id), () =>
-        webhook.updateEndpoint({ storeId, endpointId: endpoint.id, enabled }),
-      );
+      await webhook.updateEndpoint({ storeId, endpointId: endpoint.id, enabled });
       seeOther(ctx, `${endpointPath(storeId, endpoint.id)}?done=${enabled ? "enabled" : "disabled"}`);
     });
   }
@@ -516,7 +496,7 @@ export function webhookPages(router: Router, kit: Kit) {
 
   endpointRoute("post", "/delete", async (ctx, webhook, endpoint) => {
     const storeId = ctx.state.scope.store.id;
-    await change(ctx, "endpoint.deleted", auditTarget("endpoint", endpoint.id), () => webhook.deleteEndpoint({ storeId, endpointId: endpoint.id }));
+    await webhook.deleteEndpoint({ storeId, endpointId: endpoint.id });
     seeOther(ctx, `${storePath(storeId, "webhooks")}?done=deleted`);
   });
 }
