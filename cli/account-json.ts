@@ -6,7 +6,7 @@ import type { AuditEntry, Member } from "../gen/catalog/v1/account_pb.js";
 const iso = (value: Timestamp | undefined) => (value ? timestampDate(value).toISOString() : null);
 
 export function memberJson(m: Member) {
-  return { id: m.id, email: m.email, status: m.status, created_at: iso(m.createdAt) };
+  return { id: m.id, email: m.email, role: m.role, status: m.status, created_at: iso(m.createdAt) };
 }
 
 export function auditJson(e: Pick<AuditEntry, "at" | "actor" | "action" | "target">) {

@@ -7,9 +7,9 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { openDatabaseServer } from "../services/lib/db.js";
 import { loadConfigOrExit, onShutdown, reportProcessFailures } from "../services/lib/lifecycle.js";
 import { createLogger } from "../services/lib/logger.js";
-import { OPERATOR_ACTOR, auditTarget } from "../common/audit.js";
+import { OPERATOR } from "../common/actor.js";
 import { inviteUrl } from "../common/dashboard-links.js";
-import { recordAudit } from "../services/lib/audited.js";
+import { actingAs } from "../services/lib/acting-as.js";
 import { seedDemoStore, type DemoStore } from "./seed.js";
 import { startAll } from "./start-all.js";
 
@@ -60,7 +60,8 @@ async function ensureDemoStore(): Promise<DemoStore> {
       if (!(error instanceof ConnectError && error.code === Code.Unauthenticated)) throw error;
     }
   }
-  const created = await seedDemoStore(clients);
+  // The operator's doing, as with `store-admin seed` (the catalog checks who acts).
+  const created = await actingAs(OPERATOR, () => seedDemoStore(clients));
   await mkdir(config.DATA_DIR, { recursive: true });
   await writeFile(file, JSON.stringify(created, null, 2) + "\n", { mode: 0o600 });
   logger.info({ storeId: created.store_id }, "demo store seeded");
@@ -72,7 +73,7 @@ async function ensureDemoStore(): Promise<DemoStore> {
  * password and signs in (a local convenience, like the printed key).
  */
 async function inviteDemoMember(storeId: string): Promise<string> {
-  const invited = await clients.accounts.inviteMember({ storeId, email: DEMO_MEMBER_EMAIL });
-  await recordAudit(clients.accounts, { storeId, actor: OPERATOR_ACTOR, action: "member.invited", target: auditTarget("member", DEMO_MEMBER_EMAIL) });
+  // The catalog audits the invitation, as the operator's.
+  const invited = await actingAs(OPERATOR, () => clients.accounts.inviteMember({ storeId, email: DEMO_MEMBER_EMAIL }));
   return inviteUrl(config.PUBLIC_BASE_URL, invited.invitationToken);
 }

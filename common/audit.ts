@@ -11,6 +11,7 @@ export const AUDIT_ACTIONS = [
   "member.signed_in",
   "member.invited",
   "member.removed",
+  "member.role_changed",
   "key.created",
   "key.revoked",
   "store.plan_changed",

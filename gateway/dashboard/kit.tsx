@@ -1,13 +1,12 @@
 // What every dashboard page handler shares: the signed-in member and their store for
-// the request, CSRF on every form post, audited changes, and errors shown as pages.
+// the request (acting as them, with their role in it), CSRF on every form post, and
+// errors shown as pages. The services check the role and audit each change themselves.
 import { actingAs } from "../../services/lib/acting-as.js";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Next } from "koa";
 import type { VNode } from "preact";
 import { isUuid } from "../../common/ids.js";
-import type { AuditAction } from "../../common/audit.js";
 import type { Store } from "../../gen/catalog/v1/catalog_pb.js";
-import { audited, NotAudited } from "../../services/lib/audited.js";
 import type { Logger } from "../../services/lib/logger.js";
 import type { ServiceClients } from "../clients.js";
 import { loggablePath, type GatewayContext } from "../context.js";
@@ -68,15 +67,6 @@ export function createKit(deps: DashboardDeps, sessions: SessionCookies) {
       try {
         await handler(ctx, next);
       } catch (error) {
-        if (error instanceof NotAudited) {
-          logger.error({ requestId: ctx.state.requestId, action: error.entry.action, target: error.entry.target, err: error }, "dashboard change made but not audited");
-          ctx.set("Retry-After", "2");
-          return sendPage(
-            ctx,
-            <MessagePage title="Done, but not recorded" message="The change was made, but the audit log could not record it just now. Check the page before trying again, so it is not made twice." link={{ href: "/dashboard", label: "Back to the dashboard" }} />,
-            503,
-          );
-        }
         const apiError = toApiError(error);
         if (apiError.status === 404) return notFoundPage(ctx);
         if (apiError.status === 503) {
@@ -101,7 +91,8 @@ export function createKit(deps: DashboardDeps, sessions: SessionCookies) {
       return sendPage(ctx, <MessagePage title="Signed out" message="Your session has ended. Sign in again, then repeat what you were doing." link={{ href: "/dashboard/login", label: "Sign in" }} />, 403);
     }
     const storeId = (ctx.params.storeId ?? "").toLowerCase();
-    if (!isUuid(storeId) || !member.stores.some((store) => store.id === storeId)) return notFoundPage(ctx);
+    const membership = member.stores.find((store) => store.id === storeId);
+    if (!isUuid(storeId) || !membership) return notFoundPage(ctx);
     const csrf = csrfTokenFor(member.token);
     let form: Form = {};
     let file: UploadedFile | undefined;
@@ -115,18 +106,12 @@ export function createKit(deps: DashboardDeps, sessions: SessionCookies) {
     }
     const { store } = await clients.store.getStore({ id: storeId });
     ctx.state.scope = { member, store: store!, csrf, form, file };
-    // Every RPC of this page is the member's. Until memberships carry a role (§13),
-    // every member may do everything, as an owner.
-    await actingAs({ kind: "member", memberId: member.id, role: "owner", email: member.email }, next);
+    // Every RPC of this page is the member's, with the role they hold in this store: the
+    // services decide what that role may do (§13).
+    await actingAs({ kind: "member", memberId: member.id, role: membership.role, email: member.email }, next);
   });
 
-  /** Makes a change as the signed-in member and writes it to the store's audit log. */
-  function change<T>(ctx: DashboardContext, action: AuditAction, target: string | ((result: T) => string), work: () => Promise<T>): Promise<T> {
-    const { member, store } = ctx.state.scope;
-    return audited(clients.accounts, { storeId: store.id, actor: member.email, action }, target, work);
-  }
-
-  return { clients, logger, handle, storeScope, change };
+  return { clients, logger, handle, storeScope };
 }
 
 export type Kit = ReturnType<typeof createKit>;

@@ -6,11 +6,13 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Context } from "koa";
 import type { ServiceClients } from "../clients.js";
+import { isRole, type Role } from "../../common/roles.js";
 
 export interface Member {
   id: string;
   email: string;
-  stores: { id: string; name: string }[];
+  /** The member's stores, each with the role they hold there (CONTRACT §13). */
+  stores: { id: string; name: string; role: Role }[];
   /** The token in the cookie; forms' CSRF tokens are derived from it. */
   token: string;
 }
@@ -63,7 +65,8 @@ export function createSessionCookies(deps: { clients: ServiceClients; secure: bo
         return {
           id: resolved.member!.id,
           email: resolved.member!.email,
-          stores: resolved.stores.map((store) => ({ id: store.id, name: store.name })),
+          // A role this gateway does not know (a newer catalog) gives no permission at all.
+          stores: resolved.stores.filter((store) => isRole(store.role)).map((store) => ({ id: store.id, name: store.name, role: store.role as Role })),
           token,
         };
       } catch (error) {

@@ -2,8 +2,12 @@
 // authentication finds the live key by its hash and answers with its store's plan.
 import { createHash, randomBytes } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
+import type { Actor } from "../../common/actor.js";
+import { auditTarget } from "../../common/audit.js";
 import type { PlanName } from "../../common/plans.js";
+import { auditEntry } from "../lib/audit-log.js";
 import type { Logger } from "../lib/logger.js";
+import type { AuditWriter } from "./accounts/audit.js";
 import type { Stores } from "./merchant-stores.js";
 import type { ApiKeyRow, Pool } from "./store.js";
 import type * as sqlStore from "./store.js";
@@ -52,27 +56,35 @@ export interface AuthenticatedKey {
   plan: PlanName;
 }
 
-export type ApiKeysStore = Pick<typeof sqlStore, "insertApiKey" | "revokeApiKey" | "listApiKeys" | "findLiveKey" | "touchApiKey">;
+export type ApiKeysStore = Pick<typeof sqlStore, "transaction" | "insertApiKey" | "revokeApiKey" | "listApiKeys" | "findLiveKey" | "touchApiKey">;
 
-export function createApiKeys({ sql, store, stores, logger }: { sql: Pool; store: ApiKeysStore; stores: Pick<Stores, "get">; logger: Logger }) {
+export function createApiKeys({ sql, store, audit, stores, logger }: { sql: Pool; store: ApiKeysStore; audit: AuditWriter; stores: Pick<Stores, "get">; logger: Logger }) {
   return {
-    /** A new key for the store: the row, and the key itself, which is never stored. */
-    async create(storeId: string, name: string): Promise<{ apiKey: ApiKeyRow; secret: string }> {
+    /** A new key for the store: the row, and the key itself, which is never stored. Audited as `actor`. */
+    async create(storeId: string, name: string, actor: Actor): Promise<{ apiKey: ApiKeyRow; secret: string }> {
       const owner = await stores.get(storeId);
       const secret = generateApiKey();
-      const apiKey = await store.insertApiKey(sql, {
-        store_id: owner.id,
-        name: keyName(name),
-        prefix: keyPrefix(secret),
-        key_hash: hashApiKey(secret),
+      const apiKey = await store.transaction(sql, async (tx) => {
+        const row = await store.insertApiKey(tx, {
+          store_id: owner.id,
+          name: keyName(name),
+          prefix: keyPrefix(secret),
+          key_hash: hashApiKey(secret),
+        });
+        await audit.insertAuditEntries(tx, [auditEntry(owner.id, actor, "key.created", auditTarget("key", row.id))]);
+        return row;
       });
       logger.info({ storeId: owner.id, keyId: apiKey.id }, "api key created");
       return { apiKey, secret };
     },
 
-    /** Undefined when the store has no such key. Revoking twice keeps the first time. */
-    async revoke(storeId: string, keyId: string): Promise<ApiKeyRow | undefined> {
-      const row = await store.revokeApiKey(sql, storeId, keyId);
+    /** Undefined when the store has no such key. Revoking twice keeps the first time. Audited as `actor`. */
+    async revoke(storeId: string, keyId: string, actor: Actor): Promise<ApiKeyRow | undefined> {
+      const row = await store.transaction(sql, async (tx) => {
+        const revoked = await store.revokeApiKey(tx, storeId, keyId);
+        if (revoked) await audit.insertAuditEntries(tx, [auditEntry(revoked.store_id, actor, "key.revoked", auditTarget("key", revoked.id))]);
+        return revoked;
+      });
       if (row) logger.info({ storeId: row.store_id, keyId: row.id }, "api key revoked");
       return row;
     },

@@ -4,7 +4,11 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { Plan, type CreateStoreRequest, type UpdateStoreSettingsRequest } from "../../gen/catalog/v1/catalog_pb.js";
 import { planName, type PlanName } from "../../common/plans.js";
+import type { Actor } from "../../common/actor.js";
+import { auditTarget } from "../../common/audit.js";
+import { auditEntry } from "../lib/audit-log.js";
 import type { Logger } from "../lib/logger.js";
+import type { AuditWriter } from "./accounts/audit.js";
 import type { NewStore, Pool, StoreRow, StoreSettings } from "./store.js";
 import type * as sqlStore from "./store.js";
 import { invalid, optionalUrl, requireText, requireUuid } from "./validation.js";
@@ -57,9 +61,9 @@ export function storeNotFound(id: string): ConnectError {
   return new ConnectError(`store ${id} not found`, Code.NotFound);
 }
 
-export type StoresStore = Pick<typeof sqlStore, "insertStore" | "findStore" | "updateStorePlan" | "updateStoreSettings">;
+export type StoresStore = Pick<typeof sqlStore, "transaction" | "insertStore" | "findStore" | "updateStorePlan" | "updateStoreSettings">;
 
-export function createStores({ sql, store, logger }: { sql: Pool; store: StoresStore; logger: Logger }) {
+export function createStores({ sql, store, audit, logger }: { sql: Pool; store: StoresStore; audit: AuditWriter; logger: Logger }) {
   return {
     async create(input: NewStore): Promise<StoreRow> {
       const row = await store.insertStore(sql, input);
@@ -81,9 +85,13 @@ export function createStores({ sql, store, logger }: { sql: Pool; store: StoresS
       return row;
     },
 
-    /** Replaces the bank account and redirect defaults; NOT_FOUND when there is no such store. */
-    async updateSettings(storeId: string, settings: StoreSettings): Promise<StoreRow> {
-      const row = await store.updateStoreSettings(sql, storeId, settings);
+    /** Replaces the bank account and redirect defaults; NOT_FOUND when there is no such store. Audited as `actor`. */
+    async updateSettings(storeId: string, settings: StoreSettings, actor: Actor): Promise<StoreRow> {
+      const row = await store.transaction(sql, async (tx) => {
+        const updated = await store.updateStoreSettings(tx, storeId, settings);
+        if (updated) await audit.insertAuditEntries(tx, [auditEntry(updated.id, actor, "store.settings_changed", auditTarget("store", updated.id))]);
+        return updated;
+      });
       if (!row) throw new ConnectError(`store ${storeId} not found`, Code.NotFound);
       logger.info({ storeId: row.id }, "store settings changed");
       return row;

@@ -6,6 +6,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { planFromName } from "../../common/plans.js";
+import { requirePermission } from "../lib/rpc-actor.js";
 import { createAccountRoutes, type AccountRouteDeps } from "./accounts/routes.js";
 import type { ApiKeys } from "./api-keys.js";
 import { requireStatus, type Items } from "./items.js";
@@ -39,18 +40,23 @@ export function createCatalogRoutes(deps: CatalogRouteDeps) {
         return { store: storeMessage(row) };
       },
 
-      async updateStoreSettings(request) {
+      // Changes a member makes (§13): the actor's permission is checked before anything is
+      // written, and the audit entry is written in the change's transaction.
+      async updateStoreSettings(request, context) {
         const storeId = requireUuid(request.storeId, "store_id");
-        return { store: storeMessage(await stores.updateSettings(storeId, storeSettingsFrom(request))) };
+        const settings = storeSettingsFrom(request);
+        return { store: storeMessage(await stores.updateSettings(storeId, settings, requirePermission(context, "store_admin"))) };
       },
 
-      async createApiKey(request) {
-        const { apiKey, secret } = await apiKeys.create(request.storeId, request.name);
+      async createApiKey(request, context) {
+        const { apiKey, secret } = await apiKeys.create(request.storeId, request.name, requirePermission(context, "developer_settings"));
         return { apiKey: apiKeyMessage(apiKey), secret };
       },
 
-      async revokeApiKey(request) {
-        const row = await apiKeys.revoke(requireUuid(request.storeId, "store_id"), requireUuid(request.keyId, "key_id"));
+      async revokeApiKey(request, context) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        const keyId = requireUuid(request.keyId, "key_id");
+        const row = await apiKeys.revoke(storeId, keyId, requirePermission(context, "developer_settings"));
         if (!row) throw new ConnectError(`key ${request.keyId} not found in store ${request.storeId}`, Code.NotFound);
         return { apiKey: apiKeyMessage(row) };
       },

@@ -8,6 +8,7 @@ import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { AuditAction } from "../../common/audit.js";
 import { auditActorName, type Actor } from "../../common/actor.js";
 import { AuditEntrySchema, type AuditEntry } from "../../gen/audit/v1/audit_pb.js";
+import { Code, ConnectError } from "@connectrpc/connect";
 import type { Db } from "./db.js";
 import { fieldError } from "./rpc-errors.js";
 
@@ -82,8 +83,28 @@ export interface AuditSource {
   listAudit(request: { storeId: string; limit: number }): Promise<{ entries: AuditEntryLike[] }>;
 }
 
-/** The store's audit log, newest first, at most `limit`: every service's part, asked at once and merged. */
-export async function storeAuditLog(sources: AuditSource[], storeId: string, limit = AUDIT_LIST_DEFAULT): Promise<AuditEntryLike[]> {
-  const parts = await Promise.all(sources.map(async (source) => (await source.listAudit({ storeId, limit })).entries));
-  return mergeAuditParts(parts, limit);
+/**
+ * The store's audit log, newest first, at most `limit`: every service's part, asked at
+ * once and merged. A service that cannot be reached (or is not deployed) is named in
+ * `unavailable` rather than failing the whole log; the reader says so.
+ */
+export async function storeAuditLog(
+  sources: Record<string, AuditSource | undefined>,
+  storeId: string,
+  limit = AUDIT_LIST_DEFAULT,
+): Promise<{ entries: AuditEntryLike[]; unavailable: string[] }> {
+  const unavailable: string[] = [];
+  const parts = await Promise.all(
+    Object.entries(sources).map(async ([name, source]) => {
+      if (!source) return (unavailable.push(name), []);
+      try {
+        return (await source.listAudit({ storeId, limit })).entries;
+      } catch (error) {
+        if (!(error instanceof ConnectError && (error.code === Code.Unavailable || error.code === Code.DeadlineExceeded))) throw error;
+        unavailable.push(name);
+        return [];
+      }
+    }),
+  );
+  return { entries: mergeAuditParts(parts, limit), unavailable: unavailable.sort() };
 }

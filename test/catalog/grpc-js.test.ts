@@ -5,6 +5,7 @@ import path from "node:path";
 import test from "ava";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
+import { actorHeaders, OPERATOR } from "../../common/actor.js";
 import { ROOT } from "../helpers/process.js";
 import { startCatalogOnly } from "../helpers/stack.js";
 
@@ -17,7 +18,7 @@ const LOADER_OPTIONS: protoLoader.Options = {
   includeDirs: [path.join(ROOT, "proto")],
 };
 
-type Unary = (request: object, callback: (error: grpc.ServiceError | null, response?: any) => void) => void;
+type Unary = (request: object, metadata: grpc.Metadata, callback: (error: grpc.ServiceError | null, response?: any) => void) => void;
 type Client = grpc.Client & Record<string, Unary>;
 
 let catalogService: Awaited<ReturnType<typeof startCatalogOnly>>;
@@ -29,7 +30,10 @@ function call(client: Client, method: string, request: object): Promise<any> {
   return new Promise((resolve, reject) => {
     const fn = client[method];
     if (typeof fn !== "function") return reject(new Error(`no method ${method}`));
-    fn.call(client, request, (error, response) => (error ? reject(error) : resolve(response)));
+    // Who acts travels as plain request metadata, which any gRPC client can send (CONTRACT §13).
+    const metadata = new grpc.Metadata();
+    for (const [name, value] of Object.entries(actorHeaders(OPERATOR))) metadata.set(name, value);
+    fn.call(client, request, metadata, (error, response) => (error ? reject(error) : resolve(response)));
   });
 }
 

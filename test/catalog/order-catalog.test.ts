@@ -1,6 +1,7 @@
 // GetOrderCatalog on real PostgreSQL through the catalog's gRPC port: its one statement
 // carries the items as JSON, so this checks the answer is exactly what GetStore and
 // GetItems give (prices, times, bundle products), which the in-memory store cannot.
+import { OPERATOR } from "../../common/actor.js";
 import test from "ava";
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
@@ -15,7 +16,7 @@ let catalog: Client<typeof CatalogService>;
 
 test.before(async () => {
   service = await startCatalogOnly();
-  channel = createRpcChannel(`http://127.0.0.1:${service.port}`, { timeoutMs: 20_000 });
+  channel = createRpcChannel(`http://127.0.0.1:${service.port}`, { timeoutMs: 20_000, actor: OPERATOR });
   stores = channel.client(StoreService);
   catalog = channel.client(CatalogService);
 });

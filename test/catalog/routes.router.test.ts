@@ -1,6 +1,8 @@
 // The catalog's Connect routes in memory (createRouterTransport) over the real domain
 // modules and an in-memory store: every RPC's answer, its argument errors, and that
 // one store never reaches another's keys or items. No database, no server.
+import { OPERATOR } from "../../common/actor.js";
+import { actorInterceptor } from "../../services/lib/rpc-client.js";
 import test, { type ExecutionContext } from "ava";
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
@@ -9,12 +11,15 @@ import { API_KEY_PATTERN, hashApiKey } from "../../services/catalog/api-keys.js"
 import { createCatalogDomain } from "../../services/catalog/domain.js";
 import { createCatalogRoutes } from "../../services/catalog/routes.js";
 import { createLogger } from "../../services/lib/logger.js";
+import { createFakeAccountStore } from "../helpers/fake-account-store.js";
 import { createFakeCatalogStore } from "../helpers/fake-catalog-store.js";
 
 function setup() {
   const fake = createFakeCatalogStore();
-  const domain = createCatalogDomain({ sql: fake.sql, store: fake.store, logger: createLogger("test", "silent") });
-  const transport = createRouterTransport(createCatalogRoutes(domain));
+  // Key changes write their audit entries into the accounts' log.
+  const domain = createCatalogDomain({ sql: fake.sql, store: fake.store, accountStore: createFakeAccountStore(fake).store, logger: createLogger("test", "silent") });
+  // Every call is the operator's, as from store-admin; roles are catalog-roles.router.test.ts's.
+  const transport = createRouterTransport(createCatalogRoutes(domain), { transport: { interceptors: [actorInterceptor(OPERATOR)] } });
   return { fake, stores: createClient(StoreService, transport), catalog: createClient(CatalogService, transport) };
 }
 

@@ -102,6 +102,8 @@ test("bank import matches a statement; the rest waits for review, then is assign
       ["bank_mutation.assigned", `mutation:${m2}`],
       ["bank_mutations.imported", `store:${s.storeId}`],
       ["bank_mutations.imported", `store:${s.storeId}`],
+      // The shop's key, made by the test as the operator: the catalog records it with the key.
+      ["key.created", `key:${s.keyId}`],
     ],
   );
 });

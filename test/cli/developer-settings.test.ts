@@ -152,8 +152,10 @@ test("bad webhook input names the field and changes nothing", async (t) => {
 
 test("members: invite prints a one-time link; a removed member's session fails at once", async (t) => {
   const shop = await newShop(stack, "Members Store");
-  const invited = await ok(t, "user", "invite", "--store", shop.storeId, "--email", "Siti@Example.co.id");
-  t.deepEqual(Object.keys(invited).sort(), ["email", "id", "invite_url"]);
+  // A developer: the store's last owner could not be removed.
+  const invited = await ok(t, "user", "invite", "--store", shop.storeId, "--email", "Siti@Example.co.id", "--role", "developer");
+  t.deepEqual(Object.keys(invited).sort(), ["email", "id", "invite_url", "role"]);
+  t.is(invited.role, "developer");
   t.is(invited.email, "siti@example.co.id");
   const prefix = `${stack.baseUrl}/dashboard/invite/`;
   t.true(invited.invite_url.startsWith(prefix), invited.invite_url);
@@ -176,6 +178,38 @@ test("members: invite prints a one-time link; a removed member's session fails a
 
   await fails(t, /email/, "user", "invite", "--store", shop.storeId, "--email", "not an email");
   await fails(t, /not found/i, "user", "remove", "--store", shop.storeId, "--user", invited.id);
+});
+
+test("roles: invite --role (owner by default), user role, and the last owner is kept", async (t) => {
+  const shop = await newShop(stack, "Roles Store");
+  const owner = await ok(t, "user", "invite", "--store", shop.storeId, "--email", "pemilik@example.com");
+  t.is(owner.role, "owner");
+  const support = await ok(t, "user", "invite", "--store", shop.storeId, "--email", "cs@example.com", "--role", "support");
+  t.is(support.role, "support");
+  await fails(t, /--role must be owner, developer, support, viewer/, "user", "invite", "--store", shop.storeId, "--email", "x@example.com", "--role", "admin");
+  await fails(t, /--role is required/, "user", "role", "--store", shop.storeId, "--user", support.id);
+
+  const changed = await ok(t, "user", "role", "--store", shop.storeId, "--user", support.id, "--role", "viewer");
+  t.like(changed, { id: support.id, email: "cs@example.com", role: "viewer" });
+  const listed = await ok(t, "user", "list", "--store", shop.storeId);
+  t.deepEqual(listed.users.map((u: { email: string; role: string }) => [u.email, u.role]), [
+    ["cs@example.com", "viewer"],
+    ["pemilik@example.com", "owner"],
+  ]);
+
+  await fails(t, /at least one owner/, "user", "role", "--store", shop.storeId, "--user", owner.id, "--role", "developer");
+  await fails(t, /at least one owner/, "user", "remove", "--store", shop.storeId, "--user", owner.id);
+
+  const { entries } = await ok(t, "audit", "--store", shop.storeId);
+  t.deepEqual(
+    entries.filter((e: { action: string }) => e.action.startsWith("member.")).map((e: { actor: string; action: string; target: string }) => [e.actor, e.action, e.target]),
+    [
+      ["operator", "member.role_changed", "member:cs@example.com"],
+      ["operator", "member.invited", "member:cs@example.com"],
+      ["operator", "member.invited", "member:pemilik@example.com"],
+    ],
+    "each change once, written by the catalog; refusals leave nothing",
+  );
 });
 
 test("audit lists every change made with the CLI, as the operator, newest first", async (t) => {
@@ -203,8 +237,11 @@ test("audit lists every change made with the CLI, as the operator, newest first"
       ["endpoint.created", `endpoint:${endpoint.id}`],
       ["key.revoked", `key:${key.id}`],
       ["key.created", `key:${key.id}`],
+      // The shop's own key, made when the test set the shop up: the catalog audits every key.
+      ["key.created", entries.at(-1).target],
     ],
   );
+  t.not(entries.at(-1).target, `key:${key.id}`);
   t.true(entries.every((e: { actor: string; at: string }) => e.actor === "operator" && !Number.isNaN(Date.parse(e.at))));
   // A command that failed changed nothing, so it is not in the log.
   await fails(t, /not found/i, "order", "cancel", "--store", shop.storeId, "--order", randomUUID());

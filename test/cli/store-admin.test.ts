@@ -1,5 +1,6 @@
 // The operator CLI run as a real child process (`node cli/store-admin.js …`, which is
 // what `npx store-admin` runs) against a catalog service on a database of its own.
+import { OPERATOR } from "../../common/actor.js";
 import test from "ava";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { StoreService } from "../../gen/catalog/v1/catalog_pb.js";
@@ -21,7 +22,7 @@ test.before(async () => {
   catalogService = await startCatalogOnly();
   catalogAddr = `http://127.0.0.1:${catalogService.port}`;
   unusedAddr = `http://127.0.0.1:${await freePort()}`;
-  admin = createRpcChannel(catalogAddr);
+  admin = createRpcChannel(catalogAddr, { actor: OPERATOR });
 });
 
 test.after.always(async () => {

@@ -1,6 +1,7 @@
 // `npm start` on a bare machine: no DATABASE_URL, so embedded PostgreSQL in DATA_DIR.
 // It prints a demo key that works, stops cleanly on SIGTERM, and a second start on the
 // same DATA_DIR finds the same store, key and products.
+import { OPERATOR } from "../../common/actor.js";
 import { readdirSync, readFileSync } from "node:fs";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
@@ -194,7 +195,7 @@ test.serial("npm start on a fresh DATA_DIR serves the API with a printed demo ke
   // The dashboard link is a one-time invitation of a demo member of the demo store.
   const invitePrefix = `${printed}/dashboard/invite/`;
   t.true(run.signIn.link.startsWith(invitePrefix), run.signIn.link);
-  const accounts = createRpcChannel(run.catalogAddr);
+  const accounts = createRpcChannel(run.catalogAddr, { actor: OPERATOR });
   try {
     const client = accounts.client(AccountService);
     const token = decodeURIComponent(run.signIn.link.slice(invitePrefix.length));

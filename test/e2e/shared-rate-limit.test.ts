@@ -1,5 +1,6 @@
 // Two gateway processes in front of one catalog service share one rate limit per store
 // (CONTRACT §3: "It holds for the store as a whole when several gateway instances run").
+import { OPERATOR } from "../../common/actor.js";
 import test from "ava";
 import { Plan, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { createRpcChannel, type RpcChannel } from "../../services/lib/rpc-client.js";
@@ -37,7 +38,7 @@ test.before(async () => {
   gateways = ports.map((port) => `http://127.0.0.1:${port}`);
   // Both gateways have reached the catalog service and the database before any request counts.
   for (const gateway of gateways) await catalogReady(gateway);
-  admin = createRpcChannel(catalogAddr);
+  admin = createRpcChannel(catalogAddr, { actor: OPERATOR });
 });
 
 test.after.always(async () => {

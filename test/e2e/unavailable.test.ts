@@ -1,6 +1,7 @@
 // The catalog service and the gateway as real processes (their own entry points). When
 // the catalog dies or hangs, the gateway answers 503 SERVICE_UNAVAILABLE promptly and
 // never hangs; /healthz stays up while /readyz reports the outage.
+import { OPERATOR } from "../../common/actor.js";
 import { createServer, type Server, type Socket } from "node:net";
 import test from "ava";
 import { Plan, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
@@ -61,7 +62,7 @@ test.serial("a killed catalog service turns into 503 SERVICE_UNAVAILABLE within 
   const gateway = spawn("gateway/main.ts", { DATABASE_URL: db.url, PORT: String(port), CATALOG_ADDR: catalogAddr, ...(await otherAddrs()) });
   await gateway.waitFor(/gateway listening/);
 
-  const admin = createRpcChannel(catalogAddr);
+  const admin = createRpcChannel(catalogAddr, { actor: OPERATOR });
   const stores = admin.client(StoreService);
   const { store } = await stores.createStore({ name: "Outage Store", plan: Plan.GROWTH });
   const first = await stores.createApiKey({ storeId: store!.id, name: "first" });

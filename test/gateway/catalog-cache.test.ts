@@ -2,6 +2,7 @@
 // database and the shared NATS (a change-hint subject of this file's own). A change
 // made through the catalog's gRPC API shows through both gateways within 1 s; a
 // gateway that hears no hints still refreshes after the TTL.
+import { OPERATOR } from "../../common/actor.js";
 import test, { type ExecutionContext } from "ava";
 import type { Client } from "@connectrpc/connect";
 import { CATALOG_PAGE_TTL_MS } from "../../gateway/catalog-cache.js";
@@ -64,7 +65,7 @@ test.before(async () => {
   const server = await startCatalogService({ sql: catalogSql, logger, host: "127.0.0.1", port: 0, catalogChanges: changes });
   await changes.ready();
   catalogAddr = `http://127.0.0.1:${server.port}`;
-  const admin = createRpcChannel(catalogAddr);
+  const admin = createRpcChannel(catalogAddr, { actor: OPERATOR });
   stores = admin.client(StoreService);
   catalog = admin.client(CatalogService);
   closers.push(async () => {

@@ -4,7 +4,8 @@
 // point at the stores of a fake-catalog-store.ts, as the tables' foreign keys do. The
 // `db` argument is ignored; `transaction` rolls its changes back when `work` throws.
 import { randomUUID } from "node:crypto";
-import type { AuditRow, MemberRow, Pool, SessionRow } from "../../services/catalog/accounts/account-store.js";
+import type { Role } from "../../common/roles.js";
+import type { AuditRow, MemberRow, Pool, SessionRow, StoreMemberRow } from "../../services/catalog/accounts/account-store.js";
 import type { AccountStore } from "../../services/catalog/domain.js";
 
 interface MemberRecord {
@@ -29,7 +30,7 @@ interface SessionRecord extends SessionRow {
 interface State {
   members: Map<string, MemberRecord>;
   /** Keyed `${store_id}/${member_id}`. */
-  memberships: Map<string, { store_id: string; member_id: string; created_at: Date }>;
+  memberships: Map<string, { store_id: string; member_id: string; role: Role; created_at: Date }>;
   invitations: InvitationRecord[];
   sessions: Map<string, SessionRecord>;
   throttle: Map<string, { recent_attempts: Date[]; locked_until: Date | null }>;
@@ -67,6 +68,10 @@ export function createFakeAccountStore(stores: { storeOf(id: string): { id: stri
     audit: from.audit.map((row) => ({ ...row })),
   });
   const memberRow = ({ password_hash, ...row }: MemberRecord): MemberRow => ({ ...row, has_password: password_hash !== null });
+  const storeMemberRow = (storeId: string, memberId: string): StoreMemberRow | undefined => {
+    const membership = state.memberships.get(`${storeId}/${memberId}`);
+    return membership && { ...memberRow(state.members.get(memberId)!), role: membership.role };
+  };
   const isMember = (storeId: string, memberId: string) => state.memberships.has(`${storeId}/${memberId}`);
   const openInvitation = (tokenHash: Buffer) =>
     state.invitations.find(
@@ -94,10 +99,25 @@ export function createFakeAccountStore(stores: { storeOf(id: string): { id: stri
       }
       return memberRow(row);
     },
-    async addMembership(_db, memberId, storeId) {
+    async addMembership(_db, memberId, storeId, role) {
       if (!stores.storeOf(storeId) || !state.members.has(memberId)) throw new Error("foreign key: no such store or member");
       const key = `${storeId}/${memberId}`;
-      if (!state.memberships.has(key)) state.memberships.set(key, { store_id: storeId, member_id: memberId, created_at: now() });
+      if (!state.memberships.has(key)) state.memberships.set(key, { store_id: storeId, member_id: memberId, role, created_at: now() });
+      return state.memberships.get(key)!.role;
+    },
+    // One process, no interleaving inside a transaction's work: nothing to lock.
+    async lockTeam() {},
+    async findMembership(_db, storeId, memberId) {
+      return storeMemberRow(storeId, memberId);
+    },
+    async countOwners(_db, storeId) {
+      return [...state.memberships.values()].filter((m) => m.store_id === storeId && m.role === "owner").length;
+    },
+    async setMembershipRole(_db, storeId, memberId, role) {
+      const membership = state.memberships.get(`${storeId}/${memberId}`);
+      if (!membership) return undefined;
+      membership.role = role;
+      return storeMemberRow(storeId, memberId);
     },
     async replaceInvitation(_db, invitation, ttlSeconds) {
       if (state.invitations.some((i) => i.token_hash.equals(invitation.token_hash))) throw new UniqueViolation("token_hash");
@@ -135,11 +155,13 @@ export function createFakeAccountStore(stores: { storeOf(id: string): { id: stri
       return [...state.members.values()]
         .filter((m) => isMember(storeId, m.id))
         .sort((a, b) => (a.email < b.email ? -1 : 1))
-        .map(memberRow);
+        .map((m) => storeMemberRow(storeId, m.id)!);
     },
     async removeMembership(_db, storeId, memberId) {
-      if (!state.memberships.delete(`${storeId}/${memberId}`)) return undefined;
-      return memberRow(state.members.get(memberId)!);
+      const row = storeMemberRow(storeId, memberId);
+      if (!row) return undefined;
+      state.memberships.delete(`${storeId}/${memberId}`);
+      return row;
     },
     async dropInvitations(_db, memberId, storeId) {
       state.invitations = state.invitations.filter((i) => !(i.member_id === memberId && i.store_id === storeId && i.used_at === null));
@@ -151,9 +173,9 @@ export function createFakeAccountStore(stores: { storeOf(id: string): { id: stri
     async memberStores(_db, memberId) {
       return [...state.memberships.values()]
         .filter((m) => m.member_id === memberId)
-        .map((m) => stores.storeOf(m.store_id)!)
+        .map((m) => ({ ...stores.storeOf(m.store_id)!, role: m.role }))
         .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id))
-        .map((s) => ({ id: s.id, name: s.name }));
+        .map((s) => ({ id: s.id, name: s.name, role: s.role }));
     },
     async insertSession(_db, memberId, tokenHash) {
       if ([...state.sessions.values()].some((s) => s.token_hash.equals(tokenHash))) throw new UniqueViolation("token_hash");

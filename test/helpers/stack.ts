@@ -93,8 +93,8 @@ export async function startStack(options: StackOptions = {}) {
     busNames,
     dbUrl: db.url,
     /** The store's audit log as the dashboard and the CLI read it: every service's part, merged. */
-    auditLog: (storeId: string) =>
-      storeAuditLog([admin.client(AccountService), orderAdmin.client(OrderService), ...(webhookAdmin ? [webhookAdmin.client(WebhookService)] : [])], storeId, 500),
+    auditLog: async (storeId: string) =>
+      (await storeAuditLog({ catalog: admin.client(AccountService), order: orderAdmin.client(OrderService), webhook: webhookAdmin?.client(WebhookService) }, storeId, 500)).entries,
     /** SQL on the order service's schema, for asserting what was (not) written. */
     orderSql: all.sql.order,
     async close() {

@@ -14,10 +14,11 @@ export function auditLogPages(router: Router, kit: Kit) {
     handle(async (ctx: DashboardContext) => {
       const { member, store, csrf } = ctx.state.scope;
       // Each service keeps the entries of its own changes: the log is their parts merged.
-      const entries = await storeAuditLog([clients.accounts, clients.order, ...(clients.webhook ? [clients.webhook] : [])], store.id, 200);
+      const { entries, unavailable } = await storeAuditLog({ catalog: clients.accounts, order: clients.order, webhook: clients.webhook }, store.id, 200);
+      const missing = unavailable.length > 0 ? `The ${unavailable.join(" and ")} service's entries cannot be shown just now: the list below is incomplete.` : undefined;
       sendPage(
         ctx,
-        <Shell title="Audit log" member={member} store={store} section="audit-log" csrf={csrf}>
+        <Shell title="Audit log" member={member} store={store} section="audit-log" csrf={csrf} error={missing}>
           {entries.length === 0 ? (
             <Empty title="Nothing recorded yet">
               <p>Sign-ins and every change to keys, endpoints, orders and settings will be listed here.</p>

@@ -1,7 +1,6 @@
 // Settings (CONTRACT §10): the bank account shown for transfers and the order redirect
 // defaults; orders created afterwards use them.
 import type { RouterInstance as Router } from "@koa/router";
-import { auditTarget } from "../../../common/audit.js";
 import type { Store } from "../../../gen/catalog/v1/catalog_pb.js";
 import { field, type Form } from "../forms.js";
 import { problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
@@ -58,7 +57,7 @@ function SettingsPage(props: { ctx: DashboardContext; values: Values; flash?: st
 }
 
 export function settingsPages(router: Router, kit: Kit) {
-  const { clients, handle, storeScope, change } = kit;
+  const { clients, handle, storeScope } = kit;
   const path = "/dashboard/stores/:storeId/settings";
 
   router.get(
@@ -78,15 +77,14 @@ export function settingsPages(router: Router, kit: Kit) {
       const values = valuesFrom(ctx.state.scope.form);
       const bank = [values.bank_name, values.bank_code, values.account_number, values.account_holder];
       try {
-        await change(ctx, "store.settings_changed", auditTarget("store", storeId), () =>
-          clients.store.updateStoreSettings({
-            storeId,
-            bankAccount: bank.some((value) => value !== "")
-              ? { bankName: values.bank_name, bankCode: values.bank_code, accountNumber: values.account_number, accountHolder: values.account_holder }
-              : undefined,
-            redirects: { successUrl: values.success_url, returnUrl: values.return_url, errorUrl: values.error_url },
-          }),
-        );
+        // The catalog checks the member's role and audits the change with it.
+        await clients.store.updateStoreSettings({
+          storeId,
+          bankAccount: bank.some((value) => value !== "")
+            ? { bankName: values.bank_name, bankCode: values.bank_code, accountNumber: values.account_number, accountHolder: values.account_holder }
+            : undefined,
+          redirects: { successUrl: values.success_url, returnUrl: values.return_url, errorUrl: values.error_url },
+        });
         seeOther(ctx, `${storePath(storeId, "settings")}?done=saved`);
       } catch (error) {
         const problem = problemText(error);

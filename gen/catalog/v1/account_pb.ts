@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file catalog/v1/account.proto.
  */
 export const file_catalog_v1_account: GenFile = /*@__PURE__*/
-  fileDesc("ChhjYXRhbG9nL3YxL2FjY291bnQucHJvdG8SCmNhdGFsb2cudjEiYwoGTWVtYmVyEgoKAmlkGAEgASgJEg0KBWVtYWlsGAIgASgJEg4KBnN0YXR1cxgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCInCgtNZW1iZXJTdG9yZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJIkgKB1Nlc3Npb24SDQoFdG9rZW4YASABKAkSLgoKZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAigQEKCkF1ZGl0RW50cnkSCgoCaWQYASABKAkSEAoIc3RvcmVfaWQYAiABKAkSJgoCYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWFjdG9yGAQgASgJEg4KBmFjdGlvbhgFIAEoCRIOCgZ0YXJnZXQYBiABKAkiNgoTSW52aXRlTWVtYmVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRINCgVlbWFpbBgCIAEoCSKEAQoUSW52aXRlTWVtYmVyUmVzcG9uc2USIgoGbWVtYmVyGAEgASgLMhIuY2F0YWxvZy52MS5NZW1iZXISGAoQaW52aXRhdGlvbl90b2tlbhgCIAEoCRIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI6ChdBY2NlcHRJbnZpdGF0aW9uUmVxdWVzdBINCgV0b2tlbhgBIAEoCRIQCghwYXNzd29yZBgCIAEoCSJkChhBY2NlcHRJbnZpdGF0aW9uUmVzcG9uc2USIgoGbWVtYmVyGAEgASgLMhIuY2F0YWxvZy52MS5NZW1iZXISJAoHc2Vzc2lvbhgCIAEoCzITLmNhdGFsb2cudjEuU2Vzc2lvbiIwCg1TaWduSW5SZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJIloKDlNpZ25JblJlc3BvbnNlEiIKBm1lbWJlchgBIAEoCzISLmNhdGFsb2cudjEuTWVtYmVyEiQKB3Nlc3Npb24YAiABKAsyEy5jYXRhbG9nLnYxLlNlc3Npb24iJgoVUmVzb2x2ZVNlc3Npb25SZXF1ZXN0Eg0KBXRva2VuGAEgASgJInkKFlJlc29sdmVTZXNzaW9uUmVzcG9uc2USIgoGbWVtYmVyGAEgASgLMhIuY2F0YWxvZy52MS5NZW1iZXISJwoGc3RvcmVzGAIgAygLMhcuY2F0YWxvZy52MS5NZW1iZXJTdG9yZRISCgpzZXNzaW9uX2lkGAMgASgJIiIKEUVuZFNlc3Npb25SZXF1ZXN0Eg0KBXRva2VuGAEgASgJIhQKEkVuZFNlc3Npb25SZXNwb25zZSImChJMaXN0TWVtYmVyc1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkiOgoTTGlzdE1lbWJlcnNSZXNwb25zZRIjCgdtZW1iZXJzGAEgAygLMhIuY2F0YWxvZy52MS5NZW1iZXIiOgoTUmVtb3ZlTWVtYmVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIRCgltZW1iZXJfaWQYAiABKAkiOgoUUmVtb3ZlTWVtYmVyUmVzcG9uc2USIgoGbWVtYmVyGAEgASgLMhIuY2F0YWxvZy52MS5NZW1iZXIiVQoSUmVjb3JkQXVkaXRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg0KBWFjdG9yGAIgASgJEg4KBmFjdGlvbhgDIAEoCRIOCgZ0YXJnZXQYBCABKAkiPAoTUmVjb3JkQXVkaXRSZXNwb25zZRIlCgVlbnRyeRgBIAEoCzIWLmNhdGFsb2cudjEuQXVkaXRFbnRyeSIzChBMaXN0QXVkaXRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg0KBWxpbWl0GAIgASgFIjwKEUxpc3RBdWRpdFJlc3BvbnNlEicKB2VudHJpZXMYASADKAsyFi5jYXRhbG9nLnYxLkF1ZGl0RW50cnky5gUKDkFjY291bnRTZXJ2aWNlElEKDEludml0ZU1lbWJlchIfLmNhdGFsb2cudjEuSW52aXRlTWVtYmVyUmVxdWVzdBogLmNhdGFsb2cudjEuSW52aXRlTWVtYmVyUmVzcG9uc2USXQoQQWNjZXB0SW52aXRhdGlvbhIjLmNhdGFsb2cudjEuQWNjZXB0SW52aXRhdGlvblJlcXVlc3QaJC5jYXRhbG9nLnYxLkFjY2VwdEludml0YXRpb25SZXNwb25zZRI/CgZTaWduSW4SGS5jYXRhbG9nLnYxLlNpZ25JblJlcXVlc3QaGi5jYXRhbG9nLnYxLlNpZ25JblJlc3BvbnNlElcKDlJlc29sdmVTZXNzaW9uEiEuY2F0YWxvZy52MS5SZXNvbHZlU2Vzc2lvblJlcXVlc3QaIi5jYXRhbG9nLnYxLlJlc29sdmVTZXNzaW9uUmVzcG9uc2USSwoKRW5kU2Vzc2lvbhIdLmNhdGFsb2cudjEuRW5kU2Vzc2lvblJlcXVlc3QaHi5jYXRhbG9nLnYxLkVuZFNlc3Npb25SZXNwb25zZRJOCgtMaXN0TWVtYmVycxIeLmNhdGFsb2cudjEuTGlzdE1lbWJlcnNSZXF1ZXN0Gh8uY2F0YWxvZy52MS5MaXN0TWVtYmVyc1Jlc3BvbnNlElEKDFJlbW92ZU1lbWJlchIfLmNhdGFsb2cudjEuUmVtb3ZlTWVtYmVyUmVxdWVzdBogLmNhdGFsb2cudjEuUmVtb3ZlTWVtYmVyUmVzcG9uc2USTgoLUmVjb3JkQXVkaXQSHi5jYXRhbG9nLnYxLlJlY29yZEF1ZGl0UmVxdWVzdBofLmNhdGFsb2cudjEuUmVjb3JkQXVkaXRSZXNwb25zZRJICglMaXN0QXVkaXQSHC5jYXRhbG9nLnYxLkxpc3RBdWRpdFJlcXVlc3QaHS5jYXRhbG9nLnYxLkxpc3RBdWRpdFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("ChhjYXRhbG9nL3YxL2FjY291bnQucHJvdG8SCmNhdGFsb2cudjEicQoGTWVtYmVyEgoKAmlkGAEgASgJEg0KBWVtYWlsGAIgASgJEg4KBnN0YXR1cxgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRyb2xlGAUgASgJIjUKC01lbWJlclN0b3JlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSDAoEcm9sZRgDIAEoCSJICgdTZXNzaW9uEg0KBXRva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIoEBCgpBdWRpdEVudHJ5EgoKAmlkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEiYKAmF0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVhY3RvchgEIAEoCRIOCgZhY3Rpb24YBSABKAkSDgoGdGFyZ2V0GAYgASgJIlIKE0ludml0ZU1lbWJlclJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSDQoFZW1haWwYAiABKAkSEQoEcm9sZRgDIAEoCUgAiAEBQgcKBV9yb2xlIoQBChRJbnZpdGVNZW1iZXJSZXNwb25zZRIiCgZtZW1iZXIYASABKAsyEi5jYXRhbG9nLnYxLk1lbWJlchIYChBpbnZpdGF0aW9uX3Rva2VuGAIgASgJEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjoKF0FjY2VwdEludml0YXRpb25SZXF1ZXN0Eg0KBXRva2VuGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJImQKGEFjY2VwdEludml0YXRpb25SZXNwb25zZRIiCgZtZW1iZXIYASABKAsyEi5jYXRhbG9nLnYxLk1lbWJlchIkCgdzZXNzaW9uGAIgASgLMhMuY2F0YWxvZy52MS5TZXNzaW9uIjAKDVNpZ25JblJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkiWgoOU2lnbkluUmVzcG9uc2USIgoGbWVtYmVyGAEgASgLMhIuY2F0YWxvZy52MS5NZW1iZXISJAoHc2Vzc2lvbhgCIAEoCzITLmNhdGFsb2cudjEuU2Vzc2lvbiImChVSZXNvbHZlU2Vzc2lvblJlcXVlc3QSDQoFdG9rZW4YASABKAkieQoWUmVzb2x2ZVNlc3Npb25SZXNwb25zZRIiCgZtZW1iZXIYASABKAsyEi5jYXRhbG9nLnYxLk1lbWJlchInCgZzdG9yZXMYAiADKAsyFy5jYXRhbG9nLnYxLk1lbWJlclN0b3JlEhIKCnNlc3Npb25faWQYAyABKAkiIgoRRW5kU2Vzc2lvblJlcXVlc3QSDQoFdG9rZW4YASABKAkiFAoSRW5kU2Vzc2lvblJlc3BvbnNlIiYKEkxpc3RNZW1iZXJzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCSI6ChNMaXN0TWVtYmVyc1Jlc3BvbnNlEiMKB21lbWJlcnMYASADKAsyEi5jYXRhbG9nLnYxLk1lbWJlciI6ChNSZW1vdmVNZW1iZXJSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhEKCW1lbWJlcl9pZBgCIAEoCSI6ChRSZW1vdmVNZW1iZXJSZXNwb25zZRIiCgZtZW1iZXIYASABKAsyEi5jYXRhbG9nLnYxLk1lbWJlciJJChRTZXRNZW1iZXJSb2xlUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIRCgltZW1iZXJfaWQYAiABKAkSDAoEcm9sZRgDIAEoCSI7ChVTZXRNZW1iZXJSb2xlUmVzcG9uc2USIgoGbWVtYmVyGAEgASgLMhIuY2F0YWxvZy52MS5NZW1iZXIiVQoSUmVjb3JkQXVkaXRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg0KBWFjdG9yGAIgASgJEg4KBmFjdGlvbhgDIAEoCRIOCgZ0YXJnZXQYBCABKAkiPAoTUmVjb3JkQXVkaXRSZXNwb25zZRIlCgVlbnRyeRgBIAEoCzIWLmNhdGFsb2cudjEuQXVkaXRFbnRyeSIzChBMaXN0QXVkaXRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg0KBWxpbWl0GAIgASgFIjwKEUxpc3RBdWRpdFJlc3BvbnNlEicKB2VudHJpZXMYASADKAsyFi5jYXRhbG9nLnYxLkF1ZGl0RW50cnkyvAYKDkFjY291bnRTZXJ2aWNlElEKDEludml0ZU1lbWJlchIfLmNhdGFsb2cudjEuSW52aXRlTWVtYmVyUmVxdWVzdBogLmNhdGFsb2cudjEuSW52aXRlTWVtYmVyUmVzcG9uc2USXQoQQWNjZXB0SW52aXRhdGlvbhIjLmNhdGFsb2cudjEuQWNjZXB0SW52aXRhdGlvblJlcXVlc3QaJC5jYXRhbG9nLnYxLkFjY2VwdEludml0YXRpb25SZXNwb25zZRI/CgZTaWduSW4SGS5jYXRhbG9nLnYxLlNpZ25JblJlcXVlc3QaGi5jYXRhbG9nLnYxLlNpZ25JblJlc3BvbnNlElcKDlJlc29sdmVTZXNzaW9uEiEuY2F0YWxvZy52MS5SZXNvbHZlU2Vzc2lvblJlcXVlc3QaIi5jYXRhbG9nLnYxLlJlc29sdmVTZXNzaW9uUmVzcG9uc2USSwoKRW5kU2Vzc2lvbhIdLmNhdGFsb2cudjEuRW5kU2Vzc2lvblJlcXVlc3QaHi5jYXRhbG9nLnYxLkVuZFNlc3Npb25SZXNwb25zZRJOCgtMaXN0TWVtYmVycxIeLmNhdGFsb2cudjEuTGlzdE1lbWJlcnNSZXF1ZXN0Gh8uY2F0YWxvZy52MS5MaXN0TWVtYmVyc1Jlc3BvbnNlElEKDFJlbW92ZU1lbWJlchIfLmNhdGFsb2cudjEuUmVtb3ZlTWVtYmVyUmVxdWVzdBogLmNhdGFsb2cudjEuUmVtb3ZlTWVtYmVyUmVzcG9uc2USVAoNU2V0TWVtYmVyUm9sZRIgLmNhdGFsb2cudjEuU2V0TWVtYmVyUm9sZVJlcXVlc3QaIS5jYXRhbG9nLnYxLlNldE1lbWJlclJvbGVSZXNwb25zZRJOCgtSZWNvcmRBdWRpdBIeLmNhdGFsb2cudjEuUmVjb3JkQXVkaXRSZXF1ZXN0Gh8uY2F0YWxvZy52MS5SZWNvcmRBdWRpdFJlc3BvbnNlEkgKCUxpc3RBdWRpdBIcLmNhdGFsb2cudjEuTGlzdEF1ZGl0UmVxdWVzdBodLmNhdGFsb2cudjEuTGlzdEF1ZGl0UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message catalog.v1.Member
@@ -39,6 +39,14 @@ export type Member = Message<"catalog.v1.Member"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 4;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * The member's role in the store the answer is about (owner | developer | support |
+   * viewer); empty where the answer is about no one store (sign-in).
+   *
+   * @generated from field: string role = 5;
+   */
+  role: string;
 };
 
 /**
@@ -61,6 +69,13 @@ export type MemberStore = Message<"catalog.v1.MemberStore"> & {
    * @generated from field: string name = 2;
    */
   name: string;
+
+  /**
+   * The member's role in this store: owner | developer | support | viewer.
+   *
+   * @generated from field: string role = 3;
+   */
+  role: string;
 };
 
 /**
@@ -155,6 +170,14 @@ export type InviteMemberRequest = Message<"catalog.v1.InviteMemberRequest"> & {
    * @generated from field: string email = 2;
    */
   email: string;
+
+  /**
+   * owner | developer | support | viewer; unset means owner. A member already in the
+   * store keeps their role (SetMemberRole changes it).
+   *
+   * @generated from field: optional string role = 3;
+   */
+  role?: string | undefined;
 };
 
 /**
@@ -431,6 +454,52 @@ export const RemoveMemberResponseSchema: GenMessage<RemoveMemberResponse> = /*@_
   messageDesc(file_catalog_v1_account, 17);
 
 /**
+ * @generated from message catalog.v1.SetMemberRoleRequest
+ */
+export type SetMemberRoleRequest = Message<"catalog.v1.SetMemberRoleRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * @generated from field: string member_id = 2;
+   */
+  memberId: string;
+
+  /**
+   * owner | developer | support | viewer
+   *
+   * @generated from field: string role = 3;
+   */
+  role: string;
+};
+
+/**
+ * Describes the message catalog.v1.SetMemberRoleRequest.
+ * Use `create(SetMemberRoleRequestSchema)` to create a new message.
+ */
+export const SetMemberRoleRequestSchema: GenMessage<SetMemberRoleRequest> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_account, 18);
+
+/**
+ * @generated from message catalog.v1.SetMemberRoleResponse
+ */
+export type SetMemberRoleResponse = Message<"catalog.v1.SetMemberRoleResponse"> & {
+  /**
+   * @generated from field: catalog.v1.Member member = 1;
+   */
+  member?: Member | undefined;
+};
+
+/**
+ * Describes the message catalog.v1.SetMemberRoleResponse.
+ * Use `create(SetMemberRoleResponseSchema)` to create a new message.
+ */
+export const SetMemberRoleResponseSchema: GenMessage<SetMemberRoleResponse> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_account, 19);
+
+/**
  * @generated from message catalog.v1.RecordAuditRequest
  */
 export type RecordAuditRequest = Message<"catalog.v1.RecordAuditRequest"> & {
@@ -460,7 +529,7 @@ export type RecordAuditRequest = Message<"catalog.v1.RecordAuditRequest"> & {
  * Use `create(RecordAuditRequestSchema)` to create a new message.
  */
 export const RecordAuditRequestSchema: GenMessage<RecordAuditRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 18);
+  messageDesc(file_catalog_v1_account, 20);
 
 /**
  * @generated from message catalog.v1.RecordAuditResponse
@@ -477,7 +546,7 @@ export type RecordAuditResponse = Message<"catalog.v1.RecordAuditResponse"> & {
  * Use `create(RecordAuditResponseSchema)` to create a new message.
  */
 export const RecordAuditResponseSchema: GenMessage<RecordAuditResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 19);
+  messageDesc(file_catalog_v1_account, 21);
 
 /**
  * @generated from message catalog.v1.ListAuditRequest
@@ -499,7 +568,7 @@ export type ListAuditRequest = Message<"catalog.v1.ListAuditRequest"> & {
  * Use `create(ListAuditRequestSchema)` to create a new message.
  */
 export const ListAuditRequestSchema: GenMessage<ListAuditRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 20);
+  messageDesc(file_catalog_v1_account, 22);
 
 /**
  * @generated from message catalog.v1.ListAuditResponse
@@ -516,7 +585,7 @@ export type ListAuditResponse = Message<"catalog.v1.ListAuditResponse"> & {
  * Use `create(ListAuditResponseSchema)` to create a new message.
  */
 export const ListAuditResponseSchema: GenMessage<ListAuditResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 21);
+  messageDesc(file_catalog_v1_account, 23);
 
 /**
  * Members of stores (people who sign in to the dashboard), their sessions and each
@@ -591,7 +660,8 @@ export const AccountService: GenService<{
     output: typeof ListMembersResponseSchema;
   },
   /**
-   * Removes a member from the store and ends every session of theirs at once.
+   * Removes a member from the store and ends every session of theirs at once. The
+   * store's last owner cannot be removed (FAILED_PRECONDITION).
    *
    * @generated from rpc catalog.v1.AccountService.RemoveMember
    */
@@ -599,6 +669,17 @@ export const AccountService: GenService<{
     methodKind: "unary";
     input: typeof RemoveMemberRequestSchema;
     output: typeof RemoveMemberResponseSchema;
+  },
+  /**
+   * Changes a member's role in the store (§13). The store's last owner cannot be
+   * demoted (FAILED_PRECONDITION).
+   *
+   * @generated from rpc catalog.v1.AccountService.SetMemberRole
+   */
+  setMemberRole: {
+    methodKind: "unary";
+    input: typeof SetMemberRoleRequestSchema;
+    output: typeof SetMemberRoleResponseSchema;
   },
   /**
    * Appends to the store's audit log (the caller records the changes it made).

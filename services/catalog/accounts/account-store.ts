@@ -3,6 +3,7 @@
 // sit in the catalog schema beside stores (their foreign keys point at stores), so a
 // helper may join stores; like ../store.ts, every helper takes `db: Db`, a pool or a
 // transaction, and times are compared against the database's clock.
+import type { Role } from "../../../common/roles.js";
 import { transaction, type Db, type Sql } from "../../lib/db.js";
 
 /** The pool: the one thing that can open a transaction. */
@@ -25,9 +26,15 @@ export interface MemberCredentials extends MemberRow {
   password_hash: string | null;
 }
 
+/** A member as one store sees them: with their role there. */
+export interface StoreMemberRow extends MemberRow {
+  role: Role;
+}
+
 export interface MemberStoreRow {
   id: string;
   name: string;
+  role: Role;
 }
 
 export interface SessionRow {
@@ -72,9 +79,52 @@ export async function upsertMember(db: Db, email: string): Promise<MemberRow> {
   return row!;
 }
 
-/** Makes the member a member of the store; nothing when they already are. */
-export async function addMembership(db: Db, memberId: string, storeId: string): Promise<void> {
-  await db`insert into memberships (store_id, member_id) values (${storeId}, ${memberId}) on conflict do nothing`;
+/** Makes the member a member of the store with `role`; one who already is keeps their role. The role they hold. */
+export async function addMembership(db: Db, memberId: string, storeId: string, role: Role): Promise<Role> {
+  const [row] = await db<{ role: Role }[]>`
+    with added as (
+      insert into memberships (store_id, member_id, role) values (${storeId}, ${memberId}, ${role})
+      on conflict do nothing returning role
+    )
+    select role from added
+    union all
+    select role from memberships where store_id = ${storeId} and member_id = ${memberId} and not exists (select 1 from added)`;
+  // A concurrent invitation may have added them after this statement's snapshot: theirs is the role.
+  return row?.role ?? role;
+}
+
+/**
+ * Serializes the changes of a store's team (roles, removals) until the transaction
+ * ends, so "at least one owner" is checked against what the other change left. NO KEY
+ * UPDATE: inserts that merely point at the store are not held up.
+ */
+export async function lockTeam(db: Db, storeId: string): Promise<void> {
+  await db`select 1 from stores where id = ${storeId} for no key update`;
+}
+
+/** The member's role in the store; undefined when they are not a member of it. */
+export async function findMembership(db: Db, storeId: string, memberId: string): Promise<StoreMemberRow | undefined> {
+  const [row] = await db<StoreMemberRow[]>`
+    select ${memberColumns(db)}, ms.role from members m
+    join memberships ms on ms.member_id = m.id
+    where ms.store_id = ${storeId} and ms.member_id = ${memberId}`;
+  return row;
+}
+
+export async function countOwners(db: Db, storeId: string): Promise<number> {
+  const [row] = await db<{ owners: number }[]>`
+    select count(*)::int as owners from memberships where store_id = ${storeId} and role = 'owner'`;
+  return row!.owners;
+}
+
+/** Sets the member's role in the store; undefined when they are not a member of it. */
+export async function setMembershipRole(db: Db, storeId: string, memberId: string, role: Role): Promise<StoreMemberRow | undefined> {
+  const [row] = await db<StoreMemberRow[]>`
+    with changed as (
+      update memberships set role = ${role} where store_id = ${storeId} and member_id = ${memberId} returning member_id, role
+    )
+    select ${memberColumns(db)}, c.role from members m join changed c on c.member_id = m.id`;
+  return row;
 }
 
 /**
@@ -139,21 +189,21 @@ export async function findMemberCredentials(db: Db, email: string): Promise<Memb
 }
 
 /** The store's members, by email. */
-export async function listMembers(db: Db, storeId: string): Promise<MemberRow[]> {
-  return db<MemberRow[]>`
-    select ${memberColumns(db)} from members m
+export async function listMembers(db: Db, storeId: string): Promise<StoreMemberRow[]> {
+  return db<StoreMemberRow[]>`
+    select ${memberColumns(db)}, ms.role from members m
     join memberships ms on ms.member_id = m.id
     where ms.store_id = ${storeId}
     order by m.email`;
 }
 
 /** Ends the membership; undefined when the member is not one of this store's. */
-export async function removeMembership(db: Db, storeId: string, memberId: string): Promise<MemberRow | undefined> {
-  const [row] = await db<MemberRow[]>`
+export async function removeMembership(db: Db, storeId: string, memberId: string): Promise<StoreMemberRow | undefined> {
+  const [row] = await db<StoreMemberRow[]>`
     with removed as (
-      delete from memberships where store_id = ${storeId} and member_id = ${memberId} returning member_id
+      delete from memberships where store_id = ${storeId} and member_id = ${memberId} returning member_id, role
     )
-    select ${memberColumns(db)} from members m join removed r on r.member_id = m.id`;
+    select ${memberColumns(db)}, r.role from members m join removed r on r.member_id = m.id`;
   return row;
 }
 
@@ -175,7 +225,7 @@ export async function clearPasswordIfStoreless(db: Db, memberId: string): Promis
 /** The stores the member belongs to, by name. */
 export async function memberStores(db: Db, memberId: string): Promise<MemberStoreRow[]> {
   return db<MemberStoreRow[]>`
-    select s.id, s.name from stores s join memberships ms on ms.store_id = s.id
+    select s.id, s.name, ms.role from stores s join memberships ms on ms.store_id = s.id
     where ms.member_id = ${memberId}
     order by s.name, s.id`;
 }

@@ -43,6 +43,12 @@ export interface AuditRecord {
 
 export type AuditStore = Pick<typeof sqlStore, "insertAuditEntries" | "listAudit">;
 
+/**
+ * How the catalog's other modules (keys, settings) write the entry of a change into
+ * this log, inside the change's own transaction.
+ */
+export type AuditWriter = Pick<typeof sqlStore, "insertAuditEntries">;
+
 export function createAudit({ sql, store, stores }: { sql: Pool; store: AuditStore; stores: Pick<Stores, "get"> }) {
   return {
     /** Appends one entry; NOT_FOUND for an unknown store. */

@@ -2,17 +2,21 @@
 // email with a one-time link, active once they set a password. One account per email:
 // an invitation to a second store adds that store to the same account.
 import { Code, ConnectError } from "@connectrpc/connect";
+import type { Actor } from "../../../common/actor.js";
+import { auditTarget } from "../../../common/audit.js";
+import type { Role } from "../../../common/roles.js";
+import { auditEntry } from "../../lib/audit-log.js";
 import type { Logger } from "../../lib/logger.js";
 import type { Stores } from "../merchant-stores.js";
 import { authenticationFailed, INVITATION_TTL_SECONDS } from "./account-policy.js";
-import type { MemberRow, Pool } from "./account-store.js";
+import type { Db, Pool, StoreMemberRow } from "./account-store.js";
 import type * as sqlStore from "./account-store.js";
 import type { MemberSessions, SignedIn } from "./member-sessions.js";
 import { hashPassword, SCRYPT_PARAMS, type ScryptParams } from "./passwords.js";
 import { generateToken, hashToken, isWellFormedToken } from "./tokens.js";
 
 export interface Invitation {
-  member: MemberRow;
+  member: StoreMemberRow;
   /** Shown once; only its hash is stored. */
   token: string;
   expiresAt: Date;
@@ -33,7 +37,17 @@ export type MembersStore = Pick<
   | "removeMembership"
   | "dropInvitations"
   | "clearPasswordIfStoreless"
+  | "lockTeam"
+  | "findMembership"
+  | "countOwners"
+  | "setMembershipRole"
+  | "insertAuditEntries"
 >;
+
+/** FAILED_PRECONDITION: a store always keeps at least one owner (CONTRACT §13). */
+export function lastOwner(): ConnectError {
+  return new ConnectError("a store must keep at least one owner: make another member owner first", Code.FailedPrecondition);
+}
 
 export function createMembers({
   sql,
@@ -51,19 +65,26 @@ export function createMembers({
   scryptParams?: ScryptParams;
   logger: Logger;
 }) {
+  /** FAILED_PRECONDITION unless the store has an owner besides the one about to go; under lockTeam. */
+  async function keepAnOwner(tx: Db, storeId: string): Promise<void> {
+    if ((await store.countOwners(tx, storeId)) <= 1) throw lastOwner();
+  }
+
   return {
     /**
-     * Invites a (normalized) email to the store: the member and membership when they
-     * are new, and a fresh invitation that replaces any unused earlier one for this store.
+     * Invites a (normalized) email to the store: the member and membership (with `role`)
+     * when they are new, and a fresh invitation that replaces any unused earlier one for
+     * this store. A member already in the store keeps their role. Audited as `actor`.
      */
-    async invite(storeId: string, email: string): Promise<Invitation> {
+    async invite(storeId: string, email: string, role: Role, actor: Actor): Promise<Invitation> {
       const owner = await stores.get(storeId);
       const token = generateToken();
       const { member, expires_at } = await store.transaction(sql, async (tx) => {
         const member = await store.upsertMember(tx, email);
-        await store.addMembership(tx, member.id, owner.id);
+        const held = await store.addMembership(tx, member.id, owner.id, role);
         const { expires_at } = await store.replaceInvitation(tx, { member_id: member.id, store_id: owner.id, token_hash: hashToken(token) }, INVITATION_TTL_SECONDS);
-        return { member, expires_at };
+        await store.insertAuditEntries(tx, [auditEntry(owner.id, actor, "member.invited", auditTarget("member", member.email))]);
+        return { member: { ...member, role: held }, expires_at };
       });
       logger.info({ storeId: owner.id, memberId: member.id }, "member invited");
       return { member, token, expiresAt: expires_at };
@@ -97,7 +118,7 @@ export function createMembers({
     },
 
     /** The store's members, by email; NOT_FOUND for an unknown store. */
-    async list(storeId: string): Promise<MemberRow[]> {
+    async list(storeId: string): Promise<StoreMemberRow[]> {
       const owner = await stores.get(storeId);
       return store.listMembers(sql, owner.id);
     },
@@ -106,11 +127,16 @@ export function createMembers({
      * Removes the member from the store and ends all their sessions at once (a session
      * is not tied to one store). NOT_FOUND for an unknown store or a member of another.
      */
-    async remove(storeId: string, memberId: string): Promise<MemberRow> {
+    async remove(storeId: string, memberId: string, actor: Actor): Promise<StoreMemberRow> {
       const owner = await stores.get(storeId);
       const member = await store.transaction(sql, async (tx) => {
+        await store.lockTeam(tx, owner.id);
+        const current = await store.findMembership(tx, owner.id, memberId);
+        if (!current) return undefined;
+        if (current.role === "owner") await keepAnOwner(tx, owner.id);
         const removed = await store.removeMembership(tx, owner.id, memberId);
         if (!removed) return undefined;
+        await store.insertAuditEntries(tx, [auditEntry(owner.id, actor, "member.removed", auditTarget("member", removed.email))]);
         await store.deleteSessionsOfMember(tx, memberId);
         await store.dropInvitations(tx, memberId, owner.id);
         await store.clearPasswordIfStoreless(tx, memberId);
@@ -118,6 +144,26 @@ export function createMembers({
       });
       if (!member) throw new ConnectError(`member ${memberId} not found in store ${owner.id}`, Code.NotFound);
       logger.info({ storeId: owner.id, memberId }, "member removed");
+      return member;
+    },
+
+    /**
+     * Gives the member `role` in the store, audited when it changes anything. NOT_FOUND
+     * for an unknown store or a member of another; FAILED_PRECONDITION for the last owner.
+     */
+    async setRole(storeId: string, memberId: string, role: Role, actor: Actor): Promise<StoreMemberRow> {
+      const owner = await stores.get(storeId);
+      const member = await store.transaction(sql, async (tx) => {
+        await store.lockTeam(tx, owner.id);
+        const current = await store.findMembership(tx, owner.id, memberId);
+        if (!current || current.role === role) return current;
+        if (current.role === "owner") await keepAnOwner(tx, owner.id);
+        const changed = await store.setMembershipRole(tx, owner.id, memberId, role);
+        await store.insertAuditEntries(tx, [auditEntry(owner.id, actor, "member.role_changed", auditTarget("member", current.email))]);
+        return changed;
+      });
+      if (!member) throw new ConnectError(`member ${memberId} not found in store ${owner.id}`, Code.NotFound);
+      logger.info({ storeId: owner.id, memberId, role }, "member role set");
       return member;
     },
   };

@@ -5,12 +5,14 @@ import type { AuditRow, MemberRow } from "./account-store.js";
 
 // The accounts' rows → protobuf messages: the one place the two vocabularies meet.
 
-export function memberMessage(row: MemberRow): Member {
+/** A member; with their role when the row is about one store. */
+export function memberMessage(row: MemberRow & { role?: string }): Member {
   return create(MemberSchema, {
     id: row.id,
     email: row.email,
     status: row.has_password ? "active" : "invited",
     createdAt: timestampFromDate(row.created_at),
+    role: row.role ?? "",
   });
 }
 

@@ -4,7 +4,9 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { AccountService } from "../../../gen/catalog/v1/account_pb.js";
-import { requireUuid } from "../validation.js";
+import { DEFAULT_INVITE_ROLE, isRole, ROLES, type Role } from "../../../common/roles.js";
+import { requirePermission } from "../../lib/rpc-actor.js";
+import { invalid, requireUuid } from "../validation.js";
 import { requireAction, requireActor, requireAuditLimit, requireTarget, type Audit } from "./audit.js";
 import { requireEmail } from "./member-email.js";
 import type { MemberSessions } from "./member-sessions.js";
@@ -13,17 +15,27 @@ import { auditEntryMessage, memberMessage, sessionMessage } from "./messages.js"
 import { requirePassword } from "./passwords.js";
 
 export interface AccountRouteDeps {
-  members: Pick<Members, "invite" | "accept" | "list" | "remove">;
+  members: Pick<Members, "invite" | "accept" | "list" | "remove" | "setRole">;
   sessions: Pick<MemberSessions, "signIn" | "resolve" | "end">;
   audit: Pick<Audit, "record" | "list">;
 }
 
+/** One of the roles of §13; INVALID_ARGUMENT naming `role` otherwise. */
+export function requireRole(role: string): Role {
+  if (!isRole(role)) throw invalid(`role must be one of ${ROLES.join(", ")}`);
+  return role;
+}
+
+// Team changes (invite, remove, change a role) are the store_admin permission's (§13):
+// the service checks the actor before anything is written, and audits with the change.
 export function createAccountRoutes({ members, sessions, audit }: AccountRouteDeps) {
   return (router: ConnectRouter) => {
     router.service(AccountService, {
-      async inviteMember(request) {
+      async inviteMember(request, context) {
         const storeId = requireUuid(request.storeId, "store_id");
-        const invitation = await members.invite(storeId, requireEmail(request.email, "email"));
+        const email = requireEmail(request.email, "email");
+        const role = request.role === undefined ? DEFAULT_INVITE_ROLE : requireRole(request.role);
+        const invitation = await members.invite(storeId, email, role, requirePermission(context, "store_admin"));
         return { member: memberMessage(invitation.member), invitationToken: invitation.token, expiresAt: timestampFromDate(invitation.expiresAt) };
       },
 
@@ -41,7 +53,7 @@ export function createAccountRoutes({ members, sessions, audit }: AccountRouteDe
 
       async resolveSession(request) {
         const resolved = await sessions.resolve(request.token);
-        return { member: memberMessage(resolved.member), stores: resolved.stores, sessionId: resolved.sessionId };
+        return { member: memberMessage(resolved.member), stores: resolved.stores.map(({ id, name, role }) => ({ id, name, role })), sessionId: resolved.sessionId };
       },
 
       async endSession(request) {
@@ -54,8 +66,18 @@ export function createAccountRoutes({ members, sessions, audit }: AccountRouteDe
         return { members: rows.map(memberMessage) };
       },
 
-      async removeMember(request) {
-        const member = await members.remove(requireUuid(request.storeId, "store_id"), requireUuid(request.memberId, "member_id"));
+      async removeMember(request, context) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        const memberId = requireUuid(request.memberId, "member_id");
+        const member = await members.remove(storeId, memberId, requirePermission(context, "store_admin"));
+        return { member: memberMessage(member) };
+      },
+
+      async setMemberRole(request, context) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        const memberId = requireUuid(request.memberId, "member_id");
+        const role = requireRole(request.role);
+        const member = await members.setRole(storeId, memberId, role, requirePermission(context, "store_admin"));
         return { member: memberMessage(member) };
       },
 

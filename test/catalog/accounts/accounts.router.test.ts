@@ -4,6 +4,8 @@
 // account fake's clock is moved on for expiry; real PostgreSQL is in accounts.test.ts.
 // Passwords are hashed at a small scrypt N, since these tests sign in a hundred times;
 // the real parameters are passwords.unit.test.ts's and accounts.test.ts's.
+import { OPERATOR } from "../../../common/actor.js";
+import { actorInterceptor } from "../../../services/lib/rpc-client.js";
 import test, { type ExecutionContext } from "ava";
 import { randomUUID } from "node:crypto";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
@@ -31,7 +33,8 @@ function setup(scryptParams = CHEAP_SCRYPT) {
   const fake = createFakeAccountStore(catalog);
   const logger = createLogger("test", "silent");
   const domain = createCatalogDomain({ sql: catalog.sql, store: catalog.store, accountStore: fake.store, scryptParams, logger });
-  const transport = createRouterTransport(createCatalogRoutes(domain));
+  // Every call is the operator's, as from store-admin; roles are catalog-roles.router.test.ts's.
+  const transport = createRouterTransport(createCatalogRoutes(domain), { transport: { interceptors: [actorInterceptor(OPERATOR)] } });
   return { fake, stores: createClient(StoreService, transport), accounts: createClient(AccountService, transport) };
 }
 
@@ -348,7 +351,7 @@ test("ListMembers and RemoveMember are scoped to the store; removal ends the mem
 test("RemoveMember: an unused invitation of the removed member stops working", async (t) => {
   const clients = setup();
   const storeId = await newStore(clients);
-  const { member, invitationToken } = await clients.accounts.inviteMember({ storeId, email: "ani@example.co.id" });
+  const { member, invitationToken } = await clients.accounts.inviteMember({ storeId, email: "ani@example.co.id", role: "developer" });
   await clients.accounts.removeMember({ storeId, memberId: member!.id });
   await failsAuthentication(t, clients.accounts.acceptInvitation({ token: invitationToken, password: PASSWORD }), "invitation of a removed member");
 });

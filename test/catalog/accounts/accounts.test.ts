@@ -14,6 +14,7 @@ import { CATALOG_SCHEMA } from "../../../services/catalog/service.js";
 import { connectDb, type Sql } from "../../../services/lib/db.js";
 import { createRpcChannel, type RpcChannel } from "../../../services/lib/rpc-client.js";
 import { startCatalogOnly } from "../../helpers/stack.js";
+import { OPERATOR } from "../../../common/actor.js";
 
 const PASSWORD = "kata sandi rahasia";
 
@@ -25,7 +26,8 @@ let stores: Client<typeof StoreService>;
 
 test.before(async () => {
   service = await startCatalogOnly();
-  channel = createRpcChannel(`http://127.0.0.1:${service.port}`, { timeoutMs: 20_000 });
+  // The operator's calls, as from store-admin.
+  channel = createRpcChannel(`http://127.0.0.1:${service.port}`, { timeoutMs: 20_000, actor: OPERATOR });
   accounts = channel.client(AccountService);
   stores = channel.client(StoreService);
   sql = connectDb(service.db.url, { schema: CATALOG_SCHEMA, max: 2 });
@@ -55,8 +57,9 @@ async function newStore(name = `Toko ${++storeCount}`) {
 let emailCount = 0;
 const newEmail = () => `anggota${++emailCount}.${Date.now()}@example.co.id`;
 
-async function activeMember(storeId: string, email = newEmail(), password = PASSWORD) {
-  const invited = await accounts.inviteMember({ storeId, email });
+/** A developer by default: a store's last owner could not be removed. */
+async function activeMember(storeId: string, email = newEmail(), password = PASSWORD, role = "developer") {
+  const invited = await accounts.inviteMember({ storeId, email, role });
   const accepted = await accounts.acceptInvitation({ token: invited.invitationToken, password });
   return { email, memberId: invited.member!.id, token: accepted.session!.token };
 }
@@ -322,4 +325,56 @@ test("UpdateStoreSettings is stored: GetStore and the next reader see it", async
   const after = (await stores.getStore({ id: storeId })).store!;
   t.is(after.bankAccount, undefined, "the bank account is replaced by none");
   t.like(after.redirects, { successUrl: "", returnUrl: "", errorUrl: "https://maju.example/err" });
+});
+
+test("roles: existing and new memberships carry one; two concurrent demotions of a store's two owners leave one owner", async (t) => {
+  const storeId = await newStore();
+  const first = await activeMember(storeId, newEmail(), PASSWORD, "owner");
+  const second = await activeMember(storeId, newEmail(), PASSWORD, "owner");
+  const [column] = await sql<{ column_default: string }[]>`
+    select column_default from information_schema.columns where table_schema = ${CATALOG_SCHEMA} and table_name = 'memberships' and column_name = 'role'`;
+  t.regex(column!.column_default, /'owner'/, "members from before roles are owners");
+  await t.throwsAsync(sql`update memberships set role = 'admin' where store_id = ${storeId}`, { message: /check/ });
+  t.deepEqual((await accounts.resolveSession({ token: first.token })).stores.map((s) => s.role), ["owner"]);
+
+  const results = await Promise.allSettled([
+    accounts.setMemberRole({ storeId, memberId: first.memberId, role: "viewer" }),
+    accounts.setMemberRole({ storeId, memberId: second.memberId, role: "support" }),
+  ]);
+  t.is(results.filter((r) => r.status === "fulfilled").length, 1, "one demotion passes");
+  const refused = results.find((r): r is PromiseRejectedResult => r.status === "rejected")!;
+  t.is(ConnectError.from(refused.reason).code, Code.FailedPrecondition);
+  const roles = (await accounts.listMembers({ storeId })).members.map((m) => m.role).sort();
+  t.is(roles.filter((role) => role === "owner").length, 1, "the store keeps one owner");
+  const changes = (await accounts.listAudit({ storeId })).entries.filter((e) => e.action === "member.role_changed");
+  t.is(changes.length, 1, "only the change that happened is audited");
+
+  // Removing the one owner left is refused too, and so are both at once.
+  const owner = (await accounts.listMembers({ storeId })).members.find((m) => m.role === "owner")!;
+  const error = ConnectError.from(await t.throwsAsync(accounts.removeMember({ storeId, memberId: owner.id })));
+  t.is(error.code, Code.FailedPrecondition);
+  await accounts.setMemberRole({ storeId, memberId: first.memberId === owner.id ? second.memberId : first.memberId, role: "owner" });
+  const removals = await Promise.allSettled([
+    accounts.removeMember({ storeId, memberId: first.memberId }),
+    accounts.removeMember({ storeId, memberId: second.memberId }),
+  ]);
+  t.is(removals.filter((r) => r.status === "fulfilled").length, 1, "one removal passes");
+  t.is((await accounts.listMembers({ storeId })).members.filter((m) => m.role === "owner").length, 1);
+});
+
+test("a catalog change and its audit entry are one transaction: no actor, nothing written", async (t) => {
+  const storeId = await newStore();
+  const bare = createRpcChannel(`http://127.0.0.1:${service.port}`, { timeoutMs: 20_000 });
+  try {
+    const error = ConnectError.from(await t.throwsAsync(bare.client(StoreService).createApiKey({ storeId, name: "x" })));
+    t.is(error.code, Code.PermissionDenied);
+    t.is((await bare.client(StoreService).getStore({ id: storeId })).store!.id, storeId, "reads need no actor");
+  } finally {
+    bare.close();
+  }
+  const [counted] = await sql<{ keys: number }[]>`select count(*)::int as keys from api_keys where store_id = ${storeId}`;
+  t.is(counted!.keys, 0);
+  const { apiKey } = await stores.createApiKey({ storeId, name: "ci" });
+  const rows = await sql`select actor, action, target from audit_log where store_id = ${storeId} and action like 'key.%'`;
+  t.deepEqual(rows.map((r) => ({ ...r })), [{ actor: "operator", action: "key.created", target: `key:${apiKey!.id}` }]);
 });

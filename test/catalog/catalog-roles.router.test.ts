@@ -1,0 +1,181 @@
+// The catalog enforces §13 for its changing RPCs (API keys, settings, the team) and writes
+// each change's audit entry with it, in memory: the real routes and domain over the fake
+// stores, each call made as whoever `as.actor` names. Two concurrent demotions on real
+// PostgreSQL are accounts/accounts.test.ts's.
+import test, { type ExecutionContext } from "ava";
+import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
+import { OPERATOR, type Actor } from "../../common/actor.js";
+import { ROLES, roleMay, type Permission, type Role } from "../../common/roles.js";
+import { AccountService } from "../../gen/catalog/v1/account_pb.js";
+import { StoreService } from "../../gen/catalog/v1/catalog_pb.js";
+import { createCatalogDomain } from "../../services/catalog/domain.js";
+import { createCatalogRoutes } from "../../services/catalog/routes.js";
+import { createLogger } from "../../services/lib/logger.js";
+import { actorInterceptor } from "../../services/lib/rpc-client.js";
+import { createFakeAccountStore } from "../helpers/fake-account-store.js";
+import { createFakeCatalogStore } from "../helpers/fake-catalog-store.js";
+
+async function setup() {
+  const as: { actor: Actor } = { actor: OPERATOR };
+  const catalog = createFakeCatalogStore();
+  const accountsFake = createFakeAccountStore(catalog);
+  const domain = createCatalogDomain({ sql: catalog.sql, store: catalog.store, accountStore: accountsFake.store, logger: createLogger("test", "silent") });
+  const transport = createRouterTransport(createCatalogRoutes(domain), { transport: { interceptors: [actorInterceptor(() => as.actor)] } });
+  const stores = createClient(StoreService, transport);
+  const accounts = createClient(AccountService, transport);
+  const storeId = (await stores.createStore({ name: "Toko Peran" })).store!.id;
+  /** A member of the store with `role`, as the actor the dashboard states for them. */
+  const member = async (role: Role, email = `${role}.${Math.random().toString(36).slice(2)}@example.co.id`): Promise<Actor & { kind: "member" }> => {
+    const saved = as.actor;
+    as.actor = OPERATOR;
+    const { member } = await accounts.inviteMember({ storeId, email, role });
+    as.actor = saved;
+    return { kind: "member", memberId: member!.id, role, email };
+  };
+  /** Runs `work` as the operator (setting things up), whoever acts otherwise. */
+  const asOperator = async <T>(work: () => Promise<T>): Promise<T> => {
+    const saved = as.actor;
+    as.actor = OPERATOR;
+    try {
+      return await work();
+    } finally {
+      as.actor = saved;
+    }
+  };
+  const audit = () => asOperator(async () => (await accounts.listAudit({ storeId, limit: 500 })).entries);
+  const state = () =>
+    asOperator(async () => ({
+      keys: (await stores.listApiKeys({ storeId })).apiKeys.map((k) => [k.id, k.revokedAt !== undefined]),
+      members: (await accounts.listMembers({ storeId })).members.map((m) => [m.id, m.role]),
+      store: (await stores.getStore({ id: storeId })).store,
+    }));
+  return { as, stores, accounts, storeId, member, asOperator, audit, state };
+}
+
+type Setup = Awaited<ReturnType<typeof setup>>;
+
+/** Each changing RPC: its permission, the audit action it writes, and a call that makes a fresh change. */
+const CHANGES: { rpc: string; permission: Permission; action: string; call: (s: Setup) => Promise<() => Promise<unknown>> }[] = [
+  { rpc: "CreateApiKey", permission: "developer_settings", action: "key.created", call: async (s) => () => s.stores.createApiKey({ storeId: s.storeId, name: "ci" }) },
+  {
+    rpc: "RevokeApiKey",
+    permission: "developer_settings",
+    action: "key.revoked",
+    call: async (s) => {
+      const { apiKey } = await s.asOperator(() => s.stores.createApiKey({ storeId: s.storeId, name: "old" }));
+      return () => s.stores.revokeApiKey({ storeId: s.storeId, keyId: apiKey!.id });
+    },
+  },
+  {
+    rpc: "UpdateStoreSettings",
+    permission: "store_admin",
+    action: "store.settings_changed",
+    call: async (s) => () => s.stores.updateStoreSettings({ storeId: s.storeId, redirects: { successUrl: "https://peran.example/ok" } }),
+  },
+  { rpc: "InviteMember", permission: "store_admin", action: "member.invited", call: async (s) => () => s.accounts.inviteMember({ storeId: s.storeId, email: "baru@example.co.id", role: "viewer" }) },
+  {
+    rpc: "RemoveMember",
+    permission: "store_admin",
+    action: "member.removed",
+    call: async (s) => {
+      const target = await s.member("support");
+      return () => s.accounts.removeMember({ storeId: s.storeId, memberId: target.memberId });
+    },
+  },
+  {
+    rpc: "SetMemberRole",
+    permission: "store_admin",
+    action: "member.role_changed",
+    call: async (s) => {
+      const target = await s.member("viewer");
+      return () => s.accounts.setMemberRole({ storeId: s.storeId, memberId: target.memberId, role: "developer" });
+    },
+  },
+];
+
+async function rejects(t: ExecutionContext, call: Promise<unknown>, code: Code, message?: RegExp) {
+  const error = ConnectError.from(await t.throwsAsync(call));
+  t.is(error.code, code, `expected ${Code[code]}, got ${Code[error.code]}: ${error.rawMessage}`);
+  if (message) t.regex(error.rawMessage, message);
+}
+
+for (const change of CHANGES) {
+  for (const role of ROLES) {
+    const may = roleMay(role, change.permission);
+    test(`${change.rpc} as ${role}: ${may ? "done, with one audit entry naming the member" : "PERMISSION_DENIED, nothing written"}`, async (t) => {
+      const s = await setup();
+      await s.member("owner", "pemilik@example.co.id"); // the store's owner, so a team change is never about the last one
+      const call = await change.call(s);
+      const actor = await s.member(role);
+      const before = { state: await s.state(), audit: await s.audit() };
+      s.as.actor = actor;
+      if (!may) {
+        await rejects(t, call(), Code.PermissionDenied, new RegExp(`^the ${role} role may not`));
+        t.deepEqual(await s.state(), before.state, "nothing changed");
+        t.deepEqual(await s.audit(), before.audit, "no audit entry");
+        return;
+      }
+      await call();
+      const added = (await s.audit()).slice(0, -before.audit.length || undefined);
+      t.deepEqual(
+        added.map((e) => [e.actor, e.action]),
+        [[actor.email, change.action]],
+      );
+    });
+  }
+}
+
+test("a changing RPC with no actor is PERMISSION_DENIED; reads need none", async (t) => {
+  const s = await setup();
+  s.as.actor = undefined as unknown as Actor;
+  await rejects(t, s.stores.createApiKey({ storeId: s.storeId, name: "x" }), Code.PermissionDenied, /does not say who acts/);
+  await rejects(t, s.accounts.inviteMember({ storeId: s.storeId, email: "x@example.co.id" }), Code.PermissionDenied);
+  t.is((await s.stores.getStore({ id: s.storeId })).store!.id, s.storeId);
+  t.deepEqual((await s.accounts.listMembers({ storeId: s.storeId })).members, []);
+  t.is((await s.stores.listApiKeys({ storeId: s.storeId })).apiKeys.length, 0);
+});
+
+test("roles: the invitation's role (owner when unset), ListMembers and ResolveSession show it; a bad role is INVALID_ARGUMENT naming role", async (t) => {
+  const s = await setup();
+  const plain = await s.accounts.inviteMember({ storeId: s.storeId, email: "a@example.co.id" });
+  t.is(plain.member!.role, "owner");
+  const dev = await s.accounts.inviteMember({ storeId: s.storeId, email: "b@example.co.id", role: "developer" });
+  t.is(dev.member!.role, "developer");
+  const again = await s.accounts.inviteMember({ storeId: s.storeId, email: "b@example.co.id", role: "owner" });
+  t.is(again.member!.role, "developer", "a member already in the store keeps their role");
+  t.deepEqual(
+    (await s.accounts.listMembers({ storeId: s.storeId })).members.map((m) => [m.email, m.role]),
+    [
+      ["a@example.co.id", "owner"],
+      ["b@example.co.id", "developer"],
+    ],
+  );
+  const accepted = await s.accounts.acceptInvitation({ token: again.invitationToken, password: "kata sandi rahasia" });
+  t.deepEqual((await s.accounts.resolveSession({ token: accepted.session!.token })).stores.map((st) => [st.id, st.role]), [[s.storeId, "developer"]]);
+  await rejects(t, s.accounts.inviteMember({ storeId: s.storeId, email: "c@example.co.id", role: "admin" }), Code.InvalidArgument, /^role must be one of owner, developer, support, viewer$/);
+  await rejects(t, s.accounts.setMemberRole({ storeId: s.storeId, memberId: dev.member!.id, role: "" }), Code.InvalidArgument, /^role must be/);
+});
+
+test("the last owner: neither demoted nor removed (FAILED_PRECONDITION, nothing written); with two owners one may go", async (t) => {
+  const s = await setup();
+  const first = await s.member("owner");
+  const second = await s.member("owner");
+  const before = await s.audit();
+  await s.accounts.setMemberRole({ storeId: s.storeId, memberId: first.memberId, role: "developer" });
+  const afterDemotion = await s.audit();
+  t.is(afterDemotion.length, before.length + 1);
+  await rejects(t, s.accounts.setMemberRole({ storeId: s.storeId, memberId: second.memberId, role: "viewer" }), Code.FailedPrecondition, /at least one owner/);
+  await rejects(t, s.accounts.removeMember({ storeId: s.storeId, memberId: second.memberId }), Code.FailedPrecondition, /at least one owner/);
+  t.deepEqual(await s.audit(), afterDemotion, "no audit entry for a refused change");
+  t.deepEqual(
+    (await s.accounts.listMembers({ storeId: s.storeId })).members.find((m) => m.id === second.memberId)!.role,
+    "owner",
+  );
+  // Setting the role a member already has changes nothing and records nothing.
+  await s.accounts.setMemberRole({ storeId: s.storeId, memberId: second.memberId, role: "owner" });
+  t.deepEqual(await s.audit(), afterDemotion);
+  // An owner may leave once another is there.
+  await s.accounts.setMemberRole({ storeId: s.storeId, memberId: first.memberId, role: "owner" });
+  await s.accounts.removeMember({ storeId: s.storeId, memberId: second.memberId });
+  t.deepEqual((await s.accounts.listMembers({ storeId: s.storeId })).members.map((m) => m.role), ["owner"]);
+});
