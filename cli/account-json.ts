@@ -1,5 +1,6 @@
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
-import type { AuditEntry, Member } from "../gen/catalog/v1/account_pb.js";
+import type { AuditEntry } from "../gen/audit/v1/audit_pb.js";
+import type { Member } from "../gen/catalog/v1/account_pb.js";
 
 // How the operator CLI prints members and audit entries.
 

@@ -4,6 +4,8 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { AuditEntry } from "../../audit/v1/audit_pb.js";
+import { file_audit_v1_audit } from "../../audit/v1/audit_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file catalog/v1/account.proto.
  */
 export const file_catalog_v1_account: GenFile = /*@__PURE__*/
-  fileDesc("ChhjYXRhbG9nL3YxL2FjY291bnQucHJvdG8SCmNhdGFsb2cudjEicQoGTWVtYmVyEgoKAmlkGAEgASgJEg0KBWVtYWlsGAIgASgJEg4KBnN0YXR1cxgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRyb2xlGAUgASgJIjUKC01lbWJlclN0b3JlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSDAoEcm9sZRgDIAEoCSJICgdTZXNzaW9uEg0KBXRva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIoEBCgpBdWRpdEVudHJ5EgoKAmlkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEiYKAmF0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVhY3RvchgEIAEoCRIOCgZhY3Rpb24YBSABKAkSDgoGdGFyZ2V0GAYgASgJIlIKE0ludml0ZU1lbWJlclJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSDQoFZW1haWwYAiABKAkSEQoEcm9sZRgDIAEoCUgAiAEBQgcKBV9yb2xlIoQBChRJbnZpdGVNZW1iZXJSZXNwb25zZRIiCgZtZW1iZXIYASABKAsyEi5jYXRhbG9nLnYxLk1lbWJlchIYChBpbnZpdGF0aW9uX3Rva2VuGAIgASgJEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjoKF0FjY2VwdEludml0YXRpb25SZXF1ZXN0Eg0KBXRva2VuGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJImQKGEFjY2VwdEludml0YXRpb25SZXNwb25zZRIiCgZtZW1iZXIYASABKAsyEi5jYXRhbG9nLnYxLk1lbWJlchIkCgdzZXNzaW9uGAIgASgLMhMuY2F0YWxvZy52MS5TZXNzaW9uIjAKDVNpZ25JblJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkiWgoOU2lnbkluUmVzcG9uc2USIgoGbWVtYmVyGAEgASgLMhIuY2F0YWxvZy52MS5NZW1iZXISJAoHc2Vzc2lvbhgCIAEoCzITLmNhdGFsb2cudjEuU2Vzc2lvbiImChVSZXNvbHZlU2Vzc2lvblJlcXVlc3QSDQoFdG9rZW4YASABKAkieQoWUmVzb2x2ZVNlc3Npb25SZXNwb25zZRIiCgZtZW1iZXIYASABKAsyEi5jYXRhbG9nLnYxLk1lbWJlchInCgZzdG9yZXMYAiADKAsyFy5jYXRhbG9nLnYxLk1lbWJlclN0b3JlEhIKCnNlc3Npb25faWQYAyABKAkiIgoRRW5kU2Vzc2lvblJlcXVlc3QSDQoFdG9rZW4YASABKAkiFAoSRW5kU2Vzc2lvblJlc3BvbnNlIiYKEkxpc3RNZW1iZXJzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCSI6ChNMaXN0TWVtYmVyc1Jlc3BvbnNlEiMKB21lbWJlcnMYASADKAsyEi5jYXRhbG9nLnYxLk1lbWJlciI6ChNSZW1vdmVNZW1iZXJSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhEKCW1lbWJlcl9pZBgCIAEoCSI6ChRSZW1vdmVNZW1iZXJSZXNwb25zZRIiCgZtZW1iZXIYASABKAsyEi5jYXRhbG9nLnYxLk1lbWJlciJJChRTZXRNZW1iZXJSb2xlUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIRCgltZW1iZXJfaWQYAiABKAkSDAoEcm9sZRgDIAEoCSI7ChVTZXRNZW1iZXJSb2xlUmVzcG9uc2USIgoGbWVtYmVyGAEgASgLMhIuY2F0YWxvZy52MS5NZW1iZXIiVQoSUmVjb3JkQXVkaXRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg0KBWFjdG9yGAIgASgJEg4KBmFjdGlvbhgDIAEoCRIOCgZ0YXJnZXQYBCABKAkiPAoTUmVjb3JkQXVkaXRSZXNwb25zZRIlCgVlbnRyeRgBIAEoCzIWLmNhdGFsb2cudjEuQXVkaXRFbnRyeSIzChBMaXN0QXVkaXRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg0KBWxpbWl0GAIgASgFIjwKEUxpc3RBdWRpdFJlc3BvbnNlEicKB2VudHJpZXMYASADKAsyFi5jYXRhbG9nLnYxLkF1ZGl0RW50cnkyvAYKDkFjY291bnRTZXJ2aWNlElEKDEludml0ZU1lbWJlchIfLmNhdGFsb2cudjEuSW52aXRlTWVtYmVyUmVxdWVzdBogLmNhdGFsb2cudjEuSW52aXRlTWVtYmVyUmVzcG9uc2USXQoQQWNjZXB0SW52aXRhdGlvbhIjLmNhdGFsb2cudjEuQWNjZXB0SW52aXRhdGlvblJlcXVlc3QaJC5jYXRhbG9nLnYxLkFjY2VwdEludml0YXRpb25SZXNwb25zZRI/CgZTaWduSW4SGS5jYXRhbG9nLnYxLlNpZ25JblJlcXVlc3QaGi5jYXRhbG9nLnYxLlNpZ25JblJlc3BvbnNlElcKDlJlc29sdmVTZXNzaW9uEiEuY2F0YWxvZy52MS5SZXNvbHZlU2Vzc2lvblJlcXVlc3QaIi5jYXRhbG9nLnYxLlJlc29sdmVTZXNzaW9uUmVzcG9uc2USSwoKRW5kU2Vzc2lvbhIdLmNhdGFsb2cudjEuRW5kU2Vzc2lvblJlcXVlc3QaHi5jYXRhbG9nLnYxLkVuZFNlc3Npb25SZXNwb25zZRJOCgtMaXN0TWVtYmVycxIeLmNhdGFsb2cudjEuTGlzdE1lbWJlcnNSZXF1ZXN0Gh8uY2F0YWxvZy52MS5MaXN0TWVtYmVyc1Jlc3BvbnNlElEKDFJlbW92ZU1lbWJlchIfLmNhdGFsb2cudjEuUmVtb3ZlTWVtYmVyUmVxdWVzdBogLmNhdGFsb2cudjEuUmVtb3ZlTWVtYmVyUmVzcG9uc2USVAoNU2V0TWVtYmVyUm9sZRIgLmNhdGFsb2cudjEuU2V0TWVtYmVyUm9sZVJlcXVlc3QaIS5jYXRhbG9nLnYxLlNldE1lbWJlclJvbGVSZXNwb25zZRJOCgtSZWNvcmRBdWRpdBIeLmNhdGFsb2cudjEuUmVjb3JkQXVkaXRSZXF1ZXN0Gh8uY2F0YWxvZy52MS5SZWNvcmRBdWRpdFJlc3BvbnNlEkgKCUxpc3RBdWRpdBIcLmNhdGFsb2cudjEuTGlzdEF1ZGl0UmVxdWVzdBodLmNhdGFsb2cudjEuTGlzdEF1ZGl0UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("ChhjYXRhbG9nL3YxL2FjY291bnQucHJvdG8SCmNhdGFsb2cudjEicQoGTWVtYmVyEgoKAmlkGAEgASgJEg0KBWVtYWlsGAIgASgJEg4KBnN0YXR1cxgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRyb2xlGAUgASgJIjUKC01lbWJlclN0b3JlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSDAoEcm9sZRgDIAEoCSJICgdTZXNzaW9uEg0KBXRva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlIKE0ludml0ZU1lbWJlclJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSDQoFZW1haWwYAiABKAkSEQoEcm9sZRgDIAEoCUgAiAEBQgcKBV9yb2xlIoQBChRJbnZpdGVNZW1iZXJSZXNwb25zZRIiCgZtZW1iZXIYASABKAsyEi5jYXRhbG9nLnYxLk1lbWJlchIYChBpbnZpdGF0aW9uX3Rva2VuGAIgASgJEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjoKF0FjY2VwdEludml0YXRpb25SZXF1ZXN0Eg0KBXRva2VuGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJImQKGEFjY2VwdEludml0YXRpb25SZXNwb25zZRIiCgZtZW1iZXIYASABKAsyEi5jYXRhbG9nLnYxLk1lbWJlchIkCgdzZXNzaW9uGAIgASgLMhMuY2F0YWxvZy52MS5TZXNzaW9uIjAKDVNpZ25JblJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkiWgoOU2lnbkluUmVzcG9uc2USIgoGbWVtYmVyGAEgASgLMhIuY2F0YWxvZy52MS5NZW1iZXISJAoHc2Vzc2lvbhgCIAEoCzITLmNhdGFsb2cudjEuU2Vzc2lvbiImChVSZXNvbHZlU2Vzc2lvblJlcXVlc3QSDQoFdG9rZW4YASABKAkieQoWUmVzb2x2ZVNlc3Npb25SZXNwb25zZRIiCgZtZW1iZXIYASABKAsyEi5jYXRhbG9nLnYxLk1lbWJlchInCgZzdG9yZXMYAiADKAsyFy5jYXRhbG9nLnYxLk1lbWJlclN0b3JlEhIKCnNlc3Npb25faWQYAyABKAkiIgoRRW5kU2Vzc2lvblJlcXVlc3QSDQoFdG9rZW4YASABKAkiFAoSRW5kU2Vzc2lvblJlc3BvbnNlIiYKEkxpc3RNZW1iZXJzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCSI6ChNMaXN0TWVtYmVyc1Jlc3BvbnNlEiMKB21lbWJlcnMYASADKAsyEi5jYXRhbG9nLnYxLk1lbWJlciI6ChNSZW1vdmVNZW1iZXJSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhEKCW1lbWJlcl9pZBgCIAEoCSI6ChRSZW1vdmVNZW1iZXJSZXNwb25zZRIiCgZtZW1iZXIYASABKAsyEi5jYXRhbG9nLnYxLk1lbWJlciJJChRTZXRNZW1iZXJSb2xlUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIRCgltZW1iZXJfaWQYAiABKAkSDAoEcm9sZRgDIAEoCSI7ChVTZXRNZW1iZXJSb2xlUmVzcG9uc2USIgoGbWVtYmVyGAEgASgLMhIuY2F0YWxvZy52MS5NZW1iZXIiVQoSUmVjb3JkQXVkaXRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg0KBWFjdG9yGAIgASgJEg4KBmFjdGlvbhgDIAEoCRIOCgZ0YXJnZXQYBCABKAkiOgoTUmVjb3JkQXVkaXRSZXNwb25zZRIjCgVlbnRyeRgBIAEoCzIULmF1ZGl0LnYxLkF1ZGl0RW50cnkiMwoQTGlzdEF1ZGl0UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBSI6ChFMaXN0QXVkaXRSZXNwb25zZRIlCgdlbnRyaWVzGAEgAygLMhQuYXVkaXQudjEuQXVkaXRFbnRyeTK8BgoOQWNjb3VudFNlcnZpY2USUQoMSW52aXRlTWVtYmVyEh8uY2F0YWxvZy52MS5JbnZpdGVNZW1iZXJSZXF1ZXN0GiAuY2F0YWxvZy52MS5JbnZpdGVNZW1iZXJSZXNwb25zZRJdChBBY2NlcHRJbnZpdGF0aW9uEiMuY2F0YWxvZy52MS5BY2NlcHRJbnZpdGF0aW9uUmVxdWVzdBokLmNhdGFsb2cudjEuQWNjZXB0SW52aXRhdGlvblJlc3BvbnNlEj8KBlNpZ25JbhIZLmNhdGFsb2cudjEuU2lnbkluUmVxdWVzdBoaLmNhdGFsb2cudjEuU2lnbkluUmVzcG9uc2USVwoOUmVzb2x2ZVNlc3Npb24SIS5jYXRhbG9nLnYxLlJlc29sdmVTZXNzaW9uUmVxdWVzdBoiLmNhdGFsb2cudjEuUmVzb2x2ZVNlc3Npb25SZXNwb25zZRJLCgpFbmRTZXNzaW9uEh0uY2F0YWxvZy52MS5FbmRTZXNzaW9uUmVxdWVzdBoeLmNhdGFsb2cudjEuRW5kU2Vzc2lvblJlc3BvbnNlEk4KC0xpc3RNZW1iZXJzEh4uY2F0YWxvZy52MS5MaXN0TWVtYmVyc1JlcXVlc3QaHy5jYXRhbG9nLnYxLkxpc3RNZW1iZXJzUmVzcG9uc2USUQoMUmVtb3ZlTWVtYmVyEh8uY2F0YWxvZy52MS5SZW1vdmVNZW1iZXJSZXF1ZXN0GiAuY2F0YWxvZy52MS5SZW1vdmVNZW1iZXJSZXNwb25zZRJUCg1TZXRNZW1iZXJSb2xlEiAuY2F0YWxvZy52MS5TZXRNZW1iZXJSb2xlUmVxdWVzdBohLmNhdGFsb2cudjEuU2V0TWVtYmVyUm9sZVJlc3BvbnNlEk4KC1JlY29yZEF1ZGl0Eh4uY2F0YWxvZy52MS5SZWNvcmRBdWRpdFJlcXVlc3QaHy5jYXRhbG9nLnYxLlJlY29yZEF1ZGl0UmVzcG9uc2USSAoJTGlzdEF1ZGl0EhwuY2F0YWxvZy52MS5MaXN0QXVkaXRSZXF1ZXN0Gh0uY2F0YWxvZy52MS5MaXN0QXVkaXRSZXNwb25zZWIGcHJvdG8z", [file_audit_v1_audit, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message catalog.v1.Member
@@ -110,54 +112,6 @@ export const SessionSchema: GenMessage<Session> = /*@__PURE__*/
   messageDesc(file_catalog_v1_account, 2);
 
 /**
- * @generated from message catalog.v1.AuditEntry
- */
-export type AuditEntry = Message<"catalog.v1.AuditEntry"> & {
-  /**
-   * @generated from field: string id = 1;
-   */
-  id: string;
-
-  /**
-   * @generated from field: string store_id = 2;
-   */
-  storeId: string;
-
-  /**
-   * @generated from field: google.protobuf.Timestamp at = 3;
-   */
-  at?: Timestamp | undefined;
-
-  /**
-   * A member's email, or "operator" for the CLI.
-   *
-   * @generated from field: string actor = 4;
-   */
-  actor: string;
-
-  /**
-   * e.g. "key.created", "endpoint.secret_revealed" (common/audit.ts names them all).
-   *
-   * @generated from field: string action = 5;
-   */
-  action: string;
-
-  /**
-   * What it was done to: "key:<id>", "endpoint:<id>", "order:<id>", "member:<email>".
-   *
-   * @generated from field: string target = 6;
-   */
-  target: string;
-};
-
-/**
- * Describes the message catalog.v1.AuditEntry.
- * Use `create(AuditEntrySchema)` to create a new message.
- */
-export const AuditEntrySchema: GenMessage<AuditEntry> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 3);
-
-/**
  * @generated from message catalog.v1.InviteMemberRequest
  */
 export type InviteMemberRequest = Message<"catalog.v1.InviteMemberRequest"> & {
@@ -185,7 +139,7 @@ export type InviteMemberRequest = Message<"catalog.v1.InviteMemberRequest"> & {
  * Use `create(InviteMemberRequestSchema)` to create a new message.
  */
 export const InviteMemberRequestSchema: GenMessage<InviteMemberRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 4);
+  messageDesc(file_catalog_v1_account, 3);
 
 /**
  * @generated from message catalog.v1.InviteMemberResponse
@@ -214,7 +168,7 @@ export type InviteMemberResponse = Message<"catalog.v1.InviteMemberResponse"> & 
  * Use `create(InviteMemberResponseSchema)` to create a new message.
  */
 export const InviteMemberResponseSchema: GenMessage<InviteMemberResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 5);
+  messageDesc(file_catalog_v1_account, 4);
 
 /**
  * @generated from message catalog.v1.AcceptInvitationRequest
@@ -236,7 +190,7 @@ export type AcceptInvitationRequest = Message<"catalog.v1.AcceptInvitationReques
  * Use `create(AcceptInvitationRequestSchema)` to create a new message.
  */
 export const AcceptInvitationRequestSchema: GenMessage<AcceptInvitationRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 6);
+  messageDesc(file_catalog_v1_account, 5);
 
 /**
  * @generated from message catalog.v1.AcceptInvitationResponse
@@ -258,7 +212,7 @@ export type AcceptInvitationResponse = Message<"catalog.v1.AcceptInvitationRespo
  * Use `create(AcceptInvitationResponseSchema)` to create a new message.
  */
 export const AcceptInvitationResponseSchema: GenMessage<AcceptInvitationResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 7);
+  messageDesc(file_catalog_v1_account, 6);
 
 /**
  * @generated from message catalog.v1.SignInRequest
@@ -280,7 +234,7 @@ export type SignInRequest = Message<"catalog.v1.SignInRequest"> & {
  * Use `create(SignInRequestSchema)` to create a new message.
  */
 export const SignInRequestSchema: GenMessage<SignInRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 8);
+  messageDesc(file_catalog_v1_account, 7);
 
 /**
  * @generated from message catalog.v1.SignInResponse
@@ -302,7 +256,7 @@ export type SignInResponse = Message<"catalog.v1.SignInResponse"> & {
  * Use `create(SignInResponseSchema)` to create a new message.
  */
 export const SignInResponseSchema: GenMessage<SignInResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 9);
+  messageDesc(file_catalog_v1_account, 8);
 
 /**
  * @generated from message catalog.v1.ResolveSessionRequest
@@ -319,7 +273,7 @@ export type ResolveSessionRequest = Message<"catalog.v1.ResolveSessionRequest"> 
  * Use `create(ResolveSessionRequestSchema)` to create a new message.
  */
 export const ResolveSessionRequestSchema: GenMessage<ResolveSessionRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 10);
+  messageDesc(file_catalog_v1_account, 9);
 
 /**
  * @generated from message catalog.v1.ResolveSessionResponse
@@ -348,7 +302,7 @@ export type ResolveSessionResponse = Message<"catalog.v1.ResolveSessionResponse"
  * Use `create(ResolveSessionResponseSchema)` to create a new message.
  */
 export const ResolveSessionResponseSchema: GenMessage<ResolveSessionResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 11);
+  messageDesc(file_catalog_v1_account, 10);
 
 /**
  * @generated from message catalog.v1.EndSessionRequest
@@ -365,7 +319,7 @@ export type EndSessionRequest = Message<"catalog.v1.EndSessionRequest"> & {
  * Use `create(EndSessionRequestSchema)` to create a new message.
  */
 export const EndSessionRequestSchema: GenMessage<EndSessionRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 12);
+  messageDesc(file_catalog_v1_account, 11);
 
 /**
  * @generated from message catalog.v1.EndSessionResponse
@@ -378,7 +332,7 @@ export type EndSessionResponse = Message<"catalog.v1.EndSessionResponse"> & {
  * Use `create(EndSessionResponseSchema)` to create a new message.
  */
 export const EndSessionResponseSchema: GenMessage<EndSessionResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 13);
+  messageDesc(file_catalog_v1_account, 12);
 
 /**
  * @generated from message catalog.v1.ListMembersRequest
@@ -395,7 +349,7 @@ export type ListMembersRequest = Message<"catalog.v1.ListMembersRequest"> & {
  * Use `create(ListMembersRequestSchema)` to create a new message.
  */
 export const ListMembersRequestSchema: GenMessage<ListMembersRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 14);
+  messageDesc(file_catalog_v1_account, 13);
 
 /**
  * @generated from message catalog.v1.ListMembersResponse
@@ -412,7 +366,7 @@ export type ListMembersResponse = Message<"catalog.v1.ListMembersResponse"> & {
  * Use `create(ListMembersResponseSchema)` to create a new message.
  */
 export const ListMembersResponseSchema: GenMessage<ListMembersResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 15);
+  messageDesc(file_catalog_v1_account, 14);
 
 /**
  * @generated from message catalog.v1.RemoveMemberRequest
@@ -434,7 +388,7 @@ export type RemoveMemberRequest = Message<"catalog.v1.RemoveMemberRequest"> & {
  * Use `create(RemoveMemberRequestSchema)` to create a new message.
  */
 export const RemoveMemberRequestSchema: GenMessage<RemoveMemberRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 16);
+  messageDesc(file_catalog_v1_account, 15);
 
 /**
  * @generated from message catalog.v1.RemoveMemberResponse
@@ -451,7 +405,7 @@ export type RemoveMemberResponse = Message<"catalog.v1.RemoveMemberResponse"> & 
  * Use `create(RemoveMemberResponseSchema)` to create a new message.
  */
 export const RemoveMemberResponseSchema: GenMessage<RemoveMemberResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 17);
+  messageDesc(file_catalog_v1_account, 16);
 
 /**
  * @generated from message catalog.v1.SetMemberRoleRequest
@@ -480,7 +434,7 @@ export type SetMemberRoleRequest = Message<"catalog.v1.SetMemberRoleRequest"> & 
  * Use `create(SetMemberRoleRequestSchema)` to create a new message.
  */
 export const SetMemberRoleRequestSchema: GenMessage<SetMemberRoleRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 18);
+  messageDesc(file_catalog_v1_account, 17);
 
 /**
  * @generated from message catalog.v1.SetMemberRoleResponse
@@ -497,7 +451,7 @@ export type SetMemberRoleResponse = Message<"catalog.v1.SetMemberRoleResponse"> 
  * Use `create(SetMemberRoleResponseSchema)` to create a new message.
  */
 export const SetMemberRoleResponseSchema: GenMessage<SetMemberRoleResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 19);
+  messageDesc(file_catalog_v1_account, 18);
 
 /**
  * @generated from message catalog.v1.RecordAuditRequest
@@ -529,14 +483,14 @@ export type RecordAuditRequest = Message<"catalog.v1.RecordAuditRequest"> & {
  * Use `create(RecordAuditRequestSchema)` to create a new message.
  */
 export const RecordAuditRequestSchema: GenMessage<RecordAuditRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 20);
+  messageDesc(file_catalog_v1_account, 19);
 
 /**
  * @generated from message catalog.v1.RecordAuditResponse
  */
 export type RecordAuditResponse = Message<"catalog.v1.RecordAuditResponse"> & {
   /**
-   * @generated from field: catalog.v1.AuditEntry entry = 1;
+   * @generated from field: audit.v1.AuditEntry entry = 1;
    */
   entry?: AuditEntry | undefined;
 };
@@ -546,7 +500,7 @@ export type RecordAuditResponse = Message<"catalog.v1.RecordAuditResponse"> & {
  * Use `create(RecordAuditResponseSchema)` to create a new message.
  */
 export const RecordAuditResponseSchema: GenMessage<RecordAuditResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 21);
+  messageDesc(file_catalog_v1_account, 20);
 
 /**
  * @generated from message catalog.v1.ListAuditRequest
@@ -568,14 +522,14 @@ export type ListAuditRequest = Message<"catalog.v1.ListAuditRequest"> & {
  * Use `create(ListAuditRequestSchema)` to create a new message.
  */
 export const ListAuditRequestSchema: GenMessage<ListAuditRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 22);
+  messageDesc(file_catalog_v1_account, 21);
 
 /**
  * @generated from message catalog.v1.ListAuditResponse
  */
 export type ListAuditResponse = Message<"catalog.v1.ListAuditResponse"> & {
   /**
-   * @generated from field: repeated catalog.v1.AuditEntry entries = 1;
+   * @generated from field: repeated audit.v1.AuditEntry entries = 1;
    */
   entries: AuditEntry[];
 };
@@ -585,7 +539,7 @@ export type ListAuditResponse = Message<"catalog.v1.ListAuditResponse"> & {
  * Use `create(ListAuditResponseSchema)` to create a new message.
  */
 export const ListAuditResponseSchema: GenMessage<ListAuditResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 23);
+  messageDesc(file_catalog_v1_account, 22);
 
 /**
  * Members of stores (people who sign in to the dashboard), their sessions and each

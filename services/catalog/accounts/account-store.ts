@@ -305,31 +305,14 @@ export async function pruneAccounts(db: Db, limits: SessionLimits & { windowSeco
       and recent_attempts[cardinality(recent_attempts)] <= now() - ${limits.windowSeconds} * interval '1 second'`;
 }
 
-// The audit log.
-
-export interface AuditRow {
-  id: string;
-  store_id: string;
-  created_at: Date;
-  actor: string;
-  action: string;
-  target: string;
-}
-
-export type NewAuditEntry = Pick<AuditRow, "store_id" | "actor" | "action" | "target">;
+// The catalog's part of the store's audit log: the same table and statements as every
+// service's (services/lib/audit-log.ts), plus an insert that answers with the rows.
+export { listAudit, type AuditRow, type NewAuditEntry } from "../../lib/audit-log.js";
+import type { AuditRow, NewAuditEntry } from "../../lib/audit-log.js";
 
 export async function insertAuditEntries(db: Db, entries: NewAuditEntry[]): Promise<AuditRow[]> {
   if (entries.length === 0) return [];
   return db<AuditRow[]>`
     insert into audit_log ${db(entries.map((entry) => ({ ...entry })))}
     returning id, store_id, created_at, actor, action, target`;
-}
-
-/** The store's latest entries, newest first. */
-export async function listAudit(db: Db, storeId: string, limit: number): Promise<AuditRow[]> {
-  return db<AuditRow[]>`
-    select id, store_id, created_at, actor, action, target from audit_log
-    where store_id = ${storeId}
-    order by created_at desc, seq desc
-    limit ${limit}`;
 }

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { AuditEntrySchema, MemberSchema, SessionSchema, type AuditEntry, type Member, type Session } from "../../../gen/catalog/v1/account_pb.js";
+import { MemberSchema, SessionSchema, type Member, type Session } from "../../../gen/catalog/v1/account_pb.js";
 import type { AuditRow, MemberRow } from "./account-store.js";
 
 // The accounts' rows → protobuf messages: the one place the two vocabularies meet.
@@ -20,13 +20,4 @@ export function sessionMessage(session: { token: string; expiresAt: Date }): Ses
   return create(SessionSchema, { token: session.token, expiresAt: timestampFromDate(session.expiresAt) });
 }
 
-export function auditEntryMessage(row: AuditRow): AuditEntry {
-  return create(AuditEntrySchema, {
-    id: row.id,
-    storeId: row.store_id,
-    at: timestampFromDate(row.created_at),
-    actor: row.actor,
-    action: row.action,
-    target: row.target,
-  });
-}
+export { auditEntryMessage } from "../../lib/audit-log.js";
