@@ -1,11 +1,14 @@
 // What every dashboard page handler shares: the signed-in member and their store for
 // the request (acting as them, with their role in it), CSRF on every form post, and
-// errors shown as pages. The services check the role and audit each change themselves.
+// errors shown as pages. The services check the role and audit each change themselves;
+// the dashboard shows a role only what it may use (one table: views/layout.tsx NAV, and
+// `may` for the buttons of a page) and turns any PERMISSION_DENIED into the 403 page.
 import { actingAs } from "../../services/lib/acting-as.js";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Next } from "koa";
 import type { VNode } from "preact";
 import { isUuid } from "../../common/ids.js";
+import { PERMISSION_NAMES, PERMISSION_TEXT, roleMay, type Permission, type Role } from "../../common/roles.js";
 import type { Store } from "../../gen/catalog/v1/catalog_pb.js";
 import type { Logger } from "../../services/lib/logger.js";
 import type { ServiceClients } from "../clients.js";
@@ -14,11 +17,14 @@ import { toApiError } from "../errors.js";
 import { sendHtml } from "../views/render.js";
 import { readForm, readMultipartForm, type Form, type UploadedFile } from "./forms.js";
 import { csrfTokenFor, sameToken, type Member, type SessionCookies } from "./session-cookie.js";
+import { Shell, sectionPermission, storePath } from "./views/layout.js";
 import { MessagePage } from "./views/sign-in-pages.js";
 
 export interface StoreScope {
   member: Member;
   store: Store;
+  /** The member's role in this store (CONTRACT §13). */
+  role: Role;
   csrf: string;
   /** The posted form (POST only), its CSRF token already checked. */
   form: Form;
@@ -51,6 +57,46 @@ export function notFoundPage(ctx: GatewayContext, status = 404): void {
   sendPage(ctx, <MessagePage title="Page not found" message="There is nothing here, or it belongs to a store you are not a member of." link={{ href: "/dashboard", label: "Back to the dashboard" }} />, status);
 }
 
+/** Whether the signed-in member's role in this store has `permission` (CONTRACT §13): what a page offers. */
+export function may(ctx: DashboardContext, permission: Permission): boolean {
+  return roleMay(ctx.state.scope.role, permission);
+}
+
+const ROLE_NAMES: Record<Role, string> = { owner: "Owner", developer: "Developer", support: "Support", viewer: "Viewer" };
+
+/**
+ * 403: what the member's role may not do, inside the store's frame when the store is
+ * known. `permission` undefined (a refusal whose reason the service did not name)
+ * still says it is the role.
+ */
+export function forbiddenPage(ctx: GatewayContext, permission: Permission | undefined): void {
+  const scope = (ctx.state as Partial<DashboardContext["state"]>).scope;
+  const what = permission ? PERMISSION_TEXT[permission] : "do this";
+  if (!scope) {
+    return sendPage(ctx, <MessagePage title="Not allowed" message={`Your role may not ${what}. Nothing was changed.`} link={{ href: "/dashboard", label: "Back to the dashboard" }} />, 403);
+  }
+  sendPage(
+    ctx,
+    <Shell title="Not allowed for your role" member={scope.member} store={scope.store} csrf={scope.csrf}>
+      <div class="card" role="alert">
+        <p style="margin-top:0">
+          Your role in {scope.store.name} is <strong>{ROLE_NAMES[scope.role]}</strong>. The {scope.role} role may not {what}. Nothing was changed.
+        </p>
+        <p class="muted small">Ask an owner of the store to change your role if you need this.</p>
+        <a class="button secondary" href={storePath(scope.store.id)}>
+          Back to the overview
+        </a>
+      </div>
+    </Shell>,
+    403,
+  );
+}
+
+/** The permission a service's PERMISSION_DENIED names (its message says what the role may not do, in PERMISSION_TEXT's words). */
+function deniedPermission(error: ConnectError): Permission | undefined {
+  return PERMISSION_NAMES.find((permission) => error.rawMessage.includes(PERMISSION_TEXT[permission]));
+}
+
 /** A ConnectError's message for a person: the field path stays, the service's vocabulary goes. */
 export function problemText(error: unknown): string | undefined {
   if (error instanceof ConnectError && (error.code === Code.InvalidArgument || error.code === Code.FailedPrecondition)) return error.rawMessage;
@@ -67,6 +113,12 @@ export function createKit(deps: DashboardDeps, sessions: SessionCookies) {
       try {
         await handler(ctx, next);
       } catch (error) {
+        // A role refused by a service (a forged form, a tab left open across a role
+        // change): one 403 page for every dashboard page; the service changed nothing.
+        if (error instanceof ConnectError && error.code === Code.PermissionDenied) {
+          logger.info({ requestId: ctx.state.requestId, path: loggablePath(ctx.path), reason: error.rawMessage }, "dashboard action refused for the member's role");
+          return forbiddenPage(ctx, deniedPermission(error));
+        }
         const apiError = toApiError(error);
         if (apiError.status === 404) return notFoundPage(ctx);
         if (apiError.status === 503) {
@@ -105,13 +157,17 @@ export function createKit(deps: DashboardDeps, sessions: SessionCookies) {
       }
     }
     const { store } = await clients.store.getStore({ id: storeId });
-    ctx.state.scope = { member, store: store!, csrf, form, file };
+    ctx.state.scope = { member, store: store!, role: membership.role, csrf, form, file };
+    // A section the role may not use (API keys, Settings) is 403 saying so, on GET and
+    // POST alike, before any service is asked (the services refuse it too).
+    const needed = sectionPermission((ctx.path.split("/")[4] ?? "").toLowerCase());
+    if (needed && !roleMay(membership.role, needed)) return forbiddenPage(ctx, needed);
     // Every RPC of this page is the member's, with the role they hold in this store: the
     // services decide what that role may do (§13).
     await actingAs({ kind: "member", memberId: member.id, role: membership.role, email: member.email }, next);
   });
 
-  return { clients, logger, handle, storeScope };
+  return { clients, logger, handle, storeScope, may };
 }
 
 export type Kit = ReturnType<typeof createKit>;

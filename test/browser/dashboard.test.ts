@@ -6,6 +6,7 @@
 import test, { type ExecutionContext } from "ava";
 import { randomUUID } from "node:crypto";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import type { Role } from "../../common/roles.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { bodyText, button, DASHBOARD_PASSWORD, follow, link, shoot, tableRows } from "../helpers/dashboard-browser.js";
 import { api, waitFor } from "../helpers/http.js";
@@ -93,10 +94,10 @@ interface SignedIn {
 }
 
 /** A growth store with a member who has just accepted the invitation in a browser. */
-async function signedInMember(t: ExecutionContext, storeName: string): Promise<SignedIn> {
+async function signedInMember(t: ExecutionContext, storeName: string, role?: Role): Promise<SignedIn> {
   const store = await createStore(stack, Plan.GROWTH, storeName);
   const email = `member-${uid()}@merchant.example`;
-  const { invitationToken } = await stack.accounts.inviteMember({ storeId: store.storeId, email });
+  const { invitationToken } = await stack.accounts.inviteMember({ storeId: store.storeId, email, role });
   const { context, page } = await newBrowserPage(t);
   await page.goto(`${stack.baseUrl}/dashboard/invite/${invitationToken}`);
   await page.getByLabel("New password", { exact: true }).fill(PASSWORD);
@@ -253,6 +254,21 @@ test("an invited member sets a password, is signed in with safe cookies, signs o
 
   const rows = await auditLog(page);
   t.true(rows.filter((row) => row.actor === email && row.action === "member.signed_in").length >= 2, "both sign-ins are in the audit log");
+  assertNoCspViolations(t, page);
+});
+
+test("a viewer's dashboard: no API keys or Settings in the navigation, at 360 and 1280 px; API keys answers 403 saying what the role may not do", async (t) => {
+  const m = await signedInMember(t, "Toko Dashboard Viewer", "viewer");
+  const { page } = m;
+  t.deepEqual(await page.locator("nav.main a").allTextContents(), ["Overview", "Orders", "Webhooks", "Events", "Bank mutations", "Audit log"]);
+  await shoot(t, page, "overview-viewer");
+
+  const refused = await page.goto(storeUrl(m.storeId, "api-keys"));
+  t.is(refused?.status(), 403);
+  const text = await bodyText(page);
+  t.regex(text, /The viewer role may not manage API keys and webhook endpoints/);
+  t.false(await button(page, "Create key").isVisible(), "no form of the page it may not use");
+  await shoot(t, page, "forbidden-viewer");
   assertNoCspViolations(t, page);
 });
 

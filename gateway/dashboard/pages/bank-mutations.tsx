@@ -7,7 +7,7 @@ import type { BankMutation, MutationResult } from "../../../gen/order/v1/bank_pb
 import { ImportInterrupted, importStatement } from "../../../services/lib/bank-import.js";
 import { Money, Time } from "../../views/components.js";
 import { field } from "../forms.js";
-import { problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
+import { may, problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
 
 const DONE: Record<string, string> = {
@@ -25,6 +25,8 @@ const mutationPath = (storeId: string, mutationId: string, action: string) => st
 
 function ReviewList(props: { ctx: DashboardContext; review: BankMutation[] }) {
   const { store, csrf } = props.ctx.state.scope;
+  // Assign and dismiss are the payments permission's (CONTRACT §13); every role sees the list.
+  const decides = may(props.ctx, "payments");
   if (props.review.length === 0) {
     return (
       <Empty title="Nothing waits for review">
@@ -58,20 +60,25 @@ function ReviewList(props: { ctx: DashboardContext; review: BankMutation[] }) {
               </td>
               <td>{m.reason}</td>
               <td>
-                <form class="inline" method="post" action={mutationPath(store.id, m.id, "assign")}>
-                  <Csrf token={csrf} />
-                  <label>
-                    Payment reference
-                    <input type="text" name="payment_reference" placeholder="SO-…" required />
-                  </label>
-                  <button type="submit">Assign to order</button>
-                </form>
-                <form method="post" action={mutationPath(store.id, m.id, "dismiss")} style="margin-top:8px">
-                  <Csrf token={csrf} />
-                  <button type="submit" class="secondary">
-                    Dismiss
-                  </button>
-                </form>
+                {!decides && <span class="muted small">Your role may not assign or dismiss transfers.</span>}
+                {decides && (
+                  <>
+                    <form class="inline" method="post" action={mutationPath(store.id, m.id, "assign")}>
+                      <Csrf token={csrf} />
+                      <label>
+                        Payment reference
+                        <input type="text" name="payment_reference" placeholder="SO-…" required />
+                      </label>
+                      <button type="submit">Assign to order</button>
+                    </form>
+                    <form method="post" action={mutationPath(store.id, m.id, "dismiss")} style="margin-top:8px">
+                      <Csrf token={csrf} />
+                      <button type="submit" class="secondary">
+                        Dismiss
+                      </button>
+                    </form>
+                  </>
+                )}
               </td>
             </tr>
           ))}
@@ -119,17 +126,19 @@ function BankPage(props: { ctx: DashboardContext; review: BankMutation[]; recent
         Each incoming transfer is matched to the bank-transfer order with exactly its amount (the unique code makes it tell orders apart). Connect a bank
         feed to POST /v1/bank-mutations, or import a statement here.
       </p>
-      <form class="inline card" method="post" action={storePath(store.id, "bank-mutations/import")} enctype="multipart/form-data">
-        <Csrf token={csrf} />
-        <label>
-          Statement file (CSV)
-          <input type="file" name="statement" accept=".csv,text/csv" required />
-        </label>
-        <button type="submit">Import</button>
-        <p class="muted small" style="flex-basis:100%;margin:0">
-          Columns <span class="mono">id,occurred_at,amount,type,description</span> with that header row; times with an offset (2026-11-20T10:15:00+07:00).
-        </p>
-      </form>
+      {may(props.ctx, "payments") && (
+        <form class="inline card" method="post" action={storePath(store.id, "bank-mutations/import")} enctype="multipart/form-data">
+          <Csrf token={csrf} />
+          <label>
+            Statement file (CSV)
+            <input type="file" name="statement" accept=".csv,text/csv" required />
+          </label>
+          <button type="submit">Import</button>
+          <p class="muted small" style="flex-basis:100%;margin:0">
+            Columns <span class="mono">id,occurred_at,amount,type,description</span> with that header row; times with an offset (2026-11-20T10:15:00+07:00).
+          </p>
+        </form>
+      )}
       {props.results && counts && (
         <section aria-labelledby="results-title">
           <h2 id="results-title">

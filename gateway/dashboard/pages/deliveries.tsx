@@ -8,7 +8,7 @@ import { isUuid } from "../../../common/ids.js";
 import type { Delivery, Endpoint } from "../../../gen/webhook/v1/webhook_pb.js";
 import type { ServiceClients } from "../../clients.js";
 import { Time } from "../../views/components.js";
-import { notFoundPage, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
+import { may, notFoundPage, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath, type Section } from "../views/layout.js";
 
 export type WebhookClient = NonNullable<ServiceClients["webhook"]>;
@@ -151,7 +151,7 @@ function DeliveryPage(props: { ctx: DashboardContext; delivery: Delivery; endpoi
           <dt>Delivery id</dt>
           <dd class="mono small">{delivery.id}</dd>
         </dl>
-        {endpoint && (
+        {endpoint && may(props.ctx, "developer_settings") && (
           <form method="post" action={`${deliveryPath(store.id, delivery)}/resend`} class="actions">
             <Csrf token={csrf} />
             <button type="submit">Resend</button>

@@ -10,7 +10,7 @@ import { ORDER_EVENT_TYPES } from "../../../common/order-status.js";
 import type { Delivery, Endpoint } from "../../../gen/webhook/v1/webhook_pb.js";
 import { Time } from "../../views/components.js";
 import { field, type Form } from "../forms.js";
-import { problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
+import { forbiddenPage, may, problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
 import { DeliveriesTable, DELIVERY_STATUSES, deliveryPath, endpointPath, webhookClientOr, webhookRoute, type WebhookClient } from "./deliveries.js";
 
@@ -172,14 +172,16 @@ function EndpointsPage(props: { ctx: DashboardContext; endpoints: Endpoint[]; va
           </table>
         </div>
       )}
-      <EndpointForm
-        id="add-endpoint"
-        heading="Add endpoint"
-        action={storePath(store.id, "webhooks")}
-        csrf={csrf}
-        values={props.values ?? BLANK}
-        note={endpoints.length >= 10 ? "This store already has 10 endpoints, the most it can have: delete one before adding another." : undefined}
-      />
+      {may(props.ctx, "developer_settings") && (
+        <EndpointForm
+          id="add-endpoint"
+          heading="Add endpoint"
+          action={storePath(store.id, "webhooks")}
+          csrf={csrf}
+          values={props.values ?? BLANK}
+          note={endpoints.length >= 10 ? "This store already has 10 endpoints, the most it can have: delete one before adding another." : undefined}
+        />
+      )}
     </Shell>
   );
 }
@@ -221,6 +223,8 @@ function EndpointPage(props: {
   const { member, store, csrf } = props.ctx.state.scope;
   const { endpoint, deliveries, shown } = props;
   const here = endpointPath(store.id, endpoint.id);
+  // Secrets and every change are the developer_settings permission's (CONTRACT §13): other roles see the endpoint and its deliveries only.
+  const manages = may(props.ctx, "developer_settings");
   return (
     <Shell title="Webhook endpoint" member={member} store={store} section="webhooks" csrf={csrf} flash={props.flash} error={props.error}>
       <p class="small">
@@ -257,40 +261,44 @@ function EndpointPage(props: {
           <dt>Endpoint id</dt>
           <dd class="mono small">{endpoint.id}</dd>
         </dl>
-        <div class="actions">
-          <form method="post" action={`${here}/reveal-secret`}>
-            <Csrf token={csrf} />
-            <button type="submit" class="secondary">
-              Reveal secret
-            </button>
-          </form>
-          <form method="post" action={`${here}/rotate-secret`}>
-            <Csrf token={csrf} />
-            <button type="submit" class="secondary">
-              Rotate secret
-            </button>
-          </form>
-          <form method="post" action={`${here}/test`}>
-            <Csrf token={csrf} />
-            <button type="submit" class="secondary">
-              Send test event
-            </button>
-          </form>
-          <form method="post" action={`${here}/${endpoint.enabled ? "disable" : "enable"}`}>
-            <Csrf token={csrf} />
-            <button type="submit" class="secondary">
-              {endpoint.enabled ? "Disable endpoint" : "Enable endpoint"}
-            </button>
-          </form>
-          <form method="get" action={`${here}/delete`}>
-            <button type="submit" class="danger">
-              Delete endpoint
-            </button>
-          </form>
-        </div>
-        <p class="small muted" style="margin:0">
-          Revealing the secret is recorded in the audit log. Rotating makes a new secret; the old one keeps signing for 24 h.
-        </p>
+        {manages && (
+          <>
+            <div class="actions">
+              <form method="post" action={`${here}/reveal-secret`}>
+                <Csrf token={csrf} />
+                <button type="submit" class="secondary">
+                  Reveal secret
+                </button>
+              </form>
+              <form method="post" action={`${here}/rotate-secret`}>
+                <Csrf token={csrf} />
+                <button type="submit" class="secondary">
+                  Rotate secret
+                </button>
+              </form>
+              <form method="post" action={`${here}/test`}>
+                <Csrf token={csrf} />
+                <button type="submit" class="secondary">
+                  Send test event
+                </button>
+              </form>
+              <form method="post" action={`${here}/${endpoint.enabled ? "disable" : "enable"}`}>
+                <Csrf token={csrf} />
+                <button type="submit" class="secondary">
+                  {endpoint.enabled ? "Disable endpoint" : "Enable endpoint"}
+                </button>
+              </form>
+              <form method="get" action={`${here}/delete`}>
+                <button type="submit" class="danger">
+                  Delete endpoint
+                </button>
+              </form>
+            </div>
+            <p class="small muted" style="margin:0">
+              Revealing the secret is recorded in the audit log. Rotating makes a new secret; the old one keeps signing for 24 h.
+            </p>
+          </>
+        )}
       </section>
 
       <section aria-labelledby="deliveries-heading">
@@ -327,7 +335,7 @@ function EndpointPage(props: {
         {deliveries.length >= DELIVERY_LIMIT && <p class="small muted">The newest {DELIVERY_LIMIT} are shown.</p>}
       </section>
 
-      <EndpointForm id="edit-endpoint" heading="Edit endpoint" action={here} csrf={csrf} values={props.values ?? valuesOfEndpoint(endpoint)} />
+      {manages && <EndpointForm id="edit-endpoint" heading="Edit endpoint" action={here} csrf={csrf} values={props.values ?? valuesOfEndpoint(endpoint)} />}
     </Shell>
   );
 }
@@ -491,6 +499,8 @@ export function webhookPages(router: Router, kit: Kit) {
   }
 
   endpointRoute("get", "/delete", async (ctx, _webhook, endpoint) => {
+    // A confirmation of what the role may not do is refused like the post it leads to.
+    if (!may(ctx, "developer_settings")) return forbiddenPage(ctx, "developer_settings");
     sendPage(ctx, <DeletePage ctx={ctx} endpoint={endpoint} />);
   });
 

@@ -1,6 +1,7 @@
 // The dashboard's frame: header with the store and the member, the navigation of
 // CONTRACT §10, and the page. Works without script, from 360 px wide up.
 import type { ComponentChildren } from "preact";
+import { roleMay, type Permission, type Role } from "../../../common/roles.js";
 import { Document } from "../../views/render.js";
 
 export const DASHBOARD_CSS = `
@@ -69,24 +70,35 @@ pre{white-space:pre-wrap;word-break:break-all;background:#f6f8fb;border:1px soli
 @media (max-width:700px){nav.main a{padding:7px 8px;font-size:.8125rem}.side-by-side{grid-template-columns:1fr}dl.details{grid-template-columns:1fr;gap:2px}dl.details dd{margin-bottom:8px}main{padding:16px 10px 40px}}
 `;
 
+/**
+ * The navigation, each section with the permission a role needs to use it (CONTRACT
+ * §13): the links shown and the pages a role may open (kit.tsx) both come from here.
+ * "Team" joins when its page exists.
+ */
 export const NAV = [
-  ["overview", "Overview"],
-  ["orders", "Orders"],
-  ["api-keys", "API keys"],
-  ["webhooks", "Webhooks"],
-  ["events", "Events"],
-  ["bank-mutations", "Bank mutations"],
-  ["settings", "Settings"],
-  ["audit-log", "Audit log"],
-] as const;
+  ["overview", "Overview", "view"],
+  ["orders", "Orders", "view"],
+  ["api-keys", "API keys", "developer_settings"],
+  ["webhooks", "Webhooks", "view"],
+  ["events", "Events", "view"],
+  ["bank-mutations", "Bank mutations", "view"],
+  ["settings", "Settings", "store_admin"],
+  ["audit-log", "Audit log", "view"],
+] as const satisfies readonly (readonly [string, string, Permission])[];
 
 export type Section = (typeof NAV)[number][0];
 
+/** The permission a section of the store needs, or undefined for a path outside the navigation. */
+export function sectionPermission(section: string): Permission | undefined {
+  return NAV.find(([path]) => path === section)?.[2];
+}
+
 export interface ShellProps {
   title: string;
-  member: { email: string; stores: { id: string; name: string }[] };
+  member: { email: string; stores: { id: string; name: string; role: Role }[] };
   store: { id: string; name: string };
-  section: Section;
+  /** The section the page belongs to (marked in the navigation); none for a refusal. */
+  section?: Section;
   csrf: string;
   flash?: string;
   error?: string;
@@ -98,6 +110,9 @@ export const storePath = (storeId: string, rest = "overview") => `/dashboard/sto
 /** A signed-in page of one store. */
 export function Shell(props: ShellProps) {
   const others = props.member.stores.filter((store) => store.id !== props.store.id);
+  // Only what the member's role in this store may use (CONTRACT §13).
+  const role = props.member.stores.find((store) => store.id === props.store.id)?.role;
+  const nav = NAV.filter(([, , permission]) => role !== undefined && roleMay(role, permission));
   return (
     <Document title={`${props.title} · ${props.store.name}`} css={DASHBOARD_CSS}>
       <header class="bar">
@@ -124,7 +139,7 @@ export function Shell(props: ShellProps) {
       </header>
       <nav class="main" aria-label="Store">
         <ul>
-          {NAV.map(([path, label]) => (
+          {nav.map(([path, label]) => (
             <li>
               <a href={storePath(props.store.id, path)} aria-current={path === props.section ? "page" : undefined}>
                 {label}
