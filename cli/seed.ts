@@ -1,7 +1,5 @@
 import { ItemStatus, Plan, type CatalogService, type StoreService } from "../gen/catalog/v1/catalog_pb.js";
 import type { Client } from "@connectrpc/connect";
-import { auditTarget, OPERATOR_ACTOR } from "../common/audit.js";
-import { recordAudit, type AuditClient } from "../services/lib/audited.js";
 
 export interface DemoStore {
   store_id: string;
@@ -11,11 +9,13 @@ export interface DemoStore {
   bundle_id: string;
 }
 
-/** A Growth store with a bank account, three products, a bundle and an API key; audited as the operator's. */
+/**
+ * A Growth store with a bank account, three products, a bundle and an API key. The
+ * catalog audits each change with the actor the clients state (the operator's).
+ */
 export async function seedDemoStore(clients: {
   store: Client<typeof StoreService>;
   catalog: Client<typeof CatalogService>;
-  accounts: AuditClient;
 }): Promise<DemoStore> {
   const { store } = await clients.store.createStore({
     name: "Toko Kopi Nusantara",
@@ -45,8 +45,5 @@ export async function seedDemoStore(clients: {
     productIds: [products[0]!, products[2]!],
   });
   const key = await clients.store.createApiKey({ storeId, name: "demo" });
-  // The key's entry is the catalog's own, written with the key; the store's creation is
-  // still recorded after the fact.
-  await recordAudit(clients.accounts, { storeId, actor: OPERATOR_ACTOR, action: "store.created", target: auditTarget("store", storeId) });
   return { store_id: storeId, key_id: key.apiKey!.id, key: key.secret, product_ids: products, bundle_id: bundle!.id };
 }

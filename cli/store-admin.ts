@@ -11,11 +11,9 @@ import { BankReconciliationService } from "../gen/order/v1/bank_pb.js";
 import { OrderService } from "../gen/order/v1/order_pb.js";
 import { WebhookService } from "../gen/webhook/v1/webhook_pb.js";
 import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from "../gen/grpc/health/v1/health_pb.js";
-import { auditTarget, OPERATOR_ACTOR, type AuditAction } from "../common/audit.js";
 import { orderJson, refundJson } from "../common/public-json.js";
 import { inviteUrl } from "../common/dashboard-links.js";
 import { StatementError } from "../common/bank-statement.js";
-import { audited, NotAudited } from "../services/lib/audited.js";
 import { loadConfig } from "../services/lib/config.js";
 import { textProblem } from "../common/text.js";
 import { createRpcChannel, type RpcChannel } from "../services/lib/rpc-client.js";
@@ -218,11 +216,8 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
   const webhooks = channels.webhook.client(WebhookService);
   const accounts = channels.catalog.client(AccountService);
   const bank = channels.order.client(BankReconciliationService);
-  /** Runs an operator's change and writes it to the store's audit log. */
-  const change = <T>(storeId: string | ((result: T) => string), action: AuditAction, target: string | ((result: T) => string), work: () => Promise<T>) =>
-    typeof storeId === "string"
-      ? audited(accounts, { storeId, actor: OPERATOR_ACTOR, action }, target, work)
-      : work().then(async (result) => audited(accounts, { storeId: storeId(result), actor: OPERATOR_ACTOR, action }, target, async () => result));
+  // Every call states the operator (the channels'); the service that makes a change
+  // checks who acts and writes the audit entry in the change's transaction.
 
   switch (command) {
     case "store create": {
@@ -231,36 +226,27 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
       if (someBank && !bankFields.every((value) => value !== undefined)) {
         throw new UsageError("a bank account needs --bank-name, --bank-code, --account-number and --account-holder");
       }
-      const created = await change(
-        (r) => r.store!.id,
-        "store.created",
-        (r) => auditTarget("store", r.store!.id),
-        () =>
-          stores.createStore({
-            name: required(values, "name"),
-            plan: plan(values.plan ?? "growth"),
-            bankAccount: someBank
-              ? {
-                  bankName: values["bank-name"]!,
-                  bankCode: values["bank-code"]!,
-                  accountNumber: values["account-number"]!,
-                  accountHolder: values["account-holder"]!,
-                }
-              : undefined,
-          }),
-      );
+      const created = await stores.createStore({
+        name: required(values, "name"),
+        plan: plan(values.plan ?? "growth"),
+        bankAccount: someBank
+          ? {
+              bankName: values["bank-name"]!,
+              bankCode: values["bank-code"]!,
+              accountNumber: values["account-number"]!,
+              accountHolder: values["account-holder"]!,
+            }
+          : undefined,
+      });
       return storeJson(created.store!);
     }
     case "store set-plan": {
       const storeId = required(values, "store");
-      const { store } = await change(storeId, "store.plan_changed", auditTarget("store", storeId), () =>
-        stores.setStorePlan({ storeId, plan: plan(required(values, "plan")) }),
-      );
+      const { store } = await stores.setStorePlan({ storeId, plan: plan(required(values, "plan")) });
       return storeJson(store!);
     }
     case "key create": {
       const storeId = required(values, "store");
-      // The catalog checks who acts and records the change in the audit log with it.
       const created = await stores.createApiKey({ storeId, name: values.name ?? "" });
       return { id: created.apiKey!.id, key: created.secret };
     }
@@ -276,29 +262,24 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
     }
     case "product create": {
       const storeId = required(values, "store");
-      const { item } = await change(storeId, "product.created", (r) => auditTarget("product", r.item!.id), () =>
-        items.createProduct({ storeId, title: required(values, "title"), price: price(values), slug: values.slug ?? "", status: itemStatus(values) }),
-      );
+      const { item } = await items.createProduct({ storeId, title: required(values, "title"), price: price(values), slug: values.slug ?? "", status: itemStatus(values) });
       return itemJson(item!);
     }
     case "bundle create": {
       if (!values.product || values.product.length === 0) throw new UsageError("--product is required (one or more)");
       const storeId = required(values, "store");
-      const { item } = await change(storeId, "bundle.created", (r) => auditTarget("bundle", r.item!.id), () =>
-        items.createBundle({
-          storeId,
-          title: required(values, "title"),
-          price: price(values),
-          slug: values.slug ?? "",
-          status: itemStatus(values),
-          productIds: values.product!,
-        }),
-      );
+      const { item } = await items.createBundle({
+        storeId,
+        title: required(values, "title"),
+        price: price(values),
+        slug: values.slug ?? "",
+        status: itemStatus(values),
+        productIds: values.product!,
+      });
       return itemJson(item!);
     }
     case "webhook set": {
       const storeId = required(values, "store");
-      // The webhook service checks who acts and records the change in the audit log with it.
       const { endpoint, secret } = await webhooks.setEndpoint({ storeId, url: required(values, "url") });
       return { id: endpoint!.id, url: endpoint!.url, secret };
     }
@@ -391,7 +372,6 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
     case "order mark-paid": {
       const storeId = required(values, "store");
       const orderId = required(values, "order");
-      // The order service checks who acts and records it in the audit log with the change.
       const { order } = await orders.markOrderPaid({ storeId, orderId });
       return orderJson(order!);
     }
@@ -447,7 +427,7 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
     case "status":
       return status(channels);
     case "seed":
-      return seedDemoStore({ store: stores, catalog: items, accounts });
+      return seedDemoStore({ store: stores, catalog: items });
     default:
       throw new UsageError(`unknown command: ${command}`);
   }
@@ -482,8 +462,6 @@ try {
   } else if (error instanceof UsageError) {
     process.stderr.write((error.message ? `store-admin: ${error.message}\n\n` : "") + USAGE + "\n");
   } else if (error instanceof StatementError || error instanceof ImportInterrupted) {
-    process.stderr.write(`store-admin: ${error.message}\n`);
-  } else if (error instanceof NotAudited) {
     process.stderr.write(`store-admin: ${error.message}\n`);
   } else if (error instanceof ConnectError) {
     process.stderr.write(`store-admin: ${error.rawMessage} (${codeName(error)})\n`);

@@ -36,10 +36,6 @@ export const AUDIT_ACTIONS = [
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export function isAuditAction(value: string): value is AuditAction {
-  return (AUDIT_ACTIONS as readonly string[]).includes(value);
-}
-
 /** A target as the log shows it: "key:<id>", "endpoint:<id>", "order:<id>", "member:<email>". */
 export function auditTarget(kind: "store" | "product" | "bundle" | "key" | "endpoint" | "delivery" | "order" | "member" | "mutation", id: string): string {
   return `${kind}:${id}`;

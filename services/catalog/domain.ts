@@ -38,11 +38,11 @@ export function createCatalogDomain(deps: CatalogDomainDeps) {
   const { sql, logger } = deps;
   const store = deps.store ?? sqlStore;
   const accountStore = deps.accountStore ?? accountSql;
-  // Keys and settings write their audit entries into the accounts' audit_log, in the
+  // Stores, plans, items, keys and settings write their audit entries into the accounts' audit_log, in the
   // transaction of the change (one schema, one pool: the same transaction).
   const stores = createStores({ sql, store, audit: accountStore, logger });
   const apiKeys = createApiKeys({ sql, store, audit: accountStore, stores, logger });
-  const items = createItems({ sql, store, stores, changes: deps.catalogChanges, logger });
+  const items = createItems({ sql, store, audit: accountStore, stores, changes: deps.catalogChanges, logger });
   const { scryptParams } = deps;
   const sessions = createMemberSessions({ sql, store: accountStore, scryptParams, logger });
   const members = createMembers({ sql, store: accountStore, stores, sessions, scryptParams, logger });

@@ -6,9 +6,13 @@ import {
   type CreateBundleRequest,
   type CreateProductRequest,
 } from "../../gen/catalog/v1/catalog_pb.js";
+import type { Actor } from "../../common/actor.js";
+import { auditTarget } from "../../common/audit.js";
 import { isUuid } from "../../common/ids.js";
+import { auditEntry } from "../lib/audit-log.js";
 import type { CatalogChangeNotifier } from "../lib/catalog-changes.js";
 import type { Logger } from "../lib/logger.js";
+import type { AuditWriter } from "./accounts/audit.js";
 import { storeNotFound, type Stores } from "./merchant-stores.js";
 import { itemStatusName } from "./messages.js";
 import type { ItemRow, ItemStatusName, NewItem, Pool, StoreRow } from "./store.js";
@@ -91,12 +95,15 @@ export type ItemsStore = Pick<
 export function createItems({
   sql,
   store,
+  audit,
   stores,
   changes,
   logger,
 }: {
   sql: Pool;
   store: ItemsStore;
+  /** Where a new item's audit entry is written, in the item's own transaction. */
+  audit: AuditWriter;
   stores: Pick<Stores, "get">;
   /** Told after every committed write that can change the store's published pages (gateways cache them). */
   changes?: CatalogChangeNotifier;
@@ -130,11 +137,12 @@ export function createItems({
     }
   }
 
-  /** The item and its bundle products in one transaction. */
-  async function insert(item: NewItem, productIds: string[]): Promise<ItemRow> {
+  /** The item, its bundle products and its audit entry (`actor` made it) in one transaction. */
+  async function insert(item: NewItem, productIds: string[], actor: Actor): Promise<ItemRow> {
     const id = await store.transaction(sql, async (tx) => {
       const id = await store.insertItem(tx, item);
       await store.insertBundleProducts(tx, id, productIds);
+      await audit.insertAuditEntries(tx, [auditEntry(item.store_id, actor, `${item.type}.created`, auditTarget(item.type, id))]);
       return id;
     });
     announce(item.store_id);
@@ -148,17 +156,20 @@ export function createItems({
   }
 
   return {
-    async createProduct(request: Pick<CreateProductRequest, "storeId" | "title" | "slug" | "price" | "status">): Promise<ItemRow> {
+    /** Audited as `actor`. */
+    async createProduct(request: Pick<CreateProductRequest, "storeId" | "title" | "slug" | "price" | "status">, actor: Actor): Promise<ItemRow> {
       const owner = await stores.get(request.storeId);
       const title = requireText(request.title, "title", 200);
       const price = requirePrice(request.price);
       const status = statusOrPublished(request.status);
       const slug = await pickSlug(owner.id, request.slug, title);
-      return insert({ store_id: owner.id, type: "product", title, slug, price, status }, []);
+      return insert({ store_id: owner.id, type: "product", title, slug, price, status }, [], actor);
     },
 
+    /** Audited as `actor`. */
     async createBundle(
       request: Pick<CreateBundleRequest, "storeId" | "title" | "slug" | "price" | "status" | "productIds">,
+      actor: Actor,
     ): Promise<ItemRow> {
       const owner = await stores.get(request.storeId);
       const title = requireText(request.title, "title", 200);
@@ -167,7 +178,7 @@ export function createItems({
       const ids = bundleProductIds(request.productIds);
       checkBundleProducts(ids, await store.getItems(sql, owner.id, ids));
       const slug = await pickSlug(owner.id, request.slug, title);
-      return insert({ store_id: owner.id, type: "bundle", title, slug, price, status }, ids);
+      return insert({ store_id: owner.id, type: "bundle", title, slug, price, status }, ids, actor);
     },
 
     /** Undefined when the store has no such item. */

@@ -65,8 +65,13 @@ export type StoresStore = Pick<typeof sqlStore, "transaction" | "insertStore" | 
 
 export function createStores({ sql, store, audit, logger }: { sql: Pool; store: StoresStore; audit: AuditWriter; logger: Logger }) {
   return {
-    async create(input: NewStore): Promise<StoreRow> {
-      const row = await store.insertStore(sql, input);
+    /** A new store; audited as `actor`, in the store's own first transaction. */
+    async create(input: NewStore, actor: Actor): Promise<StoreRow> {
+      const row = await store.transaction(sql, async (tx) => {
+        const created = await store.insertStore(tx, input);
+        await audit.insertAuditEntries(tx, [auditEntry(created.id, actor, "store.created", auditTarget("store", created.id))]);
+        return created;
+      });
       logger.info({ storeId: row.id, plan: row.plan }, "store created");
       return row;
     },
@@ -78,9 +83,13 @@ export function createStores({ sql, store, audit, logger }: { sql: Pool; store: 
       return row;
     },
 
-    /** Undefined when there is no such store. */
-    async setPlan(storeId: string, plan: PlanName): Promise<StoreRow | undefined> {
-      const row = await store.updateStorePlan(sql, storeId, plan);
+    /** Undefined when there is no such store. Audited as `actor`. */
+    async setPlan(storeId: string, plan: PlanName, actor: Actor): Promise<StoreRow | undefined> {
+      const row = await store.transaction(sql, async (tx) => {
+        const updated = await store.updateStorePlan(tx, storeId, plan);
+        if (updated) await audit.insertAuditEntries(tx, [auditEntry(updated.id, actor, "store.plan_changed", auditTarget("store", updated.id))]);
+        return updated;
+      });
       if (row) logger.info({ storeId: row.id, plan }, "store plan changed");
       return row;
     },

@@ -6,7 +6,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { planFromName } from "../../common/plans.js";
-import { requirePermission } from "../lib/rpc-actor.js";
+import { requirePermission, requirePlatform } from "../lib/rpc-actor.js";
 import { createAccountRoutes, type AccountRouteDeps } from "./accounts/routes.js";
 import type { ApiKeys } from "./api-keys.js";
 import { requireStatus, type Items } from "./items.js";
@@ -25,17 +25,21 @@ export function createCatalogRoutes(deps: CatalogRouteDeps) {
   const accountRoutes = createAccountRoutes(deps);
   return (router: ConnectRouter) => {
     router.service(StoreService, {
-      async createStore(request) {
-        return { store: storeMessage(await stores.create(newStoreFrom(request))) };
+      // Stores and their plans are the platform's business (§13): the operator's or the
+      // system's, never a member's or an API key's. Audited in the change's transaction.
+      async createStore(request, context) {
+        const actor = requirePlatform(context, "create stores");
+        return { store: storeMessage(await stores.create(newStoreFrom(request), actor)) };
       },
 
       async getStore(request) {
         return { store: storeMessage(await stores.get(request.id)) };
       },
 
-      async setStorePlan(request) {
+      async setStorePlan(request, context) {
         const plan = requirePlan(request.plan);
-        const row = await stores.setPlan(requireUuid(request.storeId, "store_id"), plan);
+        const storeId = requireUuid(request.storeId, "store_id");
+        const row = await stores.setPlan(storeId, plan, requirePlatform(context, "change a store's plan"));
         if (!row) throw new ConnectError(`store ${request.storeId} not found`, Code.NotFound);
         return { store: storeMessage(row) };
       },
@@ -73,12 +77,14 @@ export function createCatalogRoutes(deps: CatalogRouteDeps) {
     });
 
     router.service(CatalogService, {
-      async createProduct(request) {
-        return { item: itemMessage(await items.createProduct(request)) };
+      // New products and bundles: store administration (§13, owners), or the operator's.
+      // Audited in the item's transaction.
+      async createProduct(request, context) {
+        return { item: itemMessage(await items.createProduct(request, requirePermission(context, "store_admin"))) };
       },
 
-      async createBundle(request) {
-        return { item: itemMessage(await items.createBundle(request)) };
+      async createBundle(request, context) {
+        return { item: itemMessage(await items.createBundle(request, requirePermission(context, "store_admin"))) };
       },
 
       async setItemPrice(request) {

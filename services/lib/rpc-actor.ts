@@ -21,3 +21,17 @@ export function requirePermission(context: Pick<HandlerContext, "requestHeader">
   }
   return actor;
 }
+
+/**
+ * The actor, when it is the platform's own (the operator or the system): what no store
+ * member or API key may do, such as creating stores or changing their plans.
+ * PERMISSION_DENIED naming who asked and `what` otherwise.
+ */
+export function requirePlatform(context: Pick<HandlerContext, "requestHeader">, what: string): Actor {
+  const actor = actorOf(context);
+  if (actor.kind === "member" || actor.kind === "api_key") {
+    const who = actor.kind === "member" ? `the ${actor.role} role` : "an API key";
+    throw new ConnectError(`${who} may not ${what}: only the operator may`, Code.PermissionDenied);
+  }
+  return actor;
+}

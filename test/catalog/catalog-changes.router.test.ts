@@ -9,6 +9,9 @@ import { createCatalogDomain, type CatalogStore } from "../../services/catalog/d
 import { createCatalogRoutes } from "../../services/catalog/routes.js";
 import type { CatalogChangeNotifier } from "../../services/lib/catalog-changes.js";
 import { createLogger, type Logger } from "../../services/lib/logger.js";
+import { actorInterceptor } from "../../services/lib/rpc-client.js";
+import { OPERATOR } from "../../common/actor.js";
+import { createFakeAccountStore } from "../helpers/fake-account-store.js";
 import { createFakeCatalogStore } from "../helpers/fake-catalog-store.js";
 
 function setup(notify: (storeId: string, inTransaction: boolean) => void, logger: Logger = createLogger("test", "silent")) {
@@ -26,8 +29,11 @@ function setup(notify: (storeId: string, inTransaction: boolean) => void, logger
     },
   } as CatalogStore;
   const changes: CatalogChangeNotifier = { changed: (storeId) => notify(storeId, inTransaction) };
-  const domain = createCatalogDomain({ sql: fake.sql, store, logger, catalogChanges: changes });
-  const transport = createRouterTransport(createCatalogRoutes(domain));
+  // The audit log's stand-in too: creating stores and items writes their entries.
+  const accountStore = createFakeAccountStore(fake).store;
+  const domain = createCatalogDomain({ sql: fake.sql, store, accountStore, logger, catalogChanges: changes });
+  // The operator's calls, as from store-admin (who may is catalog-audit.router.test.ts's).
+  const transport = createRouterTransport(createCatalogRoutes(domain), { transport: { interceptors: [actorInterceptor(OPERATOR)] } });
   return { stores: createClient(StoreService, transport), catalog: createClient(CatalogService, transport) };
 }
 

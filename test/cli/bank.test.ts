@@ -39,7 +39,7 @@ async function shop(name: string) {
     return { ...created.body.data.order, transfer_amount: created.body.data.payment.seller_bank.transfer_amount as number };
   };
   const statusOf = async (id: string) => (await api(stack.baseUrl, `/v1/orders/${id}`, { key: store.key })).body.data.order.status;
-  return { ...store, order, statusOf };
+  return { ...store, productId: product.id, order, statusOf };
 }
 
 async function statement(lines: string[]): Promise<string> {
@@ -102,8 +102,10 @@ test("bank import matches a statement; the rest waits for review, then is assign
       ["bank_mutation.assigned", `mutation:${m2}`],
       ["bank_mutations.imported", `store:${s.storeId}`],
       ["bank_mutations.imported", `store:${s.storeId}`],
-      // The shop's key, made by the test as the operator: the catalog records it with the key.
+      // The shop as the test made it, as the operator: the catalog records each change with it.
+      ["product.created", `product:${s.productId}`],
       ["key.created", `key:${s.keyId}`],
+      ["store.created", `store:${s.storeId}`],
     ],
   );
 });

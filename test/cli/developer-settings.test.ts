@@ -224,11 +224,17 @@ test("audit lists every change made with the CLI, as the operator, newest first"
   await ok(t, "order", "cancel", "--store", shop.storeId, "--order", order.id);
   const invited = await ok(t, "user", "invite", "--store", shop.storeId, "--email", "ops@example.com");
   await ok(t, "webhook", "remove", "--store", shop.storeId, "--endpoint", endpoint.id);
+  const product = await ok(t, "product", "create", "--store", shop.storeId, "--title", "Topi", "--price", "50000");
+  const bundle = await ok(t, "bundle", "create", "--store", shop.storeId, "--title", "Paket Topi", "--price", "90000", "--product", product.id, "--product", shop.productId);
+  await ok(t, "store", "set-plan", "--store", shop.storeId, "--plan", "scale");
 
   const { entries } = await ok(t, "audit", "--store", shop.storeId);
   t.deepEqual(
     entries.map((e: { action: string; target: string }) => [e.action, e.target]),
     [
+      ["store.plan_changed", `store:${shop.storeId}`],
+      ["bundle.created", `bundle:${bundle.id}`],
+      ["product.created", `product:${product.id}`],
       ["endpoint.deleted", `endpoint:${endpoint.id}`],
       ["member.invited", `member:${invited.email}`],
       ["order.cancelled", `order:${order.id}`],
@@ -237,14 +243,23 @@ test("audit lists every change made with the CLI, as the operator, newest first"
       ["endpoint.created", `endpoint:${endpoint.id}`],
       ["key.revoked", `key:${key.id}`],
       ["key.created", `key:${key.id}`],
-      // The shop's own key, made when the test set the shop up: the catalog audits every key.
-      ["key.created", entries.at(-1).target],
+      // The shop as the test set it up through the same RPCs, as the operator: the
+      // catalog audits the store, its own key and its two products.
+      ["product.created", `product:${shop.freeProductId}`],
+      ["product.created", `product:${shop.productId}`],
+      ["key.created", entries.at(-2).target],
+      ["store.created", `store:${shop.storeId}`],
     ],
   );
-  t.not(entries.at(-1).target, `key:${key.id}`);
+  t.not(entries.at(-2).target, `key:${key.id}`);
   t.true(entries.every((e: { actor: string; at: string }) => e.actor === "operator" && !Number.isNaN(Date.parse(e.at))));
   // A command that failed changed nothing, so it is not in the log.
   await fails(t, /not found/i, "order", "cancel", "--store", shop.storeId, "--order", randomUUID());
   const again = await ok(t, "audit", "--store", shop.storeId);
   t.is(again.entries.length, entries.length);
+
+  // A store made with the CLI: its log starts with its creation, by the operator.
+  const made = await ok(t, "store", "create", "--name", "Toko Baru CLI");
+  const fresh = await ok(t, "audit", "--store", made.id);
+  t.deepEqual(fresh.entries.map((e: { actor: string; action: string; target: string }) => [e.actor, e.action, e.target]), [["operator", "store.created", `store:${made.id}`]]);
 });

@@ -173,5 +173,7 @@ export function createFakeCatalogStore() {
     keyHashOf: (keyId: string) => state.keys.get(keyId)?.key_hash,
     /** A store as stored, for fake-account-store.ts (memberships and the audit log point at stores). */
     storeOf: (id: string): StoreRow | undefined => state.stores.get(id),
+    /** How many stores and items are stored (committed or inside the running transaction). */
+    counts: () => ({ stores: state.stores.size, items: state.items.size }),
   };
 }

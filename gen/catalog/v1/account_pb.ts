@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file catalog/v1/account.proto.
  */
 export const file_catalog_v1_account: GenFile = /*@__PURE__*/
-  fileDesc("ChhjYXRhbG9nL3YxL2FjY291bnQucHJvdG8SCmNhdGFsb2cudjEicQoGTWVtYmVyEgoKAmlkGAEgASgJEg0KBWVtYWlsGAIgASgJEg4KBnN0YXR1cxgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRyb2xlGAUgASgJIjUKC01lbWJlclN0b3JlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSDAoEcm9sZRgDIAEoCSJICgdTZXNzaW9uEg0KBXRva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlIKE0ludml0ZU1lbWJlclJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSDQoFZW1haWwYAiABKAkSEQoEcm9sZRgDIAEoCUgAiAEBQgcKBV9yb2xlIoQBChRJbnZpdGVNZW1iZXJSZXNwb25zZRIiCgZtZW1iZXIYASABKAsyEi5jYXRhbG9nLnYxLk1lbWJlchIYChBpbnZpdGF0aW9uX3Rva2VuGAIgASgJEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjoKF0FjY2VwdEludml0YXRpb25SZXF1ZXN0Eg0KBXRva2VuGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJImQKGEFjY2VwdEludml0YXRpb25SZXNwb25zZRIiCgZtZW1iZXIYASABKAsyEi5jYXRhbG9nLnYxLk1lbWJlchIkCgdzZXNzaW9uGAIgASgLMhMuY2F0YWxvZy52MS5TZXNzaW9uIjAKDVNpZ25JblJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkiWgoOU2lnbkluUmVzcG9uc2USIgoGbWVtYmVyGAEgASgLMhIuY2F0YWxvZy52MS5NZW1iZXISJAoHc2Vzc2lvbhgCIAEoCzITLmNhdGFsb2cudjEuU2Vzc2lvbiImChVSZXNvbHZlU2Vzc2lvblJlcXVlc3QSDQoFdG9rZW4YASABKAkieQoWUmVzb2x2ZVNlc3Npb25SZXNwb25zZRIiCgZtZW1iZXIYASABKAsyEi5jYXRhbG9nLnYxLk1lbWJlchInCgZzdG9yZXMYAiADKAsyFy5jYXRhbG9nLnYxLk1lbWJlclN0b3JlEhIKCnNlc3Npb25faWQYAyABKAkiIgoRRW5kU2Vzc2lvblJlcXVlc3QSDQoFdG9rZW4YASABKAkiFAoSRW5kU2Vzc2lvblJlc3BvbnNlIiYKEkxpc3RNZW1iZXJzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCSI6ChNMaXN0TWVtYmVyc1Jlc3BvbnNlEiMKB21lbWJlcnMYASADKAsyEi5jYXRhbG9nLnYxLk1lbWJlciI6ChNSZW1vdmVNZW1iZXJSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhEKCW1lbWJlcl9pZBgCIAEoCSI6ChRSZW1vdmVNZW1iZXJSZXNwb25zZRIiCgZtZW1iZXIYASABKAsyEi5jYXRhbG9nLnYxLk1lbWJlciJJChRTZXRNZW1iZXJSb2xlUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIRCgltZW1iZXJfaWQYAiABKAkSDAoEcm9sZRgDIAEoCSI7ChVTZXRNZW1iZXJSb2xlUmVzcG9uc2USIgoGbWVtYmVyGAEgASgLMhIuY2F0YWxvZy52MS5NZW1iZXIiVQoSUmVjb3JkQXVkaXRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg0KBWFjdG9yGAIgASgJEg4KBmFjdGlvbhgDIAEoCRIOCgZ0YXJnZXQYBCABKAkiOgoTUmVjb3JkQXVkaXRSZXNwb25zZRIjCgVlbnRyeRgBIAEoCzIULmF1ZGl0LnYxLkF1ZGl0RW50cnkiMwoQTGlzdEF1ZGl0UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBSI6ChFMaXN0QXVkaXRSZXNwb25zZRIlCgdlbnRyaWVzGAEgAygLMhQuYXVkaXQudjEuQXVkaXRFbnRyeTK8BgoOQWNjb3VudFNlcnZpY2USUQoMSW52aXRlTWVtYmVyEh8uY2F0YWxvZy52MS5JbnZpdGVNZW1iZXJSZXF1ZXN0GiAuY2F0YWxvZy52MS5JbnZpdGVNZW1iZXJSZXNwb25zZRJdChBBY2NlcHRJbnZpdGF0aW9uEiMuY2F0YWxvZy52MS5BY2NlcHRJbnZpdGF0aW9uUmVxdWVzdBokLmNhdGFsb2cudjEuQWNjZXB0SW52aXRhdGlvblJlc3BvbnNlEj8KBlNpZ25JbhIZLmNhdGFsb2cudjEuU2lnbkluUmVxdWVzdBoaLmNhdGFsb2cudjEuU2lnbkluUmVzcG9uc2USVwoOUmVzb2x2ZVNlc3Npb24SIS5jYXRhbG9nLnYxLlJlc29sdmVTZXNzaW9uUmVxdWVzdBoiLmNhdGFsb2cudjEuUmVzb2x2ZVNlc3Npb25SZXNwb25zZRJLCgpFbmRTZXNzaW9uEh0uY2F0YWxvZy52MS5FbmRTZXNzaW9uUmVxdWVzdBoeLmNhdGFsb2cudjEuRW5kU2Vzc2lvblJlc3BvbnNlEk4KC0xpc3RNZW1iZXJzEh4uY2F0YWxvZy52MS5MaXN0TWVtYmVyc1JlcXVlc3QaHy5jYXRhbG9nLnYxLkxpc3RNZW1iZXJzUmVzcG9uc2USUQoMUmVtb3ZlTWVtYmVyEh8uY2F0YWxvZy52MS5SZW1vdmVNZW1iZXJSZXF1ZXN0GiAuY2F0YWxvZy52MS5SZW1vdmVNZW1iZXJSZXNwb25zZRJUCg1TZXRNZW1iZXJSb2xlEiAuY2F0YWxvZy52MS5TZXRNZW1iZXJSb2xlUmVxdWVzdBohLmNhdGFsb2cudjEuU2V0TWVtYmVyUm9sZVJlc3BvbnNlEk4KC1JlY29yZEF1ZGl0Eh4uY2F0YWxvZy52MS5SZWNvcmRBdWRpdFJlcXVlc3QaHy5jYXRhbG9nLnYxLlJlY29yZEF1ZGl0UmVzcG9uc2USSAoJTGlzdEF1ZGl0EhwuY2F0YWxvZy52MS5MaXN0QXVkaXRSZXF1ZXN0Gh0uY2F0YWxvZy52MS5MaXN0QXVkaXRSZXNwb25zZWIGcHJvdG8z", [file_audit_v1_audit, file_google_protobuf_timestamp]);
+  fileDesc("ChhjYXRhbG9nL3YxL2FjY291bnQucHJvdG8SCmNhdGFsb2cudjEicQoGTWVtYmVyEgoKAmlkGAEgASgJEg0KBWVtYWlsGAIgASgJEg4KBnN0YXR1cxgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRyb2xlGAUgASgJIjUKC01lbWJlclN0b3JlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSDAoEcm9sZRgDIAEoCSJICgdTZXNzaW9uEg0KBXRva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlIKE0ludml0ZU1lbWJlclJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSDQoFZW1haWwYAiABKAkSEQoEcm9sZRgDIAEoCUgAiAEBQgcKBV9yb2xlIoQBChRJbnZpdGVNZW1iZXJSZXNwb25zZRIiCgZtZW1iZXIYASABKAsyEi5jYXRhbG9nLnYxLk1lbWJlchIYChBpbnZpdGF0aW9uX3Rva2VuGAIgASgJEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjoKF0FjY2VwdEludml0YXRpb25SZXF1ZXN0Eg0KBXRva2VuGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJImQKGEFjY2VwdEludml0YXRpb25SZXNwb25zZRIiCgZtZW1iZXIYASABKAsyEi5jYXRhbG9nLnYxLk1lbWJlchIkCgdzZXNzaW9uGAIgASgLMhMuY2F0YWxvZy52MS5TZXNzaW9uIjAKDVNpZ25JblJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkiWgoOU2lnbkluUmVzcG9uc2USIgoGbWVtYmVyGAEgASgLMhIuY2F0YWxvZy52MS5NZW1iZXISJAoHc2Vzc2lvbhgCIAEoCzITLmNhdGFsb2cudjEuU2Vzc2lvbiImChVSZXNvbHZlU2Vzc2lvblJlcXVlc3QSDQoFdG9rZW4YASABKAkieQoWUmVzb2x2ZVNlc3Npb25SZXNwb25zZRIiCgZtZW1iZXIYASABKAsyEi5jYXRhbG9nLnYxLk1lbWJlchInCgZzdG9yZXMYAiADKAsyFy5jYXRhbG9nLnYxLk1lbWJlclN0b3JlEhIKCnNlc3Npb25faWQYAyABKAkiIgoRRW5kU2Vzc2lvblJlcXVlc3QSDQoFdG9rZW4YASABKAkiFAoSRW5kU2Vzc2lvblJlc3BvbnNlIiYKEkxpc3RNZW1iZXJzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCSI6ChNMaXN0TWVtYmVyc1Jlc3BvbnNlEiMKB21lbWJlcnMYASADKAsyEi5jYXRhbG9nLnYxLk1lbWJlciI6ChNSZW1vdmVNZW1iZXJSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhEKCW1lbWJlcl9pZBgCIAEoCSI6ChRSZW1vdmVNZW1iZXJSZXNwb25zZRIiCgZtZW1iZXIYASABKAsyEi5jYXRhbG9nLnYxLk1lbWJlciJJChRTZXRNZW1iZXJSb2xlUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIRCgltZW1iZXJfaWQYAiABKAkSDAoEcm9sZRgDIAEoCSI7ChVTZXRNZW1iZXJSb2xlUmVzcG9uc2USIgoGbWVtYmVyGAEgASgLMhIuY2F0YWxvZy52MS5NZW1iZXIiMwoQTGlzdEF1ZGl0UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBSI6ChFMaXN0QXVkaXRSZXNwb25zZRIlCgdlbnRyaWVzGAEgAygLMhQuYXVkaXQudjEuQXVkaXRFbnRyeTLsBQoOQWNjb3VudFNlcnZpY2USUQoMSW52aXRlTWVtYmVyEh8uY2F0YWxvZy52MS5JbnZpdGVNZW1iZXJSZXF1ZXN0GiAuY2F0YWxvZy52MS5JbnZpdGVNZW1iZXJSZXNwb25zZRJdChBBY2NlcHRJbnZpdGF0aW9uEiMuY2F0YWxvZy52MS5BY2NlcHRJbnZpdGF0aW9uUmVxdWVzdBokLmNhdGFsb2cudjEuQWNjZXB0SW52aXRhdGlvblJlc3BvbnNlEj8KBlNpZ25JbhIZLmNhdGFsb2cudjEuU2lnbkluUmVxdWVzdBoaLmNhdGFsb2cudjEuU2lnbkluUmVzcG9uc2USVwoOUmVzb2x2ZVNlc3Npb24SIS5jYXRhbG9nLnYxLlJlc29sdmVTZXNzaW9uUmVxdWVzdBoiLmNhdGFsb2cudjEuUmVzb2x2ZVNlc3Npb25SZXNwb25zZRJLCgpFbmRTZXNzaW9uEh0uY2F0YWxvZy52MS5FbmRTZXNzaW9uUmVxdWVzdBoeLmNhdGFsb2cudjEuRW5kU2Vzc2lvblJlc3BvbnNlEk4KC0xpc3RNZW1iZXJzEh4uY2F0YWxvZy52MS5MaXN0TWVtYmVyc1JlcXVlc3QaHy5jYXRhbG9nLnYxLkxpc3RNZW1iZXJzUmVzcG9uc2USUQoMUmVtb3ZlTWVtYmVyEh8uY2F0YWxvZy52MS5SZW1vdmVNZW1iZXJSZXF1ZXN0GiAuY2F0YWxvZy52MS5SZW1vdmVNZW1iZXJSZXNwb25zZRJUCg1TZXRNZW1iZXJSb2xlEiAuY2F0YWxvZy52MS5TZXRNZW1iZXJSb2xlUmVxdWVzdBohLmNhdGFsb2cudjEuU2V0TWVtYmVyUm9sZVJlc3BvbnNlEkgKCUxpc3RBdWRpdBIcLmNhdGFsb2cudjEuTGlzdEF1ZGl0UmVxdWVzdBodLmNhdGFsb2cudjEuTGlzdEF1ZGl0UmVzcG9uc2ViBnByb3RvMw", [file_audit_v1_audit, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message catalog.v1.Member
@@ -454,55 +454,6 @@ export const SetMemberRoleResponseSchema: GenMessage<SetMemberRoleResponse> = /*
   messageDesc(file_catalog_v1_account, 18);
 
 /**
- * @generated from message catalog.v1.RecordAuditRequest
- */
-export type RecordAuditRequest = Message<"catalog.v1.RecordAuditRequest"> & {
-  /**
-   * @generated from field: string store_id = 1;
-   */
-  storeId: string;
-
-  /**
-   * @generated from field: string actor = 2;
-   */
-  actor: string;
-
-  /**
-   * @generated from field: string action = 3;
-   */
-  action: string;
-
-  /**
-   * @generated from field: string target = 4;
-   */
-  target: string;
-};
-
-/**
- * Describes the message catalog.v1.RecordAuditRequest.
- * Use `create(RecordAuditRequestSchema)` to create a new message.
- */
-export const RecordAuditRequestSchema: GenMessage<RecordAuditRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 19);
-
-/**
- * @generated from message catalog.v1.RecordAuditResponse
- */
-export type RecordAuditResponse = Message<"catalog.v1.RecordAuditResponse"> & {
-  /**
-   * @generated from field: audit.v1.AuditEntry entry = 1;
-   */
-  entry?: AuditEntry | undefined;
-};
-
-/**
- * Describes the message catalog.v1.RecordAuditResponse.
- * Use `create(RecordAuditResponseSchema)` to create a new message.
- */
-export const RecordAuditResponseSchema: GenMessage<RecordAuditResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 20);
-
-/**
  * @generated from message catalog.v1.ListAuditRequest
  */
 export type ListAuditRequest = Message<"catalog.v1.ListAuditRequest"> & {
@@ -522,7 +473,7 @@ export type ListAuditRequest = Message<"catalog.v1.ListAuditRequest"> & {
  * Use `create(ListAuditRequestSchema)` to create a new message.
  */
 export const ListAuditRequestSchema: GenMessage<ListAuditRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 21);
+  messageDesc(file_catalog_v1_account, 19);
 
 /**
  * @generated from message catalog.v1.ListAuditResponse
@@ -539,7 +490,7 @@ export type ListAuditResponse = Message<"catalog.v1.ListAuditResponse"> & {
  * Use `create(ListAuditResponseSchema)` to create a new message.
  */
 export const ListAuditResponseSchema: GenMessage<ListAuditResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_account, 22);
+  messageDesc(file_catalog_v1_account, 20);
 
 /**
  * Members of stores (people who sign in to the dashboard), their sessions and each
@@ -636,17 +587,9 @@ export const AccountService: GenService<{
     output: typeof SetMemberRoleResponseSchema;
   },
   /**
-   * Appends to the store's audit log (the caller records the changes it made).
-   *
-   * @generated from rpc catalog.v1.AccountService.RecordAudit
-   */
-  recordAudit: {
-    methodKind: "unary";
-    input: typeof RecordAuditRequestSchema;
-    output: typeof RecordAuditResponseSchema;
-  },
-  /**
-   * The store's audit log, newest first.
+   * The catalog's part of the store's audit log, newest first. Entries are written by
+   * the service that makes each change, in the change's transaction (§13); there is no
+   * RPC to write one.
    *
    * @generated from rpc catalog.v1.AccountService.ListAudit
    */

@@ -992,6 +992,9 @@ export const ItemStatusSchema: GenEnum<ItemStatus> = /*@__PURE__*/
  */
 export const StoreService: GenService<{
   /**
+   * The operator's or the system's only (a member or an API key: PERMISSION_DENIED);
+   * audited as store.created in the store's first transaction.
+   *
    * @generated from rpc catalog.v1.StoreService.CreateStore
    */
   createStore: {
@@ -1008,6 +1011,8 @@ export const StoreService: GenService<{
     output: typeof GetStoreResponseSchema;
   },
   /**
+   * The operator's or the system's only, like CreateStore; audited as store.plan_changed.
+   *
    * @generated from rpc catalog.v1.StoreService.SetStorePlan
    */
   setStorePlan: {
@@ -1074,6 +1079,9 @@ export const StoreService: GenService<{
  */
 export const CatalogService: GenService<{
   /**
+   * A member needs store_admin (owners); the operator and the system may. Each is
+   * audited (product.created, bundle.created) in the item's transaction.
+   *
    * @generated from rpc catalog.v1.CatalogService.CreateProduct
    */
   createProduct: {

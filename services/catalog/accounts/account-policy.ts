@@ -28,7 +28,6 @@ export const PASSWORD_MAX_LENGTH = 1024;
 
 export const AUDIT_LIST_DEFAULT = 100;
 export const AUDIT_LIST_MAX = 500;
-export const AUDIT_TARGET_MAX_LENGTH = 300;
 
 /** The one answer to every failed authentication: it must not say which check failed. */
 export const AUTHENTICATION_FAILED = "invalid credentials";

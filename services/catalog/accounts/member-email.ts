@@ -1,5 +1,5 @@
 // A member's email as it is stored and compared (CONTRACT §10): members, invitations,
-// the sign-in throttle and audit actors all go through normalizeEmail, so one mailbox
+// and the sign-in throttle all go through normalizeEmail, so one mailbox
 // is one account however it is typed.
 import { invalid } from "../validation.js";
 

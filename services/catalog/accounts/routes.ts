@@ -7,7 +7,7 @@ import { AccountService } from "../../../gen/catalog/v1/account_pb.js";
 import { DEFAULT_INVITE_ROLE, isRole, ROLES, type Role } from "../../../common/roles.js";
 import { requirePermission } from "../../lib/rpc-actor.js";
 import { invalid, requireUuid } from "../validation.js";
-import { requireAction, requireActor, requireAuditLimit, requireTarget, type Audit } from "./audit.js";
+import { requireAuditLimit, type Audit } from "./audit.js";
 import { requireEmail } from "./member-email.js";
 import type { MemberSessions } from "./member-sessions.js";
 import type { Members } from "./members.js";
@@ -17,7 +17,7 @@ import { requirePassword } from "./passwords.js";
 export interface AccountRouteDeps {
   members: Pick<Members, "invite" | "accept" | "list" | "remove" | "setRole">;
   sessions: Pick<MemberSessions, "signIn" | "resolve" | "end">;
-  audit: Pick<Audit, "record" | "list">;
+  audit: Pick<Audit, "list">;
 }
 
 /** One of the roles of §13; INVALID_ARGUMENT naming `role` otherwise. */
@@ -79,16 +79,6 @@ export function createAccountRoutes({ members, sessions, audit }: AccountRouteDe
         const role = requireRole(request.role);
         const member = await members.setRole(storeId, memberId, role, requirePermission(context, "store_admin"));
         return { member: memberMessage(member) };
-      },
-
-      async recordAudit(request) {
-        const storeId = requireUuid(request.storeId, "store_id");
-        const entry = {
-          actor: requireActor(request.actor),
-          action: requireAction(request.action),
-          target: requireTarget(request.target),
-        };
-        return { entry: auditEntryMessage(await audit.record(storeId, entry)) };
       },
 
       async listAudit(request) {
