@@ -501,9 +501,11 @@ test("a credit that finds its order locked waits, then judges the order as the o
     await tx`update orders set status = 'paid', updated_at = clock_timestamp() where id = ${order.id}`;
   });
   const credited = reconcile(shop, [credit("WAITS", order.amount)]);
+  // The credit's own wait on the order row (any other session's lock wait is not it).
   await waitFor(async () => {
     const [row] = await sql<{ n: number }[]>`
-      select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
+      select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock' and query ilike '%from orders%'`;
     return row!.n > 0;
   });
   release();
