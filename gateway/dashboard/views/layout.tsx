@@ -29,7 +29,7 @@ h2{font-size:1.0625rem;margin:24px 0 10px}
 .nowrap{white-space:nowrap}
 .table-wrap{overflow-x:auto;-webkit-overflow-scrolling:touch;border:1px solid #e3e7ee;border-radius:12px;background:#fff}
 table{border-collapse:collapse;width:100%}
-th,td{text-align:left;padding:8px 12px;border-bottom:1px solid #eef0f4;vertical-align:top;font-size:.875rem}
+th,td{text-align:left;padding:8px 12px;overflow-wrap:normal;border-bottom:1px solid #eef0f4;vertical-align:top;font-size:.875rem}
 th{color:#5b6678;font-weight:600;background:#fafbfd}
 tr:last-child td{border-bottom:0}
 .badge{display:inline-block;white-space:nowrap;border-radius:999px;padding:2px 9px;font-size:.75rem;font-weight:700}
