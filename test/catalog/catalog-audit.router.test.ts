@@ -6,44 +6,15 @@
 // domain over the fake stores, each call made as whoever `as.actor` names.
 import test, { type ExecutionContext } from "ava";
 import { randomUUID } from "node:crypto";
-import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { auditActorName, OPERATOR, SYSTEM, type Actor } from "../../common/actor.js";
 import { ROLES, type Role } from "../../common/roles.js";
-import { AccountService } from "../../gen/catalog/v1/account_pb.js";
-import { CatalogService, Plan, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
-import { createCatalogDomain } from "../../services/catalog/domain.js";
-import { createCatalogRoutes } from "../../services/catalog/routes.js";
-import { createLogger } from "../../services/lib/logger.js";
-import { actorInterceptor } from "../../services/lib/rpc-client.js";
-import { createFakeAccountStore } from "../helpers/fake-account-store.js";
-import { createFakeCatalogStore } from "../helpers/fake-catalog-store.js";
+import { Plan } from "../../gen/catalog/v1/catalog_pb.js";
+import { catalogRouterSetup } from "../helpers/catalog-router.js";
 
 async function setup() {
-  const as: { actor: Actor | undefined } = { actor: OPERATOR };
-  const catalog = createFakeCatalogStore();
-  const accountsFake = createFakeAccountStore(catalog);
-  const domain = createCatalogDomain({ sql: catalog.sql, store: catalog.store, accountStore: accountsFake.store, logger: createLogger("test", "silent") });
-  const transport = createRouterTransport(createCatalogRoutes(domain), { transport: { interceptors: [actorInterceptor(() => as.actor)] } });
-  const stores = createClient(StoreService, transport);
-  const items = createClient(CatalogService, transport);
-  const accounts = createClient(AccountService, transport);
-  const asOperator = async <T>(work: () => Promise<T>): Promise<T> => {
-    const saved = as.actor;
-    as.actor = OPERATOR;
-    try {
-      return await work();
-    } finally {
-      as.actor = saved;
-    }
-  };
-  const storeId = (await stores.createStore({ name: "Toko Audit" })).store!.id;
+  const { as, catalog, accountsFake, stores, items, accounts, storeId, asOperator, member } = await catalogRouterSetup("Toko Audit");
   const productId = (await items.createProduct({ storeId, title: "Kopi", price: 10_000n })).item!.id;
-  /** A member of the store with `role`, as the actor the dashboard states for them. */
-  const member = async (role: Role): Promise<Actor & { kind: "member" }> => {
-    const email = `${role}.${Math.random().toString(36).slice(2)}@example.co.id`;
-    const { member } = await asOperator(() => accounts.inviteMember({ storeId, email, role }));
-    return { kind: "member", memberId: member!.id, role, email };
-  };
   /** Every store's audit entries (the stores this test knows of), oldest first. */
   const known = new Set([storeId]);
   const audit = () =>

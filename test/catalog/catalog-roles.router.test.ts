@@ -3,45 +3,13 @@
 // stores, each call made as whoever `as.actor` names. Two concurrent demotions on real
 // PostgreSQL are accounts/accounts.test.ts's.
 import test, { type ExecutionContext } from "ava";
-import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
-import { OPERATOR, type Actor } from "../../common/actor.js";
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { Actor } from "../../common/actor.js";
 import { ROLES, roleMay, type Permission, type Role } from "../../common/roles.js";
-import { AccountService } from "../../gen/catalog/v1/account_pb.js";
-import { StoreService } from "../../gen/catalog/v1/catalog_pb.js";
-import { createCatalogDomain } from "../../services/catalog/domain.js";
-import { createCatalogRoutes } from "../../services/catalog/routes.js";
-import { createLogger } from "../../services/lib/logger.js";
-import { actorInterceptor } from "../../services/lib/rpc-client.js";
-import { createFakeAccountStore } from "../helpers/fake-account-store.js";
-import { createFakeCatalogStore } from "../helpers/fake-catalog-store.js";
+import { catalogRouterSetup } from "../helpers/catalog-router.js";
 
 async function setup() {
-  const as: { actor: Actor } = { actor: OPERATOR };
-  const catalog = createFakeCatalogStore();
-  const accountsFake = createFakeAccountStore(catalog);
-  const domain = createCatalogDomain({ sql: catalog.sql, store: catalog.store, accountStore: accountsFake.store, logger: createLogger("test", "silent") });
-  const transport = createRouterTransport(createCatalogRoutes(domain), { transport: { interceptors: [actorInterceptor(() => as.actor)] } });
-  const stores = createClient(StoreService, transport);
-  const accounts = createClient(AccountService, transport);
-  const storeId = (await stores.createStore({ name: "Toko Peran" })).store!.id;
-  /** A member of the store with `role`, as the actor the dashboard states for them. */
-  const member = async (role: Role, email = `${role}.${Math.random().toString(36).slice(2)}@example.co.id`): Promise<Actor & { kind: "member" }> => {
-    const saved = as.actor;
-    as.actor = OPERATOR;
-    const { member } = await accounts.inviteMember({ storeId, email, role });
-    as.actor = saved;
-    return { kind: "member", memberId: member!.id, role, email };
-  };
-  /** Runs `work` as the operator (setting things up), whoever acts otherwise. */
-  const asOperator = async <T>(work: () => Promise<T>): Promise<T> => {
-    const saved = as.actor;
-    as.actor = OPERATOR;
-    try {
-      return await work();
-    } finally {
-      as.actor = saved;
-    }
-  };
+  const { as, stores, accounts, storeId, member, asOperator } = await catalogRouterSetup("Toko Peran");
   const audit = () => asOperator(async () => (await accounts.listAudit({ storeId, limit: 500 })).entries);
   const state = () =>
     asOperator(async () => ({
