@@ -32,6 +32,17 @@ export interface DbOptions {
 }
 
 /**
+ * Seconds before a pool connection tries again after a failed connect. postgres.js's
+ * own backoff grows with every failure anywhere in the pool (3^n / 100 s, up to 20 s)
+ * and resets only on a success, so a few seconds of outage under load left queries
+ * waiting 10–20 s after the database was back. Capped at 1 s, with jitter so a pool
+ * does not reconnect in lockstep; a refused connect is cheap for the server.
+ */
+export function reconnectDelaySeconds(failures: number): number {
+  return Math.min(0.05 * 2 ** failures, 1) * (0.5 + Math.random() / 2);
+}
+
+/**
  * One pool per process. int8 (money, counts) is parsed into a JS number: every amount
  * is bounded far below 2^53 by validation, and one conversion here beats one at every
  * call site.
@@ -41,6 +52,7 @@ export function connectDb(url: string, options: DbOptions = {}): Sql {
     max: options.max ?? 10,
     idle_timeout: 30,
     connect_timeout: 5,
+    backoff: reconnectDelaySeconds,
     onnotice: () => {},
     // application_name lets /metrics count each service's connections.
     connection: {

@@ -2,6 +2,8 @@ import test from "ava";
 import postgres from "postgres";
 import { createTestDatabase } from "../helpers/db.js";
 import { spawnEntry } from "../helpers/process.js";
+import { startTcpProxy } from "../helpers/tcp-proxy.js";
+import { connectDb } from "../../services/lib/db.js";
 
 /*
  * postgres.js 3.4.9 kills the process when backends die under load: a sql.begin scope
@@ -89,6 +91,58 @@ test("terminating the pool's backends under concurrent queries fails queries, no
   } finally {
     await child.stop("SIGTERM", 5_000);
     await killer.end({ timeout: 1 });
+    await db.drop();
+  }
+});
+
+/*
+ * postgres.js's own reconnect backoff grows with every failed connect anywhere in the
+ * pool (3^n / 100 s, up to 20 s) and resets only on a success: a 3 s cut under load
+ * left queries waiting 10–20 s after the database was back, and the API answered 503
+ * for that long. connectDb caps the delay at 1 s (reconnectDelaySeconds).
+ */
+test("a pool cut off for 3 s under load answers every client again within 10 s of the database's return", async (t) => {
+  t.timeout(90_000);
+  const db = await createTestDatabase("pgcut");
+  const proxy = await startTcpProxy({ targetPort: 5432 });
+  const url = new URL(db.url);
+  url.port = String(proxy.port);
+  const pool = connectDb(url.toString(), { max: 10 });
+  try {
+    await pool`create table counter (id int primary key, n int not null)`;
+    await pool`insert into counter values (1, 0)`;
+    let running = true;
+    let upAt = Infinity;
+    // Per client: when its first success after the database's return arrived.
+    const backAt: number[] = [];
+    const client = async (i: number) => {
+      while (running) {
+        try {
+          if (i % 2 === 0) await pool.begin(async (tx) => {
+            await tx`select n from counter where id = 1 for update`;
+            await tx`update counter set n = n + 1 where id = 1`;
+          });
+          else await pool`select ${i}::int as i, pg_sleep(0.005)`;
+          if (Date.now() > upAt && backAt[i] === undefined) backAt[i] = Date.now();
+        } catch {}
+        await sleep(5);
+      }
+    };
+    const clients = Array.from({ length: 20 }, (_, i) => client(i));
+    await sleep(1_500);
+    await proxy.down();
+    await sleep(3_000);
+    await proxy.up();
+    upAt = Date.now();
+    await sleep(10_000);
+    const late = Array.from({ length: 20 }, (_, i) => i).filter((i) => backAt[i] === undefined);
+    running = false;
+    await Promise.race([Promise.all(clients), sleep(30_000)]);
+    t.log("first success after the return (ms), per client:", backAt.map((at) => at - upAt));
+    t.deepEqual(late, [], "clients with no successful query within 10 s of the database's return");
+  } finally {
+    await pool.end({ timeout: 1 });
+    await proxy.close();
     await db.drop();
   }
 });
