@@ -4,6 +4,7 @@
 import { createServiceClients } from "../gateway/clients.js";
 import { GATEWAY_SCHEMA, startGateway } from "../gateway/service.js";
 import { CATALOG_SCHEMA, startCatalogService } from "../services/catalog/service.js";
+import { createMailer } from "../services/lib/mail.js";
 import { ORDER_SCHEMA, startOrderService } from "../services/order/service.js";
 import { startWebhookService, WEBHOOK_SCHEMA } from "../services/webhook/service.js";
 import { createEventBus, type EventBus } from "../services/lib/bus.js";
@@ -64,7 +65,10 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
   const catalogChanges = createCatalogChanges(config, log("catalog"), createLocalCatalogChanges(log("catalog")));
   const catalogSql = connectDb(databaseUrl, { schema: CATALOG_SCHEMA, max: overrides.poolSize?.catalog });
   const catalogAt = where(config.CATALOG_ADDR);
-  const catalog = await startCatalogService({ sql: catalogSql, logger: log("catalog"), catalogChanges, ...catalogAt });
+  // Invitations and password resets: SMTP_URL, or .eml files under DATA_DIR/mail.
+  const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR, logger: log("mail") });
+  const mail = { mailer, publicBaseUrl: config.PUBLIC_BASE_URL };
+  const catalog = await startCatalogService({ sql: catalogSql, logger: log("catalog"), catalogChanges, mail, ...catalogAt });
   const catalogAddr = loopback(catalogAt.host, catalog.port);
 
   let bus: EventBus | undefined;
@@ -132,6 +136,7 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
       await webhook?.close(graceMs);
       await bus?.close();
       await catalog.close(graceMs);
+      await mailer.close();
       await catalogChanges?.close();
       await Promise.all([gatewaySql, orderSql, webhookSql, catalogSql].map((sql) => sql?.end({ timeout: 5 })));
     },

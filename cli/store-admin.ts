@@ -47,7 +47,8 @@ const USAGE = `usage: store-admin <command> [options]
   webhook deliveries --store ID [--order ID] [--endpoint ID]
   webhook redeliver --store ID --delivery ID
   user invite --store ID --email E [--role owner|developer|support|viewer]
-                                            a one-time sign-in link, valid 72 h; the role defaults to owner
+                                            mails a one-time sign-in link, valid 72 h, and prints it as invite_url;
+                                            the role defaults to owner
   user list --store ID                      every member with their role
   user role --store ID --user ID --role R   change a member's role; a store keeps at least one owner
   user remove --store ID --user ID          ends that user's sessions at once; never the last owner

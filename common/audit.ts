@@ -12,6 +12,8 @@ export const AUDIT_ACTIONS = [
   "member.invited",
   "member.removed",
   "member.role_changed",
+  "member.password_reset",
+  "invitation.revoked",
   "key.created",
   "key.revoked",
   "store.plan_changed",

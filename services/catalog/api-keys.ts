@@ -7,7 +7,7 @@ import { auditTarget } from "../../common/audit.js";
 import type { PlanName } from "../../common/plans.js";
 import { auditEntry } from "../lib/audit-log.js";
 import type { Logger } from "../lib/logger.js";
-import type { AuditWriter } from "./accounts/audit.js";
+import type { AuditWriter } from "./accounts/account-store.js";
 import type { Stores } from "./merchant-stores.js";
 import type { ApiKeyRow, Pool } from "./store.js";
 import type * as sqlStore from "./store.js";

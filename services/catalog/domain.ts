@@ -2,10 +2,13 @@
 // module uses which. routes.ts gets the result; tests pass in-memory stores.
 import type { CatalogChangeNotifier } from "../lib/catalog-changes.js";
 import type { Logger } from "../lib/logger.js";
+import type { Mailer } from "../lib/mail.js";
+import { createAccountMail } from "./accounts/account-mail.js";
 import * as accountSql from "./accounts/account-store.js";
 import { createAudit } from "./accounts/audit.js";
 import { createMemberSessions } from "./accounts/member-sessions.js";
 import { createMembers } from "./accounts/members.js";
+import { createPasswordResets } from "./accounts/password-resets.js";
 import type { ScryptParams } from "./accounts/passwords.js";
 import { createApiKeys } from "./api-keys.js";
 import { createItems } from "./items.js";
@@ -32,6 +35,12 @@ export interface CatalogDomainDeps {
    * (accounts/passwords.ts); only tests that hash hundreds of times pass cheaper ones.
    */
   scryptParams?: ScryptParams;
+  /**
+   * Invitations and password resets go out through it, with links under
+   * `publicBaseUrl`. Default: none (each such mail is logged as not delivered), for
+   * tests that do not read mail; every entry point passes one.
+   */
+  mail?: { mailer: Pick<Mailer, "send">; publicBaseUrl: string };
 }
 
 export function createCatalogDomain(deps: CatalogDomainDeps) {
@@ -45,9 +54,15 @@ export function createCatalogDomain(deps: CatalogDomainDeps) {
   const items = createItems({ sql, store, audit: accountStore, stores, changes: deps.catalogChanges, logger });
   const { scryptParams } = deps;
   const sessions = createMemberSessions({ sql, store: accountStore, scryptParams, logger });
-  const members = createMembers({ sql, store: accountStore, stores, sessions, scryptParams, logger });
+  const mail = createAccountMail(deps.mail?.mailer ?? noMailer(logger), deps.mail?.publicBaseUrl ?? "");
+  const members = createMembers({ sql, store: accountStore, stores, sessions, mail, scryptParams, logger });
+  const passwordResets = createPasswordResets({ sql, store: accountStore, sessions, mail, scryptParams, logger });
   const audit = createAudit({ sql, store: accountStore, stores });
-  return { stores, apiKeys, items, sessions, members, audit };
+  return { stores, apiKeys, items, sessions, members, passwordResets, audit };
+}
+
+function noMailer(logger: Logger): Pick<Mailer, "send"> {
+  return { send: (mail) => logger.error({ kind: mail.kind, to: mail.to, reason: "no mailer configured" }, "mail not delivered") };
 }
 
 export type CatalogDomain = ReturnType<typeof createCatalogDomain>;

@@ -12,7 +12,7 @@ import { isUuid } from "../../common/ids.js";
 import { auditEntry } from "../lib/audit-log.js";
 import type { CatalogChangeNotifier } from "../lib/catalog-changes.js";
 import type { Logger } from "../lib/logger.js";
-import type { AuditWriter } from "./accounts/audit.js";
+import type { AuditWriter } from "./accounts/account-store.js";
 import { storeNotFound, type Stores } from "./merchant-stores.js";
 import { itemStatusName } from "./messages.js";
 import type { ItemRow, ItemStatusName, NewItem, Pool, StoreRow } from "./store.js";

@@ -4,6 +4,7 @@ import { listenAddress } from "../lib/config.js";
 import { connectDb, openDatabaseServer } from "../lib/db.js";
 import { loadConfigOrExit, onShutdown, reportProcessFailures } from "../lib/lifecycle.js";
 import { createLogger } from "../lib/logger.js";
+import { createMailer } from "../lib/mail.js";
 import { startServiceMetrics } from "../lib/metrics.js";
 import { CATALOG_SCHEMA, startCatalogService } from "./service.js";
 
@@ -14,12 +15,15 @@ const database = await openDatabaseServer(config, logger);
 const sql = connectDb(database.url, { schema: CATALOG_SCHEMA });
 // Alone, the catalog reaches gateways only over NATS (gateways without it cache no pages).
 const catalogChanges = createCatalogChanges(config, logger);
-const server = await startCatalogService({ sql, logger, catalogChanges, ...listenAddress(config.CATALOG_ADDR) });
+const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR, logger });
+const mail = { mailer, publicBaseUrl: config.PUBLIC_BASE_URL };
+const server = await startCatalogService({ sql, logger, catalogChanges, mail, ...listenAddress(config.CATALOG_ADDR) });
 const metrics = await startServiceMetrics(listenAddress(config.CATALOG_ADDR), config.METRICS_PORT, logger);
 
 onShutdown(logger, async () => {
   await metrics.close();
   await server.close();
+  await mailer.close();
   await catalogChanges?.close();
   await sql.end({ timeout: 5 });
   await database.close();

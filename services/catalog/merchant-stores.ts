@@ -8,7 +8,7 @@ import type { Actor } from "../../common/actor.js";
 import { auditTarget } from "../../common/audit.js";
 import { auditEntry } from "../lib/audit-log.js";
 import type { Logger } from "../lib/logger.js";
-import type { AuditWriter } from "./accounts/audit.js";
+import type { AuditWriter } from "./accounts/account-store.js";
 import type { NewStore, Pool, StoreRow, StoreSettings } from "./store.js";
 import type * as sqlStore from "./store.js";
 import { invalid, optionalUrl, requireText, requireUuid } from "./validation.js";

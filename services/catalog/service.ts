@@ -5,6 +5,7 @@ import { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js
 import { migrate, type Sql } from "../lib/db.js";
 import type { CatalogChangeNotifier } from "../lib/catalog-changes.js";
 import type { Logger } from "../lib/logger.js";
+import type { Mailer } from "../lib/mail.js";
 import { startRpcServer, type RpcServer } from "../lib/rpc-server.js";
 import { registerDbPool } from "../lib/metrics.js";
 import { createCatalogDomain } from "./domain.js";
@@ -25,6 +26,8 @@ export async function startCatalogService(options: {
   port: number;
   /** Where to announce catalog changes, so gateways can cache published pages. */
   catalogChanges?: CatalogChangeNotifier;
+  /** Invitations and password resets go out through it, linking to `publicBaseUrl`'s dashboard. */
+  mail?: { mailer: Pick<Mailer, "send">; publicBaseUrl: string };
 }): Promise<RpcServer> {
   const { sql, logger } = options;
   await migrate(sql, CATALOG_SCHEMA, migrations, logger);
@@ -34,7 +37,7 @@ export async function startCatalogService(options: {
     host: options.host,
     port: options.port,
     logger,
-    routes: createCatalogRoutes(createCatalogDomain({ sql, logger, catalogChanges: options.catalogChanges })),
+    routes: createCatalogRoutes(createCatalogDomain({ sql, logger, catalogChanges: options.catalogChanges, mail: options.mail })),
     services: [StoreService.typeName, CatalogService.typeName, AccountService.typeName],
     ready: () => ping(sql),
   });

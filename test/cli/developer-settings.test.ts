@@ -4,6 +4,8 @@
 // real PostgreSQL and NATS, with loopback receivers verified by `standardwebhooks`.
 import test, { type ExecutionContext } from "ava";
 import { randomUUID } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { createCliRunner } from "../helpers/cli.js";
 import { waitFor } from "../helpers/http.js";
@@ -186,6 +188,14 @@ test("roles: invite --role (owner by default), user role, and the last owner is 
   t.is(owner.role, "owner");
   const support = await ok(t, "user", "invite", "--store", shop.storeId, "--email", "cs@example.com", "--role", "support");
   t.is(support.role, "support");
+  // The invitation is mailed too (as an .eml file: the stack has no SMTP_URL), with the link the CLI printed.
+  const mailed = async () => {
+    const files = await readdir(stack.mailDir).catch(() => [] as string[]);
+    return Promise.all(files.filter((name) => name.includes("invitation")).map((name) => readFile(path.join(stack.mailDir, name), "utf8")));
+  };
+  await waitFor(async () => (await mailed()).some((text) => text.includes("To: cs@example.com")), PATIENCE_MS, 100);
+  const mail = (await mailed()).find((text) => text.includes("To: cs@example.com"))!;
+  t.true(unfold(mail).includes(support.invite_url), "the mail carries the printed invite_url");
   await fails(t, /--role must be owner, developer, support, viewer/, "user", "invite", "--store", shop.storeId, "--email", "x@example.com", "--role", "admin");
   await fails(t, /--role is required/, "user", "role", "--store", shop.storeId, "--user", support.id);
 
@@ -263,3 +273,8 @@ test("audit lists every change made with the CLI, as the operator, newest first"
   const fresh = await ok(t, "audit", "--store", made.id);
   t.deepEqual(fresh.entries.map((e: { actor: string; action: string; target: string }) => [e.actor, e.action, e.target]), [["operator", "store.created", `store:${made.id}`]]);
 });
+
+/** A mail's text with quoted-printable soft line breaks joined, so a long link reads whole. */
+function unfold(eml: string): string {
+  return eml.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
+}

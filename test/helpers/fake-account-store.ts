@@ -13,12 +13,22 @@ interface MemberRecord {
   email: string;
   password_hash: string | null;
   created_at: Date;
+  last_signed_in_at: Date | null;
 }
 
 interface InvitationRecord {
+  id: string;
+  created_at: Date;
   token_hash: Buffer;
   member_id: string;
   store_id: string;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+interface ResetRecord {
+  token_hash: Buffer;
+  member_id: string;
   expires_at: Date;
   used_at: Date | null;
 }
@@ -34,6 +44,8 @@ interface State {
   invitations: InvitationRecord[];
   sessions: Map<string, SessionRecord>;
   throttle: Map<string, { recent_attempts: Date[]; locked_until: Date | null }>;
+  resets: ResetRecord[];
+  resetThrottle: Map<string, Date[]>;
   audit: (AuditRow & { seq: number })[];
 }
 
@@ -50,6 +62,8 @@ export function createFakeAccountStore(stores: { storeOf(id: string): { id: stri
     invitations: [],
     sessions: new Map(),
     throttle: new Map(),
+    resets: [],
+    resetThrottle: new Map(),
     audit: [],
   };
   let tick = Date.parse("2025-01-01T00:00:00Z");
@@ -65,6 +79,8 @@ export function createFakeAccountStore(stores: { storeOf(id: string): { id: stri
     invitations: from.invitations.map((row) => ({ ...row })),
     sessions: new Map([...from.sessions].map(([id, row]) => [id, { ...row }])),
     throttle: new Map([...from.throttle].map(([email, row]) => [email, { ...row, recent_attempts: [...row.recent_attempts] }])),
+    resets: from.resets.map((row) => ({ ...row })),
+    resetThrottle: new Map([...from.resetThrottle].map(([key, times]) => [key, [...times]])),
     audit: from.audit.map((row) => ({ ...row })),
   });
   const memberRow = ({ password_hash, ...row }: MemberRecord): MemberRow => ({ ...row, has_password: password_hash !== null });
@@ -78,6 +94,16 @@ export function createFakeAccountStore(stores: { storeOf(id: string): { id: stri
       (i) => i.token_hash.equals(tokenHash) && i.used_at === null && i.expires_at.getTime() > tick && isMember(i.store_id, i.member_id),
     );
   const sessionRow = ({ token_hash: _hash, ...row }: SessionRecord): SessionRow => ({ ...row });
+  const invitationRow = (i: InvitationRecord) => ({
+    id: i.id,
+    email: state.members.get(i.member_id)!.email,
+    role: state.memberships.get(`${i.store_id}/${i.member_id}`)!.role,
+    created_at: i.created_at,
+    expires_at: i.expires_at,
+  });
+  const linkState = (row: { used_at: Date | null; expires_at: Date } | undefined) =>
+    !row ? ("unknown" as const) : row.used_at ? ("used" as const) : row.expires_at.getTime() <= tick ? ("expired" as const) : ("pending" as const);
+  const openReset = (tokenHash: Buffer) => state.resets.find((r) => r.token_hash.equals(tokenHash) && r.used_at === null && r.expires_at.getTime() > tick);
   const auditRow = ({ seq: _seq, ...row }: AuditRow & { seq: number }): AuditRow => ({ ...row });
 
   const store: AccountStore = {
@@ -94,7 +120,7 @@ export function createFakeAccountStore(stores: { storeOf(id: string): { id: stri
     async upsertMember(_db, email) {
       let row = [...state.members.values()].find((m) => m.email === email);
       if (!row) {
-        row = { id: randomUUID(), email, password_hash: null, created_at: now() };
+        row = { id: randomUUID(), email, password_hash: null, created_at: now(), last_signed_in_at: null };
         state.members.set(row.id, row);
       }
       return memberRow(row);
@@ -123,7 +149,7 @@ export function createFakeAccountStore(stores: { storeOf(id: string): { id: stri
       if (state.invitations.some((i) => i.token_hash.equals(invitation.token_hash))) throw new UniqueViolation("token_hash");
       state.invitations = state.invitations.filter((i) => !(i.member_id === invitation.member_id && i.store_id === invitation.store_id && i.used_at === null));
       const expires_at = new Date(now().getTime() + ttlSeconds * 1000);
-      state.invitations.push({ ...invitation, expires_at, used_at: null });
+      state.invitations.push({ ...invitation, id: randomUUID(), created_at: now(), expires_at, used_at: null });
       return { expires_at };
     },
     async findOpenInvitation(_db, tokenHash) {
@@ -181,6 +207,7 @@ export function createFakeAccountStore(stores: { storeOf(id: string): { id: stri
       if ([...state.sessions.values()].some((s) => s.token_hash.equals(tokenHash))) throw new UniqueViolation("token_hash");
       const at = now();
       const row: SessionRecord = { id: randomUUID(), member_id: memberId, token_hash: tokenHash, created_at: at, last_seen_at: at };
+      state.members.get(memberId)!.last_signed_in_at = at;
       state.sessions.set(row.id, row);
       return sessionRow(row);
     },
@@ -217,11 +244,58 @@ export function createFakeAccountStore(stores: { storeOf(id: string): { id: stri
       for (const [id, row] of state.sessions) {
         if (row.last_seen_at <= secondsAgo(limits.idleSeconds) || row.created_at <= secondsAgo(limits.maxAgeSeconds)) state.sessions.delete(id);
       }
-      state.invitations = state.invitations.filter((i) => i.expires_at.getTime() > tick);
+      state.invitations = state.invitations.filter((i) => i.expires_at.getTime() > tick - limits.keepSpentSeconds * 1000);
+      state.resets = state.resets.filter((r) => r.expires_at.getTime() > tick - limits.keepSpentSeconds * 1000);
+      for (const [key, times] of state.resetThrottle) if (times.at(-1)! <= secondsAgo(limits.resetWindowSeconds)) state.resetThrottle.delete(key);
       for (const [email, row] of state.throttle) {
         const last = row.recent_attempts.at(-1)!;
         if ((!row.locked_until || row.locked_until.getTime() <= tick) && last <= secondsAgo(limits.windowSeconds)) state.throttle.delete(email);
       }
+    },
+
+    async listOpenInvitations(_db, storeId) {
+      return state.invitations
+        .filter((i) => i.store_id === storeId && i.used_at === null && i.expires_at.getTime() > tick && isMember(i.store_id, i.member_id))
+        .sort((a, b) => b.created_at.getTime() - a.created_at.getTime())
+        .map(invitationRow);
+    },
+    async revokeInvitation(_db, storeId, invitationId) {
+      const row = state.invitations.find(
+        (i) => i.id === invitationId && i.store_id === storeId && i.used_at === null && i.expires_at.getTime() > tick && isMember(i.store_id, i.member_id),
+      );
+      if (!row) return undefined;
+      state.invitations = state.invitations.filter((i) => i !== row);
+      return invitationRow(row);
+    },
+    async invitationLinkState(_db, tokenHash) {
+      const row = state.invitations.find((i) => i.token_hash.equals(tokenHash) && isMember(i.store_id, i.member_id));
+      return { state: linkState(row), email: row ? state.members.get(row.member_id)!.email : "" };
+    },
+    async replacePasswordReset(_db, memberId, tokenHash, ttlSeconds) {
+      state.resets = state.resets.filter((r) => !(r.member_id === memberId && r.used_at === null));
+      const expires_at = new Date(now().getTime() + ttlSeconds * 1000);
+      state.resets.push({ token_hash: tokenHash, member_id: memberId, expires_at, used_at: null });
+      return { expires_at };
+    },
+    async passwordResetLinkState(_db, tokenHash) {
+      const row = state.resets.find((r) => r.token_hash.equals(tokenHash));
+      return { state: linkState(row), email: row ? state.members.get(row.member_id)!.email : "" };
+    },
+    async usePasswordReset(_db, tokenHash) {
+      const row = openReset(tokenHash);
+      if (!row) return undefined;
+      row.used_at = now();
+      return { member_id: row.member_id };
+    },
+    async dropPasswordResets(_db, memberId) {
+      state.resets = state.resets.filter((r) => !(r.member_id === memberId && r.used_at === null));
+    },
+    async claimPasswordResetRequest(_db, key, max, windowSeconds) {
+      const at = now();
+      const recent = (state.resetThrottle.get(key) ?? []).filter((a) => a.getTime() > at.getTime() - windowSeconds * 1000);
+      if (recent.length >= max) return false;
+      state.resetThrottle.set(key, [...recent, at]);
+      return true;
     },
 
     async insertAuditEntries(_db, entries) {
@@ -261,6 +335,12 @@ export function createFakeAccountStore(stores: { storeOf(id: string): { id: stri
     /** How many members there are, to check one email is one member. */
     memberCount: () => state.members.size,
     /** Every token hash stored, to check no token is kept as given. */
-    storedTokenHashes: () => [...state.invitations.map((i) => i.token_hash), ...[...state.sessions.values()].map((s) => s.token_hash)],
+    storedTokenHashes: () => [
+      ...state.invitations.map((i) => i.token_hash),
+      ...state.resets.map((r) => r.token_hash),
+      ...[...state.sessions.values()].map((s) => s.token_hash),
+    ],
+    /** How many sessions a member has right now. */
+    sessionCountOf: (memberId: string) => [...state.sessions.values()].filter((s) => s.member_id === memberId).length,
   };
 }

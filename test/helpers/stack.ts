@@ -1,9 +1,13 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { CATALOG_SCHEMA, startCatalogService } from "../../services/catalog/service.js";
 import { WebhookService } from "../../gen/webhook/v1/webhook_pb.js";
 import { SHARED_NATS_URL, uniqueBusNames } from "./nats.js";
 import { loadConfig } from "../../services/lib/config.js";
 import { connectDb } from "../../services/lib/db.js";
 import { createLogger, type Logger } from "../../services/lib/logger.js";
+import type { OutgoingMail } from "../../services/lib/mail.js";
 import { freePort } from "../../services/lib/net.js";
 import { createRpcChannel } from "../../services/lib/rpc-client.js";
 import { OPERATOR } from "../../common/actor.js";
@@ -33,6 +37,8 @@ export interface StackOptions {
   webhooks?: { bus: "nats" | "in-process"; natsUrl?: string; env?: Record<string, string>; timeoutMs?: number };
   /** How the roles call each other: in this process as `npm start` does (default), or gRPC on loopback. */
   transport?: "in-process" | "grpc";
+  /** Where mail goes (SMTP_URL); by default each mail is an .eml file under `mailDir`. */
+  smtpUrl?: string;
 }
 
 /**
@@ -47,7 +53,11 @@ export async function startStack(options: StackOptions = {}) {
   const gatewayPort = await freePort();
   const baseUrl = `http://127.0.0.1:${gatewayPort}`;
   const busNames = uniqueBusNames();
+  // The stack's own DATA_DIR: mail written as files lands there, never in the checkout.
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), "stack-"));
   const config = loadConfig({
+    DATA_DIR: dataDir,
+    ...(options.smtpUrl ? { SMTP_URL: options.smtpUrl } : {}),
     WEBHOOK_ALLOW_HTTP: "true",
     WEBHOOK_ALLOW_PRIVATE: "true",
     ...options.webhooks?.env,
@@ -77,6 +87,8 @@ export async function startStack(options: StackOptions = {}) {
   return {
     db,
     baseUrl,
+    /** Where mails are written as .eml files when no smtpUrl was given. */
+    mailDir: path.join(dataDir, "mail"),
     catalogAddr: all.addrs.catalog,
     orderAddr: all.addrs.order,
     config,
@@ -103,25 +115,29 @@ export async function startStack(options: StackOptions = {}) {
       webhookAdmin?.close();
       await all.close(100);
       await db.drop();
+      await rm(dataDir, { recursive: true, force: true });
     },
   };
 }
 
 export type Stack = Awaited<ReturnType<typeof startStack>>;
 
-/** Only the catalog service, in this process, on a database of its own. */
+/** Only the catalog service, in this process, on a database of its own; the mail it sends is kept in `mails`. */
 export async function startCatalogOnly() {
   const db = await createTestDatabase();
   const sql = connectDb(db.url, { schema: CATALOG_SCHEMA, max: 4 });
+  const mails: OutgoingMail[] = [];
   const server = await startCatalogService({
     sql,
     logger: createLogger("catalog", process.env.TEST_LOG_LEVEL ?? "silent"),
     host: "127.0.0.1",
     port: 0,
+    mail: { mailer: { send: (mail) => mails.push(mail) }, publicBaseUrl: "http://dashboard.test" },
   });
   return {
     db,
     server,
+    mails,
     port: server.port,
     async close() {
       await server.close(100);

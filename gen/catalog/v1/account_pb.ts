@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file catalog/v1/account.proto.
  */
 export const file_catalog_v1_account: GenFile = /*@__PURE__*/
-  fileDesc("ChhjYXRhbG9nL3YxL2FjY291bnQucHJvdG8SCmNhdGFsb2cudjEicQoGTWVtYmVyEgoKAmlkGAEgASgJEg0KBWVtYWlsGAIgASgJEg4KBnN0YXR1cxgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRyb2xlGAUgASgJIjUKC01lbWJlclN0b3JlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSDAoEcm9sZRgDIAEoCSJICgdTZXNzaW9uEg0KBXRva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlIKE0ludml0ZU1lbWJlclJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSDQoFZW1haWwYAiABKAkSEQoEcm9sZRgDIAEoCUgAiAEBQgcKBV9yb2xlIoQBChRJbnZpdGVNZW1iZXJSZXNwb25zZRIiCgZtZW1iZXIYASABKAsyEi5jYXRhbG9nLnYxLk1lbWJlchIYChBpbnZpdGF0aW9uX3Rva2VuGAIgASgJEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjoKF0FjY2VwdEludml0YXRpb25SZXF1ZXN0Eg0KBXRva2VuGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJImQKGEFjY2VwdEludml0YXRpb25SZXNwb25zZRIiCgZtZW1iZXIYASABKAsyEi5jYXRhbG9nLnYxLk1lbWJlchIkCgdzZXNzaW9uGAIgASgLMhMuY2F0YWxvZy52MS5TZXNzaW9uIjAKDVNpZ25JblJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkiWgoOU2lnbkluUmVzcG9uc2USIgoGbWVtYmVyGAEgASgLMhIuY2F0YWxvZy52MS5NZW1iZXISJAoHc2Vzc2lvbhgCIAEoCzITLmNhdGFsb2cudjEuU2Vzc2lvbiImChVSZXNvbHZlU2Vzc2lvblJlcXVlc3QSDQoFdG9rZW4YASABKAkieQoWUmVzb2x2ZVNlc3Npb25SZXNwb25zZRIiCgZtZW1iZXIYASABKAsyEi5jYXRhbG9nLnYxLk1lbWJlchInCgZzdG9yZXMYAiADKAsyFy5jYXRhbG9nLnYxLk1lbWJlclN0b3JlEhIKCnNlc3Npb25faWQYAyABKAkiIgoRRW5kU2Vzc2lvblJlcXVlc3QSDQoFdG9rZW4YASABKAkiFAoSRW5kU2Vzc2lvblJlc3BvbnNlIiYKEkxpc3RNZW1iZXJzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCSI6ChNMaXN0TWVtYmVyc1Jlc3BvbnNlEiMKB21lbWJlcnMYASADKAsyEi5jYXRhbG9nLnYxLk1lbWJlciI6ChNSZW1vdmVNZW1iZXJSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhEKCW1lbWJlcl9pZBgCIAEoCSI6ChRSZW1vdmVNZW1iZXJSZXNwb25zZRIiCgZtZW1iZXIYASABKAsyEi5jYXRhbG9nLnYxLk1lbWJlciJJChRTZXRNZW1iZXJSb2xlUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIRCgltZW1iZXJfaWQYAiABKAkSDAoEcm9sZRgDIAEoCSI7ChVTZXRNZW1iZXJSb2xlUmVzcG9uc2USIgoGbWVtYmVyGAEgASgLMhIuY2F0YWxvZy52MS5NZW1iZXIiMwoQTGlzdEF1ZGl0UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBSI6ChFMaXN0QXVkaXRSZXNwb25zZRIlCgdlbnRyaWVzGAEgAygLMhQuYXVkaXQudjEuQXVkaXRFbnRyeTLsBQoOQWNjb3VudFNlcnZpY2USUQoMSW52aXRlTWVtYmVyEh8uY2F0YWxvZy52MS5JbnZpdGVNZW1iZXJSZXF1ZXN0GiAuY2F0YWxvZy52MS5JbnZpdGVNZW1iZXJSZXNwb25zZRJdChBBY2NlcHRJbnZpdGF0aW9uEiMuY2F0YWxvZy52MS5BY2NlcHRJbnZpdGF0aW9uUmVxdWVzdBokLmNhdGFsb2cudjEuQWNjZXB0SW52aXRhdGlvblJlc3BvbnNlEj8KBlNpZ25JbhIZLmNhdGFsb2cudjEuU2lnbkluUmVxdWVzdBoaLmNhdGFsb2cudjEuU2lnbkluUmVzcG9uc2USVwoOUmVzb2x2ZVNlc3Npb24SIS5jYXRhbG9nLnYxLlJlc29sdmVTZXNzaW9uUmVxdWVzdBoiLmNhdGFsb2cudjEuUmVzb2x2ZVNlc3Npb25SZXNwb25zZRJLCgpFbmRTZXNzaW9uEh0uY2F0YWxvZy52MS5FbmRTZXNzaW9uUmVxdWVzdBoeLmNhdGFsb2cudjEuRW5kU2Vzc2lvblJlc3BvbnNlEk4KC0xpc3RNZW1iZXJzEh4uY2F0YWxvZy52MS5MaXN0TWVtYmVyc1JlcXVlc3QaHy5jYXRhbG9nLnYxLkxpc3RNZW1iZXJzUmVzcG9uc2USUQoMUmVtb3ZlTWVtYmVyEh8uY2F0YWxvZy52MS5SZW1vdmVNZW1iZXJSZXF1ZXN0GiAuY2F0YWxvZy52MS5SZW1vdmVNZW1iZXJSZXNwb25zZRJUCg1TZXRNZW1iZXJSb2xlEiAuY2F0YWxvZy52MS5TZXRNZW1iZXJSb2xlUmVxdWVzdBohLmNhdGFsb2cudjEuU2V0TWVtYmVyUm9sZVJlc3BvbnNlEkgKCUxpc3RBdWRpdBIcLmNhdGFsb2cudjEuTGlzdEF1ZGl0UmVxdWVzdBodLmNhdGFsb2cudjEuTGlzdEF1ZGl0UmVzcG9uc2ViBnByb3RvMw", [file_audit_v1_audit, file_google_protobuf_timestamp]);
+  fileDesc("ChhjYXRhbG9nL3YxL2FjY291bnQucHJvdG8SCmNhdGFsb2cudjEiqAEKBk1lbWJlchIKCgJpZBgBIAEoCRINCgVlbWFpbBgCIAEoCRIOCgZzdGF0dXMYAyABKAkSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDAoEcm9sZRgFIAEoCRI1ChFsYXN0X3NpZ25lZF9pbl9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiNQoLTWVtYmVyU3RvcmUSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIMCgRyb2xlGAMgASgJIkgKB1Nlc3Npb24SDQoFdG9rZW4YASABKAkSLgoKZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiUgoTSW52aXRlTWVtYmVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRINCgVlbWFpbBgCIAEoCRIRCgRyb2xlGAMgASgJSACIAQFCBwoFX3JvbGUihAEKFEludml0ZU1lbWJlclJlc3BvbnNlEiIKBm1lbWJlchgBIAEoCzISLmNhdGFsb2cudjEuTWVtYmVyEhgKEGludml0YXRpb25fdG9rZW4YAiABKAkSLgoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiOgoXQWNjZXB0SW52aXRhdGlvblJlcXVlc3QSDQoFdG9rZW4YASABKAkSEAoIcGFzc3dvcmQYAiABKAkiZAoYQWNjZXB0SW52aXRhdGlvblJlc3BvbnNlEiIKBm1lbWJlchgBIAEoCzISLmNhdGFsb2cudjEuTWVtYmVyEiQKB3Nlc3Npb24YAiABKAsyEy5jYXRhbG9nLnYxLlNlc3Npb24iMAoNU2lnbkluUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCSJaCg5TaWduSW5SZXNwb25zZRIiCgZtZW1iZXIYASABKAsyEi5jYXRhbG9nLnYxLk1lbWJlchIkCgdzZXNzaW9uGAIgASgLMhMuY2F0YWxvZy52MS5TZXNzaW9uIiYKFVJlc29sdmVTZXNzaW9uUmVxdWVzdBINCgV0b2tlbhgBIAEoCSJ5ChZSZXNvbHZlU2Vzc2lvblJlc3BvbnNlEiIKBm1lbWJlchgBIAEoCzISLmNhdGFsb2cudjEuTWVtYmVyEicKBnN0b3JlcxgCIAMoCzIXLmNhdGFsb2cudjEuTWVtYmVyU3RvcmUSEgoKc2Vzc2lvbl9pZBgDIAEoCSIiChFFbmRTZXNzaW9uUmVxdWVzdBINCgV0b2tlbhgBIAEoCSIUChJFbmRTZXNzaW9uUmVzcG9uc2UiJgoSTGlzdE1lbWJlcnNSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJIjoKE0xpc3RNZW1iZXJzUmVzcG9uc2USIwoHbWVtYmVycxgBIAMoCzISLmNhdGFsb2cudjEuTWVtYmVyIjoKE1JlbW92ZU1lbWJlclJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEQoJbWVtYmVyX2lkGAIgASgJIjoKFFJlbW92ZU1lbWJlclJlc3BvbnNlEiIKBm1lbWJlchgBIAEoCzISLmNhdGFsb2cudjEuTWVtYmVyIkkKFFNldE1lbWJlclJvbGVSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhEKCW1lbWJlcl9pZBgCIAEoCRIMCgRyb2xlGAMgASgJIjsKFVNldE1lbWJlclJvbGVSZXNwb25zZRIiCgZtZW1iZXIYASABKAsyEi5jYXRhbG9nLnYxLk1lbWJlciIzChBMaXN0QXVkaXRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg0KBWxpbWl0GAIgASgFIjoKEUxpc3RBdWRpdFJlc3BvbnNlEiUKB2VudHJpZXMYASADKAsyFC5hdWRpdC52MS5BdWRpdEVudHJ5IpUBCgpJbnZpdGF0aW9uEgoKAmlkGAEgASgJEg0KBWVtYWlsGAIgASgJEgwKBHJvbGUYAyABKAkSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKZXhwaXJlc19hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiKgoWTGlzdEludml0YXRpb25zUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCSJGChdMaXN0SW52aXRhdGlvbnNSZXNwb25zZRIrCgtpbnZpdGF0aW9ucxgBIAMoCzIWLmNhdGFsb2cudjEuSW52aXRhdGlvbiJCChdSZXZva2VJbnZpdGF0aW9uUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIVCg1pbnZpdGF0aW9uX2lkGAIgASgJIkYKGFJldm9rZUludml0YXRpb25SZXNwb25zZRIqCgppbnZpdGF0aW9uGAEgASgLMhYuY2F0YWxvZy52MS5JbnZpdGF0aW9uIi8KEENoZWNrTGlua1JlcXVlc3QSDAoEa2luZBgBIAEoCRINCgV0b2tlbhgCIAEoCSIxChFDaGVja0xpbmtSZXNwb25zZRINCgVzdGF0ZRgBIAEoCRINCgVlbWFpbBgCIAEoCSJEChtSZXF1ZXN0UGFzc3dvcmRSZXNldFJlcXVlc3QSDQoFZW1haWwYASABKAkSFgoOY2xpZW50X2FkZHJlc3MYAiABKAkiHgocUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXNwb25zZSI3ChRSZXNldFBhc3N3b3JkUmVxdWVzdBINCgV0b2tlbhgBIAEoCRIQCghwYXNzd29yZBgCIAEoCSJhChVSZXNldFBhc3N3b3JkUmVzcG9uc2USIgoGbWVtYmVyGAEgASgLMhIuY2F0YWxvZy52MS5NZW1iZXISJAoHc2Vzc2lvbhgCIAEoCzITLmNhdGFsb2cudjEuU2Vzc2lvbjKyCQoOQWNjb3VudFNlcnZpY2USUQoMSW52aXRlTWVtYmVyEh8uY2F0YWxvZy52MS5JbnZpdGVNZW1iZXJSZXF1ZXN0GiAuY2F0YWxvZy52MS5JbnZpdGVNZW1iZXJSZXNwb25zZRJdChBBY2NlcHRJbnZpdGF0aW9uEiMuY2F0YWxvZy52MS5BY2NlcHRJbnZpdGF0aW9uUmVxdWVzdBokLmNhdGFsb2cudjEuQWNjZXB0SW52aXRhdGlvblJlc3BvbnNlEj8KBlNpZ25JbhIZLmNhdGFsb2cudjEuU2lnbkluUmVxdWVzdBoaLmNhdGFsb2cudjEuU2lnbkluUmVzcG9uc2USVwoOUmVzb2x2ZVNlc3Npb24SIS5jYXRhbG9nLnYxLlJlc29sdmVTZXNzaW9uUmVxdWVzdBoiLmNhdGFsb2cudjEuUmVzb2x2ZVNlc3Npb25SZXNwb25zZRJLCgpFbmRTZXNzaW9uEh0uY2F0YWxvZy52MS5FbmRTZXNzaW9uUmVxdWVzdBoeLmNhdGFsb2cudjEuRW5kU2Vzc2lvblJlc3BvbnNlEk4KC0xpc3RNZW1iZXJzEh4uY2F0YWxvZy52MS5MaXN0TWVtYmVyc1JlcXVlc3QaHy5jYXRhbG9nLnYxLkxpc3RNZW1iZXJzUmVzcG9uc2USUQoMUmVtb3ZlTWVtYmVyEh8uY2F0YWxvZy52MS5SZW1vdmVNZW1iZXJSZXF1ZXN0GiAuY2F0YWxvZy52MS5SZW1vdmVNZW1iZXJSZXNwb25zZRJUCg1TZXRNZW1iZXJSb2xlEiAuY2F0YWxvZy52MS5TZXRNZW1iZXJSb2xlUmVxdWVzdBohLmNhdGFsb2cudjEuU2V0TWVtYmVyUm9sZVJlc3BvbnNlEloKD0xpc3RJbnZpdGF0aW9ucxIiLmNhdGFsb2cudjEuTGlzdEludml0YXRpb25zUmVxdWVzdBojLmNhdGFsb2cudjEuTGlzdEludml0YXRpb25zUmVzcG9uc2USXQoQUmV2b2tlSW52aXRhdGlvbhIjLmNhdGFsb2cudjEuUmV2b2tlSW52aXRhdGlvblJlcXVlc3QaJC5jYXRhbG9nLnYxLlJldm9rZUludml0YXRpb25SZXNwb25zZRJICglDaGVja0xpbmsSHC5jYXRhbG9nLnYxLkNoZWNrTGlua1JlcXVlc3QaHS5jYXRhbG9nLnYxLkNoZWNrTGlua1Jlc3BvbnNlEmkKFFJlcXVlc3RQYXNzd29yZFJlc2V0EicuY2F0YWxvZy52MS5SZXF1ZXN0UGFzc3dvcmRSZXNldFJlcXVlc3QaKC5jYXRhbG9nLnYxLlJlcXVlc3RQYXNzd29yZFJlc2V0UmVzcG9uc2USVAoNUmVzZXRQYXNzd29yZBIgLmNhdGFsb2cudjEuUmVzZXRQYXNzd29yZFJlcXVlc3QaIS5jYXRhbG9nLnYxLlJlc2V0UGFzc3dvcmRSZXNwb25zZRJICglMaXN0QXVkaXQSHC5jYXRhbG9nLnYxLkxpc3RBdWRpdFJlcXVlc3QaHS5jYXRhbG9nLnYxLkxpc3RBdWRpdFJlc3BvbnNlYgZwcm90bzM", [file_audit_v1_audit, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message catalog.v1.Member
@@ -49,6 +49,13 @@ export type Member = Message<"catalog.v1.Member"> & {
    * @generated from field: string role = 5;
    */
   role: string;
+
+  /**
+   * The member's latest sign-in (by password, invitation or reset); unset if never.
+   *
+   * @generated from field: google.protobuf.Timestamp last_signed_in_at = 6;
+   */
+  lastSignedInAt?: Timestamp | undefined;
 };
 
 /**
@@ -493,6 +500,249 @@ export const ListAuditResponseSchema: GenMessage<ListAuditResponse> = /*@__PURE_
   messageDesc(file_catalog_v1_account, 20);
 
 /**
+ * @generated from message catalog.v1.Invitation
+ */
+export type Invitation = Message<"catalog.v1.Invitation"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string email = 2;
+   */
+  email: string;
+
+  /**
+   * The role the member has in the store (given when they were invited).
+   *
+   * @generated from field: string role = 3;
+   */
+  role: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 4;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expires_at = 5;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message catalog.v1.Invitation.
+ * Use `create(InvitationSchema)` to create a new message.
+ */
+export const InvitationSchema: GenMessage<Invitation> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_account, 21);
+
+/**
+ * @generated from message catalog.v1.ListInvitationsRequest
+ */
+export type ListInvitationsRequest = Message<"catalog.v1.ListInvitationsRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+};
+
+/**
+ * Describes the message catalog.v1.ListInvitationsRequest.
+ * Use `create(ListInvitationsRequestSchema)` to create a new message.
+ */
+export const ListInvitationsRequestSchema: GenMessage<ListInvitationsRequest> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_account, 22);
+
+/**
+ * @generated from message catalog.v1.ListInvitationsResponse
+ */
+export type ListInvitationsResponse = Message<"catalog.v1.ListInvitationsResponse"> & {
+  /**
+   * @generated from field: repeated catalog.v1.Invitation invitations = 1;
+   */
+  invitations: Invitation[];
+};
+
+/**
+ * Describes the message catalog.v1.ListInvitationsResponse.
+ * Use `create(ListInvitationsResponseSchema)` to create a new message.
+ */
+export const ListInvitationsResponseSchema: GenMessage<ListInvitationsResponse> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_account, 23);
+
+/**
+ * @generated from message catalog.v1.RevokeInvitationRequest
+ */
+export type RevokeInvitationRequest = Message<"catalog.v1.RevokeInvitationRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * @generated from field: string invitation_id = 2;
+   */
+  invitationId: string;
+};
+
+/**
+ * Describes the message catalog.v1.RevokeInvitationRequest.
+ * Use `create(RevokeInvitationRequestSchema)` to create a new message.
+ */
+export const RevokeInvitationRequestSchema: GenMessage<RevokeInvitationRequest> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_account, 24);
+
+/**
+ * @generated from message catalog.v1.RevokeInvitationResponse
+ */
+export type RevokeInvitationResponse = Message<"catalog.v1.RevokeInvitationResponse"> & {
+  /**
+   * @generated from field: catalog.v1.Invitation invitation = 1;
+   */
+  invitation?: Invitation | undefined;
+};
+
+/**
+ * Describes the message catalog.v1.RevokeInvitationResponse.
+ * Use `create(RevokeInvitationResponseSchema)` to create a new message.
+ */
+export const RevokeInvitationResponseSchema: GenMessage<RevokeInvitationResponse> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_account, 25);
+
+/**
+ * @generated from message catalog.v1.CheckLinkRequest
+ */
+export type CheckLinkRequest = Message<"catalog.v1.CheckLinkRequest"> & {
+  /**
+   * invitation | password_reset
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * @generated from field: string token = 2;
+   */
+  token: string;
+};
+
+/**
+ * Describes the message catalog.v1.CheckLinkRequest.
+ * Use `create(CheckLinkRequestSchema)` to create a new message.
+ */
+export const CheckLinkRequestSchema: GenMessage<CheckLinkRequest> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_account, 26);
+
+/**
+ * @generated from message catalog.v1.CheckLinkResponse
+ */
+export type CheckLinkResponse = Message<"catalog.v1.CheckLinkResponse"> & {
+  /**
+   * pending | used | expired | unknown (made up, revoked, or its member left the store)
+   *
+   * @generated from field: string state = 1;
+   */
+  state: string;
+
+  /**
+   * Whom the link is for, when it is pending.
+   *
+   * @generated from field: string email = 2;
+   */
+  email: string;
+};
+
+/**
+ * Describes the message catalog.v1.CheckLinkResponse.
+ * Use `create(CheckLinkResponseSchema)` to create a new message.
+ */
+export const CheckLinkResponseSchema: GenMessage<CheckLinkResponse> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_account, 27);
+
+/**
+ * @generated from message catalog.v1.RequestPasswordResetRequest
+ */
+export type RequestPasswordResetRequest = Message<"catalog.v1.RequestPasswordResetRequest"> & {
+  /**
+   * @generated from field: string email = 1;
+   */
+  email: string;
+
+  /**
+   * The client's address, for the per-address limit.
+   *
+   * @generated from field: string client_address = 2;
+   */
+  clientAddress: string;
+};
+
+/**
+ * Describes the message catalog.v1.RequestPasswordResetRequest.
+ * Use `create(RequestPasswordResetRequestSchema)` to create a new message.
+ */
+export const RequestPasswordResetRequestSchema: GenMessage<RequestPasswordResetRequest> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_account, 28);
+
+/**
+ * @generated from message catalog.v1.RequestPasswordResetResponse
+ */
+export type RequestPasswordResetResponse = Message<"catalog.v1.RequestPasswordResetResponse"> & {
+};
+
+/**
+ * Describes the message catalog.v1.RequestPasswordResetResponse.
+ * Use `create(RequestPasswordResetResponseSchema)` to create a new message.
+ */
+export const RequestPasswordResetResponseSchema: GenMessage<RequestPasswordResetResponse> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_account, 29);
+
+/**
+ * @generated from message catalog.v1.ResetPasswordRequest
+ */
+export type ResetPasswordRequest = Message<"catalog.v1.ResetPasswordRequest"> & {
+  /**
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * @generated from field: string password = 2;
+   */
+  password: string;
+};
+
+/**
+ * Describes the message catalog.v1.ResetPasswordRequest.
+ * Use `create(ResetPasswordRequestSchema)` to create a new message.
+ */
+export const ResetPasswordRequestSchema: GenMessage<ResetPasswordRequest> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_account, 30);
+
+/**
+ * @generated from message catalog.v1.ResetPasswordResponse
+ */
+export type ResetPasswordResponse = Message<"catalog.v1.ResetPasswordResponse"> & {
+  /**
+   * @generated from field: catalog.v1.Member member = 1;
+   */
+  member?: Member | undefined;
+
+  /**
+   * @generated from field: catalog.v1.Session session = 2;
+   */
+  session?: Session | undefined;
+};
+
+/**
+ * Describes the message catalog.v1.ResetPasswordResponse.
+ * Use `create(ResetPasswordResponseSchema)` to create a new message.
+ */
+export const ResetPasswordResponseSchema: GenMessage<ResetPasswordResponse> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_account, 31);
+
+/**
  * Members of stores (people who sign in to the dashboard), their sessions and each
  * store's audit log. Owned by the catalog service, beside the stores they belong to.
  *
@@ -585,6 +835,62 @@ export const AccountService: GenService<{
     methodKind: "unary";
     input: typeof SetMemberRoleRequestSchema;
     output: typeof SetMemberRoleResponseSchema;
+  },
+  /**
+   * The store's invitations that can still be used (not used, not expired), newest first.
+   *
+   * @generated from rpc catalog.v1.AccountService.ListInvitations
+   */
+  listInvitations: {
+    methodKind: "unary";
+    input: typeof ListInvitationsRequestSchema;
+    output: typeof ListInvitationsResponseSchema;
+  },
+  /**
+   * The invitation's link stops working at once. NOT_FOUND for one of another store or
+   * one that is no longer pending.
+   *
+   * @generated from rpc catalog.v1.AccountService.RevokeInvitation
+   */
+  revokeInvitation: {
+    methodKind: "unary";
+    input: typeof RevokeInvitationRequestSchema;
+    output: typeof RevokeInvitationResponseSchema;
+  },
+  /**
+   * What a one-time link (an invitation or a password reset) is now: pending, used,
+   * expired or unknown, so its page can say so before asking for a password. The token
+   * is the secret; the answer tells its holder nothing they could not learn by using it.
+   *
+   * @generated from rpc catalog.v1.AccountService.CheckLink
+   */
+  checkLink: {
+    methodKind: "unary";
+    input: typeof CheckLinkRequestSchema;
+    output: typeof CheckLinkResponseSchema;
+  },
+  /**
+   * Mails a one-time link valid 1 h to the member with this email, when there is one
+   * with a password and the email and the client address are within their limits. The
+   * answer is always empty and the same: it never tells whether the email has an account.
+   *
+   * @generated from rpc catalog.v1.AccountService.RequestPasswordReset
+   */
+  requestPasswordReset: {
+    methodKind: "unary";
+    input: typeof RequestPasswordResetRequestSchema;
+    output: typeof RequestPasswordResetResponseSchema;
+  },
+  /**
+   * Uses a reset link: sets the new password, ends every session of the member and
+   * signs this one in. A used, expired or unknown link is UNAUTHENTICATED.
+   *
+   * @generated from rpc catalog.v1.AccountService.ResetPassword
+   */
+  resetPassword: {
+    methodKind: "unary";
+    input: typeof ResetPasswordRequestSchema;
+    output: typeof ResetPasswordResponseSchema;
   },
   /**
    * The catalog's part of the store's audit log, newest first. Entries are written by

@@ -40,3 +40,17 @@ export function authenticationFailed(): ConnectError {
 export function sessionExpiresAt(createdAt: Date, lastSeenAt: Date): Date {
   return new Date(Math.min(lastSeenAt.getTime() + SESSION_IDLE_SECONDS * 1000, createdAt.getTime() + SESSION_MAX_AGE_SECONDS * 1000));
 }
+
+/** A password reset link works this long after it is mailed. */
+export const PASSWORD_RESET_TTL_SECONDS = 3600;
+/** Reset requests counted per email and per client address within this window… */
+export const PASSWORD_RESET_WINDOW_SECONDS = 3600;
+/** …at most this many mail a link for one email… */
+export const PASSWORD_RESETS_PER_EMAIL = 3;
+/** …and this many are accepted from one address, whatever the emails. */
+export const PASSWORD_RESETS_PER_ADDRESS = 10;
+/**
+ * Used and expired one-time links are kept this long, so their page can say "used" or
+ * "expired" rather than "not valid"; then they are pruned.
+ */
+export const SPENT_LINK_KEEP_SECONDS = 30 * 24 * 3600;

@@ -19,6 +19,8 @@ export interface MemberRow {
   /** False until the member accepts an invitation ("invited"), true after ("active"). */
   has_password: boolean;
   created_at: Date;
+  /** The latest new session (sign-in, invitation or reset); null if never. */
+  last_signed_in_at: Date | null;
 }
 
 /** A member with the stored password hash, for sign-in only. */
@@ -62,13 +64,25 @@ export interface ThrottlePolicy {
   lockSeconds: number;
 }
 
+/** A pending invitation as the Team page lists it. */
+export interface InvitationRow {
+  id: string;
+  email: string;
+  role: Role;
+  created_at: Date;
+  expires_at: Date;
+}
+
+/** What a one-time link is now (CheckLink). */
+export type LinkState = "pending" | "used" | "expired" | "unknown";
+
 export interface NewInvitation {
   member_id: string;
   store_id: string;
   token_hash: Buffer;
 }
 
-const memberColumns = (db: Db) => db`m.id, m.email, m.created_at, (m.password_hash is not null) as has_password`;
+const memberColumns = (db: Db) => db`m.id, m.email, m.created_at, m.last_signed_in_at, (m.password_hash is not null) as has_password`;
 
 /** The member with this (normalized) email, created when there is none; safe when two invitations race. */
 export async function upsertMember(db: Db, email: string): Promise<MemberRow> {
@@ -230,8 +244,10 @@ export async function memberStores(db: Db, memberId: string): Promise<MemberStor
     order by s.name, s.id`;
 }
 
+/** A new session; the member's last sign-in is now. */
 export async function insertSession(db: Db, memberId: string, tokenHash: Buffer): Promise<SessionRow> {
   const [row] = await db<SessionRow[]>`
+    with signed_in as (update members set last_signed_in_at = clock_timestamp() where id = ${memberId})
     insert into sessions (member_id, token_hash) values (${memberId}, ${tokenHash})
     returning id, member_id, created_at, last_seen_at`;
   return row!;
@@ -292,17 +308,117 @@ export async function clearSignInAttempts(db: Db, email: string): Promise<void> 
   await db`delete from sign_in_throttle where email = ${email}`;
 }
 
-/** Deletes sessions, invitations and throttle rows that can no longer matter. */
-export async function pruneAccounts(db: Db, limits: SessionLimits & { windowSeconds: number }): Promise<void> {
+/**
+ * Deletes sessions, one-time links and throttle rows that can no longer matter. Spent
+ * links stay `keepSpentSeconds` past their expiry, so their page can still say so.
+ */
+export async function pruneAccounts(
+  db: Db,
+  limits: SessionLimits & { windowSeconds: number; resetWindowSeconds: number; keepSpentSeconds: number },
+): Promise<void> {
   await db`
     delete from sessions
     where last_seen_at <= now() - ${limits.idleSeconds} * interval '1 second'
        or created_at <= now() - ${limits.maxAgeSeconds} * interval '1 second'`;
-  await db`delete from invitations where expires_at <= now()`;
+  await db`delete from invitations where expires_at <= now() - ${limits.keepSpentSeconds} * interval '1 second'`;
+  await db`delete from password_resets where expires_at <= now() - ${limits.keepSpentSeconds} * interval '1 second'`;
+  await db`
+    delete from password_reset_throttle
+    where recent_requests[cardinality(recent_requests)] <= now() - ${limits.resetWindowSeconds} * interval '1 second'`;
   await db`
     delete from sign_in_throttle
     where (locked_until is null or locked_until <= now())
       and recent_attempts[cardinality(recent_attempts)] <= now() - ${limits.windowSeconds} * interval '1 second'`;
+}
+
+// Pending invitations (the Team page) and the state of one-time links.
+
+/** The store's invitations that can still be used, newest first, with the role they give. */
+export async function listOpenInvitations(db: Db, storeId: string): Promise<InvitationRow[]> {
+  return db<InvitationRow[]>`
+    select i.id, m.email, ms.role, i.created_at, i.expires_at from invitations i
+    join members m on m.id = i.member_id
+    join memberships ms on ms.member_id = i.member_id and ms.store_id = i.store_id
+    where i.store_id = ${storeId} and i.used_at is null and i.expires_at > now()
+    order by i.created_at desc, i.id`;
+}
+
+/** Deletes a pending invitation of the store; undefined when there is none with this id. */
+export async function revokeInvitation(db: Db, storeId: string, invitationId: string): Promise<InvitationRow | undefined> {
+  const [row] = await db<InvitationRow[]>`
+    with revoked as (
+      delete from invitations
+      where id = ${invitationId} and store_id = ${storeId} and used_at is null and expires_at > now()
+      returning id, member_id, store_id, created_at, expires_at
+    )
+    select r.id, m.email, ms.role, r.created_at, r.expires_at from revoked r
+    join members m on m.id = r.member_id
+    join memberships ms on ms.member_id = r.member_id and ms.store_id = r.store_id`;
+  return row;
+}
+
+/** An invitation link's state; "unknown" also when its member has left the store. */
+export async function invitationLinkState(db: Db, tokenHash: Buffer): Promise<{ state: LinkState; email: string }> {
+  const [row] = await db<{ state: LinkState; email: string }[]>`
+    select case when i.used_at is not null then 'used' when i.expires_at <= now() then 'expired' else 'pending' end as state, m.email
+    from invitations i
+    join members m on m.id = i.member_id
+    join memberships ms on ms.member_id = i.member_id and ms.store_id = i.store_id
+    where i.token_hash = ${tokenHash}`;
+  return row ?? { state: "unknown", email: "" };
+}
+
+// Password resets and their limits.
+
+/** A new reset link for the member, valid `ttlSeconds`; their unused earlier ones stop working. */
+export async function replacePasswordReset(db: Db, memberId: string, tokenHash: Buffer, ttlSeconds: number): Promise<{ expires_at: Date }> {
+  const [row] = await db<{ expires_at: Date }[]>`
+    with dropped as (delete from password_resets where member_id = ${memberId} and used_at is null)
+    insert into password_resets (token_hash, member_id, expires_at)
+    values (${tokenHash}, ${memberId}, clock_timestamp() + ${ttlSeconds} * interval '1 second')
+    returning expires_at`;
+  return row!;
+}
+
+/** A reset link's state and whom it is for. */
+export async function passwordResetLinkState(db: Db, tokenHash: Buffer): Promise<{ state: LinkState; email: string }> {
+  const [row] = await db<{ state: LinkState; email: string }[]>`
+    select case when r.used_at is not null then 'used' when r.expires_at <= now() then 'expired' else 'pending' end as state, m.email
+    from password_resets r join members m on m.id = r.member_id
+    where r.token_hash = ${tokenHash}`;
+  return row ?? { state: "unknown", email: "" };
+}
+
+/**
+ * Marks an open reset link used and answers whose it was; undefined when it is not
+ * open. The row lock makes a second, concurrent use wait and then find it used.
+ */
+export async function usePasswordReset(db: Db, tokenHash: Buffer): Promise<{ member_id: string } | undefined> {
+  const [row] = await db<{ member_id: string }[]>`
+    update password_resets set used_at = clock_timestamp()
+    where token_hash = ${tokenHash} and used_at is null and expires_at > now()
+    returning member_id`;
+  return row;
+}
+
+/** The member's other unused reset links stop working (one was just used). */
+export async function dropPasswordResets(db: Db, memberId: string): Promise<void> {
+  await db`delete from password_resets where member_id = ${memberId} and used_at is null`;
+}
+
+/**
+ * Counts a reset request against `key` ("email:…" or "address:…"); false, counting
+ * nothing, when `max` requests were counted within the window already. One statement
+ * on one row: concurrent requests are counted one after another.
+ */
+export async function claimPasswordResetRequest(db: Db, key: string, max: number, windowSeconds: number): Promise<boolean> {
+  const recent = (t: Db) => t`array(select a from unnest(t.recent_requests) a where a > now() - ${windowSeconds} * interval '1 second' order by a)`;
+  const rows = await db`
+    insert into password_reset_throttle as t (key, recent_requests) values (${key}, array[now()])
+    on conflict (key) do update set recent_requests = array_append(${recent(db)}, now())
+    where cardinality(${recent(db)}) < ${max}::int
+    returning 1`;
+  return rows.length === 1;
 }
 
 // The catalog's part of the store's audit log: the same table and statements as every
@@ -315,4 +431,12 @@ export async function insertAuditEntries(db: Db, entries: NewAuditEntry[]): Prom
   return db<AuditRow[]>`
     insert into audit_log ${db(entries.map((entry) => ({ ...entry })))}
     returning id, store_id, created_at, actor, action, target`;
+}
+
+/**
+ * How the catalog's other modules (stores, plans, items, keys, settings) write the
+ * entry of a change into the log, inside the change's own transaction.
+ */
+export interface AuditWriter {
+  insertAuditEntries: typeof insertAuditEntries;
 }

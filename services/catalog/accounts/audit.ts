@@ -1,7 +1,8 @@
 // The catalog's part of each store's audit log (CONTRACT §13): who (a member's email,
 // `operator`, `system`, or an API key) did what (common/audit.ts's vocabulary) to which
 // thing. The catalog's modules write their entries in the transaction of the change
-// they record (AuditWriter); nobody else writes here. This module lists them.
+// they record (account-store.ts's AuditWriter); nobody else writes here. This module
+// lists them.
 import type { Stores } from "../merchant-stores.js";
 import { invalid } from "../validation.js";
 import { AUDIT_LIST_DEFAULT, AUDIT_LIST_MAX } from "./account-policy.js";
@@ -16,12 +17,6 @@ export function requireAuditLimit(limit: number): number {
 }
 
 export type AuditStore = Pick<typeof sqlStore, "listAudit">;
-
-/**
- * How the catalog's other modules (stores, plans, items, keys, settings) write the
- * entry of a change into this log, inside the change's own transaction.
- */
-export type AuditWriter = Pick<typeof sqlStore, "insertAuditEntries">;
 
 export function createAudit({ sql, store, stores }: { sql: Pool; store: AuditStore; stores: Pick<Stores, "get"> }) {
   return {

@@ -10,11 +10,13 @@ import {
   authenticationFailed,
   SESSION_IDLE_SECONDS,
   SESSION_MAX_AGE_SECONDS,
+  PASSWORD_RESET_WINDOW_SECONDS,
   SESSION_TOUCH_SECONDS,
   sessionExpiresAt,
   SIGN_IN_FAILURE_WINDOW_SECONDS,
   SIGN_IN_LOCK_SECONDS,
   SIGN_IN_MAX_FAILURES,
+  SPENT_LINK_KEEP_SECONDS,
 } from "./account-policy.js";
 import type { Db, MemberRow, MemberStoreRow, Pool, SessionLimits, ThrottlePolicy } from "./account-store.js";
 import type * as sqlStore from "./account-store.js";
@@ -28,7 +30,7 @@ const THROTTLE: ThrottlePolicy = {
   windowSeconds: SIGN_IN_FAILURE_WINDOW_SECONDS,
   lockSeconds: SIGN_IN_LOCK_SECONDS,
 };
-/** Dead sessions, invitations and throttle rows are swept this often at most, on a sign-in. */
+/** Dead sessions, spent links and throttle rows are swept this often at most, on a sign-in. */
 const PRUNE_EVERY_MS = 10 * 60_000;
 
 export interface SignedIn {
@@ -77,7 +79,12 @@ export function createMemberSessions({
     if (Date.now() - prunedAt < PRUNE_EVERY_MS) return;
     prunedAt = Date.now();
     try {
-      await store.pruneAccounts(sql, { ...LIMITS, windowSeconds: SIGN_IN_FAILURE_WINDOW_SECONDS });
+      await store.pruneAccounts(sql, {
+        ...LIMITS,
+        windowSeconds: SIGN_IN_FAILURE_WINDOW_SECONDS,
+        resetWindowSeconds: PASSWORD_RESET_WINDOW_SECONDS,
+        keepSpentSeconds: SPENT_LINK_KEEP_SECONDS,
+      });
     } catch (error) {
       logger.warn({ err: { code: (error as { code?: unknown }).code } }, "pruning accounts failed");
     }

@@ -9,7 +9,8 @@ import { auditEntry } from "../../lib/audit-log.js";
 import type { Logger } from "../../lib/logger.js";
 import type { Stores } from "../merchant-stores.js";
 import { authenticationFailed, INVITATION_TTL_SECONDS } from "./account-policy.js";
-import type { Db, Pool, StoreMemberRow } from "./account-store.js";
+import type { AccountMail } from "./account-mail.js";
+import type { Db, InvitationRow, LinkState, Pool, StoreMemberRow } from "./account-store.js";
 import type * as sqlStore from "./account-store.js";
 import type { MemberSessions, SignedIn } from "./member-sessions.js";
 import { hashPassword, SCRYPT_PARAMS, type ScryptParams } from "./passwords.js";
@@ -42,6 +43,9 @@ export type MembersStore = Pick<
   | "countOwners"
   | "setMembershipRole"
   | "insertAuditEntries"
+  | "listOpenInvitations"
+  | "revokeInvitation"
+  | "invitationLinkState"
 >;
 
 /** FAILED_PRECONDITION: a store always keeps at least one owner (CONTRACT §13). */
@@ -54,6 +58,7 @@ export function createMembers({
   store,
   stores,
   sessions,
+  mail,
   scryptParams = SCRYPT_PARAMS,
   logger,
 }: {
@@ -61,6 +66,8 @@ export function createMembers({
   store: MembersStore;
   stores: Pick<Stores, "get">;
   sessions: Pick<MemberSessions, "start">;
+  /** Mails each invitation's link once the invitation is stored. */
+  mail: Pick<AccountMail, "invitation">;
   /** Default SCRYPT_PARAMS; see CatalogDomainDeps. */
   scryptParams?: ScryptParams;
   logger: Logger;
@@ -74,7 +81,8 @@ export function createMembers({
     /**
      * Invites a (normalized) email to the store: the member and membership (with `role`)
      * when they are new, and a fresh invitation that replaces any unused earlier one for
-     * this store. A member already in the store keeps their role. Audited as `actor`.
+     * this store. A member already in the store keeps their role. Audited as `actor`;
+     * the link is mailed after the commit (a mail server that is away delays it).
      */
     async invite(storeId: string, email: string, role: Role, actor: Actor): Promise<Invitation> {
       const owner = await stores.get(storeId);
@@ -87,6 +95,7 @@ export function createMembers({
         return { member: { ...member, role: held }, expires_at };
       });
       logger.info({ storeId: owner.id, memberId: member.id }, "member invited");
+      mail.invitation({ email: member.email, storeName: owner.name, role: member.role, token, expiresAt: expires_at });
       return { member, token, expiresAt: expires_at };
     },
 
@@ -115,6 +124,34 @@ export function createMembers({
       if (!signedIn) throw authenticationFailed();
       logger.info({ storeId: signedIn.storeId, memberId: signedIn.member.id }, "invitation accepted");
       return { member: signedIn.member, session: signedIn.session };
+    },
+
+    /** The store's invitations that can still be used, newest first; NOT_FOUND for an unknown store. */
+    async invitations(storeId: string): Promise<InvitationRow[]> {
+      const owner = await stores.get(storeId);
+      return store.listOpenInvitations(sql, owner.id);
+    },
+
+    /**
+     * The pending invitation's link stops working, audited with the change. NOT_FOUND for
+     * an unknown store, or an invitation of another store or no longer pending.
+     */
+    async revokeInvitation(storeId: string, invitationId: string, actor: Actor): Promise<InvitationRow> {
+      const owner = await stores.get(storeId);
+      const revoked = await store.transaction(sql, async (tx) => {
+        const row = await store.revokeInvitation(tx, owner.id, invitationId);
+        if (row) await store.insertAuditEntries(tx, [auditEntry(owner.id, actor, "invitation.revoked", auditTarget("member", row.email))]);
+        return row;
+      });
+      if (!revoked) throw new ConnectError(`invitation ${invitationId} not found in store ${owner.id}`, Code.NotFound);
+      logger.info({ storeId: owner.id, invitationId }, "invitation revoked");
+      return revoked;
+    },
+
+    /** What an invitation link is now; a malformed token is "unknown" without a lookup. */
+    async linkState(token: string): Promise<{ state: LinkState; email: string }> {
+      if (!isWellFormedToken(token)) return { state: "unknown", email: "" };
+      return store.invitationLinkState(sql, hashToken(token));
     },
 
     /** The store's members, by email; NOT_FOUND for an unknown store. */

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { MemberSchema, SessionSchema, type Member, type Session } from "../../../gen/catalog/v1/account_pb.js";
-import type { AuditRow, MemberRow } from "./account-store.js";
+import { InvitationSchema, MemberSchema, SessionSchema, type Invitation, type Member, type Session } from "../../../gen/catalog/v1/account_pb.js";
+import type { AuditRow, InvitationRow, MemberRow } from "./account-store.js";
 
 // The accounts' rows → protobuf messages: the one place the two vocabularies meet.
 
@@ -13,6 +13,17 @@ export function memberMessage(row: MemberRow & { role?: string }): Member {
     status: row.has_password ? "active" : "invited",
     createdAt: timestampFromDate(row.created_at),
     role: row.role ?? "",
+    lastSignedInAt: row.last_signed_in_at ? timestampFromDate(row.last_signed_in_at) : undefined,
+  });
+}
+
+export function invitationMessage(row: InvitationRow): Invitation {
+  return create(InvitationSchema, {
+    id: row.id,
+    email: row.email,
+    role: row.role,
+    createdAt: timestampFromDate(row.created_at),
+    expiresAt: timestampFromDate(row.expires_at),
   });
 }
 

@@ -11,11 +11,13 @@ import { requireAuditLimit, type Audit } from "./audit.js";
 import { requireEmail } from "./member-email.js";
 import type { MemberSessions } from "./member-sessions.js";
 import type { Members } from "./members.js";
-import { auditEntryMessage, memberMessage, sessionMessage } from "./messages.js";
+import { auditEntryMessage, invitationMessage, memberMessage, sessionMessage } from "./messages.js";
+import type { PasswordResets } from "./password-resets.js";
 import { requirePassword } from "./passwords.js";
 
 export interface AccountRouteDeps {
-  members: Pick<Members, "invite" | "accept" | "list" | "remove" | "setRole">;
+  members: Pick<Members, "invite" | "accept" | "list" | "remove" | "setRole" | "invitations" | "revokeInvitation" | "linkState">;
+  passwordResets: Pick<PasswordResets, "request" | "linkState" | "reset">;
   sessions: Pick<MemberSessions, "signIn" | "resolve" | "end">;
   audit: Pick<Audit, "list">;
 }
@@ -28,7 +30,8 @@ export function requireRole(role: string): Role {
 
 // Team changes (invite, remove, change a role) are the store_admin permission's (§13):
 // the service checks the actor before anything is written, and audits with the change.
-export function createAccountRoutes({ members, sessions, audit }: AccountRouteDeps) {
+export function createAccountRoutes({ members, passwordResets, sessions, audit }: AccountRouteDeps) {
+  const LINK_KINDS = { invitation: members.linkState, password_reset: passwordResets.linkState };
   return (router: ConnectRouter) => {
     router.service(AccountService, {
       async inviteMember(request, context) {
@@ -79,6 +82,37 @@ export function createAccountRoutes({ members, sessions, audit }: AccountRouteDe
         const role = requireRole(request.role);
         const member = await members.setRole(storeId, memberId, role, requirePermission(context, "store_admin"));
         return { member: memberMessage(member) };
+      },
+
+      async listInvitations(request) {
+        const rows = await members.invitations(requireUuid(request.storeId, "store_id"));
+        return { invitations: rows.map(invitationMessage) };
+      },
+
+      async revokeInvitation(request, context) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        const invitationId = requireUuid(request.invitationId, "invitation_id");
+        const invitation = await members.revokeInvitation(storeId, invitationId, requirePermission(context, "store_admin"));
+        return { invitation: invitationMessage(invitation) };
+      },
+
+      async checkLink(request) {
+        const linkState = LINK_KINDS[request.kind as keyof typeof LINK_KINDS];
+        if (!linkState) throw invalid(`kind must be one of ${Object.keys(LINK_KINDS).join(", ")}`);
+        return linkState(request.token);
+      },
+
+      // No actor: asking for a reset is what someone who cannot sign in does.
+      async requestPasswordReset(request) {
+        await passwordResets.request(request.email, request.clientAddress);
+        return {};
+      },
+
+      async resetPassword(request) {
+        // Before the token, as for invitations: a too-short password is the caller's to fix.
+        const password = requirePassword(request.password);
+        const { member, session } = await passwordResets.reset(request.token, password);
+        return { member: memberMessage(member), session: sessionMessage(session) };
       },
 
       async listAudit(request) {

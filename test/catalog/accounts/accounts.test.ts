@@ -8,7 +8,7 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { AccountService } from "../../../gen/catalog/v1/account_pb.js";
 import { StoreService } from "../../../gen/catalog/v1/catalog_pb.js";
-import { rehashPassword } from "../../../services/catalog/accounts/account-store.js";
+import { pruneAccounts, rehashPassword } from "../../../services/catalog/accounts/account-store.js";
 import { hashPassword } from "../../../services/catalog/accounts/passwords.js";
 import { CATALOG_SCHEMA } from "../../../services/catalog/service.js";
 import { connectDb, type Sql } from "../../../services/lib/db.js";
@@ -375,4 +375,55 @@ test("a catalog change and its audit entry are one transaction: no actor, nothin
   const { apiKey } = await stores.createApiKey({ storeId, name: "ci" });
   const rows = await sql`select actor, action, target from audit_log where store_id = ${storeId} and action like 'key.%'`;
   t.deepEqual(rows.map((r) => ({ ...r })), [{ actor: "operator", action: "key.created", target: `key:${apiKey!.id}` }]);
+});
+
+const resetTokenFor = (email: string) =>
+  decodeURIComponent(service.mails.filter((mail) => mail.to === email && mail.kind === "password-reset").at(-1)?.text.match(/reset-password\/(\S+)/)?.[1] ?? "");
+
+test("team: pending invitations list and revoke in SQL; links say pending, used or expired; spent ones outlive the sweep", async (t) => {
+  const storeId = await newStore();
+  const a = await accounts.inviteMember({ storeId, email: newEmail(), role: "viewer" });
+  const b = await accounts.inviteMember({ storeId, email: newEmail(), role: "support" });
+  t.deepEqual((await accounts.listInvitations({ storeId })).invitations.map((i) => [i.email, i.role]), [
+    [b.member!.email, "support"],
+    [a.member!.email, "viewer"],
+  ]);
+  const [forB] = (await accounts.listInvitations({ storeId })).invitations;
+  await accounts.revokeInvitation({ storeId, invitationId: forB!.id });
+  t.is((await accounts.checkLink({ kind: "invitation", token: b.invitationToken })).state, "unknown");
+  t.deepEqual((await accounts.listInvitations({ storeId })).invitations.map((i) => i.email), [a.member!.email]);
+
+  await accounts.acceptInvitation({ token: a.invitationToken, password: PASSWORD });
+  t.is((await accounts.checkLink({ kind: "invitation", token: a.invitationToken })).state, "used");
+  const c = await accounts.inviteMember({ storeId, email: newEmail(), role: "viewer" });
+  await sql`update invitations set created_at = created_at - interval '73 hours', expires_at = expires_at - interval '73 hours' where token_hash = ${sha256(c.invitationToken)}`;
+  t.is((await accounts.checkLink({ kind: "invitation", token: c.invitationToken })).state, "expired");
+  // The sweep itself, called directly: sign-ins run it at most every 10 minutes per process.
+  await pruneAccounts(sql, { idleSeconds: 3600, maxAgeSeconds: 3600, windowSeconds: 900, resetWindowSeconds: 3600, keepSpentSeconds: 30 * 24 * 3600 });
+  t.is((await accounts.checkLink({ kind: "invitation", token: c.invitationToken })).state, "expired", "an expired link still says so after the sweep");
+  await pruneAccounts(sql, { idleSeconds: 3600, maxAgeSeconds: 3600, windowSeconds: 900, resetWindowSeconds: 3600, keepSpentSeconds: 0 });
+  t.is((await accounts.checkLink({ kind: "invitation", token: c.invitationToken })).state, "unknown", "past the keep, it is gone");
+});
+
+test("password reset on PostgreSQL: hashed link valid 1 h, limits per email, ten concurrent uses sign in once, other sessions end", async (t) => {
+  const storeId = await newStore();
+  const member = await activeMember(storeId);
+  for (let i = 0; i < 4; i++) await accounts.requestPasswordReset({ email: member.email, clientAddress: `192.0.2.${i}` });
+  t.is(service.mails.filter((mail) => mail.to === member.email && mail.kind === "password-reset").length, 3, "3 per email an hour");
+  const token = resetTokenFor(member.email);
+  const rows = await sql<{ token_hash: Buffer; minutes: number }[]>`
+    select token_hash, extract(epoch from expires_at - created_at) / 60 as minutes from password_resets where member_id = ${member.memberId} and used_at is null`;
+  t.is(rows.length, 1, "only the latest link is live");
+  t.deepEqual(rows[0]!.token_hash, sha256(token));
+  t.true(Math.abs(Number(rows[0]!.minutes) - 60) < 0.1);
+
+  const uses = await Promise.allSettled(Array.from({ length: 10 }, () => accounts.resetPassword({ token, password: "sandi baru yang panjang" })));
+  t.is(uses.filter((use) => use.status === "fulfilled").length, 1, "one use wins");
+  await failsAuthentication(t, accounts.resolveSession({ token: member.token }), "the session from before the reset ended");
+  const [signedIn] = await sql<{ last: Date | null }[]>`select last_signed_in_at as last from members where id = ${member.memberId}`;
+  t.truthy(signedIn!.last);
+  const { members } = await accounts.listMembers({ storeId });
+  t.is(timestampDate(members.find((m) => m.id === member.memberId)!.lastSignedInAt!).getTime(), signedIn!.last!.getTime());
+  await failsAuthentication(t, accounts.signIn({ email: member.email, password: PASSWORD }), "the old password");
+  t.truthy((await accounts.signIn({ email: member.email, password: "sandi baru yang panjang" })).session);
 });
