@@ -14,9 +14,9 @@ export interface GatewayState {
 
 export type GatewayContext = Context & { state: GatewayState };
 
-// Paths whose last segment is a capability (a one-time invitation, a payment page):
+// Paths whose last segment is a capability (a one-time invitation or reset, a payment page):
 // whoever reads the log must not be able to use them.
-const CAPABILITY_PATHS = /^(\/dashboard\/invite\/|\/sandbox\/pay\/)[^/]+/;
+const CAPABILITY_PATHS = /^(\/dashboard\/invite\/|\/dashboard\/reset-password\/|\/sandbox\/pay\/)[^/]+/;
 
 /** The path as logs may show it: capability tokens replaced by "…". */
 export function loggablePath(path: string): string {

@@ -12,6 +12,7 @@ import { eventPages } from "./pages/events.js";
 import { orderPages } from "./pages/orders.js";
 import { overviewPages } from "./pages/overview.js";
 import { settingsPages } from "./pages/settings.js";
+import { teamPages } from "./pages/team.js";
 import { webhookPages } from "./pages/webhooks.js";
 import { createSessionCookies } from "./session-cookie.js";
 
@@ -23,6 +24,7 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps & { signIn: 
   overviewPages(router, kit);
   orderPages(router, kit);
   apiKeyPages(router, kit);
+  teamPages(router, kit);
   settingsPages(router, kit);
   auditLogPages(router, kit);
   bankMutationPages(router, kit);

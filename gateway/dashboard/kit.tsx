@@ -62,7 +62,7 @@ export function may(ctx: DashboardContext, permission: Permission): boolean {
   return roleMay(ctx.state.scope.role, permission);
 }
 
-const ROLE_NAMES: Record<Role, string> = { owner: "Owner", developer: "Developer", support: "Support", viewer: "Viewer" };
+export const ROLE_NAMES: Record<Role, string> = { owner: "Owner", developer: "Developer", support: "Support", viewer: "Viewer" };
 
 /**
  * 403: what the member's role may not do, inside the store's frame when the store is

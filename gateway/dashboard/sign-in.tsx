@@ -1,6 +1,7 @@
-// Sign-in, invitations and sign-out (CONTRACT §10). A failure never says whether the
-// email exists; failures are limited per client address here and per email by the
-// catalog service's lockout.
+// Sign-in, invitations, "Forgot password?" and sign-out (CONTRACT §10, §13). A failure
+// never says whether the email exists; failures are limited per client address here and
+// per email by the catalog service's lockout; reset requests by the catalog, per email
+// and per address.
 import type { RouterInstance as Router } from "@koa/router";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { GatewayContext } from "../context.js";
@@ -8,7 +9,7 @@ import type { RateLimiter, RateDecision } from "../rate-limit.js";
 import { field, readForm } from "./forms.js";
 import { seeOther, sendPage, type Kit } from "./kit.js";
 import { csrfTokenFor, readCookie, sameToken, type SessionCookies } from "./session-cookie.js";
-import { InvitePage, MessagePage, NoStoresPage, SignInPage } from "./views/sign-in-pages.js";
+import { ForgotPasswordPage, MessagePage, NoStoresPage, PasswordPage, SignInPage, SpentLinkPage } from "./views/sign-in-pages.js";
 import { storePath } from "./views/layout.js";
 
 const INVALID = "Invalid email or password";
@@ -89,39 +90,91 @@ export function signInRoutes(router: Router, kit: Kit, sessions: SessionCookies,
     }),
   );
 
-  const invitePath = (token: string) => `/dashboard/invite/${encodeURIComponent(token)}`;
+  /**
+   * The two one-time links that end in choosing a password: an invitation (72 h) and a
+   * password reset (1 h). Opening one asks the catalog what it is, so a used or expired
+   * link says so and points to "Sign in" before anyone types a password.
+   */
+  const LINKS = {
+    invitation: {
+      path: "/dashboard/invite",
+      title: "Choose your password",
+      intro: "You were invited to a store. Choose a password of at least 12 characters for",
+      use: (token: string, password: string) => clients.accounts.acceptInvitation({ token, password }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS }),
+    },
+    password_reset: {
+      path: "/dashboard/reset-password",
+      title: "Choose a new password",
+      intro: "Setting it signs you out everywhere else. Choose a password of at least 12 characters for",
+      use: (token: string, password: string) => clients.accounts.resetPassword({ token, password }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS }),
+    },
+  } as const;
+
+  for (const [kind, link] of Object.entries(LINKS) as [keyof typeof LINKS, (typeof LINKS)[keyof typeof LINKS]][]) {
+    const action = (token: string) => `${link.path}/${encodeURIComponent(token)}`;
+    const passwordPage = (ctx: GatewayContext, token: string, email: string, error?: string, status = 200) =>
+      sendPage(ctx, <PasswordPage title={link.title} intro={link.intro} csrf={sessions.preSessionCsrf(ctx)} action={action(token)} email={email} error={error} />, status);
+    // 410: the link existed and is spent; the page still says what to do next.
+    const spentPage = (ctx: GatewayContext, state: string) => sendPage(ctx, <SpentLinkPage state={state} kind={kind} />, state === "unknown" ? 404 : 410);
+
+    router.get(
+      `${link.path}/:token`,
+      handle(async (ctx) => {
+        const token = ctx.params.token!;
+        const { state, email } = await clients.accounts.checkLink({ kind, token });
+        if (state !== "pending") return spentPage(ctx, state);
+        passwordPage(ctx, token, email);
+      }),
+    );
+
+    router.post(
+      `${link.path}/:token`,
+      handle(async (ctx) => {
+        const token = ctx.params.token!;
+        const form = await readForm(ctx);
+        if (!preSessionCsrfOk(ctx, field(form, "csrf"))) return expiredForm(ctx);
+        const again = async (error: string) => passwordPage(ctx, token, (await clients.accounts.checkLink({ kind, token })).email, error, 400);
+        const password = field(form, "password");
+        if (password !== field(form, "confirm")) return again("The two passwords are not the same.");
+        if ([...password].length < 12) return again("Choose a password of at least 12 characters.");
+        try {
+          const { session } = await link.use(token, password);
+          await endPreviousSession(ctx);
+          sessions.start(ctx, session!.token);
+          seeOther(ctx, "/dashboard");
+        } catch (error) {
+          if (error instanceof ConnectError && error.code === Code.InvalidArgument) return again(error.rawMessage.replace(/^password: /, ""));
+          if (!isUnauthenticated(error)) throw error;
+          spentPage(ctx, (await clients.accounts.checkLink({ kind, token })).state);
+        }
+      }),
+    );
+  }
 
   router.get(
-    "/dashboard/invite/:token",
+    "/dashboard/forgot-password",
     handle(async (ctx) => {
-      sendPage(ctx, <InvitePage csrf={sessions.preSessionCsrf(ctx)} action={invitePath(ctx.params.token!)} />);
+      sendPage(ctx, <ForgotPasswordPage csrf={sessions.preSessionCsrf(ctx)} />);
     }),
   );
 
   router.post(
-    "/dashboard/invite/:token",
+    "/dashboard/forgot-password",
     handle(async (ctx) => {
       const form = await readForm(ctx);
       if (!preSessionCsrfOk(ctx, field(form, "csrf"))) return expiredForm(ctx);
-      const again = (error: string, status = 400) =>
-        sendPage(ctx, <InvitePage csrf={sessions.preSessionCsrf(ctx)} action={invitePath(ctx.params.token!)} error={error} />, status);
-      const password = field(form, "password");
-      if (password !== field(form, "confirm")) return again("The two passwords are not the same.");
-      if ([...password].length < 12) return again("Choose a password of at least 12 characters.");
-      try {
-        const { session } = await clients.accounts.acceptInvitation({ token: ctx.params.token!, password }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS });
-        await endPreviousSession(ctx);
-        sessions.start(ctx, session!.token);
-        seeOther(ctx, "/dashboard");
-      } catch (error) {
-        if (error instanceof ConnectError && error.code === Code.InvalidArgument) return again(error.rawMessage.replace(/^password: /, ""));
-        if (!isUnauthenticated(error)) throw error;
-        sendPage(
-          ctx,
-          <MessagePage title="This invitation cannot be used" message="The link is invalid, was already used, or has expired. Ask the store's operator for a new invitation." />,
-          400,
-        );
-      }
+      const email = field(form, "email").trim();
+      // The catalog decides whether a link goes out (a member, within the limits per
+      // email and per address); the answer here is the same either way.
+      await clients.accounts.requestPasswordReset({ email, clientAddress: ctx.ip });
+      sendPage(
+        ctx,
+        <MessagePage
+          title="Check your mail"
+          message={`If an account uses ${email || "that email"}, a link to choose a new password is on its way. It works once, for 1 hour.`}
+          link={{ href: "/dashboard/login", label: "Back to sign in" }}
+        />,
+      );
     }),
   );
 

@@ -114,5 +114,6 @@ test("unknown dashboard paths and methods get a page, not the API's JSON", async
 test("one-time tokens in paths never reach the logs", (t) => {
   t.is(loggablePath("/dashboard/invite/Bwu_HqMT0123456789abcdef"), "/dashboard/invite/…");
   t.is(loggablePath("/sandbox/pay/tok_123/pay"), "/sandbox/pay/…/pay");
+  t.is(loggablePath("/dashboard/reset-password/Bwu_HqMT0123456789abcdef"), "/dashboard/reset-password/…");
   t.is(loggablePath("/dashboard/stores/abc/orders"), "/dashboard/stores/abc/orders");
 });

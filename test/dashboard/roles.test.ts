@@ -20,12 +20,13 @@ test.after.always(async () => {
   await stack?.close();
 });
 
-const ALL_NAV = ["Overview", "Orders", "API keys", "Webhooks", "Events", "Bank mutations", "Settings", "Audit log"];
+const ALL_NAV = ["Overview", "Orders", "API keys", "Webhooks", "Events", "Bank mutations", "Team", "Settings", "Audit log"];
+const OWNERS_ONLY = ["Team", "Settings"];
 const EXPECTED_NAV: Record<Role, string[]> = {
   owner: ALL_NAV,
-  developer: ALL_NAV.filter((label) => label !== "Settings"),
-  support: ALL_NAV.filter((label) => label !== "Settings" && label !== "API keys"),
-  viewer: ALL_NAV.filter((label) => label !== "Settings" && label !== "API keys"),
+  developer: ALL_NAV.filter((label) => !OWNERS_ONLY.includes(label)),
+  support: ALL_NAV.filter((label) => !OWNERS_ONLY.includes(label) && label !== "API keys"),
+  viewer: ALL_NAV.filter((label) => !OWNERS_ONLY.includes(label) && label !== "API keys"),
 };
 
 /** A store with one signed-in member of each role. */
@@ -82,7 +83,11 @@ test("each role's navigation shows only the sections it may use", async (t) => {
 test("a section the role may not use is 403 saying what the role may not do; the others open", async (t) => {
   const cases: [Role, string, Permission | undefined][] = [
     ["owner", "settings", undefined],
+    ["owner", "team", undefined],
     ["owner", "api-keys", undefined],
+    ["developer", "team", "store_admin"],
+    ["support", "team", "store_admin"],
+    ["viewer", "team", "store_admin"],
     ["developer", "api-keys", undefined],
     ["developer", "settings", "store_admin"],
     ["support", "api-keys", "developer_settings"],
@@ -105,7 +110,7 @@ test("a section the role may not use is 403 saying what the role may not do; the
     t.regex(page.headers.get("content-type") ?? "", /^text\/html/);
     t.regex(html, refusal(denied), `${role} ${path}`);
     t.regex(html, new RegExp(`The ${role} role may not`));
-    t.notRegex(html, /Save settings|Create key/, "no form of the forbidden page");
+    t.notRegex(html, /Save settings|Create key|Send invitation/, "no form of the forbidden page");
   }
   // A sub-page of a forbidden section is refused the same way.
   t.is((await m.members.support.get("api-keys/00000000-0000-4000-8000-000000000000/revoke")).status, 403);
@@ -173,4 +178,32 @@ test.serial("a forged post of what the role may not do is 403 saying so, and cha
   // The roles that may still can.
   t.is((await m.members.support.post(`orders/${transfer.id}/mark-paid`, {})).status, 303);
   t.is(await m.statusOf(transfer.id), "paid");
+});
+
+// Serial: it compares the store's team and audit log before and after.
+test.serial("a forged post of any Team action by a role that is not an owner is 403, and the team is unchanged", async (t) => {
+  await stack.accounts.inviteMember({ storeId: m.storeId, email: "pending@roles.example", role: "viewer" });
+  const [pending] = (await stack.accounts.listInvitations({ storeId: m.storeId })).invitations;
+  const team = async () => (await stack.accounts.listMembers({ storeId: m.storeId })).members.map((member) => `${member.email} ${member.role}`);
+  const teamBefore = await team();
+  const changesBefore = await m.changes();
+  const viewerId = (await stack.accounts.listMembers({ storeId: m.storeId })).members.find((member) => member.role === "viewer" && member.status === "active")!.id;
+  for (const role of ["developer", "support", "viewer"] as const) {
+    for (const [path, fields] of [
+      ["team/invitations", { email: `forged-${role}@evil.example`, role: "owner" }],
+      [`team/${viewerId}/role`, { role: "owner" }],
+      [`team/${viewerId}/remove`, {}],
+      [`team/invitations/${pending!.id}/revoke`, {}],
+    ] as const) {
+      const forged = await m.members[role].post(path, fields);
+      t.is(forged.status, 403, `${role} POST ${path}`);
+      t.regex(await forged.text(), refusal("store_admin"), `${role} POST ${path}`);
+    }
+  }
+  t.deepEqual(await team(), teamBefore, "nobody invited, promoted or removed");
+  t.deepEqual((await stack.accounts.listInvitations({ storeId: m.storeId })).invitations.map((i) => i.id), [pending!.id], "the invitation still stands");
+  t.deepEqual(await m.changes(), changesBefore, "nothing audited");
+  // The owner may.
+  t.is((await m.members.owner.post(`team/invitations/${pending!.id}/revoke`, {})).status, 303);
+  t.deepEqual((await stack.accounts.listInvitations({ storeId: m.storeId })).invitations, []);
 });

@@ -38,6 +38,13 @@ tr:last-child td{border-bottom:0}
 .badge-failed,.badge-refused,.badge-revoked,.badge-disabled{background:#fde2e1;color:#a32019}
 .badge-expired,.badge-cancelled,.badge-invited{background:#eceef2;color:#485264}
 .badge-refunded{background:#e1ecfd;color:#1d4f9c}
+.badge-role{background:#e1ecfd;color:#1d4f9c}
+ul.people{list-style:none;margin:0 0 16px;padding:0;display:grid;gap:10px}
+.person{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:8px 16px;margin:0}
+.person .who-is{min-width:0;flex:1 1 260px;overflow-wrap:anywhere}
+.person .who-is .small{margin-top:4px}
+.person .actions{margin:0}
+.person select{width:auto}
 form.stack{display:grid;gap:12px;max-width:520px}
 form.inline{display:flex;flex-wrap:wrap;gap:8px;align-items:end}
 label{display:grid;gap:4px;font-weight:600;font-size:.875rem}
@@ -73,7 +80,6 @@ pre{white-space:pre-wrap;word-break:break-all;background:#f6f8fb;border:1px soli
 /**
  * The navigation, each section with the permission a role needs to use it (CONTRACT
  * §13): the links shown and the pages a role may open (kit.tsx) both come from here.
- * "Team" joins when its page exists.
  */
 export const NAV = [
   ["overview", "Overview", "view"],
@@ -82,6 +88,7 @@ export const NAV = [
   ["webhooks", "Webhooks", "view"],
   ["events", "Events", "view"],
   ["bank-mutations", "Bank mutations", "view"],
+  ["team", "Team", "store_admin"],
   ["settings", "Settings", "store_admin"],
   ["audit-log", "Audit log", "view"],
 ] as const satisfies readonly (readonly [string, string, Permission])[];

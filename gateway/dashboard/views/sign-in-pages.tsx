@@ -27,15 +27,21 @@ export function SignInPage(props: { csrf: string; email?: string; error?: string
         </label>
         <button type="submit">Sign in</button>
       </form>
-      <p class="muted small">No account yet? Ask the store's operator for an invitation link.</p>
+      <p>
+        <a href="/dashboard/forgot-password">Forgot password?</a>
+      </p>
+      <p class="muted small">No account yet? Ask an owner of the store for an invitation.</p>
     </Plain>
   );
 }
 
-export function InvitePage(props: { csrf: string; action: string; error?: string }) {
+/** Choosing a password through a one-time link: an invitation's or a reset's. */
+export function PasswordPage(props: { title: string; intro: string; csrf: string; action: string; email: string; error?: string }) {
   return (
-    <Plain title="Choose your password">
-      <p class="muted">You were invited to manage a store. Choose a password of at least 12 characters to finish.</p>
+    <Plain title={props.title}>
+      <p class="muted">
+        {props.intro} {props.email && <strong>{props.email}</strong>}
+      </p>
       {props.error && (
         <p class="error" role="alert">
           {props.error}
@@ -53,6 +59,53 @@ export function InvitePage(props: { csrf: string; action: string; error?: string
         </label>
         <button type="submit">Set password</button>
       </form>
+    </Plain>
+  );
+}
+
+export function ForgotPasswordPage(props: { csrf: string; email?: string }) {
+  return (
+    <Plain title="Reset your password">
+      <p class="muted">Enter the email you sign in with. We mail a link that works once, for 1 hour.</p>
+      <form class="stack card" method="post" action="/dashboard/forgot-password">
+        <Csrf token={props.csrf} />
+        <label>
+          Email
+          <input type="email" name="email" autocomplete="username" required maxLength={254} value={props.email ?? ""} />
+        </label>
+        <button type="submit">Send reset link</button>
+      </form>
+      <p>
+        <a href="/dashboard/login">Back to sign in</a>
+      </p>
+    </Plain>
+  );
+}
+
+/** What a one-time link that cannot be used any more says, by its state (CheckLink). */
+const SPENT_LINK: Record<string, { title: string; message: string }> = {
+  used: { title: "This link was already used", message: "Each link works once. If you chose your password with it, sign in." },
+  expired: { title: "This link has expired", message: "Ask for a new one, or sign in if you already have a password." },
+  unknown: { title: "This link is not valid", message: "It may have been revoked or replaced by a newer one. Sign in, or ask for a new link." },
+};
+
+export function SpentLinkPage(props: { state: string; kind: "invitation" | "password_reset" }) {
+  const what = SPENT_LINK[props.state] ?? SPENT_LINK.unknown!;
+  const again = props.kind === "invitation" ? "Ask an owner of the store for a new invitation." : undefined;
+  return (
+    <Plain title={what.title}>
+      <p>{what.message}</p>
+      {again && <p class="muted small">{again}</p>}
+      <p>
+        <a class="button" href="/dashboard/login">
+          Sign in
+        </a>
+      </p>
+      {props.kind === "password_reset" && (
+        <p>
+          <a href="/dashboard/forgot-password">Send a new reset link</a>
+        </p>
+      )}
     </Plain>
   );
 }

@@ -1,0 +1,272 @@
+// The Team page (CONTRACT §13), owners only: members with their role and last sign-in,
+// "Invite member" (mailed a one-time 72 h link), "Change role", "Remove member"
+// (confirmed), and pending invitations that can be revoked. The catalog service checks
+// the role, keeps a store's last owner and audits every change; this page only renders.
+import type { RouterInstance as Router } from "@koa/router";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { isUuid } from "../../../common/ids.js";
+import { ROLES, type Role } from "../../../common/roles.js";
+import type { Invitation, Member } from "../../../gen/catalog/v1/account_pb.js";
+import { Time } from "../../views/components.js";
+import { field } from "../forms.js";
+import { notFoundPage, problemText, ROLE_NAMES, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
+import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
+
+const iso = (value: Timestamp | undefined) => (value ? timestampDate(value).toISOString() : "");
+
+/** What each role may do, beside its name in the invitation form (CONTRACT §13's columns). */
+const ROLE_HINTS: Record<Role, string> = {
+  owner: "everything, including settings and the team",
+  developer: "API keys and webhook endpoints",
+  support: "mark paid, cancel, refund, bank mutations",
+  viewer: "sees everything, changes nothing",
+};
+
+/** The invitation form's preselected role: the least that can do anything. */
+const DEFAULT_ROLE: Role = "viewer";
+
+const DONE: Record<string, string> = {
+  invited: "Invitation sent. Its link works once, for 72 hours.",
+  role: "Role changed. It applies to the member's next page.",
+  removed: "Member removed. Their sessions ended at once.",
+  revoked: "Invitation revoked. Its link no longer works.",
+};
+
+function RoleSelect(props: { name: string; value: Role; label: string }) {
+  return (
+    <select name={props.name} aria-label={props.label}>
+      {ROLES.map((role) => (
+        <option value={role} selected={role === props.value}>
+          {ROLE_NAMES[role]}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+function TeamPage(props: {
+  ctx: DashboardContext;
+  members: Member[];
+  invitations: Invitation[];
+  invite?: { email: string; role: Role };
+  flash?: string;
+  error?: string;
+}) {
+  const { member: me, store, csrf } = props.ctx.state.scope;
+  const invite = props.invite ?? { email: "", role: DEFAULT_ROLE };
+  return (
+    <Shell title="Team" member={me} store={store} section="team" csrf={csrf} flash={props.flash} error={props.error}>
+      <ul class="people" aria-label="Members">
+        {props.members.map((member) => {
+          const role = member.role as Role;
+          const you = member.id === me.id;
+          return (
+            <li class="card person">
+              <div class="who-is">
+                <strong>{member.email}</strong>
+                {you && <span class="muted small"> (you)</span>}
+                <div class="small muted">
+                  <span class="badge badge-role">{ROLE_NAMES[role] ?? member.role}</span>{" "}
+                  {member.status === "invited" ? <span class="badge badge-invited">Invited</span> : <span class="badge badge-active">Active</span>} Last sign-in:{" "}
+                  {member.lastSignedInAt ? <Time iso={iso(member.lastSignedInAt)} /> : "never"}
+                </div>
+              </div>
+              <div class="actions">
+                <form class="inline" method="post" action={storePath(store.id, `team/${member.id}/role`)}>
+                  <Csrf token={csrf} />
+                  <RoleSelect name="role" value={role} label={`Role of ${member.email}`} />
+                  <button type="submit" class="secondary">
+                    Change role
+                  </button>
+                </form>
+                <a class="button danger" href={storePath(store.id, `team/${member.id}/remove`)} aria-label={`Remove member ${member.email}`}>
+                  Remove member
+                </a>
+              </div>
+            </li>
+          );
+        })}
+      </ul>
+
+      <h2 id="invitations">Pending invitations</h2>
+      {props.invitations.length === 0 ? (
+        <Empty title="No pending invitations" />
+      ) : (
+        <ul class="people" aria-labelledby="invitations">
+          {props.invitations.map((invitation) => (
+            <li class="card person">
+              <div class="who-is">
+                <strong>{invitation.email}</strong>
+                <div class="small muted">
+                  <span class="badge badge-role">{ROLE_NAMES[invitation.role as Role] ?? invitation.role}</span> Sent <Time iso={iso(invitation.createdAt)} />, works until{" "}
+                  <Time iso={iso(invitation.expiresAt)} />
+                </div>
+              </div>
+              <form method="post" action={storePath(store.id, `team/invitations/${invitation.id}/revoke`)}>
+                <Csrf token={csrf} />
+                <button type="submit" class="danger" aria-label={`Revoke the invitation of ${invitation.email}`}>
+                  Revoke
+                </button>
+              </form>
+            </li>
+          ))}
+        </ul>
+      )}
+
+      <h2 id="invite">Invite member</h2>
+      <form class="stack card" method="post" action={storePath(store.id, "team/invitations")} aria-labelledby="invite">
+        <Csrf token={csrf} />
+        <label>
+          Email
+          <input type="email" name="email" required maxLength={254} value={invite.email} autocomplete="off" />
+        </label>
+        <label>
+          Role
+          <select name="role">
+            {ROLES.map((role) => (
+              <option value={role} selected={role === invite.role}>
+                {ROLE_NAMES[role]}: {ROLE_HINTS[role]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <p class="muted small" style="margin:0">
+          We mail a link that works once, for 72 hours. Someone already in the team keeps their role and gets a new link.
+        </p>
+        <button type="submit">Send invitation</button>
+      </form>
+    </Shell>
+  );
+}
+
+function RemovePage(props: { ctx: DashboardContext; member: Member }) {
+  const { member: me, store, csrf } = props.ctx.state.scope;
+  const you = props.member.id === me.id;
+  return (
+    <Shell title="Remove this member?" member={me} store={store} section="team" csrf={csrf}>
+      <div class="card">
+        <p style="margin-top:0">
+          <strong>{props.member.email}</strong> will no longer be able to open {store.name}, and every session of theirs ends at once.
+          {you && " That is you: you will be signed out."}
+        </p>
+        <div class="actions">
+          <form method="post" action={storePath(store.id, `team/${props.member.id}/remove`)}>
+            <Csrf token={csrf} />
+            <button type="submit" class="danger">
+              Remove member
+            </button>
+          </form>
+          <a class="button secondary" href={storePath(store.id, "team")}>
+            Keep them
+          </a>
+        </div>
+      </div>
+    </Shell>
+  );
+}
+
+export function teamPages(router: Router, kit: Kit) {
+  const { clients, handle, storeScope } = kit;
+  const base = "/dashboard/stores/:storeId/team";
+  const teamPath = (ctx: DashboardContext, done?: string) => `${storePath(ctx.state.scope.store.id, "team")}${done ? `?done=${done}` : ""}`;
+
+  const load = async (ctx: DashboardContext) => {
+    const storeId = ctx.state.scope.store.id;
+    const [{ members }, { invitations }] = await Promise.all([clients.accounts.listMembers({ storeId }), clients.accounts.listInvitations({ storeId })]);
+    return { members, invitations };
+  };
+
+  /** The page again with the service's reason (a bad email, the last owner), nothing changed. */
+  const refused = async (ctx: DashboardContext, error: unknown, invite?: { email: string; role: Role }) => {
+    const problem = problemText(error);
+    if (!problem) throw error;
+    const status = error instanceof ConnectError && error.code === Code.FailedPrecondition ? 409 : 400;
+    sendPage(ctx, <TeamPage ctx={ctx} {...await load(ctx)} error={problem} invite={invite} />, status);
+  };
+
+  const findMember = async (ctx: DashboardContext) => {
+    const memberId = (ctx.params.memberId ?? "").toLowerCase();
+    if (!isUuid(memberId)) return undefined;
+    return (await clients.accounts.listMembers({ storeId: ctx.state.scope.store.id })).members.find((member) => member.id === memberId);
+  };
+
+  router.get(
+    base,
+    storeScope,
+    handle(async (ctx: DashboardContext) => {
+      sendPage(ctx, <TeamPage ctx={ctx} {...await load(ctx)} flash={DONE[String(ctx.query.done)]} />);
+    }),
+  );
+
+  router.post(
+    `${base}/invitations`,
+    storeScope,
+    handle(async (ctx: DashboardContext) => {
+      const { form, store } = ctx.state.scope;
+      const email = field(form, "email").trim();
+      const role = field(form, "role");
+      try {
+        // The catalog stores the invitation, audits it and mails the link.
+        await clients.accounts.inviteMember({ storeId: store.id, email, role });
+        seeOther(ctx, teamPath(ctx, "invited"));
+      } catch (error) {
+        await refused(ctx, error, { email, role: (ROLES as readonly string[]).includes(role) ? (role as Role) : DEFAULT_ROLE });
+      }
+    }),
+  );
+
+  router.post(
+    `${base}/invitations/:invitationId/revoke`,
+    storeScope,
+    handle(async (ctx: DashboardContext) => {
+      const invitationId = (ctx.params.invitationId ?? "").toLowerCase();
+      if (!isUuid(invitationId)) return notFoundPage(ctx);
+      await clients.accounts.revokeInvitation({ storeId: ctx.state.scope.store.id, invitationId });
+      seeOther(ctx, teamPath(ctx, "revoked"));
+    }),
+  );
+
+  router.post(
+    `${base}/:memberId/role`,
+    storeScope,
+    handle(async (ctx: DashboardContext) => {
+      const memberId = (ctx.params.memberId ?? "").toLowerCase();
+      if (!isUuid(memberId)) return notFoundPage(ctx);
+      try {
+        await clients.accounts.setMemberRole({ storeId: ctx.state.scope.store.id, memberId, role: field(ctx.state.scope.form, "role") });
+        seeOther(ctx, teamPath(ctx, "role"));
+      } catch (error) {
+        await refused(ctx, error);
+      }
+    }),
+  );
+
+  router.get(
+    `${base}/:memberId/remove`,
+    storeScope,
+    handle(async (ctx: DashboardContext) => {
+      const member = await findMember(ctx);
+      if (!member) return notFoundPage(ctx);
+      sendPage(ctx, <RemovePage ctx={ctx} member={member} />);
+    }),
+  );
+
+  router.post(
+    `${base}/:memberId/remove`,
+    storeScope,
+    handle(async (ctx: DashboardContext) => {
+      const memberId = (ctx.params.memberId ?? "").toLowerCase();
+      if (!isUuid(memberId)) return notFoundPage(ctx);
+      try {
+        await clients.accounts.removeMember({ storeId: ctx.state.scope.store.id, memberId });
+      } catch (error) {
+        return refused(ctx, error);
+      }
+      // Removing yourself ends your own session too.
+      if (memberId === ctx.state.scope.member.id) return seeOther(ctx, "/dashboard/login");
+      seeOther(ctx, teamPath(ctx, "removed"));
+    }),
+  );
+}
