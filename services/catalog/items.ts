@@ -149,10 +149,17 @@ export function createItems({
     return (await store.getItems(sql, item.store_id, [id]))[0]!;
   }
 
-  async function update(storeId: string, itemId: string, change: { price?: number; status?: ItemStatusName }) {
-    if (!(await store.updateItem(sql, storeId, itemId, change))) return undefined;
-    announce(storeId);
-    return (await store.getItems(sql, storeId, [itemId]))[0];
+  /** The change and its audit entry (`actor` made it) in one transaction; undefined when the store has no such item. */
+  async function update(storeId: string, itemId: string, change: { price: number } | { status: ItemStatusName }, actor: Actor) {
+    const row = await store.transaction(sql, async (tx) => {
+      if (!(await store.updateItem(tx, storeId, itemId, change))) return undefined;
+      const [item] = await store.getItems(tx, storeId, [itemId]);
+      const what = "price" in change ? "price_changed" : "status_changed";
+      await audit.insertAuditEntries(tx, [auditEntry(storeId, actor, `${item!.type}.${what}`, auditTarget(item!.type, itemId))]);
+      return item;
+    });
+    if (row) announce(storeId);
+    return row;
   }
 
   return {
@@ -181,14 +188,14 @@ export function createItems({
       return insert({ store_id: owner.id, type: "bundle", title, slug, price, status }, ids, actor);
     },
 
-    /** Undefined when the store has no such item. */
-    async setPrice(storeId: string, itemId: string, price: bigint): Promise<ItemRow | undefined> {
-      return update(storeId, itemId, { price: requirePrice(price) });
+    /** Undefined when the store has no such item. Audited as `actor`. */
+    async setPrice(storeId: string, itemId: string, price: bigint, actor: Actor): Promise<ItemRow | undefined> {
+      return update(storeId, itemId, { price: requirePrice(price) }, actor);
     },
 
-    /** Undefined when the store has no such item. */
-    async setStatus(storeId: string, itemId: string, status: ItemStatusName): Promise<ItemRow | undefined> {
-      return update(storeId, itemId, { status });
+    /** Undefined when the store has no such item. Audited as `actor`. */
+    async setStatus(storeId: string, itemId: string, status: ItemStatusName, actor: Actor): Promise<ItemRow | undefined> {
+      return update(storeId, itemId, { status }, actor);
     },
 
     async listPublished(storeId: string, limit: number, offset: number): Promise<{ items: ItemRow[]; hasMore: boolean }> {

@@ -87,15 +87,20 @@ export function createCatalogRoutes(deps: CatalogRouteDeps) {
         return { item: itemMessage(await items.createBundle(request, requirePermission(context, "store_admin"))) };
       },
 
-      async setItemPrice(request) {
-        const row = await items.setPrice(requireUuid(request.storeId, "store_id"), requireUuid(request.itemId, "item_id"), request.price);
+      // Changing the store's offer is store administration, like creating it (README).
+      async setItemPrice(request, context) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        const itemId = requireUuid(request.itemId, "item_id");
+        const row = await items.setPrice(storeId, itemId, request.price, requirePermission(context, "store_admin"));
         if (!row) throw new ConnectError(`item ${request.itemId} not found`, Code.NotFound);
         return { item: itemMessage(row) };
       },
 
-      async setItemStatus(request) {
+      async setItemStatus(request, context) {
         const status = requireStatus(request.status);
-        const row = await items.setStatus(requireUuid(request.storeId, "store_id"), requireUuid(request.itemId, "item_id"), status);
+        const storeId = requireUuid(request.storeId, "store_id");
+        const itemId = requireUuid(request.itemId, "item_id");
+        const row = await items.setStatus(storeId, itemId, status, requirePermission(context, "store_admin"));
         if (!row) throw new ConnectError(`item ${request.itemId} not found`, Code.NotFound);
         return { item: itemMessage(row) };
       },

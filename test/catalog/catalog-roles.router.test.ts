@@ -1,23 +1,28 @@
-// The catalog enforces §13 for its changing RPCs (API keys, settings, the team) and writes
-// each change's audit entry with it, in memory: the real routes and domain over the fake
-// stores, each call made as whoever `as.actor` names. Two concurrent demotions on real
-// PostgreSQL are accounts/accounts.test.ts's.
+// The catalog enforces §13 for its changing RPCs (API keys, settings, items, the team and
+// its invitations) and writes each change's audit entry with it, in memory: the real
+// routes and domain over the fake stores, each call made as whoever `as.actor` names. Two
+// concurrent demotions on real PostgreSQL are accounts/accounts.test.ts's.
 import test, { type ExecutionContext } from "ava";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Actor } from "../../common/actor.js";
 import { ROLES, roleMay, type Permission, type Role } from "../../common/roles.js";
+import { ItemStatus } from "../../gen/catalog/v1/catalog_pb.js";
 import { catalogRouterSetup } from "../helpers/catalog-router.js";
 
 async function setup() {
-  const { as, stores, accounts, storeId, member, asOperator } = await catalogRouterSetup("Toko Peran");
+  const { as, stores, items, accounts, storeId, member, asOperator } = await catalogRouterSetup("Toko Peran");
   const audit = () => asOperator(async () => (await accounts.listAudit({ storeId, limit: 500 })).entries);
   const state = () =>
     asOperator(async () => ({
       keys: (await stores.listApiKeys({ storeId })).apiKeys.map((k) => [k.id, k.revokedAt !== undefined]),
       members: (await accounts.listMembers({ storeId })).members.map((m) => [m.id, m.role]),
+      invitations: (await accounts.listInvitations({ storeId })).invitations.map((i) => i.id),
+      items: (await items.listPublishedItems({ storeId, limit: 50 })).items.map((i) => [i.id, i.price, i.status]),
       store: (await stores.getStore({ id: storeId })).store,
     }));
-  return { as, stores, accounts, storeId, member, asOperator, audit, state };
+  /** A published product, made by the operator. */
+  const product = () => asOperator(async () => (await items.createProduct({ storeId, title: `Kopi ${Math.random()}`, price: 20_000n, status: ItemStatus.PUBLISHED })).item!);
+  return { as, stores, items, accounts, storeId, member, asOperator, audit, state, product };
 }
 
 type Setup = Awaited<ReturnType<typeof setup>>;
@@ -57,6 +62,34 @@ const CHANGES: { rpc: string; permission: Permission; action: string; call: (s: 
     call: async (s) => {
       const target = await s.member("viewer");
       return () => s.accounts.setMemberRole({ storeId: s.storeId, memberId: target.memberId, role: "developer" });
+    },
+  },
+  {
+    rpc: "RevokeInvitation",
+    permission: "store_admin",
+    action: "invitation.revoked",
+    call: async (s) => {
+      await s.asOperator(() => s.accounts.inviteMember({ storeId: s.storeId, email: "tertunda@example.co.id", role: "viewer" }));
+      const [pending] = (await s.asOperator(() => s.accounts.listInvitations({ storeId: s.storeId }))).invitations;
+      return () => s.accounts.revokeInvitation({ storeId: s.storeId, invitationId: pending!.id });
+    },
+  },
+  {
+    rpc: "SetItemPrice",
+    permission: "store_admin",
+    action: "product.price_changed",
+    call: async (s) => {
+      const item = await s.product();
+      return () => s.items.setItemPrice({ storeId: s.storeId, itemId: item.id, price: 25_000n });
+    },
+  },
+  {
+    rpc: "SetItemStatus",
+    permission: "store_admin",
+    action: "product.status_changed",
+    call: async (s) => {
+      const item = await s.product();
+      return () => s.items.setItemStatus({ storeId: s.storeId, itemId: item.id, status: ItemStatus.ARCHIVED });
     },
   },
 ];
