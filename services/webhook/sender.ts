@@ -22,6 +22,15 @@ export interface SendOptions {
 const EXCERPT_BYTES = 1_024;
 
 /**
+ * The start of a receiver's answer as text that can always be stored and shown: bytes
+ * that are not UTF-8 become U+FFFD, and so does NUL, which PostgreSQL's text refuses
+ * (an answer with one used to roll back the attempt's record and resend it forever).
+ */
+export function excerptText(bytes: Buffer): string {
+  return bytes.subarray(0, EXCERPT_BYTES).toString("utf8").replaceAll("\u0000", "\ufffd");
+}
+
+/**
  * One POST of exactly `body`. No redirects are followed (a 3xx is a failure), the
  * whole exchange is bounded by `timeoutMs`, and destinations are checked at send time.
  */
@@ -73,7 +82,7 @@ export function sendWebhook(url: string, headers: Record<string, string>, body: 
             result: status >= 200 && status < 300 ? "succeeded" : "http_error",
             statusCode: status,
             retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-            responseExcerpt: Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString("utf8"),
+            responseExcerpt: excerptText(Buffer.concat(chunks)),
           });
         });
         response.on("error", (error) => finish({ result: "network_error", statusCode: response.statusCode, error: error.message }));

@@ -300,26 +300,43 @@ export async function insertDelivery(db: Db, delivery: NewDelivery): Promise<Del
  * two instances from sending one delivery at once; a crashed instance's lease runs out
  * and another picks the delivery up.
  */
-export async function leaseDue(db: Db, limit: number, leaseMs: number, skipEndpoints: string[]): Promise<DueDelivery[]> {
+export async function leaseDue(db: Db, limit: number, leaseMs: number, skipEndpoints: string[], scheduleMs: number[] = []): Promise<DueDelivery[]> {
+  const steps = scheduleMs.map((ms) => ms / 1000);
+  // A delivery whose last send went unrecorded is due again at the schedule's next step
+  // (set below when it was leased); a second unrecorded send, or one past the end of the
+  // schedule, ends it.
+  const spent = (d: Db) => d`
+    d.unrecorded_sends >= 1 and (d.unrecorded_sends >= 2 or coalesce(array_length(${steps}::float8[], 1), 0) < d.attempts + d.unrecorded_sends)`;
   return db<DueDelivery[]>`
     with due as (
-      select d.id from deliveries d
+      select d.id, ${spent(db)} as spent from deliveries d
       where d.status = 'pending' and d.next_attempt_at <= clock_timestamp()
         and (d.leased_until is null or d.leased_until < clock_timestamp())
         and not (d.endpoint_id = any(${skipEndpoints}::uuid[]))
       order by d.next_attempt_at
       limit ${limit}
       for update skip locked
+    ), ended as (
+      update deliveries d set status = 'failed', leased_until = null, updated_at = clock_timestamp(),
+        last_error = 'attempts were sent but could not be recorded'
+      from due where d.id = due.id and due.spent
+      returning d.id
     )
-    update deliveries d set leased_until = clock_timestamp() + ${leaseMs / 1000} * interval '1 second'
+    update deliveries d set
+      leased_until = clock_timestamp() + ${leaseMs / 1000} * interval '1 second',
+      unrecorded_sends = d.unrecorded_sends + 1,
+      next_attempt_at = clock_timestamp()
+        + coalesce((${steps}::float8[])[d.attempts + d.unrecorded_sends + 1], ${leaseMs / 1000}) * interval '1 second'
     from due, endpoints e
-    where d.id = due.id and e.id = d.endpoint_id
+    where d.id = due.id and not due.spent and e.id = d.endpoint_id
     returning d.*, e.url, (e.enabled and e.deleted_at is null) as enabled`;
 }
 
 /** Gives a lease back unused, so the delivery is due again at once. */
 export async function releaseLease(db: Db, deliveryId: string): Promise<void> {
-  await db`update deliveries set leased_until = null where id = ${deliveryId}`;
+  await db`
+    update deliveries set leased_until = null, next_attempt_at = clock_timestamp(), unrecorded_sends = greatest(unrecorded_sends - 1, 0)
+    where id = ${deliveryId}`;
 }
 
 /** Counts an attempt on the delivery, applies its outcome and ends the lease; the attempt's number. */
@@ -330,6 +347,7 @@ export async function finishAttempt(db: Db, deliveryId: string, outcome: Attempt
       status = ${outcome.status},
       next_attempt_at = coalesce(${outcome.nextAttemptAt ?? null}, next_attempt_at),
       leased_until = null,
+      unrecorded_sends = 0,
       last_error = ${outcome.error ?? null},
       updated_at = clock_timestamp()
     where id = ${deliveryId}
@@ -381,7 +399,7 @@ export async function getDelivery(db: Db, storeId: string, deliveryId: string): 
 /** Puts a delivery back in the queue now, keeping its history and its event id. */
 export async function requeue(db: Db, storeId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
   const [row] = await db<DeliveryRow[]>`
-    update deliveries set status = 'pending', next_attempt_at = clock_timestamp(), leased_until = null, updated_at = clock_timestamp()
+    update deliveries set status = 'pending', next_attempt_at = clock_timestamp(), leased_until = null, unrecorded_sends = 0, updated_at = clock_timestamp()
     where id = ${deliveryId} and store_id = ${storeId}
       -- Not while an attempt is under way: it would be sent twice at once.
       and (leased_until is null or leased_until < clock_timestamp())

@@ -49,11 +49,30 @@ export function startDeliveryWorker(options: WorkerOptions) {
   let again = false;
 
   /** The attempt's row and its delivery's new state, in one transaction. */
-  async function recordAttempt(attempt: Omit<AttemptRow, "number">, outcome: AttemptOutcome) {
+  async function writeAttempt(attempt: Omit<AttemptRow, "number">, outcome: AttemptOutcome) {
     await store.transaction(sql, async (tx) => {
       const number = await store.finishAttempt(tx, attempt.delivery_id, outcome);
       await store.insertAttempt(tx, { ...attempt, number });
     });
+  }
+
+  /**
+   * Records the attempt. What came from the receiver (its answer, an error text) is the
+   * one part of the record we do not control: if the record is refused for anything but
+   * an outage, it is written again without them, so the delivery still moves on. Should
+   * that fail too, the lease lapses and leaseDue's step rule ends the delivery.
+   */
+  async function recordAttempt(attempt: Omit<AttemptRow, "number">, outcome: AttemptOutcome) {
+    try {
+      await writeAttempt(attempt, outcome);
+    } catch (error) {
+      if (isOutage(error)) throw error;
+      logger.error(
+        { deliveryId: attempt.delivery_id, err: { message: (error as Error).message, code: (error as { code?: unknown }).code } },
+        "webhook attempt could not be recorded as received; recording it without the receiver's answer",
+      );
+      await writeAttempt({ ...attempt, error: attempt.error === null ? null : "(not recordable)", response_excerpt: null }, { ...outcome, error: outcome.error === undefined ? undefined : "(not recordable)" });
+    }
   }
 
   async function deliver(delivery: DueDelivery) {
@@ -142,7 +161,7 @@ export function startDeliveryWorker(options: WorkerOptions) {
         const room = total - count;
         if (room <= 0 || stopped) break;
         const saturated = [...inFlight].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
-        const leased = await store.leaseDue(sql, room, leaseMs, saturated);
+        const leased = await store.leaseDue(sql, room, leaseMs, saturated, options.schedule);
         for (const delivery of leased) {
           if ((inFlight.get(delivery.endpoint_id) ?? 0) >= perEndpoint) {
             // Over this endpoint's share: give the lease back for a later round.

@@ -8,7 +8,7 @@ export interface Received {
   at: number;
 }
 
-export type Reply = { status: number; headers?: Record<string, string>; body?: string } | "hang";
+export type Reply = { status: number; headers?: Record<string, string>; body?: string | Buffer } | "hang";
 
 /**
  * A real HTTP server on loopback that records every webhook request and answers as
