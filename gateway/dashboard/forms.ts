@@ -51,6 +51,19 @@ export async function readMultipartForm(ctx: Context, maxFileBytes: number): Pro
     });
     parser.on("error", () => reject(invalidRequest("the form could not be read")));
     parser.on("close", () => (failure ? reject(failure) : resolve({ form, file })));
+    // pipe() does not pass on a client that goes away mid-body: busboy would wait for
+    // the rest forever, holding the handler and what it buffered. Settle and let go.
+    const interrupted = () => {
+      ctx.req.unpipe(parser);
+      parser.destroy();
+      file = undefined;
+      reject(invalidRequest("the upload was interrupted"));
+    };
+    // The client may be gone already (while the session was being checked).
+    if (ctx.req.destroyed && !ctx.req.complete) return interrupted();
+    ctx.req.once("close", () => {
+      if (!ctx.req.complete) interrupted();
+    });
     ctx.req.pipe(parser);
   });
 }

@@ -734,3 +734,30 @@ test("bank mutations: a statement imported on the page pays its order; unmatched
   assertAudited(t, rows, m.email, "bank_mutation.dismissed", m3);
   assertNoCspViolations(t, m.page);
 });
+
+test("bank mutations whose ids are dot segments (. and ..) are assigned and dismissed from the page", async (t) => {
+  const m = await signedInMember(t, `Toko Titik ${uid()}`);
+  const product = await createProduct(stack, m.storeId, "Kopi Titik", 50_000);
+  const order = await createApiOrder(m.key, { items: [{ product_id: product.id, quantity: 1 }], payment_method: "bank_transfer" });
+  const soon = new Date(Date.now() + 60_000).toISOString();
+  // Banks name their own ids; a browser would collapse "." or ".." in a form's URL.
+  await stack.bank.reconcileMutations({
+    storeId: m.storeId,
+    mutations: [
+      { id: ".", amount: BigInt(order.payment.seller_bank.transfer_amount + 7), type: "credit", occurredAt: soon, description: "DOT ONE" },
+      { id: "..", amount: 333_333n, type: "credit", occurredAt: soon, description: "DOT TWO" },
+    ],
+  });
+  await nav(m.page, "Bank mutations");
+  const row = (text: string) => m.page.getByRole("row").filter({ hasText: text });
+  await follow(m.page, row("DOT TWO").getByRole("button", { name: "Dismiss", exact: true }));
+  t.true((await bodyText(m.page)).includes("The transfer is dismissed"), await bodyText(m.page));
+  await row("DOT ONE").getByLabel("Payment reference", { exact: true }).fill(order.order.payment_reference);
+  await follow(m.page, row("DOT ONE").getByRole("button", { name: "Assign to order", exact: true }));
+  t.true((await bodyText(m.page)).includes("The transfer is assigned"), await bodyText(m.page));
+  t.is((await apiOrder(m.key, order.order.id)).status, "paid");
+  const rows = await auditLog(m.page);
+  assertAudited(t, rows, m.email, "bank_mutation.dismissed", "..");
+  assertAudited(t, rows, m.email, "bank_mutation.assigned", ".");
+  assertNoCspViolations(t, m.page);
+});

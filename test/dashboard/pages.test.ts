@@ -4,12 +4,16 @@
 import test from "ava";
 import { loggablePath } from "../../gateway/context.js";
 import { csrfTokenFor } from "../../gateway/dashboard/session-cookie.js";
-import { api } from "../helpers/http.js";
+import net from "node:net";
+import { api, waitFor } from "../helpers/http.js";
+import { capturingLogger } from "../helpers/logs.js";
 import { buyer, createProduct, createStore, Plan, startStack, type Stack } from "../helpers/stack.js";
 
 let stack: Stack;
+/** What the stack logged, for what reaches the logs and whether a request ended. */
+const lines: Record<string, any>[] = [];
 test.before(async () => {
-  stack = await startStack();
+  stack = await startStack({ logger: capturingLogger(lines, { labels: true }) });
 });
 test.after.always(async () => {
   await stack?.close();
@@ -93,10 +97,10 @@ test("assigning a transfer to an unknown payment reference stays on the page and
     storeId: m.storeId,
     mutations: [{ id: "TRX-1", amount: 999_999n, type: "credit", occurredAt: new Date().toISOString(), description: "" }],
   });
-  const unknown = await m.post("bank-mutations/TRX-1/assign", { payment_reference: "SO-ABCDEFGH2345" });
+  const unknown = await m.post("bank-mutations/assign", { mutation_id: "TRX-1", payment_reference: "SO-ABCDEFGH2345" });
   t.is(unknown.status, 400);
   t.regex(await unknown.text(), /Not changed: no order of this store has that payment reference/);
-  const empty = await m.post("bank-mutations/TRX-1/assign", { payment_reference: " " });
+  const empty = await m.post("bank-mutations/assign", { mutation_id: "TRX-1", payment_reference: " " });
   t.is(empty.status, 400);
   t.regex(await empty.text(), /type the payment reference/);
 });
@@ -116,4 +120,27 @@ test("one-time tokens in paths never reach the logs", (t) => {
   t.is(loggablePath("/sandbox/pay/tok_123/pay"), "/sandbox/pay/…/pay");
   t.is(loggablePath("/dashboard/reset-password/Bwu_HqMT0123456789abcdef"), "/dashboard/reset-password/…");
   t.is(loggablePath("/dashboard/stores/abc/orders"), "/dashboard/stores/abc/orders");
+});
+
+test("an upload cut off at 10 KB of 1 MB ends its request: nothing is left waiting for the rest", async (t) => {
+  const m = await member("Aborted Upload Store");
+  const boundary = "----cut-off-upload";
+  const path = `/dashboard/stores/${m.storeId}/bank-mutations/import`;
+  const head =
+    `--${boundary}\r\nContent-Disposition: form-data; name="csrf"\r\n\r\n${csrfTokenFor(m.token)}\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="statement"; filename="statement.csv"\r\nContent-Type: text/csv\r\n\r\n` +
+    "id,occurred_at,amount,type,description\n";
+  const port = Number(new URL(stack.baseUrl).port);
+  const socket = net.connect(port, "127.0.0.1");
+  await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+  const request =
+    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: session=${m.token}\r\n` +
+    `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${1024 * 1024}\r\n\r\n` +
+    head +
+    "x".repeat(10 * 1024 - head.length);
+  await new Promise<void>((resolve) => socket.write(request, () => resolve()));
+  socket.destroy();
+  const ended = () => lines.some((line) => typeof line.path === "string" && line.path.endsWith("/bank-mutations/import") && /^request/.test(line.msg));
+  await waitFor(async () => ended(), 15_000, 100).catch(() => {});
+  t.true(ended(), "the gateway logged the request's end");
 });

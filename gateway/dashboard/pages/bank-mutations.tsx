@@ -21,7 +21,9 @@ function Badge({ value }: { value: string }) {
   return <span class={`badge badge-${RESULT_BADGE[value] ?? "expired"}`}>{value}</span>;
 }
 
-const mutationPath = (storeId: string, mutationId: string, action: string) => storePath(storeId, `bank-mutations/${encodeURIComponent(mutationId)}/${action}`);
+// The mutation id travels in the form body, not the path: ids are the bank's own text,
+// and a browser collapses a path segment of "." or ".." before it posts.
+const actionPath = (storeId: string, action: "assign" | "dismiss") => storePath(storeId, `bank-mutations/${action}`);
 
 function ReviewList(props: { ctx: DashboardContext; review: BankMutation[] }) {
   const { store, csrf } = props.ctx.state.scope;
@@ -63,16 +65,18 @@ function ReviewList(props: { ctx: DashboardContext; review: BankMutation[] }) {
                 {!decides && <span class="muted small">Your role may not assign or dismiss transfers.</span>}
                 {decides && (
                   <>
-                    <form class="inline" method="post" action={mutationPath(store.id, m.id, "assign")}>
+                    <form class="inline" method="post" action={actionPath(store.id, "assign")}>
                       <Csrf token={csrf} />
+                      <input type="hidden" name="mutation_id" value={m.id} />
                       <label>
                         Payment reference
                         <input type="text" name="payment_reference" placeholder="SO-…" required />
                       </label>
                       <button type="submit">Assign to order</button>
                     </form>
-                    <form method="post" action={mutationPath(store.id, m.id, "dismiss")} style="margin-top:8px">
+                    <form method="post" action={actionPath(store.id, "dismiss")} style="margin-top:8px">
                       <Csrf token={csrf} />
+                      <input type="hidden" name="mutation_id" value={m.id} />
                       <button type="submit" class="secondary">
                         Dismiss
                       </button>
@@ -235,11 +239,11 @@ export function bankMutationPages(router: Router, kit: Kit) {
 
   for (const action of ["assign", "dismiss"] as const) {
     router.post(
-      `${base}/:mutationId/${action}`,
+      `${base}/${action}`,
       storeScope,
       handle(async (ctx: DashboardContext) => {
         const storeId = ctx.state.scope.store.id;
-        const mutationId = ctx.params.mutationId ?? "";
+        const mutationId = field(ctx.state.scope.form, "mutation_id");
         try {
           if (action === "assign") {
             const paymentReference = field(ctx.state.scope.form, "payment_reference").trim();
