@@ -21,13 +21,36 @@ export interface SendOptions {
 
 const EXCERPT_BYTES = 1_024;
 
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
 /**
- * The start of a receiver's answer as text that can always be stored and shown: bytes
- * that are not UTF-8 become U+FFFD, and so does NUL, which PostgreSQL's text refuses
- * (an answer with one used to roll back the attempt's record and resend it forever).
+ * The start of a receiver's answer as text that can always be stored and shown (CONTRACT
+ * §6): UTF-8 as it is, and every byte that is not (invalid UTF-8, binary) or that a
+ * text column or a page cannot hold (NUL and the other control characters but tab and
+ * line breaks) escaped as `\xNN`. An answer with a NUL used to roll back the attempt's
+ * record (PostgreSQL's text refuses 0x00), and the delivery was sent again forever.
  */
 export function excerptText(bytes: Buffer): string {
-  return bytes.subarray(0, EXCERPT_BYTES).toString("utf8").replaceAll("\u0000", "\ufffd");
+  const data = bytes.subarray(0, EXCERPT_BYTES);
+  let text = "";
+  let i = 0;
+  while (i < data.length) {
+    const byte = data[i]!;
+    const length = byte < 0x80 ? 1 : byte >= 0xc2 && byte <= 0xdf ? 2 : byte >= 0xe0 && byte <= 0xef ? 3 : byte >= 0xf0 && byte <= 0xf4 ? 4 : 0;
+    const control = length === 1 && ((byte < 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) || byte === 0x7f);
+    if (length > 0 && !control && i + length <= data.length) {
+      try {
+        text += strictUtf8.decode(data.subarray(i, i + length));
+        i += length;
+        continue;
+      } catch {
+        // not a whole, valid sequence: escaped below, one byte at a time
+      }
+    }
+    text += `\\x${byte.toString(16).padStart(2, "0")}`;
+    i++;
+  }
+  return text;
 }
 
 /**
