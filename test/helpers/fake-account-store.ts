@@ -264,8 +264,10 @@ export function createFakeAccountStore(stores: { storeOf(id: string): { id: stri
         (i) => i.id === invitationId && i.store_id === storeId && i.used_at === null && i.expires_at.getTime() > tick && isMember(i.store_id, i.member_id),
       );
       if (!row) return undefined;
+      const revoked = invitationRow(row);
       state.invitations = state.invitations.filter((i) => i !== row);
-      return invitationRow(row);
+      if (state.members.get(row.member_id)!.password_hash === null) state.memberships.delete(`${row.store_id}/${row.member_id}`);
+      return revoked;
     },
     async invitationLinkState(_db, tokenHash) {
       const row = state.invitations.find((i) => i.token_hash.equals(tokenHash) && isMember(i.store_id, i.member_id));

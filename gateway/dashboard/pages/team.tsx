@@ -122,16 +122,17 @@ function TeamPage(props: {
           Email
           <input type="email" name="email" required maxLength={254} value={invite.email} autocomplete="off" />
         </label>
-        <label>
-          Role
-          <select name="role">
+        {/* Labelled by id, not by wrapping: a wrapped select's name would include its option's text. */}
+        <div class="field">
+          <label for="invite-role">Role</label>
+          <select id="invite-role" name="role">
             {ROLES.map((role) => (
               <option value={role} selected={role === invite.role}>
                 {ROLE_NAMES[role]}: {ROLE_HINTS[role]}
               </option>
             ))}
           </select>
-        </label>
+        </div>
         <p class="muted small" style="margin:0">
           We mail a link that works once, for 72 hours. Someone already in the team keeps their role and gets a new link.
         </p>

@@ -343,14 +343,22 @@ export async function listOpenInvitations(db: Db, storeId: string): Promise<Invi
     order by i.created_at desc, i.id`;
 }
 
-/** Deletes a pending invitation of the store; undefined when there is none with this id. */
+/**
+ * Deletes a pending invitation of the store; undefined when there is none with this id.
+ * Someone who never chose a password (invited, never joined anything) leaves the store
+ * with it; a member who already signs in keeps their membership.
+ */
 export async function revokeInvitation(db: Db, storeId: string, invitationId: string): Promise<InvitationRow | undefined> {
   const [row] = await db<InvitationRow[]>`
     with revoked as (
       delete from invitations
       where id = ${invitationId} and store_id = ${storeId} and used_at is null and expires_at > now()
       returning id, member_id, store_id, created_at, expires_at
+    ), never_joined as (
+      delete from memberships ms using revoked r, members m
+      where ms.member_id = r.member_id and ms.store_id = r.store_id and m.id = r.member_id and m.password_hash is null
     )
+    -- Every part of one statement reads the same snapshot: the membership is still seen here.
     select r.id, m.email, ms.role, r.created_at, r.expires_at from revoked r
     join members m on m.id = r.member_id
     join memberships ms on ms.member_id = r.member_id and ms.store_id = r.store_id`;

@@ -392,6 +392,7 @@ test("team: pending invitations list and revoke in SQL; links say pending, used 
   await accounts.revokeInvitation({ storeId, invitationId: forB!.id });
   t.is((await accounts.checkLink({ kind: "invitation", token: b.invitationToken })).state, "unknown");
   t.deepEqual((await accounts.listInvitations({ storeId })).invitations.map((i) => i.email), [a.member!.email]);
+  t.false((await accounts.listMembers({ storeId })).members.some((m) => m.email === b.member!.email), "who never joined leaves with the invitation");
 
   await accounts.acceptInvitation({ token: a.invitationToken, password: PASSWORD });
   t.is((await accounts.checkLink({ kind: "invitation", token: a.invitationToken })).state, "used");

@@ -113,12 +113,24 @@ test("RevokeInvitation: the link stops working at once and the revocation is aud
   await rejects(t, accounts.revokeInvitation({ storeId, invitationId: "x" }), Code.InvalidArgument, /invitation_id/);
   const { invitation } = await accounts.revokeInvitation({ storeId, invitationId: pending!.id });
   t.is(invitation?.email, "a@example.co.id");
+  t.deepEqual((await accounts.listMembers({ storeId })).members, [], "someone who never joined leaves with the invitation");
   t.deepEqual((await accounts.listInvitations({ storeId })).invitations, []);
   t.is((await accounts.checkLink({ kind: "invitation", token: invitationToken })).state, "unknown");
   await rejects(t, accounts.acceptInvitation({ token: invitationToken, password: PASSWORD }), Code.Unauthenticated);
   await rejects(t, accounts.revokeInvitation({ storeId, invitationId: pending!.id }), Code.NotFound);
   const { entries } = await accounts.listAudit({ storeId });
   t.deepEqual(entries.filter((e) => e.action === "invitation.revoked").map((e) => [e.actor, e.target]), [["operator", "member:a@example.co.id"]]);
+});
+
+test("RevokeInvitation of a new invitation for someone who already signs in: only the link goes, the membership stays", async (t) => {
+  const { accounts, stores, storeId, activeMember } = await setup();
+  const member = await activeMember("viewer");
+  const other = (await stores.createStore({ name: "Toko Lain" })).store!.id;
+  await accounts.inviteMember({ storeId: other, email: member.email, role: "support" });
+  const [pending] = (await accounts.listInvitations({ storeId: other })).invitations;
+  await accounts.revokeInvitation({ storeId: other, invitationId: pending!.id });
+  t.deepEqual((await accounts.listMembers({ storeId: other })).members.map((m) => m.email), [member.email], "they were in the store from the invitation on");
+  t.deepEqual((await accounts.listMembers({ storeId })).members.map((m) => m.email).includes(member.email), true);
 });
 
 test("RevokeInvitation for a role that may not manage the team: PERMISSION_DENIED, the invitation still works, nothing audited", async (t) => {
