@@ -28,6 +28,8 @@ export interface StartAllOverrides {
   sweepEveryMs?: number;
   authCacheMs?: number;
   webhookTimeoutMs?: number;
+  /** How often the webhook service looks for endpoints to disable (default 15 s). */
+  webhookDisableSweepEveryMs?: number;
   /**
    * How the roles call each other (default "in-process": Connect's router transport
    * over the services' own routes and interceptors; "grpc": HTTP/2 on loopback, as
@@ -65,7 +67,7 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
   const catalogChanges = createCatalogChanges(config, log("catalog"), createLocalCatalogChanges(log("catalog")));
   const catalogSql = connectDb(databaseUrl, { schema: CATALOG_SCHEMA, max: overrides.poolSize?.catalog });
   const catalogAt = where(config.CATALOG_ADDR);
-  // Invitations and password resets: SMTP_URL, or .eml files under DATA_DIR/mail.
+  // Invitations, password resets and "endpoint disabled": SMTP_URL, or .eml files under DATA_DIR/mail.
   const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR, logger: log("mail") });
   const mail = { mailer, publicBaseUrl: config.PUBLIC_BASE_URL };
   const catalog = await startCatalogService({ sql: catalogSql, logger: log("catalog"), catalogChanges, mail, ...catalogAt });
@@ -80,7 +82,17 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
     bus = overrides.bus ?? (await createEventBus(config, { stream: config.EVENTS_STREAM, consumer: config.EVENTS_CONSUMER }, log("bus")));
     webhookSql = connectDb(databaseUrl, { schema: WEBHOOK_SCHEMA, max: overrides.poolSize?.webhook });
     const webhookAt = where(config.WEBHOOK_ADDR);
-    webhook = await startWebhookService({ sql: webhookSql, logger: log("webhook"), config, bus, timeoutMs: overrides.webhookTimeoutMs, ...webhookAt });
+    webhook = await startWebhookService({
+      sql: webhookSql,
+      logger: log("webhook"),
+      config: { ...config, CATALOG_ADDR: catalogAddr },
+      bus,
+      mailer,
+      catalog: inProcess(catalog.inProcess),
+      timeoutMs: overrides.webhookTimeoutMs,
+      disableSweepEveryMs: overrides.webhookDisableSweepEveryMs,
+      ...webhookAt,
+    });
     webhookAddr = loopback(webhookAt.host, webhook.port);
   }
 

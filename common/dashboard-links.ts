@@ -13,3 +13,8 @@ export function inviteUrl(publicBaseUrl: string, token: string): string {
 export function passwordResetUrl(publicBaseUrl: string, token: string): string {
   return `${publicBaseUrl}${DASHBOARD_PATH}/reset-password/${encodeURIComponent(token)}`;
 }
+
+/** A webhook endpoint's page in its store (the "endpoint disabled" mail links to it). */
+export function endpointUrl(publicBaseUrl: string, storeId: string, endpointId: string): string {
+  return `${publicBaseUrl}${DASHBOARD_PATH}/stores/${storeId}/webhooks/${endpointId}`;
+}

@@ -69,6 +69,8 @@ const schema = z.object({
   WEBHOOK_SECRET_KEY: z.string().min(1).optional(),
   // How long a rotated-out webhook secret keeps signing (CONTRACT §6: 24 h).
   WEBHOOK_ROTATION_OVERLAP: duration.default(24 * 3_600_000),
+  // An endpoint whose every attempt has failed for this long is disabled (CONTRACT §6: 5 days).
+  WEBHOOK_DISABLE_AFTER: duration.default(5 * 86_400_000),
   // How long every order event is kept in the event log, replayable (CONTRACT §6: 30 days).
   EVENT_RETENTION: duration.default(30 * 86_400_000),
   // JetStream stream and durable consumer names (tests give each run its own).

@@ -29,7 +29,7 @@ export interface WebhookDomainDeps {
 export function createWebhookDomain(deps: WebhookDomainDeps) {
   const { sql, logger, box } = deps;
   const store = deps.store ?? sqlStore;
-  const endpoints = createEndpoints({ sql, store, logger, box, allowHttp: deps.allowHttp, rotationOverlapMs: deps.rotationOverlapMs });
+  const endpoints = createEndpoints({ sql, store, logger, box, allowHttp: deps.allowHttp, rotationOverlapMs: deps.rotationOverlapMs, onQueued: deps.onRequeued });
   const events = createEvents({ sql, store, logger, retentionMs: deps.eventRetentionMs, onQueued: deps.onRequeued });
   const deliveries = createDeliveries({ sql, store, logger, onRequeued: deps.onRequeued });
   // The webhook service's part of the store's audit log: entries are written by each change.

@@ -90,6 +90,7 @@ export type EndpointsStore = Pick<
   | "retireSecretsAt"
   | "liveSecrets"
   | "deleteSecrets"
+  | "insertResendDeliveries"
 >;
 
 export interface EndpointUpdate {
@@ -97,6 +98,8 @@ export interface EndpointUpdate {
   description?: string;
   events?: Subscription;
   enabled?: boolean;
+  /** "Resend failed since" (CONTRACT §6): only with the endpoint enabled, now or already. */
+  resendFailedSince?: Date;
 }
 
 function severalEndpoints(storeId: string, count: number): ConnectError {
@@ -114,6 +117,8 @@ export function createEndpoints(deps: {
   allowHttp: boolean;
   /** How long rotated-out secrets keep signing. */
   rotationOverlapMs: number;
+  /** Told when deliveries were queued (a resend), so the worker looks at once. */
+  onQueued?: () => void;
 }) {
   const { sql, store, logger, box } = deps;
 
@@ -192,17 +197,32 @@ export function createEndpoints(deps: {
         changes.enabled = update.enabled;
         changes.disabled_reason = DISABLED_BY_STORE;
       }
+      if (update.resendFailedSince !== undefined && update.enabled === false) {
+        throw new ConnectError("resend_failed_since: a disabled endpoint receives nothing; enable it to resend", Code.InvalidArgument);
+      }
       // Nothing to change: not even updated_at moves.
-      if (Object.keys(changes).length === 0) return store.endpointOfStore(sql, storeId, endpointId);
+      if (Object.keys(changes).length === 0 && update.resendFailedSince === undefined) return store.endpointOfStore(sql, storeId, endpointId);
       // Turning it on or off is its own action in the log; any other change is an update.
       const action = Object.keys(changes).length === 2 && update.enabled !== undefined ? (update.enabled ? "endpoint.enabled" : "endpoint.disabled") : "endpoint.updated";
-      const endpoint = await store.transaction(sql, async (tx) => {
-        const changed = await store.updateEndpoint(tx, storeId, endpointId, changes);
-        if (changed) await store.insertAudit(tx, [auditEntry(storeId, actor, action, auditTarget("endpoint", endpointId))]);
-        return changed;
+      const done = await store.transaction(sql, async (tx) => {
+        // The row lock first, so the resend sees the endpoint as this change leaves it.
+        const current = await store.lockEndpoint(tx, storeId, endpointId);
+        if (!current) return undefined;
+        const changed = Object.keys(changes).length > 0 ? await store.updateEndpoint(tx, storeId, endpointId, changes) : current;
+        if (!changed) return undefined;
+        if (Object.keys(changes).length > 0) await store.insertAudit(tx, [auditEntry(storeId, actor, action, auditTarget("endpoint", endpointId))]);
+        let resent: number | undefined;
+        if (update.resendFailedSince !== undefined) {
+          if (!changed.enabled) throw new ConnectError(`endpoint ${endpointId} is disabled: enable it to resend`, Code.FailedPrecondition);
+          resent = await store.insertResendDeliveries(tx, changed, update.resendFailedSince);
+          await store.insertAudit(tx, [auditEntry(storeId, actor, "events.replayed", auditTarget("endpoint", endpointId))]);
+        }
+        return { endpoint: changed, resent };
       });
-      if (endpoint) logger.info({ storeId, endpointId, changed: Object.keys(update) }, "webhook endpoint updated");
-      return endpoint;
+      if (!done) return undefined;
+      logger.info({ storeId, endpointId, changed: Object.keys(update), ...(done.resent !== undefined ? { resent: done.resent } : {}) }, "webhook endpoint updated");
+      if (done.resent) deps.onQueued?.();
+      return done.endpoint;
     },
 
     /**

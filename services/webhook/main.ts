@@ -4,6 +4,7 @@ import { listenAddress } from "../lib/config.js";
 import { connectDb, openDatabaseServer } from "../lib/db.js";
 import { loadConfigOrExit, onShutdown, reportProcessFailures } from "../lib/lifecycle.js";
 import { createLogger } from "../lib/logger.js";
+import { createMailer } from "../lib/mail.js";
 import { startServiceMetrics } from "../lib/metrics.js";
 import { startWebhookService, WEBHOOK_SCHEMA } from "./service.js";
 
@@ -14,12 +15,15 @@ const database = await openDatabaseServer(config, logger);
 const sql = connectDb(database.url, { schema: WEBHOOK_SCHEMA });
 if (!config.NATS_URL) logger.warn("NATS_URL is not set: alone, the webhook service receives no events");
 const bus = await createEventBus(config, { stream: config.EVENTS_STREAM, consumer: config.EVENTS_CONSUMER }, logger);
-const service = await startWebhookService({ sql, logger, config, bus, ...listenAddress(config.WEBHOOK_ADDR) });
+// "Endpoint disabled" mails: SMTP_URL, or .eml files under DATA_DIR/mail.
+const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR, logger });
+const service = await startWebhookService({ sql, logger, config, bus, mailer, ...listenAddress(config.WEBHOOK_ADDR) });
 const metrics = await startServiceMetrics(listenAddress(config.WEBHOOK_ADDR), config.METRICS_PORT, logger);
 
 onShutdown(logger, async () => {
   await metrics.close();
   await service.close();
+  await mailer.close();
   await bus.close();
   await sql.end({ timeout: 5 });
   await database.close();

@@ -15,6 +15,8 @@ export function endpointMessage(row: EndpointRow): MessageInitShape<typeof Endpo
     eventTypes: row.event_types ?? [],
     disabledReason: row.enabled ? "" : (row.disabled_reason ?? ""),
     updatedAt: row.updated_at.toISOString(),
+    failingSince: row.failing_since?.toISOString() ?? "",
+    failedFrom: row.failed_from?.toISOString() ?? "",
   };
 }
 

@@ -65,6 +65,7 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
         if (request.description !== undefined) update.description = request.description;
         if (request.events !== undefined) update.events = { all: request.events.all, types: request.events.types };
         if (request.enabled !== undefined) update.enabled = request.enabled;
+        if (request.resendFailedSince !== undefined) update.resendFailedSince = parseRfc3339(request.resendFailedSince, "resend_failed_since");
         const endpoint = found(await endpoints.update(storeId, endpointId, update, requirePermission(context, "developer_settings")), endpointNotFound(endpointId));
         return { endpoint: endpointMessage(endpoint) };
       },

@@ -1,14 +1,18 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { AccountService } from "../../gen/catalog/v1/account_pb.js";
 import { WebhookService } from "../../gen/webhook/v1/webhook_pb.js";
 import type { EventBus } from "../lib/bus.js";
 import type { Config } from "../lib/config.js";
 import { migrate, type Sql } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
-import { startRpcServer } from "../lib/rpc-server.js";
+import type { Mailer } from "../lib/mail.js";
+import { openRpcChannel } from "../lib/rpc-client.js";
+import { startRpcServer, type InProcessTarget } from "../lib/rpc-server.js";
 import { registerDbPool, webhookAttemptDuration, webhookAttempts, webhookDeliveryLatency } from "../lib/metrics.js";
 import { createEventConsumer } from "./consumer.js";
 import { createWebhookDomain } from "./domain.js";
+import { createFailingEndpoints, startFailingEndpointsJob } from "./failing-endpoints.js";
 import { createPurge, startPurgeJob } from "./purge.js";
 import { createWebhookRoutes } from "./routes.js";
 import { createSecretBox } from "./secret-box.js";
@@ -20,7 +24,15 @@ const migrations = path.join(path.dirname(fileURLToPath(import.meta.url)), "migr
 
 export type WebhookServiceConfig = Pick<
   Config,
-  "WEBHOOK_RETRY_SCHEDULE" | "WEBHOOK_ALLOW_HTTP" | "WEBHOOK_ALLOW_PRIVATE" | "WEBHOOK_SECRET_KEY" | "WEBHOOK_ROTATION_OVERLAP" | "EVENT_RETENTION"
+  | "WEBHOOK_RETRY_SCHEDULE"
+  | "WEBHOOK_ALLOW_HTTP"
+  | "WEBHOOK_ALLOW_PRIVATE"
+  | "WEBHOOK_SECRET_KEY"
+  | "WEBHOOK_ROTATION_OVERLAP"
+  | "WEBHOOK_DISABLE_AFTER"
+  | "EVENT_RETENTION"
+  | "CATALOG_ADDR"
+  | "PUBLIC_BASE_URL"
 >;
 
 /**
@@ -39,6 +51,12 @@ export async function startWebhookService(options: {
   timeoutMs?: number;
   /** How often the event log is purged (default hourly; it also runs at start). */
   purgeEveryMs?: number;
+  /** "Endpoint disabled" mails to the store's owners go out through it. */
+  mailer: Pick<Mailer, "send">;
+  /** The catalog service in this process (`npm start`); else CATALOG_ADDR over gRPC. */
+  catalog?: InProcessTarget;
+  /** How often failing endpoints are looked for (default 15 s). */
+  disableSweepEveryMs?: number;
 }) {
   const { sql, logger, config } = options;
   await migrate(sql, WEBHOOK_SCHEMA, migrations, logger);
@@ -83,6 +101,19 @@ export async function startWebhookService(options: {
       await options.bus.ready();
     },
   });
+  // The store's owners are the catalog's to know: asked when an endpoint is disabled.
+  const catalogChannel = openRpcChannel(options.catalog ?? config.CATALOG_ADDR, { timeoutMs: 3_000 });
+  const accounts = catalogChannel.client(AccountService);
+  const failing = createFailingEndpoints({
+    sql,
+    store,
+    logger,
+    disableAfterMs: config.WEBHOOK_DISABLE_AFTER,
+    ownersOf: async (storeId) => (await accounts.listMembers({ storeId })).members.filter((member) => member.role === "owner").map((member) => member.email),
+    mailer: options.mailer,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+  });
+  const failingJob = startFailingEndpointsJob(failing, logger, options.disableSweepEveryMs);
   const purgeJob = startPurgeJob({
     purge: createPurge({ sql, store, retentionMs: config.EVENT_RETENTION }),
     logger,
@@ -94,7 +125,9 @@ export async function startWebhookService(options: {
     async close(graceMs?: number) {
       await server.close(graceMs);
       await purgeJob.stop();
+      await failingJob.stop();
       await worker.stop();
+      catalogChannel.close();
     },
   };
 }

@@ -21,6 +21,10 @@ export interface EndpointRow {
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
+  /** When its attempts started failing (every one since has failed); null after a success. */
+  failing_since: Date | null;
+  /** When an endpoint disabled for failing started to (its first failed event): "Resend failed since"'s default. */
+  failed_from: Date | null;
 }
 
 export type NewEndpoint = Pick<EndpointRow, "store_id" | "url" | "description" | "event_types">;
@@ -161,6 +165,8 @@ export async function updateEndpoint(db: Db, storeId: string, endpointId: string
         when ${enabled}::boolean then null
         when enabled then ${changes.disabled_reason ?? null}::text
         else disabled_reason end,
+      -- Enabled again, it starts with a clean slate: its old failures must not disable it at once.
+      failing_since = case when ${enabled}::boolean and not enabled then null else failing_since end,
       enabled = coalesce(${enabled}::boolean, enabled),
       updated_at = clock_timestamp()
     where id = ${endpointId} and store_id = ${storeId} and deleted_at is null
@@ -179,6 +185,68 @@ export async function markEndpointDeleted(db: Db, storeId: string, endpointId: s
 
 export async function disableEndpoint(db: Db, endpointId: string, reason: string): Promise<void> {
   await db`update endpoints set enabled = false, disabled_reason = ${reason}, updated_at = clock_timestamp() where id = ${endpointId}`;
+}
+
+/**
+ * After a sent attempt: a success clears the endpoint's failing streak, a failure starts
+ * one at `at` unless one is running.
+ */
+export async function noteEndpointAttempt(db: Db, endpointId: string, succeeded: boolean, at: Date): Promise<void> {
+  if (succeeded) await db`update endpoints set failing_since = null where id = ${endpointId} and failing_since is not null`;
+  else await db`update endpoints set failing_since = ${at} where id = ${endpointId} and failing_since is null`;
+}
+
+export interface DisabledForFailing {
+  id: string;
+  store_id: string;
+  url: string;
+  description: string;
+  failed_from: Date;
+}
+
+/**
+ * Disables every enabled endpoint whose attempts have all failed since `before` or
+ * earlier, saying so as its reason; each is returned once, to one caller, however many
+ * instances sweep.
+ */
+export async function disableFailingEndpoints(db: Db, before: Date, forHowLong: string): Promise<DisabledForFailing[]> {
+  return db<DisabledForFailing[]>`
+    update endpoints set
+      enabled = false,
+      disabled_reason = 'every attempt failed for ' || ${forHowLong}::text || ', since '
+        || to_char(failing_since at time zone 'UTC', 'YYYY-MM-DD HH24:MI "UTC"'),
+      -- "Resend failed since" must include the event whose delivery failed first, which
+      -- happened a moment before its first attempt: the oldest event among the
+      -- deliveries that failed or waited during the streak.
+      failed_from = least(failing_since, (
+        select min(ev.created_at) from deliveries d join events ev on ev.id = d.event_id
+        where d.endpoint_id = endpoints.id and d.status <> 'succeeded' and d.updated_at >= endpoints.failing_since
+      )),
+      updated_at = clock_timestamp()
+    where enabled and deleted_at is null and failing_since is not null and failing_since <= ${before}
+    returning id, store_id, url, description, failed_from`;
+}
+
+/**
+ * "Resend failed since": a new delivery (same webhook-id) to the endpoint of every event
+ * of its store since `since`, of the types it is subscribed to, that has not reached it
+ * and is not on its way (every delivery of it failed, or none was made while it was
+ * off), oldest first; how many.
+ */
+export async function insertResendDeliveries(db: Db, endpoint: EndpointRow, since: Date): Promise<number> {
+  const rows = await db`
+    insert into deliveries (endpoint_id, store_id, event_id, event_type, order_id, body, kind)
+    select ${endpoint.id}, ev.store_id, ev.id, ev.type, ev.order_id, ev.body, 'replay'
+    from events ev
+    where ev.store_id = ${endpoint.store_id} and ev.created_at >= ${since}
+      and (${endpoint.event_types}::text[] is null or ev.type = any(${endpoint.event_types}::text[]))
+      and not exists (
+        select 1 from deliveries d
+        where d.endpoint_id = ${endpoint.id} and d.event_id = ev.id and d.status in ('succeeded', 'pending')
+      )
+    order by ev.created_at, ev.id
+    returning id`;
+  return rows.length;
 }
 
 export async function insertSecret(db: Db, endpointId: string, sealedSecret: string): Promise<void> {

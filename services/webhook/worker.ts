@@ -9,7 +9,7 @@ import type * as sqlStore from "./store.js";
 
 export type WorkerStore = Pick<
   typeof sqlStore,
-  "transaction" | "leaseDue" | "releaseLease" | "liveSecrets" | "disableEndpoint" | "finishAttempt" | "insertAttempt"
+  "transaction" | "leaseDue" | "releaseLease" | "liveSecrets" | "disableEndpoint" | "finishAttempt" | "insertAttempt" | "noteEndpointAttempt"
 >;
 
 export interface WorkerOptions {
@@ -48,11 +48,15 @@ export function startDeliveryWorker(options: WorkerOptions) {
   let pumping = false;
   let again = false;
 
-  /** The attempt's row and its delivery's new state, in one transaction. */
-  async function writeAttempt(attempt: Omit<AttemptRow, "number">, outcome: AttemptOutcome) {
+  /** A request that went out: its endpoint's failing streak moves with its result (failing-endpoints.ts). */
+  type Sent = { endpointId: string; succeeded: boolean };
+
+  /** The attempt's row, its delivery's new state and its endpoint's streak, in one transaction. */
+  async function writeAttempt(attempt: Omit<AttemptRow, "number">, outcome: AttemptOutcome, sent?: Sent) {
     await store.transaction(sql, async (tx) => {
       const number = await store.finishAttempt(tx, attempt.delivery_id, outcome);
       await store.insertAttempt(tx, { ...attempt, number });
+      if (sent) await store.noteEndpointAttempt(tx, sent.endpointId, sent.succeeded, attempt.started_at);
     });
   }
 
@@ -62,16 +66,16 @@ export function startDeliveryWorker(options: WorkerOptions) {
    * an outage, it is written again without them, so the delivery still moves on. Should
    * that fail too, the lease lapses and leaseDue's step rule ends the delivery.
    */
-  async function recordAttempt(attempt: Omit<AttemptRow, "number">, outcome: AttemptOutcome) {
+  async function recordAttempt(attempt: Omit<AttemptRow, "number">, outcome: AttemptOutcome, sent?: Sent) {
     try {
-      await writeAttempt(attempt, outcome);
+      await writeAttempt(attempt, outcome, sent);
     } catch (error) {
       if (isOutage(error)) throw error;
       logger.error(
         { deliveryId: attempt.delivery_id, err: { message: (error as Error).message, code: (error as { code?: unknown }).code } },
         "webhook attempt could not be recorded as received; recording it without the receiver's answer",
       );
-      await writeAttempt({ ...attempt, error: attempt.error === null ? null : "(not recordable)", response_excerpt: null }, { ...outcome, error: outcome.error === undefined ? undefined : "(not recordable)" });
+      await writeAttempt({ ...attempt, error: attempt.error === null ? null : "(not recordable)", response_excerpt: null }, { ...outcome, error: outcome.error === undefined ? undefined : "(not recordable)" }, sent);
     }
   }
 
@@ -126,24 +130,25 @@ export function startDeliveryWorker(options: WorkerOptions) {
       response_excerpt: result.responseExcerpt?.slice(0, 1_024) ?? null,
     };
     const attemptsMade = delivery.attempts + 1;
+    const sent: Sent = { endpointId: delivery.endpoint_id, succeeded: result.result === "succeeded" };
     if (result.result === "succeeded") {
-      await recordAttempt(attempt, { status: "succeeded" });
+      await recordAttempt(attempt, { status: "succeeded" }, sent);
     } else if (result.result === "refused") {
-      await recordAttempt(attempt, { status: "refused", error: result.error });
+      await recordAttempt(attempt, { status: "refused", error: result.error }, sent);
       logger.warn({ deliveryId: delivery.id, reason: result.error }, "webhook destination refused");
     } else if (result.statusCode === 410) {
       await store.disableEndpoint(sql, delivery.endpoint_id, "receiver answered 410 Gone");
-      await recordAttempt(attempt, { status: "failed", error: "410 Gone: endpoint disabled" });
+      await recordAttempt(attempt, { status: "failed", error: "410 Gone: endpoint disabled" }, sent);
       logger.warn({ endpointId: delivery.endpoint_id }, "webhook endpoint disabled after 410");
     } else {
       const retryAfter = result.statusCode && RETRY_AFTER_STATUSES.has(result.statusCode) ? parseRetryAfter(result.retryAfter) : undefined;
       const delay = nextAttemptDelay(options.schedule, attemptsMade, retryAfter);
       const error = result.error ?? `HTTP ${result.statusCode}`;
       if (delay === undefined) {
-        await recordAttempt(attempt, { status: "failed", error });
+        await recordAttempt(attempt, { status: "failed", error }, sent);
         logger.warn({ deliveryId: delivery.id, attempts: attemptsMade }, "webhook delivery failed for good");
       } else {
-        await recordAttempt(attempt, { status: "pending", nextAttemptAt: new Date(Date.now() + delay), error });
+        await recordAttempt(attempt, { status: "pending", nextAttemptAt: new Date(Date.now() + delay), error }, sent);
         setTimeout(kick, delay + 10).unref();
       }
     }

@@ -104,6 +104,8 @@ export function createFakeWebhookStore() {
         created_at: created,
         updated_at: created,
         deleted_at: null,
+        failing_since: null,
+        failed_from: null,
       };
       state.endpoints.set(row.id, row);
       return endpointRow(row);
@@ -127,6 +129,7 @@ export function createFakeWebhookStore() {
       if (changes.event_types !== undefined) row.event_types = changes.event_types && [...changes.event_types];
       if (changes.enabled === true) row.disabled_reason = null;
       else if (changes.enabled === false && row.enabled) row.disabled_reason = changes.disabled_reason ?? null;
+      if (changes.enabled === true && !row.enabled) row.failing_since = null;
       if (changes.enabled !== undefined) row.enabled = changes.enabled;
       row.updated_at = stamp();
       return endpointRow(row);
@@ -141,6 +144,28 @@ export function createFakeWebhookStore() {
     async disableEndpoint(_db, endpointId, reason) {
       const row = state.endpoints.get(endpointId);
       if (row) Object.assign(row, { enabled: false, disabled_reason: reason, updated_at: stamp() });
+    },
+    async noteEndpointAttempt(_db, endpointId, succeeded, at) {
+      const row = state.endpoints.get(endpointId);
+      if (row) row.failing_since = succeeded ? null : (row.failing_since ?? at);
+    },
+    async disableFailingEndpoints(_db, before, forHowLong) {
+      const due = [...state.endpoints.values()].filter((e) => e.enabled && !e.deleted_at && e.failing_since && e.failing_since <= before);
+      return due.map((row) => {
+        Object.assign(row, { enabled: false, disabled_reason: `every attempt failed for ${forHowLong}, since ${row.failing_since!.toISOString()}`, failed_from: row.failing_since, updated_at: stamp() });
+        return { id: row.id, store_id: row.store_id, url: row.url, description: row.description, failed_from: row.failed_from! };
+      });
+    },
+    async insertResendDeliveries(_db, endpoint, since) {
+      const reached = (eventId: string) =>
+        [...state.deliveries.values()].some((d) => d.endpoint_id === endpoint.id && d.event_id === eventId && (d.status === "succeeded" || d.status === "pending"));
+      const events = [...state.events.values()]
+        .filter((e) => e.store_id === endpoint.store_id && e.created_at >= since && receives(endpoint, e.type) && !reached(e.id))
+        .sort(byCreatedAsc);
+      for (const e of events) {
+        addDelivery({ endpoint_id: endpoint.id, store_id: e.store_id, event_id: e.id, event_type: e.type, order_id: e.order_id, body: e.body, kind: "replay" });
+      }
+      return events.length;
     },
     async insertSecret(_db, endpointId, secret) {
       state.secrets.push({ endpoint_id: endpointId, secret, created_at: stamp(), expires_at: null });

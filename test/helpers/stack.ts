@@ -34,7 +34,7 @@ export interface StackOptions {
    * server with stream names of this stack's own, or `natsUrl`) or the in-process bus.
    * Its configuration defaults to allowing http:// and loopback receivers.
    */
-  webhooks?: { bus: "nats" | "in-process"; natsUrl?: string; env?: Record<string, string>; timeoutMs?: number };
+  webhooks?: { bus: "nats" | "in-process"; natsUrl?: string; env?: Record<string, string>; timeoutMs?: number; disableSweepEveryMs?: number };
   /** How the roles call each other: in this process as `npm start` does (default), or gRPC on loopback. */
   transport?: "in-process" | "grpc";
   /** Where mail goes (SMTP_URL); by default each mail is an .eml file under `mailDir`. */
@@ -78,6 +78,7 @@ export async function startStack(options: StackOptions = {}) {
     sweepEveryMs: options.sweepEveryMs,
     authCacheMs: options.authCacheMs,
     webhookTimeoutMs: options.webhooks?.timeoutMs,
+    webhookDisableSweepEveryMs: options.webhooks?.disableSweepEveryMs,
     transport: options.transport,
   });
   // The test administers the stack as the operator would.

@@ -369,7 +369,7 @@ test("the webhook service purges at start and logs what it removed (own database
   const lines: any[] = [];
   const config = loadConfig({ EVENT_RETENTION: "1h", WEBHOOK_ALLOW_HTTP: "true", WEBHOOK_ALLOW_PRIVATE: "true" });
   const start = (logger = createLogger("webhook", "silent")) =>
-    startWebhookService({ sql, logger, config, bus: createInProcessBus(logger), host: "127.0.0.1", port: 0 });
+    startWebhookService({ sql, logger, config, bus: createInProcessBus(logger), mailer: { send: () => {} }, host: "127.0.0.1", port: 0 });
   try {
     // A first start creates the schema (and purges nothing).
     await (await start()).close(100);

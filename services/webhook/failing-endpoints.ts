@@ -1,0 +1,127 @@
+// Endpoints that keep failing (CONTRACT §6): when every attempt to an endpoint has
+// failed for WEBHOOK_DISABLE_AFTER, it is disabled with the reason on its page, audited
+// as `system`, and the store's owners are mailed. The worker keeps each endpoint's
+// failing streak (store.noteEndpointAttempt); a sweep every 15 s turns the streaks that
+// are long enough into disables, so it happens within 60 s of the bound even when no
+// attempt is due.
+import { SYSTEM } from "../../common/actor.js";
+import { auditTarget } from "../../common/audit.js";
+import { endpointUrl } from "../../common/dashboard-links.js";
+import { auditEntry } from "../lib/audit-log.js";
+import type { Logger } from "../lib/logger.js";
+import type { Mailer, OutgoingMail } from "../lib/mail.js";
+import type { DisabledForFailing, Pool } from "./store.js";
+import type * as sqlStore from "./store.js";
+
+export type FailingEndpointsStore = Pick<typeof sqlStore, "transaction" | "disableFailingEndpoints" | "insertAudit">;
+
+export const DISABLE_SWEEP_EVERY_MS = 15_000;
+
+/**
+ * Whether an endpoint whose attempts have all failed since `failingSince` (null: its
+ * latest attempt succeeded, or it has had none) is due to be disabled at `now`.
+ */
+export function dueForDisable(failingSince: Date | null, now: Date, disableAfterMs: number): boolean {
+  return failingSince !== null && now.getTime() - failingSince.getTime() >= disableAfterMs;
+}
+
+/**
+ * The failing streak after one more attempt: a success ends it, a failure starts one
+ * at its time unless one is running. Pure, so the rule can be read and tested alone; the
+ * worker applies the same rule in SQL (store.noteEndpointAttempt).
+ */
+export function failingSinceAfter(failingSince: Date | null, attempt: { succeeded: boolean; at: Date }): Date | null {
+  if (attempt.succeeded) return null;
+  return failingSince ?? attempt.at;
+}
+
+/** "5 days", "10 seconds": WEBHOOK_DISABLE_AFTER as the reason and the mail say it. */
+export function spokenDuration(ms: number): string {
+  const units: [number, string][] = [
+    [86_400_000, "day"],
+    [3_600_000, "hour"],
+    [60_000, "minute"],
+    [1_000, "second"],
+  ];
+  for (const [size, name] of units) {
+    if (ms >= size && ms % size === 0) return `${ms / size} ${name}${ms / size === 1 ? "" : "s"}`;
+  }
+  return `${ms} ms`;
+}
+
+export function endpointDisabledMail(to: string, endpoint: DisabledForFailing, forHowLong: string, publicBaseUrl: string): OutgoingMail {
+  const name = endpoint.description ? `“${endpoint.description}” (${endpoint.url})` : endpoint.url;
+  return {
+    kind: "endpoint-disabled",
+    to,
+    subject: `Webhook endpoint disabled: ${endpoint.url}`,
+    text: [
+      `Every attempt to deliver webhooks to ${name} has failed for ${forHowLong}, since ${endpoint.failed_from.toISOString()}, so it is disabled: no more events are sent to it.`,
+      "",
+      "Fix the receiver, then open the endpoint, press “Enable endpoint” and resend what failed since then:",
+      endpointUrl(publicBaseUrl, endpoint.store_id, endpoint.id),
+    ].join("\n"),
+  };
+}
+
+export function createFailingEndpoints(deps: {
+  sql: Pool;
+  store: FailingEndpointsStore;
+  logger: Logger;
+  disableAfterMs: number;
+  /** Emails of the store's owners, to be told (the catalog's members). */
+  ownersOf: (storeId: string) => Promise<string[]>;
+  mailer: Pick<Mailer, "send">;
+  publicBaseUrl: string;
+}) {
+  const { sql, store, logger } = deps;
+  const forHowLong = spokenDuration(deps.disableAfterMs);
+
+  /** Tells the owners; a catalog that is away costs the mail (logged), never the disable. */
+  async function tellOwners(endpoint: DisabledForFailing): Promise<void> {
+    try {
+      const owners = await deps.ownersOf(endpoint.store_id);
+      for (const owner of owners) deps.mailer.send(endpointDisabledMail(owner, endpoint, forHowLong, deps.publicBaseUrl));
+      if (owners.length === 0) logger.warn({ storeId: endpoint.store_id, endpointId: endpoint.id }, "endpoint disabled; the store has no owner to mail");
+    } catch (error) {
+      logger.error({ storeId: endpoint.store_id, endpointId: endpoint.id, err: { message: (error as Error).message } }, "endpoint disabled; its owners could not be looked up to be mailed");
+    }
+  }
+
+  return {
+    /** Disables what is due at `now`, audited in the same transaction; then mails. */
+    async sweep(now = new Date()): Promise<DisabledForFailing[]> {
+      const before = new Date(now.getTime() - deps.disableAfterMs);
+      const disabled = await store.transaction(sql, async (tx) => {
+        const rows = await store.disableFailingEndpoints(tx, before, forHowLong);
+        if (rows.length > 0) await store.insertAudit(tx, rows.map((row) => auditEntry(row.store_id, SYSTEM, "endpoint.disabled", auditTarget("endpoint", row.id))));
+        return rows;
+      });
+      for (const endpoint of disabled) {
+        logger.warn(
+          { storeId: endpoint.store_id, endpointId: endpoint.id, failingSince: endpoint.failed_from.toISOString(), disableAfter: forHowLong },
+          "webhook endpoint disabled: every attempt failed",
+        );
+        await tellOwners(endpoint);
+      }
+      return disabled;
+    },
+  };
+}
+
+export type FailingEndpoints = ReturnType<typeof createFailingEndpoints>;
+
+/** Sweeps every DISABLE_SWEEP_EVERY_MS; a failed sweep is retried at the next. */
+export function startFailingEndpointsJob(failing: FailingEndpoints, logger: Logger, everyMs = DISABLE_SWEEP_EVERY_MS) {
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = failing.sweep().catch((error) => logger.warn({ err: { message: (error as Error).message } }, "endpoint disable sweep failed; will retry"));
+  }, everyMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
