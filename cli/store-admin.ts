@@ -39,6 +39,7 @@ const USAGE = `usage: store-admin <command> [options]
   webhook add --store ID --url URL [--description D] [--events T1,T2]
   webhook list --store ID
   webhook update --store ID --endpoint ID [--url U] [--description D] [--events T1,T2|all] [--enabled true|false]
+                 [--resend-since ISO]       with the endpoint enabled: send again every event since then that did not reach it
   webhook remove --store ID --endpoint ID
   webhook rotate --store ID [--endpoint ID]
   webhook test --store ID --endpoint ID     queue a signed webhook.test event
@@ -88,6 +89,7 @@ const options = {
   events: { type: "string" },
   enabled: { type: "string" },
   since: { type: "string" },
+  "resend-since": { type: "string" },
   type: { type: "string" },
   email: { type: "string" },
   user: { type: "string" },
@@ -296,9 +298,15 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
     case "webhook update": {
       const storeId = required(values, "store");
       const endpointId = required(values, "endpoint");
-      const update = { url: values.url, description: values.description, events: subscription(values), enabled: enabled(values) };
+      const update = {
+        url: values.url,
+        description: values.description,
+        events: subscription(values),
+        enabled: enabled(values),
+        resendFailedSince: values["resend-since"],
+      };
       if (Object.values(update).every((value) => value === undefined)) {
-        throw new UsageError("say what to change: --url, --description, --events or --enabled");
+        throw new UsageError("say what to change: --url, --description, --events, --enabled or --resend-since");
       }
       const { endpoint } = await webhooks.updateEndpoint({ storeId, endpointId, ...update });
       return endpointJson(endpoint!);

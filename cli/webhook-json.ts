@@ -11,6 +11,9 @@ export function endpointJson(e: Endpoint) {
     events: e.eventTypes.length === 0 ? "all" : e.eventTypes,
     enabled: e.enabled,
     disabled_reason: e.disabledReason || null,
+    // When every attempt since has failed; and, once disabled for it, from when to resend.
+    failing_since: e.failingSince || null,
+    failed_from: e.failedFrom || null,
     created_at: e.createdAt,
     updated_at: e.updatedAt || null,
   };

@@ -35,3 +35,20 @@ export function jakartaDisplay(iso: string): string {
   const p = Object.fromEntries(display.formatToParts(new Date(ms)).map((part) => [part.type, part.value]));
   return `${p.day} ${p.month} ${p.year}, ${p.hour}:${p.minute} WIB`;
 }
+
+/** "2026-11-21T17:40": a time as a `datetime-local` input shows it, in Jakarta time. */
+export function jakartaLocalInput(date: Date): string {
+  return jakartaWallClock(date).slice(0, 16).replace(" ", "T");
+}
+
+/**
+ * A `datetime-local` value ("2026-11-21T17:40", seconds optional) read as Jakarta time;
+ * undefined when it is not one. WIB has been UTC+7 without daylight saving since 1964,
+ * so the offset is fixed here, and checked against the zone database above.
+ */
+export function fromJakartaLocalInput(value: string): Date | undefined {
+  if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?$/.test(value)) return undefined;
+  const date = new Date(`${value.length === 16 ? `${value}:00` : value}+07:00`);
+  if (Number.isNaN(date.getTime()) || jakartaLocalInput(date) !== value.slice(0, 16)) return undefined;
+  return date;
+}

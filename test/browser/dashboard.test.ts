@@ -20,7 +20,7 @@ const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
 let stack: Stack;
 let browser: Browser;
 test.before(async () => {
-  [stack, browser] = await Promise.all([startStack({ webhooks: { bus: "nats" } }), launchBrowser()]);
+  [stack, browser] = await Promise.all([startStack({ webhooks: { bus: "nats", disableSweepEveryMs: 500 } }), launchBrowser()]);
 });
 test.after.always(async () => {
   await browser?.close();
@@ -759,5 +759,38 @@ test("bank mutations whose ids are dot segments (. and ..) are assigned and dism
   const rows = await auditLog(m.page);
   assertAudited(t, rows, m.email, "bank_mutation.dismissed", "..");
   assertAudited(t, rows, m.email, "bank_mutation.assigned", ".");
+  assertNoCspViolations(t, m.page);
+});
+
+test("a failing endpoint disabled by the service shows why; Enable endpoint offers Resend failed since, which delivers what was missed", async (t) => {
+  const m = await signedInMember(t, `Toko Gagal ${uid()}`);
+  let healthy = false;
+  const receiver = await startReceiver(() => (healthy ? { status: 200 } : { status: 500 }));
+  t.teardown(() => receiver.close());
+  const { endpoint } = await stack.webhooks!.createEndpoint({ storeId: m.storeId, url: receiver.url, description: "Gudang", events: { all: true, types: [] } });
+  const product = await createProduct(stack, m.storeId, "Kopi Gagal", 30_000);
+  await createApiOrder(m.key, { items: [{ product_id: product.id, quantity: 1 }], payment_method: "bank_transfer" });
+  await waitFor(async () => receiver.received.length >= 1, 20_000, 100);
+  // Days of failures, as the service would have seen them: the sweep disables it.
+  await stack.webhookSql!`update endpoints set failing_since = now() - interval '6 days' where id = ${endpoint!.id}`;
+  await waitFor(async () => !(await stack.webhooks!.listEndpoints({ storeId: m.storeId })).endpoints[0]!.enabled, 20_000, 100);
+
+  await m.page.goto(storeUrl(m.storeId, `webhooks/${endpoint!.id}`));
+  t.regex(await bodyText(m.page), /Disabled\s+every attempt failed for 5 days, since/);
+  healthy = true;
+  const before = receiver.received.length;
+  await follow(m.page, button(m.page, "Enable endpoint"));
+  t.regex(await bodyText(m.page), /The endpoint is enabled/);
+  const since = m.page.getByLabel("Resend failed since", { exact: true });
+  const failedFrom = (await stack.webhooks!.listEndpoints({ storeId: m.storeId })).endpoints[0]!.failedFrom;
+  const wibNow = new Date(Date.parse(failedFrom) + 7 * 3_600_000).toISOString().slice(0, 16);
+  t.is(await since.inputValue(), wibNow, "the default is when it started failing, in WIB");
+  await follow(m.page, button(m.page, "Resend"));
+  t.regex(await bodyText(m.page), /being sent again/);
+  await waitFor(async () => receiver.received.slice(before).some((entry) => JSON.parse(entry.body).type === "order.created"), 20_000, 100);
+  t.is(receiver.received.at(-1)!.headers["webhook-id"], receiver.received[0]!.headers["webhook-id"], "the same webhook-id as the failed one");
+  const rows = await auditLog(m.page);
+  assertAudited(t, rows, "system", "endpoint.disabled");
+  assertAudited(t, rows, m.email, "events.replayed");
   assertNoCspViolations(t, m.page);
 });

@@ -141,6 +141,27 @@ test("test events, disable and enable, rotate and remove one endpoint of several
   await fails(t, /not found/i, "webhook", "test", "--store", shop.storeId, "--endpoint", endpoint.id);
 });
 
+test("webhook update --enabled true --resend-since: what happened while it was off arrives, with its webhook-id", async (t) => {
+  const shop = await newShop(stack, "Resend Since");
+  const hooks = await receiver();
+  const other = await receiver();
+  const endpoint = await ok(t, "webhook", "add", "--store", shop.storeId, "--url", hooks.url);
+  await ok(t, "webhook", "add", "--store", shop.storeId, "--url", other.url);
+  await ok(t, "webhook", "update", "--store", shop.storeId, "--endpoint", endpoint.id, "--enabled", "false");
+  const since = new Date().toISOString();
+  await createOrder(t, stack, shop, "bank_transfer");
+  await waitFor(() => other.received.length === 1, PATIENCE_MS);
+  await settled(stack, [shop.storeId]);
+  t.is(hooks.received.length, 0);
+  await fails(t, /enable it/, "webhook", "update", "--store", shop.storeId, "--endpoint", endpoint.id, "--resend-since", since);
+  await fails(t, /resend_failed_since/, "webhook", "update", "--store", shop.storeId, "--endpoint", endpoint.id, "--enabled", "true", "--resend-since", "yesterday");
+  const enabled = await ok(t, "webhook", "update", "--store", shop.storeId, "--endpoint", endpoint.id, "--enabled", "true", "--resend-since", since);
+  t.true(enabled.enabled);
+  await waitFor(() => hooks.received.length === 1, PATIENCE_MS);
+  t.is(hooks.received[0]!.headers["webhook-id"], other.received[0]!.headers["webhook-id"]);
+  t.truthy(verify(endpoint.secret, hooks.received[0]!));
+});
+
 test("bad webhook input names the field and changes nothing", async (t) => {
   const shop = await newShop(stack, "Bad Webhook Input");
   const hooks = await receiver();

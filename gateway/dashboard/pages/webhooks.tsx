@@ -6,6 +6,7 @@ import type { RouterInstance as Router } from "@koa/router";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { ComponentChildren } from "preact";
 import { isUuid } from "../../../common/ids.js";
+import { fromJakartaLocalInput, jakartaLocalInput } from "../../../common/jakarta-time.js";
 import { ORDER_EVENT_TYPES } from "../../../common/order-status.js";
 import type { Delivery, Endpoint } from "../../../gen/webhook/v1/webhook_pb.js";
 import { Time } from "../../views/components.js";
@@ -21,6 +22,7 @@ const ENDPOINT_DONE: Record<string, string> = {
   updated: "The endpoint is saved.",
   enabled: "The endpoint is enabled: new events are delivered to it again.",
   disabled: "The endpoint is disabled: no events are delivered to it until you enable it again.",
+  resent: "Every event since then that had not reached the endpoint is being sent again, oldest first, with its own webhook-id.",
 };
 
 function EndpointStatus({ endpoint }: { endpoint: Endpoint }) {
@@ -219,6 +221,8 @@ function EndpointPage(props: {
   values?: EndpointValues;
   flash?: string;
   error?: string;
+  /** Just enabled: offer "Resend failed since" even if it was never disabled for failing. */
+  offerResend?: boolean;
 }) {
   const { member, store, csrf } = props.ctx.state.scope;
   const { endpoint, deliveries, shown } = props;
@@ -300,6 +304,32 @@ function EndpointPage(props: {
           </>
         )}
       </section>
+
+      {manages && endpoint.enabled && (endpoint.failedFrom || props.offerResend) && (
+        <section class="card" aria-labelledby="resend-heading">
+          <h2 id="resend-heading" style="margin-top:0">
+            Resend what failed
+          </h2>
+          <p class="small muted">
+            Every event since this time (WIB) that did not reach the endpoint — its deliveries failed, or it happened while the endpoint was disabled —
+            is sent again with its own webhook-id, oldest first.
+          </p>
+          <form class="inline" method="post" action={`${here}/resend`}>
+            <Csrf token={csrf} />
+            <div class="field">
+              <label for="resend-since">Resend failed since</label>
+              <input
+                id="resend-since"
+                type="datetime-local"
+                name="since"
+                required
+                value={jakartaLocalInput(new Date(endpoint.failedFrom || Date.now() - 86_400_000))}
+              />
+            </div>
+            <button type="submit">Resend</button>
+          </form>
+        </section>
+      )}
 
       <section aria-labelledby="deliveries-heading">
         <h2 id="deliveries-heading">Deliveries</h2>
@@ -443,7 +473,8 @@ export function webhookPages(router: Router, kit: Kit) {
   endpointRoute("get", "", async (ctx, webhook, endpoint) => {
     const status = statusFilter(ctx.query.status);
     const deliveries = await deliveriesOf(webhook, ctx, endpoint.id, status);
-    sendPage(ctx, <EndpointPage ctx={ctx} endpoint={endpoint} deliveries={deliveries} status={status} flash={ENDPOINT_DONE[String(ctx.query.done)]} />);
+    const done = String(ctx.query.done);
+    sendPage(ctx, <EndpointPage ctx={ctx} endpoint={endpoint} deliveries={deliveries} status={status} flash={ENDPOINT_DONE[done]} offerResend={done === "enabled"} />);
   });
 
   // The edit form: URL, description and events.
@@ -497,6 +528,21 @@ export function webhookPages(router: Router, kit: Kit) {
       seeOther(ctx, `${endpointPath(storeId, endpoint.id)}?done=${enabled ? "enabled" : "disabled"}`);
     });
   }
+
+  endpointRoute("post", "/resend", async (ctx, webhook, endpoint) => {
+    const storeId = ctx.state.scope.store.id;
+    const since = fromJakartaLocalInput(field(ctx.state.scope.form, "since").trim());
+    if (!since) return showEndpoint(webhook, ctx, endpoint, { error: "Not sent: choose a date and time for “Resend failed since”." }, 400);
+    try {
+      // The webhook service checks the role, queues the resends and audits them.
+      await webhook.updateEndpoint({ storeId, endpointId: endpoint.id, enabled: true, resendFailedSince: since.toISOString() });
+      seeOther(ctx, `${endpointPath(storeId, endpoint.id)}?done=resent`);
+    } catch (error) {
+      const problem = problemText(error);
+      if (!problem) throw error;
+      await showEndpoint(webhook, ctx, endpoint, { error: `Not sent: ${problem}` }, 400);
+    }
+  });
 
   endpointRoute("get", "/delete", async (ctx, _webhook, endpoint) => {
     // A confirmation of what the role may not do is refused like the post it leads to.
