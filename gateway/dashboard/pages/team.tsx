@@ -32,6 +32,7 @@ const DONE: Record<string, string> = {
   role: "Role changed. It applies to the member's next page.",
   removed: "Member removed. Their sessions ended at once.",
   revoked: "Invitation revoked. Its link no longer works.",
+  gone: "That invitation is no longer pending: it was revoked or used already.",
 };
 
 function RoleSelect(props: { name: string; value: Role; label: string }) {
@@ -128,11 +129,18 @@ function TeamPage(props: {
           <select id="invite-role" name="role">
             {ROLES.map((role) => (
               <option value={role} selected={role === invite.role}>
-                {ROLE_NAMES[role]}: {ROLE_HINTS[role]}
+                {ROLE_NAMES[role]}
               </option>
             ))}
           </select>
         </div>
+        <ul class="small muted" style="margin:0;padding-left:18px">
+          {ROLES.map((role) => (
+            <li>
+              <strong>{ROLE_NAMES[role]}</strong>: {ROLE_HINTS[role]}
+            </li>
+          ))}
+        </ul>
         <p class="muted small" style="margin:0">
           We mail a link that works once, for 72 hours. Someone already in the team keeps their role and gets a new link.
         </p>
@@ -224,7 +232,13 @@ export function teamPages(router: Router, kit: Kit) {
     handle(async (ctx: DashboardContext) => {
       const invitationId = (ctx.params.invitationId ?? "").toLowerCase();
       if (!isUuid(invitationId)) return notFoundPage(ctx);
-      await clients.accounts.revokeInvitation({ storeId: ctx.state.scope.store.id, invitationId });
+      try {
+        await clients.accounts.revokeInvitation({ storeId: ctx.state.scope.store.id, invitationId });
+      } catch (error) {
+        // A second click, or a tab left open: it was revoked or used meanwhile.
+        if (!(error instanceof ConnectError && error.code === Code.NotFound)) throw error;
+        return seeOther(ctx, teamPath(ctx, "gone"));
+      }
       seeOther(ctx, teamPath(ctx, "revoked"));
     }),
   );
