@@ -40,6 +40,7 @@ const USAGE = `usage: store-admin <command> [options]
   webhook list --store ID
   webhook update --store ID --endpoint ID [--url U] [--description D] [--events T1,T2|all] [--enabled true|false]
                  [--resend-since ISO]       with the endpoint enabled: send again every event since then that did not reach it
+                 [--max-per-second N|none]  at most N deliveries a second (1–1000), or no limit
   webhook remove --store ID --endpoint ID
   webhook rotate --store ID [--endpoint ID]
   webhook test --store ID --endpoint ID     queue a signed webhook.test event
@@ -90,6 +91,7 @@ const options = {
   enabled: { type: "string" },
   since: { type: "string" },
   "resend-since": { type: "string" },
+  "max-per-second": { type: "string" },
   type: { type: "string" },
   email: { type: "string" },
   user: { type: "string" },
@@ -158,6 +160,13 @@ function enabled(values: Values): boolean | undefined {
   if (values.enabled === undefined) return undefined;
   if (values.enabled !== "true" && values.enabled !== "false") throw new UsageError("--enabled must be true or false");
   return values.enabled === "true";
+}
+
+/** --max-per-second: a whole number (the webhook service checks 1–1000), or "none" for no limit (0). */
+function rateOption(value: string): number {
+  if (value === "none") return 0;
+  if (!/^\d{1,4}$/.test(value)) throw new UsageError("--max-per-second must be a whole number from 1 to 1000, or none");
+  return Number(value);
 }
 
 interface Channels {
@@ -304,9 +313,10 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
         events: subscription(values),
         enabled: enabled(values),
         resendFailedSince: values["resend-since"],
+        maxPerSecond: values["max-per-second"] === undefined ? undefined : rateOption(values["max-per-second"]),
       };
       if (Object.values(update).every((value) => value === undefined)) {
-        throw new UsageError("say what to change: --url, --description, --events, --enabled or --resend-since");
+        throw new UsageError("say what to change: --url, --description, --events, --enabled, --resend-since or --max-per-second");
       }
       const { endpoint } = await webhooks.updateEndpoint({ storeId, endpointId, ...update });
       return endpointJson(endpoint!);

@@ -14,6 +14,8 @@ export function endpointJson(e: Endpoint) {
     // When every attempt since has failed; and, once disabled for it, from when to resend.
     failing_since: e.failingSince || null,
     failed_from: e.failedFrom || null,
+    header_names: e.headerNames,
+    max_per_second: e.maxPerSecond || null,
     created_at: e.createdAt,
     updated_at: e.updatedAt || null,
   };

@@ -4,6 +4,7 @@
 // where the old secrets keep signing for the overlap. `set` and `rotate` without an
 // endpoint id keep the one-endpoint commands working for a store that has at most one.
 import { auditTarget } from "../../common/audit.js";
+import { HeaderError, withHeader, type CustomHeader } from "../../common/webhook-headers.js";
 import type { Actor } from "../../common/actor.js";
 import { auditEntry } from "../lib/audit-log.js";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -91,6 +92,7 @@ export type EndpointsStore = Pick<
   | "liveSecrets"
   | "deleteSecrets"
   | "insertResendDeliveries"
+  | "setEndpointHeaders"
 >;
 
 export interface EndpointUpdate {
@@ -100,6 +102,8 @@ export interface EndpointUpdate {
   enabled?: boolean;
   /** "Resend failed since" (CONTRACT §6): only with the endpoint enabled, now or already. */
   resendFailedSince?: Date;
+  /** Deliveries a second at most; null removes the limit (endpoint-rate.ts). */
+  maxPerSecond?: number | null;
 }
 
 function severalEndpoints(storeId: string, count: number): ConnectError {
@@ -121,6 +125,29 @@ export function createEndpoints(deps: {
   onQueued?: () => void;
 }) {
   const { sql, store, logger, box } = deps;
+
+  const openHeaders = (sealed: string | null): CustomHeader[] => (sealed ? (JSON.parse(box.open(sealed)) as CustomHeader[]) : []);
+
+  /** The endpoint's headers changed by `change` under its row lock, sealed again and audited as `action`. */
+  async function changeHeaders(
+    storeId: string,
+    endpointId: string,
+    actor: Actor,
+    action: "endpoint.header_set" | "endpoint.header_removed",
+    change: (headers: CustomHeader[]) => CustomHeader[],
+  ): Promise<EndpointRow | undefined> {
+    const changed = await store.transaction(sql, async (tx) => {
+      const endpoint = await store.lockEndpoint(tx, storeId, endpointId);
+      if (!endpoint) return undefined;
+      const headers = change(openHeaders(endpoint.headers_sealed));
+      const updated = await store.setEndpointHeaders(tx, endpointId, headers.map((header) => header.name), headers.length > 0 ? box.seal(JSON.stringify(headers)) : null);
+      await store.insertAudit(tx, [auditEntry(storeId, actor, action, auditTarget("endpoint", endpointId))]);
+      return updated;
+    });
+    // Names only: values are credentials.
+    if (changed) logger.info({ storeId, endpointId, headers: changed.header_names }, "webhook endpoint headers changed");
+    return changed;
+  }
 
   /** Retires the endpoint's secrets (now, or at `until`) and adds a new one; the new secret. */
   async function newSecret(tx: sqlStore.Db, endpointId: string, sealed: string, until?: Date) {
@@ -193,6 +220,7 @@ export function createEndpoints(deps: {
       if (update.url !== undefined) changes.url = checkEndpointUrl(update.url, deps.allowHttp).toString();
       if (update.description !== undefined) changes.description = checkDescription(update.description);
       if (update.events !== undefined) changes.event_types = subscribedTypes(update.events);
+      if (update.maxPerSecond !== undefined) changes.max_per_second = update.maxPerSecond;
       if (update.enabled !== undefined) {
         changes.enabled = update.enabled;
         changes.disabled_reason = DISABLED_BY_STORE;
@@ -244,6 +272,44 @@ export function createEndpoints(deps: {
       if (!removed) return undefined;
       logger.info({ storeId, endpointId, droppedDeliveries: removed.dropped }, "webhook endpoint deleted");
       return removed.endpoint;
+    },
+
+    /**
+     * Sets a custom header (CONTRACT §6; the rule is common/webhook-headers.ts), audited
+     * with the change. INVALID_ARGUMENT names header_name or header_value; undefined
+     * when the store has no such endpoint.
+     */
+    async setHeader(storeId: string, endpointId: string, header: CustomHeader, actor: Actor): Promise<EndpointRow | undefined> {
+      return changeHeaders(storeId, endpointId, actor, "endpoint.header_set", (headers) => {
+        try {
+          return withHeader(headers, header);
+        } catch (error) {
+          if (error instanceof HeaderError) throw new ConnectError(error.message, Code.InvalidArgument);
+          throw error;
+        }
+      });
+    },
+
+    /** Removes the custom header of that name (any case); NOT_FOUND when there is none. */
+    async removeHeader(storeId: string, endpointId: string, name: string, actor: Actor): Promise<EndpointRow | undefined> {
+      return changeHeaders(storeId, endpointId, actor, "endpoint.header_removed", (headers) => {
+        const left = headers.filter((header) => header.name.toLowerCase() !== name.toLowerCase());
+        if (left.length === headers.length) throw new ConnectError(`endpoint ${endpointId} has no header ${name}`, Code.NotFound);
+        return left;
+      });
+    },
+
+    /** The custom headers with their values; the reveal is audited before they leave, as a secret's is. */
+    async revealHeaders(storeId: string, endpointId: string, actor: Actor): Promise<CustomHeader[] | undefined> {
+      const sealed = await store.transaction(sql, async (tx) => {
+        const endpoint = await store.endpointOfStore(tx, storeId, endpointId);
+        if (!endpoint) return undefined;
+        await store.insertAudit(tx, [auditEntry(storeId, actor, "endpoint.headers_revealed", auditTarget("endpoint", endpointId))]);
+        return endpoint.headers_sealed;
+      });
+      if (sealed === undefined) return undefined;
+      logger.info({ storeId, endpointId }, "webhook endpoint headers revealed");
+      return openHeaders(sealed);
     },
 
     /**

@@ -17,6 +17,8 @@ export function endpointMessage(row: EndpointRow): MessageInitShape<typeof Endpo
     updatedAt: row.updated_at.toISOString(),
     failingSince: row.failing_since?.toISOString() ?? "",
     failedFrom: row.failed_from?.toISOString() ?? "",
+    headerNames: row.header_names ?? [],
+    maxPerSecond: row.max_per_second ?? 0,
   };
 }
 

@@ -10,13 +10,14 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { WebhookService } from "../../gen/webhook/v1/webhook_pb.js";
 import { deliveryMessage, endpointMessage, eventMessage } from "./messages.js";
 import type { Deliveries } from "./deliveries.js";
+import { requireRate } from "./endpoint-rate.js";
 import type { EndpointUpdate, Endpoints } from "./endpoints.js";
 import type { Events } from "./events.js";
 import type { AuditRow } from "./store.js";
 import { optionalDeliveryStatus, optionalEventType, optionalUuid, parseRfc3339, requireUuid } from "./validation.js";
 
 export interface WebhookRouteDeps {
-  endpoints: Pick<Endpoints, "set" | "create" | "list" | "get" | "update" | "remove" | "reveal" | "rotate">;
+  endpoints: Pick<Endpoints, "set" | "create" | "list" | "get" | "update" | "remove" | "reveal" | "rotate" | "setHeader" | "removeHeader" | "revealHeaders">;
   events: Pick<Events, "list" | "replay">;
   deliveries: Pick<Deliveries, "list" | "get" | "redeliver" | "sendTest">;
   audit: { list(storeId: string, limit: number): Promise<AuditRow[]> };
@@ -65,6 +66,7 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
         if (request.description !== undefined) update.description = request.description;
         if (request.events !== undefined) update.events = { all: request.events.all, types: request.events.types };
         if (request.enabled !== undefined) update.enabled = request.enabled;
+        if (request.maxPerSecond !== undefined) update.maxPerSecond = requireRate(request.maxPerSecond);
         if (request.resendFailedSince !== undefined) update.resendFailedSince = parseRfc3339(request.resendFailedSince, "resend_failed_since");
         const endpoint = found(await endpoints.update(storeId, endpointId, update, requirePermission(context, "developer_settings")), endpointNotFound(endpointId));
         return { endpoint: endpointMessage(endpoint) };
@@ -80,6 +82,27 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
         const storeId = requireUuid(request.storeId, "store_id");
         const endpointId = requireUuid(request.endpointId, "endpoint_id");
         return { secret: found(await endpoints.reveal(storeId, endpointId, requirePermission(context, "developer_settings")), endpointNotFound(endpointId)) };
+      },
+
+      async setEndpointHeader(request, context) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        const endpointId = requireUuid(request.endpointId, "endpoint_id");
+        const header = { name: request.header?.name ?? "", value: request.header?.value ?? "" };
+        const endpoint = found(await endpoints.setHeader(storeId, endpointId, header, requirePermission(context, "developer_settings")), endpointNotFound(endpointId));
+        return { endpoint: endpointMessage(endpoint) };
+      },
+
+      async removeEndpointHeader(request, context) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        const endpointId = requireUuid(request.endpointId, "endpoint_id");
+        const endpoint = found(await endpoints.removeHeader(storeId, endpointId, request.name, requirePermission(context, "developer_settings")), endpointNotFound(endpointId));
+        return { endpoint: endpointMessage(endpoint) };
+      },
+
+      async revealEndpointHeaders(request, context) {
+        const storeId = requireUuid(request.storeId, "store_id");
+        const endpointId = requireUuid(request.endpointId, "endpoint_id");
+        return { headers: found(await endpoints.revealHeaders(storeId, endpointId, requirePermission(context, "developer_settings")), endpointNotFound(endpointId)) };
       },
 
       async rotateSecret(request, context) {

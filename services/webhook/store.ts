@@ -25,6 +25,12 @@ export interface EndpointRow {
   failing_since: Date | null;
   /** When an endpoint disabled for failing started to (its first failed event): "Resend failed since"'s default. */
   failed_from: Date | null;
+  /** Its custom headers' names, in order… */
+  header_names: string[];
+  /** …and the headers themselves, sealed (secret-box.ts) JSON `[{name, value}]`; null when none. */
+  headers_sealed: string | null;
+  /** Deliveries a second at most (endpoint-rate.ts); null: no limit. */
+  max_per_second: number | null;
 }
 
 export type NewEndpoint = Pick<EndpointRow, "store_id" | "url" | "description" | "event_types">;
@@ -37,6 +43,8 @@ export interface EndpointChanges {
   enabled?: boolean;
   /** Recorded when `enabled: false` turns an enabled endpoint off. */
   disabled_reason?: string;
+  /** null removes the limit. */
+  max_per_second?: number | null;
 }
 
 export type DeliveryStatus = "pending" | "succeeded" | "failed" | "refused";
@@ -60,7 +68,7 @@ export interface DeliveryRow {
 }
 
 /** A leased delivery with where it goes; `enabled` is false for a deleted endpoint too. */
-export type DueDelivery = DeliveryRow & { url: string; enabled: boolean };
+export type DueDelivery = DeliveryRow & { url: string; enabled: boolean; headers_sealed: string | null };
 
 export type NewDelivery = Pick<DeliveryRow, "endpoint_id" | "store_id" | "event_id" | "event_type" | "order_id" | "body" | "kind">;
 
@@ -160,6 +168,7 @@ export async function updateEndpoint(db: Db, storeId: string, endpointId: string
       url = coalesce(${changes.url ?? null}::text, url),
       description = coalesce(${changes.description ?? null}::text, description),
       event_types = case when ${setTypes}::boolean then ${changes.event_types ?? null}::text[] else event_types end,
+      max_per_second = case when ${changes.max_per_second !== undefined}::boolean then ${changes.max_per_second ?? null}::int else max_per_second end,
       disabled_reason = case
         when ${enabled}::boolean is null then disabled_reason
         when ${enabled}::boolean then null
@@ -247,6 +256,15 @@ export async function insertResendDeliveries(db: Db, endpoint: EndpointRow, sinc
     order by ev.created_at, ev.id
     returning id`;
   return rows.length;
+}
+
+/** Replaces the endpoint's custom headers (names in the clear, all of them sealed). */
+export async function setEndpointHeaders(db: Db, endpointId: string, names: string[], sealed: string | null): Promise<EndpointRow> {
+  const [row] = await db<EndpointRow[]>`
+    update endpoints set header_names = ${names}::text[], headers_sealed = ${sealed}, updated_at = clock_timestamp()
+    where id = ${endpointId}
+    returning *`;
+  return row!;
 }
 
 export async function insertSecret(db: Db, endpointId: string, sealedSecret: string): Promise<void> {
@@ -375,20 +393,49 @@ export async function leaseDue(db: Db, limit: number, leaseMs: number, skipEndpo
   // schedule, ends it.
   const spent = (d: Db) => d`
     d.unrecorded_sends >= 1 and (d.unrecorded_sends >= 2 or coalesce(array_length(${steps}::float8[], 1), 0) < d.attempts + d.unrecorded_sends)`;
+  const isDue = (d: Db) => d`
+    d.status = 'pending' and d.next_attempt_at <= clock_timestamp()
+    and (d.leased_until is null or d.leased_until < clock_timestamp())
+    and not (d.endpoint_id = any(${skipEndpoints}::uuid[]))`;
+  // Endpoints with a rate (endpoint-rate.ts): their token buckets, locked in id order so
+  // instances leasing at once take turns and never both spend the same tokens.
   return db<DueDelivery[]>`
-    with due as (
-      select d.id, ${spent(db)} as spent from deliveries d
-      where d.status = 'pending' and d.next_attempt_at <= clock_timestamp()
-        and (d.leased_until is null or d.leased_until < clock_timestamp())
-        and not (d.endpoint_id = any(${skipEndpoints}::uuid[]))
+    with buckets as (
+      select e.id,
+        least(e.max_per_second, coalesce(e.rate_tokens, e.max_per_second)
+          + greatest(0, extract(epoch from clock_timestamp() - coalesce(e.rate_updated_at, clock_timestamp()))) * e.max_per_second) as available
+      from endpoints e
+      where e.max_per_second is not null
+        and exists (select 1 from deliveries d where d.endpoint_id = e.id and ${isDue(db)})
+      order by e.id
+      for update of e
+    ), free as (
+      select d.id, d.endpoint_id, d.next_attempt_at, ${spent(db)} as spent from deliveries d
+      where ${isDue(db)} and not exists (select 1 from endpoints e where e.id = d.endpoint_id and e.max_per_second is not null)
       order by d.next_attempt_at
       limit ${limit}
-      for update skip locked
+      for update of d skip locked
+    ), rated as (
+      -- Each rated endpoint offers only as many as it has whole tokens: the rest stay
+      -- due without taking a place another endpoint could use.
+      select x.* from buckets b cross join lateral (
+        select d.id, d.endpoint_id, d.next_attempt_at, ${spent(db)} as spent from deliveries d
+        where d.endpoint_id = b.id and ${isDue(db)}
+        order by d.next_attempt_at
+        limit floor(b.available)::int
+        for update of d skip locked
+      ) x
+    ), due as (
+      select * from (select * from free union all select * from rated) u order by u.next_attempt_at limit ${limit}
     ), ended as (
       update deliveries d set status = 'failed', leased_until = null, updated_at = clock_timestamp(),
         last_error = 'attempts were sent but could not be recorded'
       from due where d.id = due.id and due.spent
       returning d.id
+    ), spent_tokens as (
+      update endpoints e set rate_tokens = b.available - taken.n, rate_updated_at = clock_timestamp()
+      from buckets b join (select endpoint_id, count(*) as n from due where not spent group by endpoint_id) taken on taken.endpoint_id = b.id
+      where e.id = b.id
     )
     update deliveries d set
       leased_until = clock_timestamp() + ${leaseMs / 1000} * interval '1 second',
@@ -397,7 +444,7 @@ export async function leaseDue(db: Db, limit: number, leaseMs: number, skipEndpo
         + coalesce((${steps}::float8[])[d.attempts + d.unrecorded_sends + 1], ${leaseMs / 1000}) * interval '1 second'
     from due, endpoints e
     where d.id = due.id and not due.spent and e.id = d.endpoint_id
-    returning d.*, e.url, (e.enabled and e.deleted_at is null) as enabled`;
+    returning d.*, e.url, (e.enabled and e.deleted_at is null) as enabled, e.headers_sealed`;
 }
 
 /** Gives a lease back unused, so the delivery is due again at once. */

@@ -79,6 +79,13 @@ export function startDeliveryWorker(options: WorkerOptions) {
     }
   }
 
+  /** The sealed custom headers as request headers, names lower-cased. */
+  function customHeaders(sealed: string | null): Record<string, string> {
+    if (!sealed) return {};
+    const headers = JSON.parse(options.box.open(sealed)) as { name: string; value: string }[];
+    return Object.fromEntries(headers.map((header) => [header.name.toLowerCase(), header.value]));
+  }
+
   async function deliver(delivery: DueDelivery) {
     const started = new Date();
     if (!delivery.enabled) {
@@ -93,8 +100,11 @@ export function startDeliveryWorker(options: WorkerOptions) {
     const result = await sendWebhook(
       delivery.url,
       {
-        "content-type": "application/json",
         "user-agent": "store-order-webhooks/1",
+        // The endpoint's own headers (CONTRACT §6): never one of the names set below,
+        // which the service refuses (common/webhook-headers.ts) and which win anyway.
+        ...customHeaders(delivery.headers_sealed),
+        "content-type": "application/json",
         "webhook-id": delivery.event_id,
         "webhook-timestamp": String(timestamp),
         "webhook-signature": signatureHeader(secrets, delivery.event_id, timestamp, delivery.body),

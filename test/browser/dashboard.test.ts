@@ -794,3 +794,46 @@ test("a failing endpoint disabled by the service shows why; Enable endpoint offe
   assertAudited(t, rows, m.email, "events.replayed");
   assertNoCspViolations(t, m.page);
 });
+
+test("an endpoint's custom headers and rate on its page: added, refused with the field named, masked until revealed, sent, removed", async (t) => {
+  const m = await signedInMember(t, `Toko Header ${uid()}`);
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const { endpoint } = await stack.webhooks!.createEndpoint({ storeId: m.storeId, url: receiver.url, description: "ERP", events: { all: true, types: [] } });
+  await m.page.goto(storeUrl(m.storeId, `webhooks/${endpoint!.id}`));
+
+  await m.page.getByLabel("Header name", { exact: true }).fill("Content-Type");
+  await m.page.getByLabel("Header value", { exact: true }).fill("text/plain");
+  await follow(m.page, button(m.page, "Add header"));
+  t.regex(await bodyText(m.page), /Not saved: Header name must not be content-type/);
+  t.is(await m.page.getByLabel("Header name", { exact: true }).inputValue(), "Content-Type", "what was typed stays");
+
+  await m.page.getByLabel("Header name", { exact: true }).fill("Authorization");
+  await m.page.getByLabel("Header value", { exact: true }).fill("Bearer erp-rahasia");
+  await follow(m.page, button(m.page, "Add header"));
+  t.regex(await bodyText(m.page), /The header is saved/);
+  const headers = m.page.getByRole("list", { name: "Custom headers" });
+  t.regex(await headers.innerText(), /Authorization: ••••••••/);
+  t.false((await bodyText(m.page)).includes("erp-rahasia"), "the value is masked");
+  await follow(m.page, button(m.page, "Reveal headers"));
+  t.regex(await headers.innerText(), /Authorization: Bearer erp-rahasia/);
+
+  await m.page.getByLabel("Max deliveries per second", { exact: true }).fill("5");
+  await follow(m.page, button(m.page, "Save rate"));
+  t.regex(await bodyText(m.page), /The rate is saved/);
+  t.is(await m.page.getByLabel("Max deliveries per second", { exact: true }).inputValue(), "5");
+  // Past 1000 the browser itself holds the form back (the service refuses it too: endpoint-rate.test.ts).
+  await m.page.getByLabel("Max deliveries per second", { exact: true }).fill("5000");
+  t.true(await m.page.getByLabel("Max deliveries per second", { exact: true }).evaluate((input: any) => input.validity.rangeOverflow));
+
+  await follow(m.page, button(m.page, "Send test event"));
+  await waitFor(async () => receiver.received.length === 1, 20_000, 100);
+  t.is(receiver.received[0]!.headers.authorization, "Bearer erp-rahasia");
+
+  await m.page.goto(storeUrl(m.storeId, `webhooks/${endpoint!.id}`));
+  await follow(m.page, m.page.getByRole("button", { name: "Remove header Authorization" }));
+  t.regex(await bodyText(m.page), /No custom headers/);
+  const rows = await auditLog(m.page);
+  for (const action of ["endpoint.header_set", "endpoint.headers_revealed", "endpoint.header_removed", "endpoint.updated"]) assertAudited(t, rows, m.email, action);
+  assertNoCspViolations(t, m.page);
+});

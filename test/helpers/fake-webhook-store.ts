@@ -106,6 +106,9 @@ export function createFakeWebhookStore() {
         deleted_at: null,
         failing_since: null,
         failed_from: null,
+        header_names: [],
+        headers_sealed: null,
+        max_per_second: null,
       };
       state.endpoints.set(row.id, row);
       return endpointRow(row);
@@ -127,6 +130,7 @@ export function createFakeWebhookStore() {
       if (changes.url !== undefined) row.url = changes.url;
       if (changes.description !== undefined) row.description = changes.description;
       if (changes.event_types !== undefined) row.event_types = changes.event_types && [...changes.event_types];
+      if (changes.max_per_second !== undefined) row.max_per_second = changes.max_per_second;
       if (changes.enabled === true) row.disabled_reason = null;
       else if (changes.enabled === false && row.enabled) row.disabled_reason = changes.disabled_reason ?? null;
       if (changes.enabled === true && !row.enabled) row.failing_since = null;
@@ -144,6 +148,11 @@ export function createFakeWebhookStore() {
     async disableEndpoint(_db, endpointId, reason) {
       const row = state.endpoints.get(endpointId);
       if (row) Object.assign(row, { enabled: false, disabled_reason: reason, updated_at: stamp() });
+    },
+    async setEndpointHeaders(_db, endpointId, names, sealed) {
+      const row = state.endpoints.get(endpointId)!;
+      Object.assign(row, { header_names: [...names], headers_sealed: sealed, updated_at: stamp() });
+      return endpointRow(row);
     },
     async noteEndpointAttempt(_db, endpointId, succeeded, at) {
       const row = state.endpoints.get(endpointId);
@@ -253,7 +262,7 @@ export function createFakeWebhookStore() {
       return due.map((d): DueDelivery => {
         d.leased_until = new Date(now + leaseMs);
         const endpoint = state.endpoints.get(d.endpoint_id)!;
-        return { ...deliveryRow(d), url: endpoint.url, enabled: endpoint.enabled && endpoint.deleted_at === null };
+        return { ...deliveryRow(d), url: endpoint.url, enabled: endpoint.enabled && endpoint.deleted_at === null, headers_sealed: endpoint.headers_sealed };
       });
     },
     async releaseLease(_db, deliveryId) {
@@ -356,5 +365,10 @@ export function createFakeWebhookStore() {
     counts: () => ({ endpoints: state.endpoints.size, events: state.events.size, deliveries: state.deliveries.size, attempts: state.attempts.length, audit: state.audit.length }),
     /** Whether the endpoint takes deliveries, as stored. */
     enabled: (endpointId: string) => state.endpoints.get(endpointId)?.enabled,
+    /** The endpoint's custom headers as stored: names in the clear, the rest sealed. */
+    headersOf: (endpointId: string) => {
+      const row = state.endpoints.get(endpointId);
+      return { names: row?.header_names ?? [], sealed: row?.headers_sealed ?? null };
+    },
   };
 }

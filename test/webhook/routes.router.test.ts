@@ -643,3 +643,75 @@ test("the webhook service enforces the role table: support and viewer manage no 
     ],
   );
 });
+
+test("custom headers: set (a name in any case replaces), listed by name, values sealed, revealed only with an audit entry, removed", async (t) => {
+  const { client, fake, box } = setup();
+  const storeId = randomUUID();
+  const { endpoint } = await client.createEndpoint({ storeId, url: "https://hooks.example/in", events: { all: true, types: [] } });
+  const id = endpoint!.id;
+  await client.setEndpointHeader({ storeId, endpointId: id, header: { name: "Authorization", value: "Bearer rahasia-1" } });
+  await client.setEndpointHeader({ storeId, endpointId: id, header: { name: "X-Tenant", value: "toko-1" } });
+  const { endpoint: replaced } = await client.setEndpointHeader({ storeId, endpointId: id, header: { name: "authorization", value: "Bearer rahasia-2" } });
+  t.deepEqual(replaced!.headerNames, ["authorization", "X-Tenant"]);
+  const stored = fake.headersOf(id);
+  t.regex(stored.sealed ?? "", /^aesgcm:/);
+  t.false(stored.sealed!.includes("rahasia"), "values are not stored in the clear");
+  t.deepEqual(JSON.parse(box.open(stored.sealed!)), [
+    { name: "authorization", value: "Bearer rahasia-2" },
+    { name: "X-Tenant", value: "toko-1" },
+  ]);
+  t.false(JSON.stringify(await client.getEndpoint({ storeId, endpointId: id })).includes("rahasia"), "reading the endpoint never shows a value");
+
+  const auditBefore = fake.counts().audit;
+  const { headers } = await client.revealEndpointHeaders({ storeId, endpointId: id });
+  t.deepEqual(headers.map((h) => [h.name, h.value]), [
+    ["authorization", "Bearer rahasia-2"],
+    ["X-Tenant", "toko-1"],
+  ]);
+  t.is(fake.counts().audit, auditBefore + 1, "the reveal is audited");
+  const { endpoint: removed } = await client.removeEndpointHeader({ storeId, endpointId: id, name: "x-tenant" });
+  t.deepEqual(removed!.headerNames, ["authorization"]);
+  await rejects(t, client.removeEndpointHeader({ storeId, endpointId: id, name: "X-Tenant" }), Code.NotFound, /no header X-Tenant/);
+  await rejects(t, client.setEndpointHeader({ storeId: randomUUID(), endpointId: id, header: { name: "X-A", value: "b" } }), Code.NotFound);
+  await rejects(t, client.revealEndpointHeaders({ storeId: randomUUID(), endpointId: id }), Code.NotFound);
+});
+
+test("custom headers: forbidden names and bad values are INVALID_ARGUMENT naming the field; an eleventh is refused; nothing is written", async (t) => {
+  const { client, fake } = setup();
+  const storeId = randomUUID();
+  const { endpoint } = await client.createEndpoint({ storeId, url: "https://hooks.example/in", events: { all: true, types: [] } });
+  const id = endpoint!.id;
+  for (const [name, value, field] of [
+    ["webhook-signature", "v1,x", "header_name"],
+    ["Content-Type", "text/plain", "header_name"],
+    ["Host", "evil.example", "header_name"],
+    ["Transfer-Encoding", "chunked", "header_name"],
+    ["X Bad", "v", "header_name"],
+    ["X-Ok", "line\nbreak", "header_value"],
+    ["X-Ok", "", "header_value"],
+  ] as const) {
+    await rejects(t, client.setEndpointHeader({ storeId, endpointId: id, header: { name, value } }), Code.InvalidArgument, new RegExp(`^${field} `));
+  }
+  t.deepEqual(fake.headersOf(id).names, []);
+  for (let i = 0; i < 10; i++) await client.setEndpointHeader({ storeId, endpointId: id, header: { name: `X-H${i}`, value: "v" } });
+  await rejects(t, client.setEndpointHeader({ storeId, endpointId: id, header: { name: "X-H10", value: "v" } }), Code.InvalidArgument, /at most 10/);
+  t.is(fake.headersOf(id).names.length, 10);
+});
+
+test("custom headers are developer settings: support and viewer get PERMISSION_DENIED and nothing changes", async (t) => {
+  const { client, fake, as } = setup();
+  const storeId = randomUUID();
+  const { endpoint } = await client.createEndpoint({ storeId, url: "https://hooks.example/in", events: { all: true, types: [] } });
+  const id = endpoint!.id;
+  await client.setEndpointHeader({ storeId, endpointId: id, header: { name: "X-Token", value: "abc" } });
+  const before = { headers: fake.headersOf(id), audit: fake.counts().audit };
+  for (const role of ["support", "viewer"] as const) {
+    as.actor = { kind: "member", memberId: randomUUID(), role, email: `${role}@toko.example` };
+    await rejects(t, client.setEndpointHeader({ storeId, endpointId: id, header: { name: "X-Token", value: "forged" } }), Code.PermissionDenied);
+    await rejects(t, client.removeEndpointHeader({ storeId, endpointId: id, name: "X-Token" }), Code.PermissionDenied);
+    await rejects(t, client.revealEndpointHeaders({ storeId, endpointId: id }), Code.PermissionDenied);
+  }
+  t.deepEqual({ headers: fake.headersOf(id), audit: fake.counts().audit }, before);
+  as.actor = { kind: "member", memberId: randomUUID(), role: "developer", email: "dev@toko.example" };
+  t.deepEqual((await client.revealEndpointHeaders({ storeId, endpointId: id })).headers.map((h) => h.value), ["abc"]);
+});

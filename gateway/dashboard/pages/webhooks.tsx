@@ -22,6 +22,9 @@ const ENDPOINT_DONE: Record<string, string> = {
   updated: "The endpoint is saved.",
   enabled: "The endpoint is enabled: new events are delivered to it again.",
   disabled: "The endpoint is disabled: no events are delivered to it until you enable it again.",
+  rate: "The rate is saved.",
+  header_set: "The header is saved: every request from now on carries it.",
+  header_removed: "The header is removed.",
   resent: "Every event since then that had not reached the endpoint is being sent again, oldest first, with its own webhook-id.",
 };
 
@@ -223,6 +226,10 @@ function EndpointPage(props: {
   error?: string;
   /** Just enabled: offer "Resend failed since" even if it was never disabled for failing. */
   offerResend?: boolean;
+  /** The custom headers with their values, in the response to "Reveal headers" only. */
+  revealedHeaders?: { name: string; value: string }[];
+  /** What was typed into "Add header", shown again with its problem. */
+  headerInput?: { name: string; value: string };
 }) {
   const { member, store, csrf } = props.ctx.state.scope;
   const { endpoint, deliveries, shown } = props;
@@ -303,6 +310,88 @@ function EndpointPage(props: {
             </p>
           </>
         )}
+      </section>
+
+      <section class="card" aria-labelledby="headers-heading">
+        <h2 id="headers-heading" style="margin-top:0">
+          Custom headers
+        </h2>
+        <p class="small muted">
+          Sent with every request to this endpoint, test events included: a token your receiver checks, for example. Values are kept encrypted and shown
+          only on request, which the audit log records.
+        </p>
+        {endpoint.headerNames.length === 0 ? (
+          <p class="muted">No custom headers.</p>
+        ) : (
+          <ul class="people" aria-label="Custom headers">
+            {endpoint.headerNames.map((name) => {
+              const revealed = props.revealedHeaders?.find((header) => header.name === name);
+              return (
+                <li class="person">
+                  <div class="who-is">
+                    <span class="mono">{name}</span>: <span class="mono">{revealed ? revealed.value : "••••••••"}</span>
+                  </div>
+                  {manages && (
+                    <form method="post" action={`${here}/headers/remove`}>
+                      <Csrf token={csrf} />
+                      <input type="hidden" name="name" value={name} />
+                      <button type="submit" class="danger" aria-label={`Remove header ${name}`}>
+                        Remove header
+                      </button>
+                    </form>
+                  )}
+                </li>
+              );
+            })}
+          </ul>
+        )}
+        {manages && (
+          <>
+            {endpoint.headerNames.length > 0 && !props.revealedHeaders && (
+              <form method="post" action={`${here}/headers/reveal`} style="margin-bottom:12px">
+                <Csrf token={csrf} />
+                <button type="submit" class="secondary">
+                  Reveal headers
+                </button>
+              </form>
+            )}
+            <form class="inline" method="post" action={`${here}/headers`}>
+              <Csrf token={csrf} />
+              <div class="field">
+                <label for="header-name">Header name</label>
+                <input id="header-name" type="text" name="header_name" required maxLength={100} placeholder="Authorization" value={props.headerInput?.name ?? ""} />
+              </div>
+              <div class="field">
+                <label for="header-value">Header value</label>
+                <input id="header-value" type="text" name="header_value" required maxLength={1000} autocomplete="off" value={props.headerInput?.value ?? ""} />
+              </div>
+              <button type="submit">Add header</button>
+            </form>
+          </>
+        )}
+      </section>
+
+      <section class="card" aria-labelledby="rate-heading">
+        <h2 id="rate-heading" style="margin-top:0">
+          Rate
+        </h2>
+        {manages ? (
+          <form class="inline" method="post" action={`${here}/rate`}>
+            <Csrf token={csrf} />
+            <div class="field">
+              <label for="max-per-second">Max deliveries per second</label>
+              <input id="max-per-second" type="number" name="max_per_second" min={1} max={1000} step={1} value={endpoint.maxPerSecond || ""} placeholder="no limit" />
+            </div>
+            <button type="submit" class="secondary">
+              Save rate
+            </button>
+          </form>
+        ) : (
+          <p>{endpoint.maxPerSecond ? `At most ${endpoint.maxPerSecond} deliveries a second.` : "No limit."}</p>
+        )}
+        <p class="small muted" style="margin-bottom:0">
+          Deliveries beyond it wait their turn (a burst of at most that many), across every server; none are dropped. Empty for no limit.
+        </p>
       </section>
 
       {manages && endpoint.enabled && (endpoint.failedFrom || props.offerResend) && (
@@ -432,7 +521,7 @@ export function webhookPages(router: Router, kit: Kit) {
     webhook: WebhookClient,
     ctx: DashboardContext,
     endpoint: Endpoint,
-    extra: { shown?: ShownSecret; values?: EndpointValues; error?: string },
+    extra: { shown?: ShownSecret; values?: EndpointValues; error?: string; revealedHeaders?: { name: string; value: string }[]; headerInput?: { name: string; value: string } },
     status = 200,
   ) => {
     const deliveries = await deliveriesOf(webhook, ctx, endpoint.id, "");
@@ -528,6 +617,53 @@ export function webhookPages(router: Router, kit: Kit) {
       seeOther(ctx, `${endpointPath(storeId, endpoint.id)}?done=${enabled ? "enabled" : "disabled"}`);
     });
   }
+
+  endpointRoute("post", "/rate", async (ctx, webhook, endpoint) => {
+    const storeId = ctx.state.scope.store.id;
+    const typed = field(ctx.state.scope.form, "max_per_second").trim();
+    const maxPerSecond = typed === "" ? 0 : /^\d{1,4}$/.test(typed) ? Number(typed) : -1;
+    try {
+      // The webhook service checks the role and the range; 0 removes the limit.
+      await webhook.updateEndpoint({ storeId, endpointId: endpoint.id, maxPerSecond });
+      seeOther(ctx, `${endpointPath(storeId, endpoint.id)}?done=rate`);
+    } catch (error) {
+      const problem = problemText(error);
+      if (!problem) throw error;
+      await showEndpoint(webhook, ctx, endpoint, { error: `Not saved: ${problem.replace(/^max_per_second/, "Max deliveries per second")}.` }, 400);
+    }
+  });
+
+  endpointRoute("post", "/headers", async (ctx, webhook, endpoint) => {
+    const storeId = ctx.state.scope.store.id;
+    const header = { name: field(ctx.state.scope.form, "header_name").trim(), value: field(ctx.state.scope.form, "header_value") };
+    try {
+      // The webhook service checks the role and the header, seals the value and audits it.
+      await webhook.setEndpointHeader({ storeId, endpointId: endpoint.id, header });
+      seeOther(ctx, `${endpointPath(storeId, endpoint.id)}?done=header_set`);
+    } catch (error) {
+      const problem = problemText(error);
+      if (!problem) throw error;
+      await showEndpoint(webhook, ctx, endpoint, { error: `Not saved: ${problem.replace(/^header_name /, "Header name ").replace(/^header_value /, "Header value ")}.`, headerInput: header }, 400);
+    }
+  });
+
+  endpointRoute("post", "/headers/remove", async (ctx, webhook, endpoint) => {
+    const storeId = ctx.state.scope.store.id;
+    try {
+      await webhook.removeEndpointHeader({ storeId, endpointId: endpoint.id, name: field(ctx.state.scope.form, "name") });
+    } catch (error) {
+      // Removed meanwhile (another tab): the page shows what is left.
+      if (!(error instanceof ConnectError && error.code === Code.NotFound)) throw error;
+    }
+    seeOther(ctx, `${endpointPath(storeId, endpoint.id)}?done=header_removed`);
+  });
+
+  endpointRoute("post", "/headers/reveal", async (ctx, webhook, endpoint) => {
+    const storeId = ctx.state.scope.store.id;
+    // Shown in this response only; the service records the reveal with it.
+    const { headers } = await webhook.revealEndpointHeaders({ storeId, endpointId: endpoint.id });
+    await showEndpoint(webhook, ctx, endpoint, { revealedHeaders: headers.map(({ name, value }) => ({ name, value })) });
+  });
 
   endpointRoute("post", "/resend", async (ctx, webhook, endpoint) => {
     const storeId = ctx.state.scope.store.id;

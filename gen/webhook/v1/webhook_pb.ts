@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file webhook/v1/webhook.proto.
  */
 export const file_webhook_v1_webhook: GenFile = /*@__PURE__*/
-  fileDesc("Chh3ZWJob29rL3YxL3dlYmhvb2sucHJvdG8SCndlYmhvb2sudjEi3QEKCEVuZHBvaW50EgoKAmlkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEgsKA3VybBgDIAEoCRIPCgdlbmFibGVkGAQgASgIEhIKCmNyZWF0ZWRfYXQYBSABKAkSEwoLZGVzY3JpcHRpb24YBiABKAkSEwoLZXZlbnRfdHlwZXMYByADKAkSFwoPZGlzYWJsZWRfcmVhc29uGAggASgJEhIKCnVwZGF0ZWRfYXQYCSABKAkSFQoNZmFpbGluZ19zaW5jZRgKIAEoCRITCgtmYWlsZWRfZnJvbRgLIAEoCSIvChFFdmVudFN1YnNjcmlwdGlvbhILCgNhbGwYASABKAgSDQoFdHlwZXMYAiADKAkikQEKBUV2ZW50EgoKAmlkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEgwKBHR5cGUYAyABKAkSEAoIb3JkZXJfaWQYBCABKAkSEgoKY3JlYXRlZF9hdBgFIAEoCRIMCgRib2R5GAYgASgJEigKCmRlbGl2ZXJpZXMYByADKAsyFC53ZWJob29rLnYxLkRlbGl2ZXJ5Io8BCgdBdHRlbXB0Eg4KBm51bWJlchgBIAEoBRISCgpzdGFydGVkX2F0GAIgASgJEhMKC3N0YXR1c19jb2RlGAMgASgFEhIKCmxhdGVuY3lfbXMYBCABKAUSDgoGcmVzdWx0GAUgASgJEg0KBWVycm9yGAYgASgJEhgKEHJlc3BvbnNlX2V4Y2VycHQYByABKAkiogIKCERlbGl2ZXJ5EgoKAmlkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJEhAKCGV2ZW50X2lkGAMgASgJEhIKCmV2ZW50X3R5cGUYBCABKAkSEAoIb3JkZXJfaWQYBSABKAkSDgoGc3RhdHVzGAYgASgJEhUKDWF0dGVtcHRzX21hZGUYByABKAUSFwoPbmV4dF9hdHRlbXB0X2F0GAggASgJEhIKCmNyZWF0ZWRfYXQYCSABKAkSJQoIYXR0ZW1wdHMYCiADKAsyEy53ZWJob29rLnYxLkF0dGVtcHQSDAoEa2luZBgLIAEoCRIMCgRib2R5GAwgASgJEhIKCmxhc3RfZXJyb3IYDSABKAkSEgoKdXBkYXRlZF9hdBgOIAEoCSIzChJTZXRFbmRwb2ludFJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSCwoDdXJsGAIgASgJIk0KE1NldEVuZHBvaW50UmVzcG9uc2USJgoIZW5kcG9pbnQYASABKAsyFC53ZWJob29rLnYxLkVuZHBvaW50Eg4KBnNlY3JldBgCIAEoCSJ6ChVDcmVhdGVFbmRwb2ludFJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSCwoDdXJsGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEi0KBmV2ZW50cxgEIAEoCzIdLndlYmhvb2sudjEuRXZlbnRTdWJzY3JpcHRpb24iUAoWQ3JlYXRlRW5kcG9pbnRSZXNwb25zZRImCghlbmRwb2ludBgBIAEoCzIULndlYmhvb2sudjEuRW5kcG9pbnQSDgoGc2VjcmV0GAIgASgJIigKFExpc3RFbmRwb2ludHNSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJIkAKFUxpc3RFbmRwb2ludHNSZXNwb25zZRInCgllbmRwb2ludHMYASADKAsyFC53ZWJob29rLnYxLkVuZHBvaW50IjsKEkdldEVuZHBvaW50UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCSI9ChNHZXRFbmRwb2ludFJlc3BvbnNlEiYKCGVuZHBvaW50GAEgASgLMhQud2ViaG9vay52MS5FbmRwb2ludCKdAgoVVXBkYXRlRW5kcG9pbnRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJEhAKA3VybBgDIAEoCUgAiAEBEhgKC2Rlc2NyaXB0aW9uGAQgASgJSAGIAQESMgoGZXZlbnRzGAUgASgLMh0ud2ViaG9vay52MS5FdmVudFN1YnNjcmlwdGlvbkgCiAEBEhQKB2VuYWJsZWQYBiABKAhIA4gBARIgChNyZXNlbmRfZmFpbGVkX3NpbmNlGAcgASgJSASIAQFCBgoEX3VybEIOCgxfZGVzY3JpcHRpb25CCQoHX2V2ZW50c0IKCghfZW5hYmxlZEIWChRfcmVzZW5kX2ZhaWxlZF9zaW5jZSJAChZVcGRhdGVFbmRwb2ludFJlc3BvbnNlEiYKCGVuZHBvaW50GAEgASgLMhQud2ViaG9vay52MS5FbmRwb2ludCI+ChVEZWxldGVFbmRwb2ludFJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEwoLZW5kcG9pbnRfaWQYAiABKAkiQAoWRGVsZXRlRW5kcG9pbnRSZXNwb25zZRImCghlbmRwb2ludBgBIAEoCzIULndlYmhvb2sudjEuRW5kcG9pbnQiPAoTUmV2ZWFsU2VjcmV0UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCSImChRSZXZlYWxTZWNyZXRSZXNwb25zZRIOCgZzZWNyZXQYASABKAkiPAoTUm90YXRlU2VjcmV0UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCSJyChRSb3RhdGVTZWNyZXRSZXNwb25zZRImCghlbmRwb2ludBgBIAEoCzIULndlYmhvb2sudjEuRW5kcG9pbnQSDgoGc2VjcmV0GAIgASgJEiIKGnByZXZpb3VzX3NlY3JldF9leHBpcmVzX2F0GAMgASgJIj0KFFNlbmRUZXN0RXZlbnRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJIj8KFVNlbmRUZXN0RXZlbnRSZXNwb25zZRImCghkZWxpdmVyeRgBIAEoCzIULndlYmhvb2sudjEuRGVsaXZlcnkiZAoRTGlzdEV2ZW50c1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEAoIb3JkZXJfaWQYAiABKAkSDAoEdHlwZRgDIAEoCRINCgVsaW1pdBgEIAEoBRIOCgZiZWZvcmUYBSABKAkiNwoSTGlzdEV2ZW50c1Jlc3BvbnNlEiEKBmV2ZW50cxgBIAMoCzIRLndlYmhvb2sudjEuRXZlbnQiSwoTUmVwbGF5RXZlbnRzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRINCgVzaW5jZRgDIAEoCSImChRSZXBsYXlFdmVudHNSZXNwb25zZRIOCgZxdWV1ZWQYASABKAUigQEKFUxpc3REZWxpdmVyaWVzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIQCghvcmRlcl9pZBgCIAEoCRINCgVsaW1pdBgDIAEoBRITCgtlbmRwb2ludF9pZBgEIAEoCRIOCgZzdGF0dXMYBSABKAkSEAoIZXZlbnRfaWQYBiABKAkiOwoSR2V0RGVsaXZlcnlSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2RlbGl2ZXJ5X2lkGAIgASgJIj0KE0dldERlbGl2ZXJ5UmVzcG9uc2USJgoIZGVsaXZlcnkYASABKAsyFC53ZWJob29rLnYxLkRlbGl2ZXJ5IkIKFkxpc3REZWxpdmVyaWVzUmVzcG9uc2USKAoKZGVsaXZlcmllcxgBIAMoCzIULndlYmhvb2sudjEuRGVsaXZlcnkiOQoQUmVkZWxpdmVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtkZWxpdmVyeV9pZBgCIAEoCSI7ChFSZWRlbGl2ZXJSZXNwb25zZRImCghkZWxpdmVyeRgBIAEoCzIULndlYmhvb2sudjEuRGVsaXZlcnkiMwoQTGlzdEF1ZGl0UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBSI6ChFMaXN0QXVkaXRSZXNwb25zZRIlCgdlbnRyaWVzGAEgAygLMhQuYXVkaXQudjEuQXVkaXRFbnRyeTLqCQoOV2ViaG9va1NlcnZpY2USTgoLU2V0RW5kcG9pbnQSHi53ZWJob29rLnYxLlNldEVuZHBvaW50UmVxdWVzdBofLndlYmhvb2sudjEuU2V0RW5kcG9pbnRSZXNwb25zZRJXCg5DcmVhdGVFbmRwb2ludBIhLndlYmhvb2sudjEuQ3JlYXRlRW5kcG9pbnRSZXF1ZXN0GiIud2ViaG9vay52MS5DcmVhdGVFbmRwb2ludFJlc3BvbnNlElQKDUxpc3RFbmRwb2ludHMSIC53ZWJob29rLnYxLkxpc3RFbmRwb2ludHNSZXF1ZXN0GiEud2ViaG9vay52MS5MaXN0RW5kcG9pbnRzUmVzcG9uc2USTgoLR2V0RW5kcG9pbnQSHi53ZWJob29rLnYxLkdldEVuZHBvaW50UmVxdWVzdBofLndlYmhvb2sudjEuR2V0RW5kcG9pbnRSZXNwb25zZRJXCg5VcGRhdGVFbmRwb2ludBIhLndlYmhvb2sudjEuVXBkYXRlRW5kcG9pbnRSZXF1ZXN0GiIud2ViaG9vay52MS5VcGRhdGVFbmRwb2ludFJlc3BvbnNlElcKDkRlbGV0ZUVuZHBvaW50EiEud2ViaG9vay52MS5EZWxldGVFbmRwb2ludFJlcXVlc3QaIi53ZWJob29rLnYxLkRlbGV0ZUVuZHBvaW50UmVzcG9uc2USUQoMUmV2ZWFsU2VjcmV0Eh8ud2ViaG9vay52MS5SZXZlYWxTZWNyZXRSZXF1ZXN0GiAud2ViaG9vay52MS5SZXZlYWxTZWNyZXRSZXNwb25zZRJRCgxSb3RhdGVTZWNyZXQSHy53ZWJob29rLnYxLlJvdGF0ZVNlY3JldFJlcXVlc3QaIC53ZWJob29rLnYxLlJvdGF0ZVNlY3JldFJlc3BvbnNlElQKDVNlbmRUZXN0RXZlbnQSIC53ZWJob29rLnYxLlNlbmRUZXN0RXZlbnRSZXF1ZXN0GiEud2ViaG9vay52MS5TZW5kVGVzdEV2ZW50UmVzcG9uc2USSwoKTGlzdEV2ZW50cxIdLndlYmhvb2sudjEuTGlzdEV2ZW50c1JlcXVlc3QaHi53ZWJob29rLnYxLkxpc3RFdmVudHNSZXNwb25zZRJRCgxSZXBsYXlFdmVudHMSHy53ZWJob29rLnYxLlJlcGxheUV2ZW50c1JlcXVlc3QaIC53ZWJob29rLnYxLlJlcGxheUV2ZW50c1Jlc3BvbnNlElcKDkxpc3REZWxpdmVyaWVzEiEud2ViaG9vay52MS5MaXN0RGVsaXZlcmllc1JlcXVlc3QaIi53ZWJob29rLnYxLkxpc3REZWxpdmVyaWVzUmVzcG9uc2USTgoLR2V0RGVsaXZlcnkSHi53ZWJob29rLnYxLkdldERlbGl2ZXJ5UmVxdWVzdBofLndlYmhvb2sudjEuR2V0RGVsaXZlcnlSZXNwb25zZRJICglSZWRlbGl2ZXISHC53ZWJob29rLnYxLlJlZGVsaXZlclJlcXVlc3QaHS53ZWJob29rLnYxLlJlZGVsaXZlclJlc3BvbnNlEkgKCUxpc3RBdWRpdBIcLndlYmhvb2sudjEuTGlzdEF1ZGl0UmVxdWVzdBodLndlYmhvb2sudjEuTGlzdEF1ZGl0UmVzcG9uc2ViBnByb3RvMw", [file_audit_v1_audit]);
+  fileDesc("Chh3ZWJob29rL3YxL3dlYmhvb2sucHJvdG8SCndlYmhvb2sudjEiiwIKCEVuZHBvaW50EgoKAmlkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEgsKA3VybBgDIAEoCRIPCgdlbmFibGVkGAQgASgIEhIKCmNyZWF0ZWRfYXQYBSABKAkSEwoLZGVzY3JpcHRpb24YBiABKAkSEwoLZXZlbnRfdHlwZXMYByADKAkSFwoPZGlzYWJsZWRfcmVhc29uGAggASgJEhIKCnVwZGF0ZWRfYXQYCSABKAkSFQoNZmFpbGluZ19zaW5jZRgKIAEoCRITCgtmYWlsZWRfZnJvbRgLIAEoCRIUCgxoZWFkZXJfbmFtZXMYDCADKAkSFgoObWF4X3Blcl9zZWNvbmQYDSABKAUiKwoMQ3VzdG9tSGVhZGVyEgwKBG5hbWUYASABKAkSDQoFdmFsdWUYAiABKAkiawoYU2V0RW5kcG9pbnRIZWFkZXJSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJEigKBmhlYWRlchgDIAEoCzIYLndlYmhvb2sudjEuQ3VzdG9tSGVhZGVyIkMKGVNldEVuZHBvaW50SGVhZGVyUmVzcG9uc2USJgoIZW5kcG9pbnQYASABKAsyFC53ZWJob29rLnYxLkVuZHBvaW50IlIKG1JlbW92ZUVuZHBvaW50SGVhZGVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRIMCgRuYW1lGAMgASgJIkYKHFJlbW92ZUVuZHBvaW50SGVhZGVyUmVzcG9uc2USJgoIZW5kcG9pbnQYASABKAsyFC53ZWJob29rLnYxLkVuZHBvaW50IkUKHFJldmVhbEVuZHBvaW50SGVhZGVyc1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEwoLZW5kcG9pbnRfaWQYAiABKAkiSgodUmV2ZWFsRW5kcG9pbnRIZWFkZXJzUmVzcG9uc2USKQoHaGVhZGVycxgBIAMoCzIYLndlYmhvb2sudjEuQ3VzdG9tSGVhZGVyIi8KEUV2ZW50U3Vic2NyaXB0aW9uEgsKA2FsbBgBIAEoCBINCgV0eXBlcxgCIAMoCSKRAQoFRXZlbnQSCgoCaWQYASABKAkSEAoIc3RvcmVfaWQYAiABKAkSDAoEdHlwZRgDIAEoCRIQCghvcmRlcl9pZBgEIAEoCRISCgpjcmVhdGVkX2F0GAUgASgJEgwKBGJvZHkYBiABKAkSKAoKZGVsaXZlcmllcxgHIAMoCzIULndlYmhvb2sudjEuRGVsaXZlcnkijwEKB0F0dGVtcHQSDgoGbnVtYmVyGAEgASgFEhIKCnN0YXJ0ZWRfYXQYAiABKAkSEwoLc3RhdHVzX2NvZGUYAyABKAUSEgoKbGF0ZW5jeV9tcxgEIAEoBRIOCgZyZXN1bHQYBSABKAkSDQoFZXJyb3IYBiABKAkSGAoQcmVzcG9uc2VfZXhjZXJwdBgHIAEoCSKiAgoIRGVsaXZlcnkSCgoCaWQYASABKAkSEwoLZW5kcG9pbnRfaWQYAiABKAkSEAoIZXZlbnRfaWQYAyABKAkSEgoKZXZlbnRfdHlwZRgEIAEoCRIQCghvcmRlcl9pZBgFIAEoCRIOCgZzdGF0dXMYBiABKAkSFQoNYXR0ZW1wdHNfbWFkZRgHIAEoBRIXCg9uZXh0X2F0dGVtcHRfYXQYCCABKAkSEgoKY3JlYXRlZF9hdBgJIAEoCRIlCghhdHRlbXB0cxgKIAMoCzITLndlYmhvb2sudjEuQXR0ZW1wdBIMCgRraW5kGAsgASgJEgwKBGJvZHkYDCABKAkSEgoKbGFzdF9lcnJvchgNIAEoCRISCgp1cGRhdGVkX2F0GA4gASgJIjMKElNldEVuZHBvaW50UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRILCgN1cmwYAiABKAkiTQoTU2V0RW5kcG9pbnRSZXNwb25zZRImCghlbmRwb2ludBgBIAEoCzIULndlYmhvb2sudjEuRW5kcG9pbnQSDgoGc2VjcmV0GAIgASgJInoKFUNyZWF0ZUVuZHBvaW50UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRILCgN1cmwYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSLQoGZXZlbnRzGAQgASgLMh0ud2ViaG9vay52MS5FdmVudFN1YnNjcmlwdGlvbiJQChZDcmVhdGVFbmRwb2ludFJlc3BvbnNlEiYKCGVuZHBvaW50GAEgASgLMhQud2ViaG9vay52MS5FbmRwb2ludBIOCgZzZWNyZXQYAiABKAkiKAoUTGlzdEVuZHBvaW50c1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkiQAoVTGlzdEVuZHBvaW50c1Jlc3BvbnNlEicKCWVuZHBvaW50cxgBIAMoCzIULndlYmhvb2sudjEuRW5kcG9pbnQiOwoSR2V0RW5kcG9pbnRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJIj0KE0dldEVuZHBvaW50UmVzcG9uc2USJgoIZW5kcG9pbnQYASABKAsyFC53ZWJob29rLnYxLkVuZHBvaW50Is0CChVVcGRhdGVFbmRwb2ludFJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEwoLZW5kcG9pbnRfaWQYAiABKAkSEAoDdXJsGAMgASgJSACIAQESGAoLZGVzY3JpcHRpb24YBCABKAlIAYgBARIyCgZldmVudHMYBSABKAsyHS53ZWJob29rLnYxLkV2ZW50U3Vic2NyaXB0aW9uSAKIAQESFAoHZW5hYmxlZBgGIAEoCEgDiAEBEiAKE3Jlc2VuZF9mYWlsZWRfc2luY2UYByABKAlIBIgBARIbCg5tYXhfcGVyX3NlY29uZBgIIAEoBUgFiAEBQgYKBF91cmxCDgoMX2Rlc2NyaXB0aW9uQgkKB19ldmVudHNCCgoIX2VuYWJsZWRCFgoUX3Jlc2VuZF9mYWlsZWRfc2luY2VCEQoPX21heF9wZXJfc2Vjb25kIkAKFlVwZGF0ZUVuZHBvaW50UmVzcG9uc2USJgoIZW5kcG9pbnQYASABKAsyFC53ZWJob29rLnYxLkVuZHBvaW50Ij4KFURlbGV0ZUVuZHBvaW50UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCSJAChZEZWxldGVFbmRwb2ludFJlc3BvbnNlEiYKCGVuZHBvaW50GAEgASgLMhQud2ViaG9vay52MS5FbmRwb2ludCI8ChNSZXZlYWxTZWNyZXRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJIiYKFFJldmVhbFNlY3JldFJlc3BvbnNlEg4KBnNlY3JldBgBIAEoCSI8ChNSb3RhdGVTZWNyZXRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJInIKFFJvdGF0ZVNlY3JldFJlc3BvbnNlEiYKCGVuZHBvaW50GAEgASgLMhQud2ViaG9vay52MS5FbmRwb2ludBIOCgZzZWNyZXQYAiABKAkSIgoacHJldmlvdXNfc2VjcmV0X2V4cGlyZXNfYXQYAyABKAkiPQoUU2VuZFRlc3RFdmVudFJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEwoLZW5kcG9pbnRfaWQYAiABKAkiPwoVU2VuZFRlc3RFdmVudFJlc3BvbnNlEiYKCGRlbGl2ZXJ5GAEgASgLMhQud2ViaG9vay52MS5EZWxpdmVyeSJkChFMaXN0RXZlbnRzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIQCghvcmRlcl9pZBgCIAEoCRIMCgR0eXBlGAMgASgJEg0KBWxpbWl0GAQgASgFEg4KBmJlZm9yZRgFIAEoCSI3ChJMaXN0RXZlbnRzUmVzcG9uc2USIQoGZXZlbnRzGAEgAygLMhEud2ViaG9vay52MS5FdmVudCJLChNSZXBsYXlFdmVudHNSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJEg0KBXNpbmNlGAMgASgJIiYKFFJlcGxheUV2ZW50c1Jlc3BvbnNlEg4KBnF1ZXVlZBgBIAEoBSKBAQoVTGlzdERlbGl2ZXJpZXNSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhAKCG9yZGVyX2lkGAIgASgJEg0KBWxpbWl0GAMgASgFEhMKC2VuZHBvaW50X2lkGAQgASgJEg4KBnN0YXR1cxgFIAEoCRIQCghldmVudF9pZBgGIAEoCSI7ChJHZXREZWxpdmVyeVJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEwoLZGVsaXZlcnlfaWQYAiABKAkiPQoTR2V0RGVsaXZlcnlSZXNwb25zZRImCghkZWxpdmVyeRgBIAEoCzIULndlYmhvb2sudjEuRGVsaXZlcnkiQgoWTGlzdERlbGl2ZXJpZXNSZXNwb25zZRIoCgpkZWxpdmVyaWVzGAEgAygLMhQud2ViaG9vay52MS5EZWxpdmVyeSI5ChBSZWRlbGl2ZXJSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2RlbGl2ZXJ5X2lkGAIgASgJIjsKEVJlZGVsaXZlclJlc3BvbnNlEiYKCGRlbGl2ZXJ5GAEgASgLMhQud2ViaG9vay52MS5EZWxpdmVyeSIzChBMaXN0QXVkaXRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg0KBWxpbWl0GAIgASgFIjoKEUxpc3RBdWRpdFJlc3BvbnNlEiUKB2VudHJpZXMYASADKAsyFC5hdWRpdC52MS5BdWRpdEVudHJ5MqUMCg5XZWJob29rU2VydmljZRJOCgtTZXRFbmRwb2ludBIeLndlYmhvb2sudjEuU2V0RW5kcG9pbnRSZXF1ZXN0Gh8ud2ViaG9vay52MS5TZXRFbmRwb2ludFJlc3BvbnNlElcKDkNyZWF0ZUVuZHBvaW50EiEud2ViaG9vay52MS5DcmVhdGVFbmRwb2ludFJlcXVlc3QaIi53ZWJob29rLnYxLkNyZWF0ZUVuZHBvaW50UmVzcG9uc2USVAoNTGlzdEVuZHBvaW50cxIgLndlYmhvb2sudjEuTGlzdEVuZHBvaW50c1JlcXVlc3QaIS53ZWJob29rLnYxLkxpc3RFbmRwb2ludHNSZXNwb25zZRJOCgtHZXRFbmRwb2ludBIeLndlYmhvb2sudjEuR2V0RW5kcG9pbnRSZXF1ZXN0Gh8ud2ViaG9vay52MS5HZXRFbmRwb2ludFJlc3BvbnNlElcKDlVwZGF0ZUVuZHBvaW50EiEud2ViaG9vay52MS5VcGRhdGVFbmRwb2ludFJlcXVlc3QaIi53ZWJob29rLnYxLlVwZGF0ZUVuZHBvaW50UmVzcG9uc2USVwoORGVsZXRlRW5kcG9pbnQSIS53ZWJob29rLnYxLkRlbGV0ZUVuZHBvaW50UmVxdWVzdBoiLndlYmhvb2sudjEuRGVsZXRlRW5kcG9pbnRSZXNwb25zZRJRCgxSZXZlYWxTZWNyZXQSHy53ZWJob29rLnYxLlJldmVhbFNlY3JldFJlcXVlc3QaIC53ZWJob29rLnYxLlJldmVhbFNlY3JldFJlc3BvbnNlElEKDFJvdGF0ZVNlY3JldBIfLndlYmhvb2sudjEuUm90YXRlU2VjcmV0UmVxdWVzdBogLndlYmhvb2sudjEuUm90YXRlU2VjcmV0UmVzcG9uc2USYAoRU2V0RW5kcG9pbnRIZWFkZXISJC53ZWJob29rLnYxLlNldEVuZHBvaW50SGVhZGVyUmVxdWVzdBolLndlYmhvb2sudjEuU2V0RW5kcG9pbnRIZWFkZXJSZXNwb25zZRJpChRSZW1vdmVFbmRwb2ludEhlYWRlchInLndlYmhvb2sudjEuUmVtb3ZlRW5kcG9pbnRIZWFkZXJSZXF1ZXN0Gigud2ViaG9vay52MS5SZW1vdmVFbmRwb2ludEhlYWRlclJlc3BvbnNlEmwKFVJldmVhbEVuZHBvaW50SGVhZGVycxIoLndlYmhvb2sudjEuUmV2ZWFsRW5kcG9pbnRIZWFkZXJzUmVxdWVzdBopLndlYmhvb2sudjEuUmV2ZWFsRW5kcG9pbnRIZWFkZXJzUmVzcG9uc2USVAoNU2VuZFRlc3RFdmVudBIgLndlYmhvb2sudjEuU2VuZFRlc3RFdmVudFJlcXVlc3QaIS53ZWJob29rLnYxLlNlbmRUZXN0RXZlbnRSZXNwb25zZRJLCgpMaXN0RXZlbnRzEh0ud2ViaG9vay52MS5MaXN0RXZlbnRzUmVxdWVzdBoeLndlYmhvb2sudjEuTGlzdEV2ZW50c1Jlc3BvbnNlElEKDFJlcGxheUV2ZW50cxIfLndlYmhvb2sudjEuUmVwbGF5RXZlbnRzUmVxdWVzdBogLndlYmhvb2sudjEuUmVwbGF5RXZlbnRzUmVzcG9uc2USVwoOTGlzdERlbGl2ZXJpZXMSIS53ZWJob29rLnYxLkxpc3REZWxpdmVyaWVzUmVxdWVzdBoiLndlYmhvb2sudjEuTGlzdERlbGl2ZXJpZXNSZXNwb25zZRJOCgtHZXREZWxpdmVyeRIeLndlYmhvb2sudjEuR2V0RGVsaXZlcnlSZXF1ZXN0Gh8ud2ViaG9vay52MS5HZXREZWxpdmVyeVJlc3BvbnNlEkgKCVJlZGVsaXZlchIcLndlYmhvb2sudjEuUmVkZWxpdmVyUmVxdWVzdBodLndlYmhvb2sudjEuUmVkZWxpdmVyUmVzcG9uc2USSAoJTGlzdEF1ZGl0Ehwud2ViaG9vay52MS5MaXN0QXVkaXRSZXF1ZXN0Gh0ud2ViaG9vay52MS5MaXN0QXVkaXRSZXNwb25zZWIGcHJvdG8z", [file_audit_v1_audit]);
 
 /**
  * @generated from message webhook.v1.Endpoint
@@ -81,6 +81,21 @@ export type Endpoint = Message<"webhook.v1.Endpoint"> & {
    * @generated from field: string failed_from = 11;
    */
   failedFrom: string;
+
+  /**
+   * The names of its custom headers, in order; their values only through
+   * RevealEndpointHeaders.
+   *
+   * @generated from field: repeated string header_names = 12;
+   */
+  headerNames: string[];
+
+  /**
+   * At most this many deliveries a second (1–1000; a burst of at most as many); 0: no limit.
+   *
+   * @generated from field: int32 max_per_second = 13;
+   */
+  maxPerSecond: number;
 };
 
 /**
@@ -89,6 +104,155 @@ export type Endpoint = Message<"webhook.v1.Endpoint"> & {
  */
 export const EndpointSchema: GenMessage<Endpoint> = /*@__PURE__*/
   messageDesc(file_webhook_v1_webhook, 0);
+
+/**
+ * @generated from message webhook.v1.CustomHeader
+ */
+export type CustomHeader = Message<"webhook.v1.CustomHeader"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string value = 2;
+   */
+  value: string;
+};
+
+/**
+ * Describes the message webhook.v1.CustomHeader.
+ * Use `create(CustomHeaderSchema)` to create a new message.
+ */
+export const CustomHeaderSchema: GenMessage<CustomHeader> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 1);
+
+/**
+ * @generated from message webhook.v1.SetEndpointHeaderRequest
+ */
+export type SetEndpointHeaderRequest = Message<"webhook.v1.SetEndpointHeaderRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * @generated from field: string endpoint_id = 2;
+   */
+  endpointId: string;
+
+  /**
+   * @generated from field: webhook.v1.CustomHeader header = 3;
+   */
+  header?: CustomHeader | undefined;
+};
+
+/**
+ * Describes the message webhook.v1.SetEndpointHeaderRequest.
+ * Use `create(SetEndpointHeaderRequestSchema)` to create a new message.
+ */
+export const SetEndpointHeaderRequestSchema: GenMessage<SetEndpointHeaderRequest> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 2);
+
+/**
+ * @generated from message webhook.v1.SetEndpointHeaderResponse
+ */
+export type SetEndpointHeaderResponse = Message<"webhook.v1.SetEndpointHeaderResponse"> & {
+  /**
+   * @generated from field: webhook.v1.Endpoint endpoint = 1;
+   */
+  endpoint?: Endpoint | undefined;
+};
+
+/**
+ * Describes the message webhook.v1.SetEndpointHeaderResponse.
+ * Use `create(SetEndpointHeaderResponseSchema)` to create a new message.
+ */
+export const SetEndpointHeaderResponseSchema: GenMessage<SetEndpointHeaderResponse> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 3);
+
+/**
+ * @generated from message webhook.v1.RemoveEndpointHeaderRequest
+ */
+export type RemoveEndpointHeaderRequest = Message<"webhook.v1.RemoveEndpointHeaderRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * @generated from field: string endpoint_id = 2;
+   */
+  endpointId: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message webhook.v1.RemoveEndpointHeaderRequest.
+ * Use `create(RemoveEndpointHeaderRequestSchema)` to create a new message.
+ */
+export const RemoveEndpointHeaderRequestSchema: GenMessage<RemoveEndpointHeaderRequest> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 4);
+
+/**
+ * @generated from message webhook.v1.RemoveEndpointHeaderResponse
+ */
+export type RemoveEndpointHeaderResponse = Message<"webhook.v1.RemoveEndpointHeaderResponse"> & {
+  /**
+   * @generated from field: webhook.v1.Endpoint endpoint = 1;
+   */
+  endpoint?: Endpoint | undefined;
+};
+
+/**
+ * Describes the message webhook.v1.RemoveEndpointHeaderResponse.
+ * Use `create(RemoveEndpointHeaderResponseSchema)` to create a new message.
+ */
+export const RemoveEndpointHeaderResponseSchema: GenMessage<RemoveEndpointHeaderResponse> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 5);
+
+/**
+ * @generated from message webhook.v1.RevealEndpointHeadersRequest
+ */
+export type RevealEndpointHeadersRequest = Message<"webhook.v1.RevealEndpointHeadersRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * @generated from field: string endpoint_id = 2;
+   */
+  endpointId: string;
+};
+
+/**
+ * Describes the message webhook.v1.RevealEndpointHeadersRequest.
+ * Use `create(RevealEndpointHeadersRequestSchema)` to create a new message.
+ */
+export const RevealEndpointHeadersRequestSchema: GenMessage<RevealEndpointHeadersRequest> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 6);
+
+/**
+ * @generated from message webhook.v1.RevealEndpointHeadersResponse
+ */
+export type RevealEndpointHeadersResponse = Message<"webhook.v1.RevealEndpointHeadersResponse"> & {
+  /**
+   * @generated from field: repeated webhook.v1.CustomHeader headers = 1;
+   */
+  headers: CustomHeader[];
+};
+
+/**
+ * Describes the message webhook.v1.RevealEndpointHeadersResponse.
+ * Use `create(RevealEndpointHeadersResponseSchema)` to create a new message.
+ */
+export const RevealEndpointHeadersResponseSchema: GenMessage<RevealEndpointHeadersResponse> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 7);
 
 /**
  * Which event types an endpoint receives: every one, or the listed ones.
@@ -112,7 +276,7 @@ export type EventSubscription = Message<"webhook.v1.EventSubscription"> & {
  * Use `create(EventSubscriptionSchema)` to create a new message.
  */
 export const EventSubscriptionSchema: GenMessage<EventSubscription> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 1);
+  messageDesc(file_webhook_v1_webhook, 8);
 
 /**
  * @generated from message webhook.v1.Event
@@ -167,7 +331,7 @@ export type Event = Message<"webhook.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 2);
+  messageDesc(file_webhook_v1_webhook, 9);
 
 /**
  * @generated from message webhook.v1.Attempt
@@ -216,7 +380,7 @@ export type Attempt = Message<"webhook.v1.Attempt"> & {
  * Use `create(AttemptSchema)` to create a new message.
  */
 export const AttemptSchema: GenMessage<Attempt> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 3);
+  messageDesc(file_webhook_v1_webhook, 10);
 
 /**
  * @generated from message webhook.v1.Delivery
@@ -304,7 +468,7 @@ export type Delivery = Message<"webhook.v1.Delivery"> & {
  * Use `create(DeliverySchema)` to create a new message.
  */
 export const DeliverySchema: GenMessage<Delivery> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 4);
+  messageDesc(file_webhook_v1_webhook, 11);
 
 /**
  * @generated from message webhook.v1.SetEndpointRequest
@@ -326,7 +490,7 @@ export type SetEndpointRequest = Message<"webhook.v1.SetEndpointRequest"> & {
  * Use `create(SetEndpointRequestSchema)` to create a new message.
  */
 export const SetEndpointRequestSchema: GenMessage<SetEndpointRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 5);
+  messageDesc(file_webhook_v1_webhook, 12);
 
 /**
  * @generated from message webhook.v1.SetEndpointResponse
@@ -348,7 +512,7 @@ export type SetEndpointResponse = Message<"webhook.v1.SetEndpointResponse"> & {
  * Use `create(SetEndpointResponseSchema)` to create a new message.
  */
 export const SetEndpointResponseSchema: GenMessage<SetEndpointResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 6);
+  messageDesc(file_webhook_v1_webhook, 13);
 
 /**
  * @generated from message webhook.v1.CreateEndpointRequest
@@ -382,7 +546,7 @@ export type CreateEndpointRequest = Message<"webhook.v1.CreateEndpointRequest"> 
  * Use `create(CreateEndpointRequestSchema)` to create a new message.
  */
 export const CreateEndpointRequestSchema: GenMessage<CreateEndpointRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 7);
+  messageDesc(file_webhook_v1_webhook, 14);
 
 /**
  * @generated from message webhook.v1.CreateEndpointResponse
@@ -404,7 +568,7 @@ export type CreateEndpointResponse = Message<"webhook.v1.CreateEndpointResponse"
  * Use `create(CreateEndpointResponseSchema)` to create a new message.
  */
 export const CreateEndpointResponseSchema: GenMessage<CreateEndpointResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 8);
+  messageDesc(file_webhook_v1_webhook, 15);
 
 /**
  * @generated from message webhook.v1.ListEndpointsRequest
@@ -421,7 +585,7 @@ export type ListEndpointsRequest = Message<"webhook.v1.ListEndpointsRequest"> & 
  * Use `create(ListEndpointsRequestSchema)` to create a new message.
  */
 export const ListEndpointsRequestSchema: GenMessage<ListEndpointsRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 9);
+  messageDesc(file_webhook_v1_webhook, 16);
 
 /**
  * @generated from message webhook.v1.ListEndpointsResponse
@@ -438,7 +602,7 @@ export type ListEndpointsResponse = Message<"webhook.v1.ListEndpointsResponse"> 
  * Use `create(ListEndpointsResponseSchema)` to create a new message.
  */
 export const ListEndpointsResponseSchema: GenMessage<ListEndpointsResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 10);
+  messageDesc(file_webhook_v1_webhook, 17);
 
 /**
  * @generated from message webhook.v1.GetEndpointRequest
@@ -460,7 +624,7 @@ export type GetEndpointRequest = Message<"webhook.v1.GetEndpointRequest"> & {
  * Use `create(GetEndpointRequestSchema)` to create a new message.
  */
 export const GetEndpointRequestSchema: GenMessage<GetEndpointRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 11);
+  messageDesc(file_webhook_v1_webhook, 18);
 
 /**
  * @generated from message webhook.v1.GetEndpointResponse
@@ -477,7 +641,7 @@ export type GetEndpointResponse = Message<"webhook.v1.GetEndpointResponse"> & {
  * Use `create(GetEndpointResponseSchema)` to create a new message.
  */
 export const GetEndpointResponseSchema: GenMessage<GetEndpointResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 12);
+  messageDesc(file_webhook_v1_webhook, 19);
 
 /**
  * @generated from message webhook.v1.UpdateEndpointRequest
@@ -521,6 +685,13 @@ export type UpdateEndpointRequest = Message<"webhook.v1.UpdateEndpointRequest"> 
    * @generated from field: optional string resend_failed_since = 7;
    */
   resendFailedSince?: string | undefined;
+
+  /**
+   * 1–1000 deliveries a second; 0 removes the limit. Deliveries beyond it wait.
+   *
+   * @generated from field: optional int32 max_per_second = 8;
+   */
+  maxPerSecond?: number | undefined;
 };
 
 /**
@@ -528,7 +699,7 @@ export type UpdateEndpointRequest = Message<"webhook.v1.UpdateEndpointRequest"> 
  * Use `create(UpdateEndpointRequestSchema)` to create a new message.
  */
 export const UpdateEndpointRequestSchema: GenMessage<UpdateEndpointRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 13);
+  messageDesc(file_webhook_v1_webhook, 20);
 
 /**
  * @generated from message webhook.v1.UpdateEndpointResponse
@@ -545,7 +716,7 @@ export type UpdateEndpointResponse = Message<"webhook.v1.UpdateEndpointResponse"
  * Use `create(UpdateEndpointResponseSchema)` to create a new message.
  */
 export const UpdateEndpointResponseSchema: GenMessage<UpdateEndpointResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 14);
+  messageDesc(file_webhook_v1_webhook, 21);
 
 /**
  * @generated from message webhook.v1.DeleteEndpointRequest
@@ -567,7 +738,7 @@ export type DeleteEndpointRequest = Message<"webhook.v1.DeleteEndpointRequest"> 
  * Use `create(DeleteEndpointRequestSchema)` to create a new message.
  */
 export const DeleteEndpointRequestSchema: GenMessage<DeleteEndpointRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 15);
+  messageDesc(file_webhook_v1_webhook, 22);
 
 /**
  * @generated from message webhook.v1.DeleteEndpointResponse
@@ -584,7 +755,7 @@ export type DeleteEndpointResponse = Message<"webhook.v1.DeleteEndpointResponse"
  * Use `create(DeleteEndpointResponseSchema)` to create a new message.
  */
 export const DeleteEndpointResponseSchema: GenMessage<DeleteEndpointResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 16);
+  messageDesc(file_webhook_v1_webhook, 23);
 
 /**
  * @generated from message webhook.v1.RevealSecretRequest
@@ -606,7 +777,7 @@ export type RevealSecretRequest = Message<"webhook.v1.RevealSecretRequest"> & {
  * Use `create(RevealSecretRequestSchema)` to create a new message.
  */
 export const RevealSecretRequestSchema: GenMessage<RevealSecretRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 17);
+  messageDesc(file_webhook_v1_webhook, 24);
 
 /**
  * @generated from message webhook.v1.RevealSecretResponse
@@ -623,7 +794,7 @@ export type RevealSecretResponse = Message<"webhook.v1.RevealSecretResponse"> & 
  * Use `create(RevealSecretResponseSchema)` to create a new message.
  */
 export const RevealSecretResponseSchema: GenMessage<RevealSecretResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 18);
+  messageDesc(file_webhook_v1_webhook, 25);
 
 /**
  * @generated from message webhook.v1.RotateSecretRequest
@@ -647,7 +818,7 @@ export type RotateSecretRequest = Message<"webhook.v1.RotateSecretRequest"> & {
  * Use `create(RotateSecretRequestSchema)` to create a new message.
  */
 export const RotateSecretRequestSchema: GenMessage<RotateSecretRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 19);
+  messageDesc(file_webhook_v1_webhook, 26);
 
 /**
  * @generated from message webhook.v1.RotateSecretResponse
@@ -674,7 +845,7 @@ export type RotateSecretResponse = Message<"webhook.v1.RotateSecretResponse"> & 
  * Use `create(RotateSecretResponseSchema)` to create a new message.
  */
 export const RotateSecretResponseSchema: GenMessage<RotateSecretResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 20);
+  messageDesc(file_webhook_v1_webhook, 27);
 
 /**
  * @generated from message webhook.v1.SendTestEventRequest
@@ -696,7 +867,7 @@ export type SendTestEventRequest = Message<"webhook.v1.SendTestEventRequest"> & 
  * Use `create(SendTestEventRequestSchema)` to create a new message.
  */
 export const SendTestEventRequestSchema: GenMessage<SendTestEventRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 21);
+  messageDesc(file_webhook_v1_webhook, 28);
 
 /**
  * @generated from message webhook.v1.SendTestEventResponse
@@ -713,7 +884,7 @@ export type SendTestEventResponse = Message<"webhook.v1.SendTestEventResponse"> 
  * Use `create(SendTestEventResponseSchema)` to create a new message.
  */
 export const SendTestEventResponseSchema: GenMessage<SendTestEventResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 22);
+  messageDesc(file_webhook_v1_webhook, 29);
 
 /**
  * @generated from message webhook.v1.ListEventsRequest
@@ -752,7 +923,7 @@ export type ListEventsRequest = Message<"webhook.v1.ListEventsRequest"> & {
  * Use `create(ListEventsRequestSchema)` to create a new message.
  */
 export const ListEventsRequestSchema: GenMessage<ListEventsRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 23);
+  messageDesc(file_webhook_v1_webhook, 30);
 
 /**
  * @generated from message webhook.v1.ListEventsResponse
@@ -769,7 +940,7 @@ export type ListEventsResponse = Message<"webhook.v1.ListEventsResponse"> & {
  * Use `create(ListEventsResponseSchema)` to create a new message.
  */
 export const ListEventsResponseSchema: GenMessage<ListEventsResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 24);
+  messageDesc(file_webhook_v1_webhook, 31);
 
 /**
  * @generated from message webhook.v1.ReplayEventsRequest
@@ -798,7 +969,7 @@ export type ReplayEventsRequest = Message<"webhook.v1.ReplayEventsRequest"> & {
  * Use `create(ReplayEventsRequestSchema)` to create a new message.
  */
 export const ReplayEventsRequestSchema: GenMessage<ReplayEventsRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 25);
+  messageDesc(file_webhook_v1_webhook, 32);
 
 /**
  * @generated from message webhook.v1.ReplayEventsResponse
@@ -817,7 +988,7 @@ export type ReplayEventsResponse = Message<"webhook.v1.ReplayEventsResponse"> & 
  * Use `create(ReplayEventsResponseSchema)` to create a new message.
  */
 export const ReplayEventsResponseSchema: GenMessage<ReplayEventsResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 26);
+  messageDesc(file_webhook_v1_webhook, 33);
 
 /**
  * @generated from message webhook.v1.ListDeliveriesRequest
@@ -861,7 +1032,7 @@ export type ListDeliveriesRequest = Message<"webhook.v1.ListDeliveriesRequest"> 
  * Use `create(ListDeliveriesRequestSchema)` to create a new message.
  */
 export const ListDeliveriesRequestSchema: GenMessage<ListDeliveriesRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 27);
+  messageDesc(file_webhook_v1_webhook, 34);
 
 /**
  * @generated from message webhook.v1.GetDeliveryRequest
@@ -883,7 +1054,7 @@ export type GetDeliveryRequest = Message<"webhook.v1.GetDeliveryRequest"> & {
  * Use `create(GetDeliveryRequestSchema)` to create a new message.
  */
 export const GetDeliveryRequestSchema: GenMessage<GetDeliveryRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 28);
+  messageDesc(file_webhook_v1_webhook, 35);
 
 /**
  * @generated from message webhook.v1.GetDeliveryResponse
@@ -900,7 +1071,7 @@ export type GetDeliveryResponse = Message<"webhook.v1.GetDeliveryResponse"> & {
  * Use `create(GetDeliveryResponseSchema)` to create a new message.
  */
 export const GetDeliveryResponseSchema: GenMessage<GetDeliveryResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 29);
+  messageDesc(file_webhook_v1_webhook, 36);
 
 /**
  * @generated from message webhook.v1.ListDeliveriesResponse
@@ -917,7 +1088,7 @@ export type ListDeliveriesResponse = Message<"webhook.v1.ListDeliveriesResponse"
  * Use `create(ListDeliveriesResponseSchema)` to create a new message.
  */
 export const ListDeliveriesResponseSchema: GenMessage<ListDeliveriesResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 30);
+  messageDesc(file_webhook_v1_webhook, 37);
 
 /**
  * @generated from message webhook.v1.RedeliverRequest
@@ -939,7 +1110,7 @@ export type RedeliverRequest = Message<"webhook.v1.RedeliverRequest"> & {
  * Use `create(RedeliverRequestSchema)` to create a new message.
  */
 export const RedeliverRequestSchema: GenMessage<RedeliverRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 31);
+  messageDesc(file_webhook_v1_webhook, 38);
 
 /**
  * @generated from message webhook.v1.RedeliverResponse
@@ -956,7 +1127,7 @@ export type RedeliverResponse = Message<"webhook.v1.RedeliverResponse"> & {
  * Use `create(RedeliverResponseSchema)` to create a new message.
  */
 export const RedeliverResponseSchema: GenMessage<RedeliverResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 32);
+  messageDesc(file_webhook_v1_webhook, 39);
 
 /**
  * @generated from message webhook.v1.ListAuditRequest
@@ -980,7 +1151,7 @@ export type ListAuditRequest = Message<"webhook.v1.ListAuditRequest"> & {
  * Use `create(ListAuditRequestSchema)` to create a new message.
  */
 export const ListAuditRequestSchema: GenMessage<ListAuditRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 33);
+  messageDesc(file_webhook_v1_webhook, 40);
 
 /**
  * @generated from message webhook.v1.ListAuditResponse
@@ -997,7 +1168,7 @@ export type ListAuditResponse = Message<"webhook.v1.ListAuditResponse"> & {
  * Use `create(ListAuditResponseSchema)` to create a new message.
  */
 export const ListAuditResponseSchema: GenMessage<ListAuditResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 34);
+  messageDesc(file_webhook_v1_webhook, 41);
 
 /**
  * Webhook endpoints, their secrets, the event log and deliveries. Owned by the webhook
@@ -1082,6 +1253,38 @@ export const WebhookService: GenService<{
     methodKind: "unary";
     input: typeof RotateSecretRequestSchema;
     output: typeof RotateSecretResponseSchema;
+  },
+  /**
+   * Sets a custom header sent with every request to the endpoint (at most 10; a name in
+   * any case replaces the header of that name). Values are kept encrypted like secrets.
+   * INVALID_ARGUMENT names header_name or header_value.
+   *
+   * @generated from rpc webhook.v1.WebhookService.SetEndpointHeader
+   */
+  setEndpointHeader: {
+    methodKind: "unary";
+    input: typeof SetEndpointHeaderRequestSchema;
+    output: typeof SetEndpointHeaderResponseSchema;
+  },
+  /**
+   * Removes a custom header by name (any case); NOT_FOUND when there is none.
+   *
+   * @generated from rpc webhook.v1.WebhookService.RemoveEndpointHeader
+   */
+  removeEndpointHeader: {
+    methodKind: "unary";
+    input: typeof RemoveEndpointHeaderRequestSchema;
+    output: typeof RemoveEndpointHeaderResponseSchema;
+  },
+  /**
+   * The custom headers with their values: audited (endpoint.headers_revealed).
+   *
+   * @generated from rpc webhook.v1.WebhookService.RevealEndpointHeaders
+   */
+  revealEndpointHeaders: {
+    methodKind: "unary";
+    input: typeof RevealEndpointHeadersRequestSchema;
+    output: typeof RevealEndpointHeadersResponseSchema;
   },
   /**
    * Queues a signed `webhook.test` event to one endpoint, recorded like any delivery.

@@ -1,0 +1,32 @@
+// Max deliveries per second per endpoint (CONTRACT §6): a token bucket per endpoint that
+// holds at most `rate` tokens (the burst) and refills at `rate` a second. Each delivery
+// sent takes one; what finds no token waits, due, and is never dropped. store.leaseDue
+// keeps the bucket on the endpoint's row with this same arithmetic, so every
+// webhook-service instance shares it; this is the rule as data, for the unit tests and
+// the in-memory store.
+import { Code, ConnectError } from "@connectrpc/connect";
+
+export const MAX_RATE = 1000;
+
+export interface Bucket {
+  /** Tokens left at `at`; null: a full bucket (never used). */
+  tokens: number | null;
+  at: Date | null;
+}
+
+/** Whole deliveries the bucket allows at `now`, and the bucket once `taken` of them are sent. */
+export function takeTokens(bucket: Bucket, rate: number, now: Date, wanted: number): { taken: number; bucket: Bucket } {
+  const elapsed = bucket.at ? Math.max(0, (now.getTime() - bucket.at.getTime()) / 1000) : 0;
+  const available = Math.min(rate, (bucket.tokens ?? rate) + elapsed * rate);
+  const taken = Math.max(0, Math.min(wanted, Math.floor(available)));
+  return { taken, bucket: { tokens: available - taken, at: now } };
+}
+
+/** The rate as UpdateEndpoint takes it: 0 removes the limit; else 1 to 1000. */
+export function requireRate(value: number): number | null {
+  if (value === 0) return null;
+  if (!Number.isInteger(value) || value < 1 || value > MAX_RATE) {
+    throw new ConnectError(`max_per_second must be from 1 to ${MAX_RATE}, or 0 for no limit`, Code.InvalidArgument);
+  }
+  return value;
+}

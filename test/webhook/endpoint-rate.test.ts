@@ -1,0 +1,73 @@
+// Max deliveries per second (CONTRACT §6) across two webhook-service instances on one
+// database and one JetStream consumer: an endpoint limited to 2 a second never gets
+// much more than that in any second, and every delivery arrives; another endpoint of
+// the store is not held up behind it. Real PostgreSQL, NATS and loopback receivers.
+import test from "ava";
+import { createEventBus } from "../../services/lib/bus.js";
+import { connectDb } from "../../services/lib/db.js";
+import { createLogger } from "../../services/lib/logger.js";
+import { startWebhookService, WEBHOOK_SCHEMA } from "../../services/webhook/service.js";
+import { waitFor } from "../helpers/http.js";
+import { startReceiver } from "../helpers/receiver.js";
+import { startStack, type Stack } from "../helpers/stack.js";
+import { createOrder, newShop, type Receiver } from "../helpers/webhooks.js";
+
+const cleanups: (() => Promise<unknown>)[] = [];
+let stack: Stack;
+test.before(async () => {
+  stack = await startStack({ webhooks: { bus: "nats" } });
+  cleanups.push(() => stack.close());
+  // A second instance of the webhook service: its own pool, worker and consumer.
+  const logger = createLogger("webhook-2", process.env.TEST_LOG_LEVEL ?? "silent");
+  const sql = connectDb(stack.dbUrl, { schema: WEBHOOK_SCHEMA, max: 4 });
+  const bus = await createEventBus(stack.config, { stream: stack.config.EVENTS_STREAM, consumer: stack.config.EVENTS_CONSUMER }, logger);
+  const second = await startWebhookService({ sql, logger, config: stack.config, bus, mailer: { send: () => {} }, host: "127.0.0.1", port: 0 });
+  cleanups.push(async () => {
+    await second.close(100);
+    await bus.close();
+    await sql.end({ timeout: 1 });
+  });
+});
+test.after.always(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+});
+
+/** The most requests that arrived within any one second. */
+const busiestSecond = (times: number[]) => Math.max(0, ...times.map((start) => times.filter((at) => at >= start && at < start + 1_000).length));
+
+test("2 a second over two instances: about 2 in any second, none dropped; an unlimited endpoint is not held up", async (t) => {
+  t.timeout(90_000);
+  const shop = await newShop(stack, "Rate Store");
+  const limited: Receiver = await startReceiver();
+  const free: Receiver = await startReceiver();
+  cleanups.push(() => limited.close(), () => free.close());
+  const { endpoint } = await stack.webhooks!.createEndpoint({ storeId: shop.storeId, url: limited.url, description: "ERP", events: { all: true, types: [] } });
+  await stack.webhooks!.createEndpoint({ storeId: shop.storeId, url: free.url, description: "BI", events: { all: true, types: [] } });
+  const { endpoint: rated } = await stack.webhooks!.updateEndpoint({ storeId: shop.storeId, endpointId: endpoint!.id, maxPerSecond: 2 });
+  t.is(rated!.maxPerSecond, 2);
+
+  const orders = 12;
+  await Promise.all(Array.from({ length: orders }, () => createOrder(t, stack, shop, "bank_transfer")));
+  await waitFor(async () => free.received.length >= orders, 20_000, 50);
+  const freeDoneAt = Date.now();
+  await waitFor(async () => limited.received.length >= orders, 40_000, 50);
+
+  const times = limited.received.map((entry) => entry.at);
+  t.is(new Set(limited.received.map((entry) => entry.headers["webhook-id"])).size, orders, "every event arrived once");
+  const spreadMs = Math.max(...times) - Math.min(...times);
+  t.log(`limited: ${orders} in ${spreadMs} ms, busiest second ${busiestSecond(times)}; unlimited done ${freeDoneAt - Math.min(...free.received.map((e) => e.at))} ms after its first`);
+  t.true(busiestSecond(times) <= 3, `at most the burst of 2 and one refill in any second (saw ${busiestSecond(times)})`);
+  t.true(spreadMs >= ((orders - 2) / 2 - 1) * 1_000, `the rest waited for tokens: spread over ${spreadMs} ms`);
+  t.true(free.received.length === orders && freeDoneAt <= Math.max(...times), "the unlimited endpoint finished first");
+});
+
+test("max_per_second outside 1–1000 is INVALID_ARGUMENT naming it; 0 removes the limit", async (t) => {
+  const shop = await newShop(stack, "Rate Input Store");
+  const { endpoint } = await stack.webhooks!.createEndpoint({ storeId: shop.storeId, url: "http://127.0.0.1:9/x", description: "", events: { all: true, types: [] } });
+  for (const bad of [-1, 1001]) {
+    const error = await t.throwsAsync(stack.webhooks!.updateEndpoint({ storeId: shop.storeId, endpointId: endpoint!.id, maxPerSecond: bad }));
+    t.regex(String(error?.message), /max_per_second must be from 1 to 1000/);
+  }
+  t.is((await stack.webhooks!.updateEndpoint({ storeId: shop.storeId, endpointId: endpoint!.id, maxPerSecond: 1000 })).endpoint!.maxPerSecond, 1000);
+  t.is((await stack.webhooks!.updateEndpoint({ storeId: shop.storeId, endpointId: endpoint!.id, maxPerSecond: 0 })).endpoint!.maxPerSecond, 0);
+});
