@@ -1,12 +1,9 @@
-// Max deliveries per second (CONTRACT §6) across two webhook-service instances on one
+// Max deliveries per second (CONTRACT §6) across two webhook-service processes on one
 // database and one JetStream consumer: an endpoint limited to 2 a second never gets
 // much more than that in any second, and every delivery arrives; another endpoint of
 // the store is not held up behind it. Real PostgreSQL, NATS and loopback receivers.
 import test from "ava";
-import { createEventBus } from "../../services/lib/bus.js";
-import { connectDb } from "../../services/lib/db.js";
-import { createLogger } from "../../services/lib/logger.js";
-import { startWebhookService, WEBHOOK_SCHEMA } from "../../services/webhook/service.js";
+import { freePort, spawnEntry } from "../helpers/process.js";
 import { waitFor } from "../helpers/http.js";
 import { startReceiver } from "../helpers/receiver.js";
 import { startStack, type Stack } from "../helpers/stack.js";
@@ -17,16 +14,21 @@ let stack: Stack;
 test.before(async () => {
   stack = await startStack({ webhooks: { bus: "nats" } });
   cleanups.push(() => stack.close());
-  // A second instance of the webhook service: its own pool, worker and consumer.
-  const logger = createLogger("webhook-2", process.env.TEST_LOG_LEVEL ?? "silent");
-  const sql = connectDb(stack.dbUrl, { schema: WEBHOOK_SCHEMA, max: 4 });
-  const bus = await createEventBus(stack.config, { stream: stack.config.EVENTS_STREAM, consumer: stack.config.EVENTS_CONSUMER }, logger);
-  const second = await startWebhookService({ sql, logger, config: stack.config, bus, mailer: { send: () => {} }, host: "127.0.0.1", port: 0 });
-  cleanups.push(async () => {
-    await second.close(100);
-    await bus.close();
-    await sql.end({ timeout: 1 });
+  // A second webhook service, as its own process from its own entry point: its own pool,
+  // worker and consumer on the same database and JetStream consumer.
+  const second = spawnEntry("services/webhook/main.ts", {
+    DATABASE_URL: stack.dbUrl,
+    NATS_URL: stack.config.NATS_URL,
+    EVENTS_STREAM: stack.config.EVENTS_STREAM,
+    EVENTS_CONSUMER: stack.config.EVENTS_CONSUMER,
+    WEBHOOK_ADDR: `http://127.0.0.1:${await freePort()}`,
+    CATALOG_ADDR: stack.catalogAddr,
+    WEBHOOK_ALLOW_HTTP: "true",
+    WEBHOOK_ALLOW_PRIVATE: "true",
+    LOG_LEVEL: "info",
   });
+  cleanups.push(() => second.stop("SIGKILL"));
+  await second.waitFor(/"msg":"webhook listening"/, 60_000);
 });
 test.after.always(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
@@ -35,7 +37,7 @@ test.after.always(async () => {
 /** The most requests that arrived within any one second. */
 const busiestSecond = (times: number[]) => Math.max(0, ...times.map((start) => times.filter((at) => at >= start && at < start + 1_000).length));
 
-test("2 a second over two instances: about 2 in any second, none dropped; an unlimited endpoint is not held up", async (t) => {
+test("2 a second over two processes: about 2 in any second, none dropped; an unlimited endpoint is not held up", async (t) => {
   t.timeout(90_000);
   const shop = await newShop(stack, "Rate Store");
   const limited: Receiver = await startReceiver();
