@@ -1,7 +1,8 @@
 // Max deliveries per second (CONTRACT §6) across two webhook-service processes on one
-// database and one JetStream consumer: an endpoint limited to 2 a second never gets
-// much more than that in any second, and every delivery arrives; another endpoint of
-// the store is not held up behind it. Real PostgreSQL, NATS and loopback receivers.
+// database and one JetStream consumer: an endpoint limited to 2 a second is sent at most
+// a token bucket's bound (the burst and a second's refill) in any second, every delivery
+// arrives, and another endpoint of the store is not held up behind it. Real PostgreSQL,
+// NATS and loopback receivers.
 import test from "ava";
 import { freePort, spawnEntry } from "../helpers/process.js";
 import { waitFor } from "../helpers/http.js";
@@ -54,11 +55,16 @@ test("2 a second over two processes: about 2 in any second, none dropped; an unl
   const freeDoneAt = Date.now();
   await waitFor(async () => limited.received.length >= orders, 40_000, 50);
 
-  const times = limited.received.map((entry) => entry.at);
   t.is(new Set(limited.received.map((entry) => entry.headers["webhook-id"])).size, orders, "every event arrived once");
+  // Judged on when each attempt started, as the service recorded it: what the bucket
+  // governs. Arrival times add the machine's scheduling noise on top.
+  const { deliveries } = await stack.webhooks!.listDeliveries({ storeId: shop.storeId, endpointId: endpoint!.id });
+  const times = deliveries.flatMap((delivery) => delivery.attempts.map((attempt) => Date.parse(attempt.startedAt)));
+  t.is(times.length, orders, "one attempt each");
   const spreadMs = Math.max(...times) - Math.min(...times);
-  t.log(`limited: ${orders} in ${spreadMs} ms, busiest second ${busiestSecond(times)}; unlimited done ${freeDoneAt - Math.min(...free.received.map((e) => e.at))} ms after its first`);
-  t.true(busiestSecond(times) <= 3, `at most the burst of 2 and one refill in any second (saw ${busiestSecond(times)})`);
+  t.log(`limited: ${orders} sent over ${spreadMs} ms, busiest second ${busiestSecond(times)}; unlimited done ${freeDoneAt - Math.min(...free.received.map((e) => e.at))} ms after its first`);
+  // A token bucket's bound: the burst (2) plus what refills within the second (2).
+  t.true(busiestSecond(times) <= 4, `at most the burst and one second's refill in any second (saw ${busiestSecond(times)})`);
   t.true(spreadMs >= ((orders - 2) / 2 - 1) * 1_000, `the rest waited for tokens: spread over ${spreadMs} ms`);
   t.true(free.received.length === orders && freeDoneAt <= Math.max(...times), "the unlimited endpoint finished first");
 });
