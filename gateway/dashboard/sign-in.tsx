@@ -18,7 +18,9 @@ const INVALID = "Invalid email or password";
  * Sign-in and accepting an invitation hash a password (scrypt, ~0.3 s of a core; twice
  * when a sign-in upgrades an older hash): the catalog's usual 1.2 s deadline is too
  * short on a busy machine, and an acceptance cut off by it would spend the one-time
- * link without signing anyone in.
+ * link without signing anyone in. The other calls of these pages (what a link is, a
+ * reset request) get the same: a person waits on each, and a catalog busy hashing
+ * passwords must not turn an invitation's page into "temporarily unavailable".
  */
 const PASSWORD_CALL_TIMEOUT_MS = 15_000;
 
@@ -121,7 +123,7 @@ export function signInRoutes(router: Router, kit: Kit, sessions: SessionCookies,
       `${link.path}/:token`,
       handle(async (ctx) => {
         const token = ctx.params.token!;
-        const { state, email } = await clients.accounts.checkLink({ kind, token });
+        const { state, email } = await clients.accounts.checkLink({ kind, token }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS });
         if (state !== "pending") return spentPage(ctx, state);
         passwordPage(ctx, token, email);
       }),
@@ -133,7 +135,7 @@ export function signInRoutes(router: Router, kit: Kit, sessions: SessionCookies,
         const token = ctx.params.token!;
         const form = await readForm(ctx);
         if (!preSessionCsrfOk(ctx, field(form, "csrf"))) return expiredForm(ctx);
-        const again = async (error: string) => passwordPage(ctx, token, (await clients.accounts.checkLink({ kind, token })).email, error, 400);
+        const again = async (error: string) => passwordPage(ctx, token, (await clients.accounts.checkLink({ kind, token }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS })).email, error, 400);
         const password = field(form, "password");
         if (password !== field(form, "confirm")) return again("The two passwords are not the same.");
         if ([...password].length < 12) return again("Choose a password of at least 12 characters.");
@@ -145,7 +147,7 @@ export function signInRoutes(router: Router, kit: Kit, sessions: SessionCookies,
         } catch (error) {
           if (error instanceof ConnectError && error.code === Code.InvalidArgument) return again(error.rawMessage.replace(/^password: /, ""));
           if (!isUnauthenticated(error)) throw error;
-          spentPage(ctx, (await clients.accounts.checkLink({ kind, token })).state);
+          spentPage(ctx, (await clients.accounts.checkLink({ kind, token }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS })).state);
         }
       }),
     );
@@ -166,7 +168,7 @@ export function signInRoutes(router: Router, kit: Kit, sessions: SessionCookies,
       const email = field(form, "email").trim();
       // The catalog decides whether a link goes out (a member, within the limits per
       // email and per address); the answer here is the same either way.
-      await clients.accounts.requestPasswordReset({ email, clientAddress: ctx.ip });
+      await clients.accounts.requestPasswordReset({ email, clientAddress: ctx.ip }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS });
       sendPage(
         ctx,
         <MessagePage

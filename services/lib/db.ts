@@ -2,6 +2,7 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import postgres from "postgres";
 import type { Logger } from "./logger.js";
+import { DataDirInUse, lockDataDir } from "./data-dir-lock.js";
 import { untilAvailable } from "./retry.js";
 
 export type Sql = postgres.Sql;
@@ -133,6 +134,27 @@ export async function openDatabaseServer(
       if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
     }
   }
-  const embedded = await startEmbeddedDb(config.DATA_DIR, logger);
-  return { url: embedded.url, close: () => embedded.stop() };
+  // Before anything in DATA_DIR is touched: a second run must leave the first one's
+  // database alone. It says so in one line and exits, as a configuration error does.
+  let release: () => Promise<void>;
+  try {
+    release = await lockDataDir(config.DATA_DIR);
+  } catch (error) {
+    if (!(error instanceof DataDirInUse)) throw error;
+    logger.fatal({ dataDir: error.dataDir, pid: error.pid }, error.message);
+    process.exit(1);
+  }
+  try {
+    const embedded = await startEmbeddedDb(config.DATA_DIR, logger);
+    return {
+      url: embedded.url,
+      close: async () => {
+        await embedded.stop();
+        await release();
+      },
+    };
+  } catch (error) {
+    await release();
+    throw error;
+  }
 }

@@ -230,3 +230,50 @@ test.serial("npm start again on the same DATA_DIR keeps the demo store, key and 
 
   await stop(t, run);
 });
+
+/** The pid of the Node process running cli/start.ts below `npm start`. */
+function startProcessOf(run: Run): number {
+  const pid = processTree(run.npm.child.pid!).find((candidate) => {
+    try {
+      return readFileSync(`/proc/${candidate}/cmdline`, "utf8").includes("cli/start.ts");
+    } catch {
+      return false;
+    }
+  });
+  if (!pid) throw new Error("no cli/start.ts process below npm start");
+  return pid;
+}
+
+test.serial("a second npm start on the same DATA_DIR says so in one line and exits 1; the first keeps serving; after a kill -9 the next start recovers", async (t) => {
+  const first = await npmStart();
+  const second = spawnProcess("npm", ["start"], {
+    DATABASE_URL: undefined,
+    DATA_DIR: dataDir,
+    PORT: String(await freePort()),
+    CATALOG_ADDR: `http://127.0.0.1:${await freePort()}`,
+    ORDER_ADDR: `http://127.0.0.1:${await freePort()}`,
+    WEBHOOK_ADDR: `http://127.0.0.1:${await freePort()}`,
+    PUBLIC_BASE_URL: undefined,
+    NATS_URL: undefined,
+  });
+  started.push(second);
+  const code = await Promise.race([second.exited, new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), 60_000))]);
+  t.is(code, 1, second.output().slice(-2_000));
+  const fatal = second
+    .output()
+    .split("\n")
+    .filter((line) => line.startsWith("{") && JSON.parse(line).level === "fatal");
+  t.is(fatal.length, 1, second.output().slice(-2_000));
+  t.regex(fatal[0] ?? "", new RegExp(`DATA_DIR .* is in use by another run \\(pid ${startProcessOf(first)}\\)`));
+  const still = await api(first.baseUrl, "/v1/products?limit=1", { key: first.key });
+  t.is(still.status, 200, "the first start still serves");
+
+  // The first run is killed outright: its lock and its PostgreSQL are left behind.
+  for (const pid of processTree(first.npm.child.pid!)) descendants.add(pid);
+  process.kill(startProcessOf(first), "SIGKILL");
+  await first.npm.exited;
+  const third = await npmStart();
+  t.is(third.key, first.key, "the same demo store, from the same database");
+  t.is((await api(third.baseUrl, "/v1/products?limit=1", { key: third.key })).status, 200);
+  await stop(t, third);
+});
