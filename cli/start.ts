@@ -53,11 +53,13 @@ async function ensureDemoStore(): Promise<DemoStore> {
   const file = path.resolve(config.DATA_DIR, "demo-store.json");
   if (existsSync(file)) {
     const saved = JSON.parse(await readFile(file, "utf8")) as DemoStore;
+    // Looked up by id among the store's keys, not authenticated: a start is not a use,
+    // and must not move the key's "Last used" on the dashboard.
     try {
-      await clients.store.authenticateApiKey({ secret: saved.key });
-      return saved;
+      const { apiKeys } = await clients.store.listApiKeys({ storeId: saved.store_id });
+      if (apiKeys.some((key) => key.id === saved.key_id && !key.revokedAt)) return saved;
     } catch (error) {
-      if (!(error instanceof ConnectError && error.code === Code.Unauthenticated)) throw error;
+      if (!(error instanceof ConnectError && (error.code === Code.NotFound || error.code === Code.InvalidArgument))) throw error;
     }
   }
   // The operator's doing, as with `store-admin seed` (the catalog checks who acts).

@@ -7,6 +7,7 @@ import { actingAs } from "../../services/lib/acting-as.js";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Next } from "koa";
 import type { VNode } from "preact";
+import { signInUrl } from "../../common/dashboard-links.js";
 import { isUuid } from "../../common/ids.js";
 import { PERMISSION_NAMES, PERMISSION_TEXT, roleMay, type Permission, type Role } from "../../common/roles.js";
 import type { Store } from "../../gen/catalog/v1/catalog_pb.js";
@@ -139,7 +140,7 @@ export function createKit(deps: DashboardDeps, sessions: SessionCookies) {
   const storeScope = handle(async (ctx: DashboardContext, next: Next) => {
     const member = await sessions.resolve(ctx);
     if (!member) {
-      if (ctx.method === "GET") return seeOther(ctx, "/dashboard/login");
+      if (ctx.method === "GET") return seeOther(ctx, signInUrl(ctx.url));
       return sendPage(ctx, <MessagePage title="Signed out" message="Your session has ended. Sign in again, then repeat what you were doing." link={{ href: "/dashboard/login", label: "Sign in" }} />, 403);
     }
     const storeId = (ctx.params.storeId ?? "").toLowerCase();

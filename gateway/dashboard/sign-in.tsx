@@ -7,6 +7,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { GatewayContext } from "../context.js";
 import type { RateLimiter, RateDecision } from "../rate-limit.js";
 import { field, readForm } from "./forms.js";
+import { afterSignIn } from "../../common/dashboard-links.js";
 import { seeOther, sendPage, type Kit } from "./kit.js";
 import { csrfTokenFor, readCookie, sameToken, type SessionCookies } from "./session-cookie.js";
 import { ForgotPasswordPage, MessagePage, NoStoresPage, PasswordPage, SignInPage, SpentLinkPage } from "./views/sign-in-pages.js";
@@ -64,7 +65,8 @@ export function signInRoutes(router: Router, kit: Kit, sessions: SessionCookies,
     "/dashboard/login",
     handle(async (ctx) => {
       const notice = ctx.query.signed_out === "1" ? "You are signed out." : undefined;
-      sendPage(ctx, <SignInPage csrf={sessions.preSessionCsrf(ctx)} notice={notice} />);
+      const next = typeof ctx.query.next === "string" ? ctx.query.next : undefined;
+      sendPage(ctx, <SignInPage csrf={sessions.preSessionCsrf(ctx)} notice={notice} next={next && afterSignIn(next) !== "/dashboard" ? next : undefined} />);
     }),
   );
 
@@ -76,18 +78,19 @@ export function signInRoutes(router: Router, kit: Kit, sessions: SessionCookies,
       const email = field(form, "email").trim();
       const bucket = `dashboard-sign-in:${ctx.ip}`;
       if (!limits.limiter.peek(bucket, limits.perMinute).allowed) {
-        return sendPage(ctx, <SignInPage csrf={sessions.preSessionCsrf(ctx)} email={email} error="Too many attempts. Wait a minute, then try again." />, 429);
+        return sendPage(ctx, <SignInPage csrf={sessions.preSessionCsrf(ctx)} email={email} error="Too many attempts. Wait a minute, then try again." next={field(form, "next") || undefined} />, 429);
       }
       try {
         const { session } = await clients.accounts.signIn({ email, password: field(form, "password") }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS });
         await endPreviousSession(ctx);
         sessions.start(ctx, session!.token);
-        seeOther(ctx, "/dashboard");
+        // Back to the page that asked for a sign-in, when it is one of ours.
+        seeOther(ctx, afterSignIn(field(form, "next")));
       } catch (error) {
         if (!isUnauthenticated(error) && !(error instanceof ConnectError && error.code === Code.InvalidArgument)) throw error;
         await limits.limiter.take(bucket, limits.perMinute);
         logger.info({ requestId: ctx.state.requestId }, "dashboard sign-in refused");
-        sendPage(ctx, <SignInPage csrf={sessions.preSessionCsrf(ctx)} email={email} error={INVALID} />, 401);
+        sendPage(ctx, <SignInPage csrf={sessions.preSessionCsrf(ctx)} email={email} error={INVALID} next={field(form, "next") || undefined} />, 401);
       }
     }),
   );

@@ -13,7 +13,7 @@ let stack: Stack;
 /** What the stack logged, for what reaches the logs and whether a request ended. */
 const lines: Record<string, any>[] = [];
 test.before(async () => {
-  stack = await startStack({ logger: capturingLogger(lines, { labels: true }) });
+  stack = await startStack({ logger: capturingLogger(lines, { labels: true }), webhooks: { bus: "in-process" } });
 });
 test.after.always(async () => {
   await stack?.close();
@@ -37,7 +37,8 @@ async function member(name: string) {
     return created.body.data.order;
   };
   const statusOf = async (id: string) => (await api(stack.baseUrl, `/v1/orders/${id}`, { key: store.key })).body.data.order.status;
-  return { ...store, token, post, order, statusOf };
+  const get = (path: string) => fetch(`${stack.baseUrl}/dashboard/stores/${store.storeId}/${path}`, { redirect: "manual", headers: { cookie: `session=${token}` } });
+  return { ...store, token, post, get, order, statusOf };
 }
 
 test("a post the order page does not offer changes nothing: a QRIS order cannot be marked paid, a paid one not cancelled", async (t) => {
@@ -143,4 +144,20 @@ test("an upload cut off at 10 KB of 1 MB ends its request: nothing is left waiti
   const ended = () => lines.some((line) => typeof line.path === "string" && line.path.endsWith("/bank-mutations/import") && /^request/.test(line.msg));
   await waitFor(async () => ended(), 15_000, 100).catch(() => {});
   t.true(ended(), "the gateway logged the request's end");
+});
+
+test("an order is asked for by its payment reference on the Events page too; its page says why it has no deliveries", async (t) => {
+  const m = await member("Reference Store");
+  const order = await m.order("bank_transfer");
+  const byReference = await m.get(`events?order=${order.payment_reference.toLowerCase()}`);
+  t.is(byReference.status, 200);
+  const html = await byReference.text();
+  t.true(html.includes(`orders/${order.id}`), "the order's events are listed");
+  const unknown = await m.get("events?order=SO-NOSUCHREF1");
+  t.is(unknown.status, 400);
+  t.regex(await unknown.text(), /an order id or a payment reference \(SO-…\) of this store/);
+
+  t.regex(await (await m.get(`orders/${order.id}`)).text(), /The store has no webhook endpoint/);
+  await stack.webhooks!.createEndpoint({ storeId: m.storeId, url: "https://erp.example/hooks", description: "", events: { all: false, types: ["order.refunded"] } });
+  t.regex(await (await m.get(`orders/${order.id}`)).text(), /None of the store(&#39;|&#x27;|')s endpoints is enabled and subscribed to this order(&#39;|&#x27;|')s events/);
 });

@@ -7,7 +7,9 @@ import { chmod, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import test from "ava";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { AccountService } from "../../gen/catalog/v1/account_pb.js";
+import { StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { createRpcChannel } from "../../services/lib/rpc-client.js";
 import { api } from "../helpers/http.js";
 import { freePort, spawnProcess, type Spawned } from "../helpers/process.js";
@@ -171,7 +173,19 @@ function describe(pid: number): string {
   }
 }
 
-let first: { key: string; storeId: string; items: unknown[] } | undefined;
+let first: { key: string; storeId: string; items: unknown[]; lastUsedAt?: string } | undefined;
+
+/** The demo key's "Last used", as the dashboard shows it (the catalog's key list). */
+async function lastUsedOf(run: Run): Promise<string | undefined> {
+  const channel = createRpcChannel(run.catalogAddr, { actor: OPERATOR });
+  try {
+    const { apiKeys } = await channel.client(StoreService).listApiKeys({ storeId: run.storeId });
+    const used = apiKeys.find((key) => key.prefix && run.key.startsWith(key.prefix))?.lastUsedAt;
+    return used ? timestampDate(used).toISOString() : undefined;
+  } finally {
+    channel.close();
+  }
+}
 
 test.serial("npm start on a fresh DATA_DIR serves the API with a printed demo key and stops on SIGTERM", async (t) => {
   const run = await npmStart();
@@ -207,6 +221,8 @@ test.serial("npm start on a fresh DATA_DIR serves the API with a printed demo ke
   } finally {
     accounts.close();
   }
+  first.lastUsedAt = await lastUsedOf(run);
+  t.truthy(first.lastUsedAt, "the requests above used the key");
 
   await stop(t, run);
 });
@@ -218,6 +234,7 @@ test.serial("npm start again on the same DATA_DIR keeps the demo store, key and 
   t.is(run.key, first!.key, "the same demo key is printed");
   t.is(run.storeId, first!.storeId, "the same demo store");
   t.notRegex(run.npm.output(), /demo store seeded/, "nothing was seeded again");
+  t.is(await lastUsedOf(run), first!.lastUsedAt, "starting is not a use: the key's Last used is untouched");
   t.is(run.signIn.email, "demo@example.com", "a fresh sign-in link for the same demo member");
 
   const all = await api(run.baseUrl, "/v1/products?limit=50", { key: run.key });

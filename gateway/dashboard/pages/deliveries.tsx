@@ -21,7 +21,8 @@ export const deliveryPath = (storeId: string, delivery: Pick<Delivery, "id" | "e
 export const orderPath = (storeId: string, orderId: string) => storePath(storeId, `orders/${orderId}`);
 
 const DELIVERY_DONE: Record<string, string> = {
-  test_sent: "The test event is queued and will be sent within a few seconds. Reload this page to see the attempt.",
+  test_sent: "The test event is sent: the receiver's answer is beside the request below.",
+  test_queued: "The test event is queued and is sent within a few seconds: this page shows the attempt by itself.",
   resent: "The delivery is queued again and will be sent within a few seconds. Reload this page to see the new attempt.",
 };
 
@@ -196,7 +197,7 @@ function DeliveryPage(props: { ctx: DashboardContext; delivery: Delivery; endpoi
           </h2>
           {delivery.attempts.length === 0 ? (
             <p class="muted">
-              {delivery.status === "pending" ? "Not attempted yet: it is sent within a few seconds. Reload to see the attempt." : "No attempt was made."}
+              {delivery.status === "pending" ? "Not attempted yet: it is sent within a few seconds, and this page shows the attempt by itself." : "No attempt was made."}
             </p>
           ) : (
             <ol style="list-style:none;padding:0;margin:0;display:grid;gap:12px">
@@ -288,6 +289,9 @@ export function deliveryPages(router: Router, kit: Kit) {
   const deliveryAt = `${base}/:endpointId/deliveries/:deliveryId`;
 
   webhookRoute(router, kit, "get", deliveryAt, loadDelivery, async (ctx, _webhook, found) => {
+    // Not attempted yet: the page reloads itself every 2 s, without script, until the
+    // first attempt shows beside the request.
+    if (found.delivery.status === "pending" && found.delivery.attempts.length === 0) ctx.set("Refresh", "2");
     sendPage(ctx, <DeliveryPage ctx={ctx} {...found} flash={DELIVERY_DONE[String(ctx.query.done)]} />);
   });
 

@@ -2,7 +2,7 @@
 // each with its order and where it was delivered; filtered by type and order, paged
 // by "Older".
 import type { RouterInstance as Router } from "@koa/router";
-import { isUuid } from "../../../common/ids.js";
+import { isPaymentReference, isUuid } from "../../../common/ids.js";
 import { ORDER_EVENT_TYPES } from "../../../common/order-status.js";
 import type { Endpoint, Event } from "../../../gen/webhook/v1/webhook_pb.js";
 import { Time } from "../../views/components.js";
@@ -66,7 +66,7 @@ function EventsPage(props: { ctx: DashboardContext; events: Event[]; endpoints: 
         </div>
         <label>
           Order
-          <input type="text" name="order" value={filters.order} placeholder="order id" autoComplete="off" spellcheck={false} />
+          <input type="text" name="order" value={filters.order} placeholder="order id or SO-…" autoComplete="off" spellcheck={false} />
         </label>
         <button type="submit" class="secondary">
           Filter
@@ -160,14 +160,21 @@ export function eventPages(router: Router, kit: Kit) {
       const filters: Filters = { type: query(ctx.query.type), order: query(ctx.query.order), before: query(ctx.query.before) };
       const problems: string[] = [];
       if (filters.type && !(ORDER_EVENT_TYPES as readonly string[]).includes(filters.type)) problems.push(`Type must be one of ${ORDER_EVENT_TYPES.join(", ")}.`);
-      if (filters.order && !isUuid(filters.order)) problems.push("Order must be an order id, like 3f2a…-…: copy it from the order's page.");
+      // An order is asked for by its id or by its payment reference (SO-…), as on the Orders page.
+      let orderId = filters.order.toLowerCase();
+      if (filters.order && !isUuid(filters.order)) {
+        const reference = filters.order.trim().toUpperCase();
+        const found = isPaymentReference(reference) ? (await kit.clients.order.listOrders({ storeId, search: reference, limit: 1 })).orders[0] : undefined;
+        if (found && found.paymentReference === reference) orderId = found.id;
+        else problems.push("Order must be an order id or a payment reference (SO-…) of this store.");
+      }
       if (filters.before && !parseRfc3339(filters.before)) problems.push("The page link is not valid: start again from the newest events.");
       if (problems.length > 0) {
         sendPage(ctx, <EventsPage ctx={ctx} events={[]} endpoints={[]} filters={filters} error={problems.join(" ")} />, 400);
         return;
       }
       const [{ events }, { endpoints }] = await Promise.all([
-        webhook.listEvents({ storeId, type: filters.type, orderId: filters.order.toLowerCase(), before: filters.before, limit: PAGE_SIZE }),
+        webhook.listEvents({ storeId, type: filters.type, orderId, before: filters.before, limit: PAGE_SIZE }),
         webhook.listEndpoints({ storeId }),
       ]);
       sendPage(ctx, <EventsPage ctx={ctx} events={events} endpoints={endpoints} filters={filters} />);

@@ -146,6 +146,8 @@ function OrderPage(props: {
   history: StatusChange[];
   allowed: string[];
   deliveries: Delivery[] | undefined;
+  /** The store's endpoints: "no deliveries" says whether there is none or none takes these events. */
+  endpointCount: number;
   flash?: string;
   error?: string;
 }) {
@@ -331,7 +333,16 @@ function OrderPage(props: {
       ) : props.deliveries.length === 0 ? (
         <Empty title="No deliveries for this order">
           <p>
-            Add an endpoint on the <a href={storePath(store.id, "webhooks")}>Webhooks</a> page to receive this order's events.
+            {props.endpointCount === 0 ? (
+              <>
+                The store has no webhook endpoint. Add one on the <a href={storePath(store.id, "webhooks")}>Webhooks</a> page to receive this order's events.
+              </>
+            ) : (
+              <>
+                None of the store's endpoints is enabled and subscribed to this order's events. Check their events on the{" "}
+                <a href={storePath(store.id, "webhooks")}>Webhooks</a> page.
+              </>
+            )}
           </p>
         </Empty>
       ) : (
@@ -547,9 +558,14 @@ export function orderPages(router: Router, kit: Kit) {
     const found = await load(ctx, true);
     if (!found) return notFoundPage(ctx);
     const order = found.detail!.order!;
-    const deliveries = clients.webhook ? (await clients.webhook.listDeliveries({ storeId: order.storeId, orderId: order.id })).deliveries : undefined;
+    const [deliveries, endpointCount] = clients.webhook
+      ? await Promise.all([
+          clients.webhook.listDeliveries({ storeId: order.storeId, orderId: order.id }).then((answer) => answer.deliveries),
+          clients.webhook.listEndpoints({ storeId: order.storeId }).then((answer) => answer.endpoints.length),
+        ])
+      : [undefined, 0];
     const messages = typeof extra === "function" ? extra(order) : extra;
-    sendPage(ctx, <OrderPage ctx={ctx} detail={found.detail!} history={found.history} allowed={found.allowedActions} deliveries={deliveries} {...messages} />, status);
+    sendPage(ctx, <OrderPage ctx={ctx} detail={found.detail!} history={found.history} allowed={found.allowedActions} deliveries={deliveries} endpointCount={endpointCount} {...messages} />, status);
   }
 
   router.get(

@@ -17,6 +17,20 @@ import { DeliveriesTable, DELIVERY_STATUSES, deliveryPath, endpointPath, webhook
 
 const DELIVERY_LIMIT = 100;
 
+/** How long "Send test event" waits for the first attempt before showing the delivery. */
+const TEST_EVENT_WAIT_MS = 5_000;
+
+/** Whether the delivery has an attempt within `ms`, asking every 200 ms. */
+async function firstAttempt(webhook: WebhookClient, storeId: string, deliveryId: string, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const { delivery } = await webhook.getDelivery({ storeId, deliveryId });
+    if (delivery && (delivery.attempts.length > 0 || delivery.status !== "pending")) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 const LIST_DONE: Record<string, string> = { deleted: "The endpoint is deleted. Nothing more is sent to it." };
 const ENDPOINT_DONE: Record<string, string> = {
   updated: "The endpoint is saved.",
@@ -599,7 +613,10 @@ export function webhookPages(router: Router, kit: Kit) {
     const storeId = ctx.state.scope.store.id;
     try {
       const { delivery } = await webhook.sendTestEvent({ storeId, endpointId: endpoint.id });
-      seeOther(ctx, `${deliveryPath(storeId, delivery!)}?done=test_sent`);
+      // Wait a little for the first attempt, so the page can show the answer at once;
+      // past that the delivery's page refreshes itself until it is there.
+      const attempted = await firstAttempt(webhook, storeId, delivery!.id, TEST_EVENT_WAIT_MS);
+      seeOther(ctx, `${deliveryPath(storeId, delivery!)}?done=${attempted ? "test_sent" : "test_queued"}`);
     } catch (error) {
       // A disabled endpoint is sent nothing, not even a test.
       if (!(error instanceof ConnectError && error.code === Code.FailedPrecondition)) throw error;

@@ -2,7 +2,7 @@
 // MessagePage too).
 import { Csrf, Plain } from "./layout.js";
 
-export function SignInPage(props: { csrf: string; email?: string; error?: string; notice?: string }) {
+export function SignInPage(props: { csrf: string; email?: string; error?: string; notice?: string; next?: string }) {
   return (
     <Plain title="Sign in to your store">
       {props.notice && (
@@ -17,6 +17,7 @@ export function SignInPage(props: { csrf: string; email?: string; error?: string
       )}
       <form class="stack card" method="post" action="/dashboard/login">
         <Csrf token={props.csrf} />
+        {props.next && <input type="hidden" name="next" value={props.next} />}
         <label>
           Email
           <input type="email" name="email" autocomplete="username" required value={props.email ?? ""} />
