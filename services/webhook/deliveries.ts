@@ -26,7 +26,13 @@ export function testEventBody(storeId: string, endpointId: string, now = new Dat
   return JSON.stringify({ type: TEST_EVENT_TYPE, timestamp: now.toISOString(), data: { store_id: storeId, endpoint_id: endpointId } });
 }
 
-export type DeliveriesStore = Pick<typeof sqlStore, "transaction" | "listDeliveries" | "getDelivery" | "requeue" | "lockEndpoint" | "insertDelivery" | "insertAudit">;
+export type DeliveriesStore = Pick<
+  typeof sqlStore,
+  "transaction" | "listDeliveries" | "getDelivery" | "requeue" | "lockEndpoint" | "insertDelivery" | "insertAudit" | "endpointHealth"
+>;
+
+/** The window of "health at a glance" (CONTRACT §10): the last 24 h. */
+export const HEALTH_WINDOW_MS = 24 * 3_600_000;
 
 export function createDeliveries({
   sql,
@@ -43,6 +49,12 @@ export function createDeliveries({
     /** The store's newest deliveries matching the filter, each with its attempts. */
     async list(storeId: string, filter: DeliveryFilter, limit: number): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] }[]> {
       return store.listDeliveries(sql, storeId, filter, listLimit(limit));
+    },
+
+    /** Each endpoint's attempts and successes in the last 24 h and its latest attempt; the store's failed attempts in that time. */
+    async health(storeId: string, now = new Date()): Promise<{ failedAttempts: number; endpoints: sqlStore.EndpointHealthRow[] }> {
+      const endpoints = await store.endpointHealth(sql, storeId, new Date(now.getTime() - HEALTH_WINDOW_MS));
+      return { failedAttempts: endpoints.reduce((sum, row) => sum + row.attempts - row.succeeded, 0), endpoints };
     },
 
     /** One delivery with its attempts; undefined when the store has no such delivery. */

@@ -19,7 +19,7 @@ import { optionalDeliveryStatus, optionalEventType, optionalUuid, parseRfc3339, 
 export interface WebhookRouteDeps {
   endpoints: Pick<Endpoints, "set" | "create" | "list" | "get" | "update" | "remove" | "reveal" | "rotate" | "setHeader" | "removeHeader" | "revealHeaders">;
   events: Pick<Events, "list" | "replay">;
-  deliveries: Pick<Deliveries, "list" | "get" | "redeliver" | "sendTest">;
+  deliveries: Pick<Deliveries, "list" | "get" | "redeliver" | "sendTest" | "health">;
   audit: { list(storeId: string, limit: number): Promise<AuditRow[]> };
 }
 
@@ -82,6 +82,21 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
         const storeId = requireUuid(request.storeId, "store_id");
         const endpointId = requireUuid(request.endpointId, "endpoint_id");
         return { secret: found(await endpoints.reveal(storeId, endpointId, requirePermission(context, "developer_settings")), endpointNotFound(endpointId)) };
+      },
+
+      async getWebhookHealth(request) {
+        const { failedAttempts, endpoints } = await deliveries.health(requireUuid(request.storeId, "store_id"));
+        return {
+          failedAttempts24h: failedAttempts,
+          endpoints: endpoints.map((row) => ({
+            endpointId: row.endpoint_id,
+            attempts24h: row.attempts,
+            succeeded24h: row.succeeded,
+            lastAttemptAt: row.last_at.toISOString(),
+            lastResult: row.last_result,
+            lastStatusCode: row.last_status_code ?? 0,
+          })),
+        };
       },
 
       async setEndpointHeader(request, context) {

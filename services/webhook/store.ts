@@ -258,6 +258,35 @@ export async function insertResendDeliveries(db: Db, endpoint: EndpointRow, sinc
   return rows.length;
 }
 
+export interface EndpointHealthRow {
+  endpoint_id: string;
+  attempts: number;
+  succeeded: number;
+  last_at: Date;
+  last_result: string;
+  last_status_code: number | null;
+}
+
+/**
+ * Per endpoint of the store: its attempts and successes since `since`, and the latest
+ * of them. An attempt then touched its delivery then, so only deliveries updated since
+ * are read (deliveries_store_updated).
+ */
+export async function endpointHealth(db: Db, storeId: string, since: Date): Promise<EndpointHealthRow[]> {
+  return db<EndpointHealthRow[]>`
+    with recent as (
+      select d.endpoint_id, a.result, a.status_code, a.started_at
+      from deliveries d join delivery_attempts a on a.delivery_id = d.id
+      where d.store_id = ${storeId} and d.updated_at >= ${since} and a.started_at >= ${since}
+    ), latest as (
+      select distinct on (endpoint_id) endpoint_id, result, status_code, started_at from recent order by endpoint_id, started_at desc
+    )
+    select r.endpoint_id, count(*)::int as attempts, (count(*) filter (where r.result = 'succeeded'))::int as succeeded,
+      l.started_at as last_at, l.result as last_result, l.status_code as last_status_code
+    from recent r join latest l on l.endpoint_id = r.endpoint_id
+    group by r.endpoint_id, l.started_at, l.result, l.status_code`;
+}
+
 /** Replaces the endpoint's custom headers (names in the clear, all of them sealed). */
 export async function setEndpointHeaders(db: Db, endpointId: string, names: string[], sealed: string | null): Promise<EndpointRow> {
   const [row] = await db<EndpointRow[]>`

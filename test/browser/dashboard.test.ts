@@ -775,6 +775,16 @@ test("a failing endpoint disabled by the service shows why; Enable endpoint offe
   const product = await createProduct(stack, m.storeId, "Kopi Gagal", 30_000);
   await createApiOrder(m.key, { items: [{ product_id: product.id, quantity: 1 }], payment_method: "bank_transfer" });
   await waitFor(async () => receiver.received.length >= 1, 20_000, 100);
+  await waitFor(async () => (await stack.webhooks!.listEndpoints({ storeId: m.storeId })).endpoints[0]!.failingSince !== "", 20_000, 100);
+  // Health at a glance: the list and the overview say it fails, long before any delivery gives up.
+  await m.page.goto(storeUrl(m.storeId, "webhooks"));
+  const listed = (await tableRows(m.page))[0]!;
+  t.regex(listed.state!, /^Failing since .*WIB$/);
+  t.regex(listed["last attempt"]!, /HTTP 500/);
+  t.regex(listed["success (24 h)"]!, /^0 of \d+ \(0 %\)$/);
+  await m.page.goto(storeUrl(m.storeId, "overview"));
+  t.regex(await bodyText(m.page), /Failed attempts \(24 h\)\s+[1-9]/);
+  t.regex(await bodyText(m.page), /Endpoints failing\s+1/);
   // Days of failures, as the service would have seen them: the sweep disables it.
   await stack.webhookSql!`update endpoints set failing_since = now() - interval '6 days' where id = ${endpoint!.id}`;
   await waitFor(async () => !(await stack.webhooks!.listEndpoints({ storeId: m.storeId })).endpoints[0]!.enabled, 20_000, 100);

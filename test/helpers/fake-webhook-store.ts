@@ -149,6 +149,24 @@ export function createFakeWebhookStore() {
       const row = state.endpoints.get(endpointId);
       if (row) Object.assign(row, { enabled: false, disabled_reason: reason, updated_at: stamp() });
     },
+    async endpointHealth(_db, storeId, since) {
+      const recent = state.attempts
+        .map((a) => ({ a, d: state.deliveries.get(a.delivery_id)! }))
+        .filter(({ a, d }) => d.store_id === storeId && a.started_at >= since);
+      const byEndpoint = new Map<string, typeof recent>();
+      for (const entry of recent) byEndpoint.set(entry.d.endpoint_id, [...(byEndpoint.get(entry.d.endpoint_id) ?? []), entry]);
+      return [...byEndpoint].map(([endpoint_id, entries]) => {
+        const last = entries.reduce((latest, entry) => (entry.a.started_at > latest.a.started_at ? entry : latest));
+        return {
+          endpoint_id,
+          attempts: entries.length,
+          succeeded: entries.filter(({ a }) => a.result === "succeeded").length,
+          last_at: last.a.started_at,
+          last_result: last.a.result,
+          last_status_code: last.a.status_code,
+        };
+      });
+    },
     async setEndpointHeaders(_db, endpointId, names, sealed) {
       const row = state.endpoints.get(endpointId)!;
       Object.assign(row, { header_names: [...names], headers_sealed: sealed, updated_at: stamp() });

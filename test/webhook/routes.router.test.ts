@@ -715,3 +715,41 @@ test("custom headers are developer settings: support and viewer get PERMISSION_D
   as.actor = { kind: "member", memberId: randomUUID(), role: "developer", email: "dev@toko.example" };
   t.deepEqual((await client.revealEndpointHeaders({ storeId, endpointId: id })).headers.map((h) => h.value), ["abc"]);
 });
+
+test("GetWebhookHealth: per endpoint, attempts and successes in 24 h and the latest; the store's failed attempts; other stores and older attempts left out", async (t) => {
+  const { client, fake, event } = setup();
+  const storeId = randomUUID();
+  const { endpoint } = await client.setEndpoint({ storeId, url: "https://hooks.example/in" });
+  const other = randomUUID();
+  await client.setEndpoint({ storeId: other, url: "https://hooks.example/other" });
+  for (let i = 0; i < 3; i++) await event(storeId, randomUUID());
+  await event(other, randomUUID());
+  const attempt = async (deliveryId: string, statusCode: number, startedAt: Date) => {
+    const number = await fake.store.finishAttempt(fake.sql, deliveryId, { status: statusCode < 300 ? "succeeded" : "pending", error: statusCode < 300 ? undefined : `HTTP ${statusCode}` });
+    await fake.store.insertAttempt(fake.sql, {
+      delivery_id: deliveryId,
+      number,
+      started_at: startedAt,
+      status_code: statusCode,
+      latency_ms: 5,
+      result: statusCode < 300 ? "succeeded" : "http_error",
+      error: null,
+      response_excerpt: null,
+    });
+  };
+  const leased = await fake.store.leaseDue(fake.sql, 10, 20_000, []);
+  const mine = leased.filter((d) => d.store_id === storeId);
+  const theirs = leased.find((d) => d.store_id === other)!;
+  const now = Date.now();
+  await attempt(mine[0]!.id, 500, new Date(now - 25 * 3_600_000)); // older than 24 h
+  await attempt(mine[0]!.id, 503, new Date(now - 60_000));
+  await attempt(mine[1]!.id, 200, new Date(now - 30_000));
+  await attempt(mine[2]!.id, 500, new Date(now - 10_000));
+  await attempt(theirs.id, 500, new Date(now - 10_000));
+  const health = await client.getWebhookHealth({ storeId });
+  t.is(health.failedAttempts24h, 2);
+  t.is(health.endpoints.length, 1);
+  t.like(health.endpoints[0], { endpointId: endpoint!.id, attempts24h: 3, succeeded24h: 1, lastResult: "http_error", lastStatusCode: 500 });
+  t.is(Date.parse(health.endpoints[0]!.lastAttemptAt), now - 10_000);
+  await rejects(t, client.getWebhookHealth({ storeId: "x" }), Code.InvalidArgument, /store_id/);
+});

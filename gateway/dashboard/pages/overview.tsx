@@ -1,11 +1,10 @@
-// Overview (CONTRACT §10): the store, its plan, what waits for payment and what failed
-// to reach the merchant's systems in the last 24 h.
+// Overview (CONTRACT §10): the store, its plan, what waits for payment, and how its
+// webhooks are doing: failed attempts in the last 24 h and endpoints failing now.
 import type { RouterInstance as Router } from "@koa/router";
 import { planHasApiAccess, planName } from "../../../common/plans.js";
 import { sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Shell, storePath } from "../views/layout.js";
-
-const DAY_MS = 24 * 3_600_000;
+import { endpointState } from "./webhooks.js";
 
 export function overviewPages(router: Router, kit: Kit) {
   const { clients, handle, storeScope } = kit;
@@ -14,13 +13,15 @@ export function overviewPages(router: Router, kit: Kit) {
     storeScope,
     handle(async (ctx: DashboardContext) => {
       const { member, store, csrf } = ctx.state.scope;
-      const [pending, review, failed] = await Promise.all([
+      const [pending, review, health, endpoints] = await Promise.all([
         clients.order.countOrders({ storeId: store.id, status: "pending" }),
         clients.bank.countUnreviewed({ storeId: store.id }),
-        clients.webhook ? clients.webhook.listDeliveries({ storeId: store.id, status: "failed", limit: 500 }) : undefined,
+        clients.webhook?.getWebhookHealth({ storeId: store.id }),
+        clients.webhook?.listEndpoints({ storeId: store.id }),
       ]);
-      const since = Date.now() - DAY_MS;
-      const failedRecently = failed?.deliveries.filter((d) => Date.parse(d.updatedAt || d.createdAt) >= since).length;
+      // Attempts, not exhausted deliveries: an endpoint failing every attempt shows at once,
+      // not after the ~28 h of retries it takes a delivery to end as failed.
+      const failing = endpoints?.endpoints.filter((endpoint) => endpointState(endpoint) === "failing" || endpointState(endpoint) === "disabled by the system").length;
       const plan = planName(store.plan) ?? "starter";
       sendPage(
         ctx,
@@ -47,9 +48,14 @@ export function overviewPages(router: Router, kit: Kit) {
               <a href={storePath(store.id, "bank-mutations")}>Review transfers</a>
             </section>
             <section class="card" aria-labelledby="failed-title">
-              <h2 id="failed-title">Failed deliveries (24 h)</h2>
-              <p class="stat">{failedRecently === undefined ? "—" : failedRecently >= 500 ? "500+" : String(failedRecently)}</p>
+              <h2 id="failed-title">Failed attempts (24 h)</h2>
+              <p class="stat">{health === undefined ? "—" : String(health.failedAttempts24h)}</p>
               <a href={storePath(store.id, "webhooks")}>Review deliveries</a>
+            </section>
+            <section class="card" aria-labelledby="failing-title">
+              <h2 id="failing-title">Endpoints failing</h2>
+              <p class="stat">{failing === undefined ? "—" : String(failing)}</p>
+              <a href={storePath(store.id, "webhooks")}>See endpoints</a>
             </section>
           </div>
         </Shell>,

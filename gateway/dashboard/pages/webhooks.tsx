@@ -8,7 +8,7 @@ import type { ComponentChildren } from "preact";
 import { isUuid } from "../../../common/ids.js";
 import { fromJakartaLocalInput, jakartaLocalInput } from "../../../common/jakarta-time.js";
 import { ORDER_EVENT_TYPES } from "../../../common/order-status.js";
-import type { Delivery, Endpoint } from "../../../gen/webhook/v1/webhook_pb.js";
+import type { Delivery, Endpoint, EndpointHealth } from "../../../gen/webhook/v1/webhook_pb.js";
 import { Time } from "../../views/components.js";
 import { field, type Form } from "../forms.js";
 import { forbiddenPage, may, problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
@@ -49,6 +49,41 @@ function EndpointStatus({ endpoint }: { endpoint: Endpoint }) {
       <span class="badge badge-disabled">Disabled</span>
       {endpoint.disabledReason && <span class="small muted"> {endpoint.disabledReason}</span>}
     </>
+  );
+}
+
+/** What an endpoint is doing now, as the list and the overview say it. */
+export type EndpointState = "healthy" | "failing" | "disabled by the system" | "disabled";
+
+export function endpointState(endpoint: Endpoint): EndpointState {
+  if (!endpoint.enabled) return endpoint.disabledReason === "" || endpoint.disabledReason === "disabled by the store" ? "disabled" : "disabled by the system";
+  return endpoint.failingSince ? "failing" : "healthy";
+}
+
+/** The state with what it rests on: since when it fails, or why it is off. */
+function HealthBadge({ endpoint }: { endpoint: Endpoint }) {
+  const state = endpointState(endpoint);
+  if (state === "healthy") return <span class="badge badge-enabled">Healthy</span>;
+  if (state === "failing")
+    return (
+      <>
+        <span class="badge badge-failed">Failing</span>{" "}
+        <span class="small muted">
+          since <Time iso={endpoint.failingSince} />
+        </span>
+      </>
+    );
+  return <EndpointStatus endpoint={endpoint} />;
+}
+
+/** "12 of 14 (86 %)" over 24 h; "no attempt" when none. */
+function SuccessRate({ health }: { health: EndpointHealth | undefined }) {
+  if (!health || health.attempts24h === 0) return <span class="muted">no attempt</span>;
+  const percent = Math.floor((health.succeeded24h * 100) / health.attempts24h);
+  return (
+    <span class="num">
+      {health.succeeded24h} of {health.attempts24h} ({percent} %)
+    </span>
   );
 }
 
@@ -150,9 +185,17 @@ function SecretCard(props: { heading: string; secret: string; children?: Compone
 
 // ---- Pages ---------------------------------------------------------------------------
 
-function EndpointsPage(props: { ctx: DashboardContext; endpoints: Endpoint[]; values?: EndpointValues; error?: string; flash?: string }) {
+function EndpointsPage(props: {
+  ctx: DashboardContext;
+  endpoints: Endpoint[];
+  health?: EndpointHealth[];
+  values?: EndpointValues;
+  error?: string;
+  flash?: string;
+}) {
   const { member, store, csrf } = props.ctx.state.scope;
   const { endpoints } = props;
+  const healthOf = (id: string) => props.health?.find((row) => row.endpointId === id);
   return (
     <Shell title="Webhooks" member={member} store={store} section="webhooks" csrf={csrf} flash={props.flash} error={props.error}>
       <p class="muted">
@@ -165,13 +208,15 @@ function EndpointsPage(props: { ctx: DashboardContext; endpoints: Endpoint[]; va
         </Empty>
       ) : (
         <div class="table-wrap">
-          <table style="min-width:600px">
+          <table style="min-width:760px">
             <thead>
               <tr>
                 <th>URL</th>
                 <th>Description</th>
+                <th>State</th>
+                <th>Last attempt</th>
+                <th>Success (24 h)</th>
                 <th>Events</th>
-                <th>Status</th>
               </tr>
             </thead>
             <tbody>
@@ -181,10 +226,25 @@ function EndpointsPage(props: { ctx: DashboardContext; endpoints: Endpoint[]; va
                     <a href={endpointPath(store.id, endpoint.id)}>{endpoint.url}</a>
                   </td>
                   <td>{endpoint.description || <span class="muted">—</span>}</td>
-                  <td class="small">{eventsText(endpoint)}</td>
                   <td>
-                    <EndpointStatus endpoint={endpoint} />
+                    <HealthBadge endpoint={endpoint} />
                   </td>
+                  <td class="small">
+                    {healthOf(endpoint.id)?.lastAttemptAt ? (
+                      <>
+                        <Time iso={healthOf(endpoint.id)!.lastAttemptAt} />{" "}
+                        <span class="muted">
+                          {healthOf(endpoint.id)!.lastStatusCode ? `HTTP ${healthOf(endpoint.id)!.lastStatusCode}` : healthOf(endpoint.id)!.lastResult}
+                        </span>
+                      </>
+                    ) : (
+                      <span class="muted">none in 24 h</span>
+                    )}
+                  </td>
+                  <td class="small">
+                    <SuccessRate health={healthOf(endpoint.id)} />
+                  </td>
+                  <td class="small">{eventsText(endpoint)}</td>
                 </tr>
               ))}
             </tbody>
@@ -548,7 +608,8 @@ export function webhookPages(router: Router, kit: Kit) {
     handle(async (ctx: DashboardContext) => {
       const webhook = client(ctx);
       if (!webhook) return;
-      sendPage(ctx, <EndpointsPage ctx={ctx} endpoints={await listEndpoints(webhook, ctx)} flash={LIST_DONE[String(ctx.query.done)]} />);
+      const [endpoints, { endpoints: health }] = await Promise.all([listEndpoints(webhook, ctx), webhook.getWebhookHealth({ storeId: ctx.state.scope.store.id })]);
+      sendPage(ctx, <EndpointsPage ctx={ctx} endpoints={endpoints} health={health} flash={LIST_DONE[String(ctx.query.done)]} />);
     }),
   );
 
