@@ -52,3 +52,19 @@ export function fromJakartaLocalInput(value: string): Date | undefined {
   if (Number.isNaN(date.getTime()) || jakartaLocalInput(date) !== value.slice(0, 16)) return undefined;
   return date;
 }
+
+/** The Jakarta date of an instant, "2026-11-24". */
+export function jakartaDate(date: Date): string {
+  return jakartaWallClock(date).slice(0, 10);
+}
+
+/** Midnight in Jakarta at the start of `date`'s Jakarta day, `daysBack` days earlier. */
+export function jakartaDayStart(date: Date, daysBack = 0): Date {
+  const midnight = new Date(`${jakartaDate(date)}T00:00:00+07:00`);
+  return new Date(midnight.getTime() - daysBack * 86_400_000);
+}
+
+/** Midnight in Jakarta on the first of `date`'s Jakarta month. */
+export function jakartaMonthStart(date: Date): Date {
+  return new Date(`${jakartaDate(date).slice(0, 8)}01T00:00:00+07:00`);
+}

@@ -8,6 +8,7 @@ import { createGatewayChecks } from "./gateway-checks.js";
 import { createIdempotency } from "./idempotency.js";
 import { createNotifications } from "./notifications.js";
 import { createOrders } from "./orders.js";
+import { createSales } from "./sales.js";
 import { createReconciliation } from "./reconciliation.js";
 import { createRefunds } from "./refunds.js";
 import type { PaymentGateway } from "./payment-gateways/types.js";
@@ -88,7 +89,8 @@ export function createOrderDomain(deps: OrderDomainDeps) {
   const bank = createReconciliation({ sql, store, logger, statusChanges, expiry, bankMatchGraceMs, onEventsCommitted });
   // The order service's part of the store's audit log: entries are written by each change.
   const audit = { list: (storeId: string, limit: number) => store.listAudit(sql, storeId, limit) };
-  return { render, orders, notifications, bank, expiry, sessions, idempotency, statusChanges, refunds, gatewayChecks, statusCheckAfterMs, audit };
+  const sales = createSales({ sql, store });
+  return { render, orders, notifications, bank, expiry, sessions, idempotency, statusChanges, refunds, gatewayChecks, statusCheckAfterMs, audit, sales };
 }
 
 export type OrderDomain = ReturnType<typeof createOrderDomain>;

@@ -88,7 +88,7 @@ export const CURRENCY = "IDR";
 
 /** The order row as insertNewOrder writes it: pending, in rupiah. */
 export function pendingRow(order: NewOrder & { id: string }): OrderRow {
-  return { ...order, status: "pending", currency: CURRENCY, refunded_amount: 0, status_checks: 0, gateway_expire_at: null };
+  return { ...order, status: "pending", currency: CURRENCY, refunded_amount: 0, status_checks: 0, gateway_expire_at: null, paid_at: null };
 }
 
 const REFERENCE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";

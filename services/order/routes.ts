@@ -8,6 +8,7 @@ import { requirePermission } from "../lib/rpc-actor.js";
 import { BankReconciliationService } from "../../gen/order/v1/bank_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
 import type { Notifications } from "./notifications.js";
+import type { Sales } from "./sales.js";
 import type { Orders } from "./orders.js";
 import type { Reconciliation } from "./reconciliation.js";
 import type { Refunds } from "./refunds.js";
@@ -30,9 +31,10 @@ export interface OrderRouteDeps {
   bank: Pick<Reconciliation, "reconcile" | "list" | "countUnreviewed" | "assign" | "dismiss">;
   refunds: Pick<Refunds, "refund">;
   audit: { list(storeId: string, limit: number): Promise<AuditRow[]> };
+  sales: Pick<Sales, "summary">;
 }
 
-export function createOrderRoutes({ orders, notifications, bank, refunds, audit }: OrderRouteDeps) {
+export function createOrderRoutes({ orders, notifications, bank, refunds, audit, sales }: OrderRouteDeps) {
   return (router: ConnectRouter) => {
     router.service(BankReconciliationService, {
       async reconcileMutations(request, context) {
@@ -112,6 +114,17 @@ export function createOrderRoutes({ orders, notifications, bank, refunds, audit 
         const storeId = requireUuid(request.storeId, "store_id");
         const { status } = validateCountOrders(request);
         return { count: BigInt(await orders.countOrders(storeId, status)) };
+      },
+
+      async getSalesSummary(request) {
+        const summary = await sales.summary(requireUuid(request.storeId, "store_id"));
+        const total = (value: { count: number; amount: number }) => ({ count: BigInt(value.count), amount: BigInt(value.amount) });
+        return {
+          paidToday: total(summary.paidToday),
+          paidThisMonth: total(summary.paidThisMonth),
+          pending: total(summary.pending),
+          days: summary.days.map((day) => ({ day: day.day, amount: BigInt(day.amount) })),
+        };
       },
 
       async markOrderPaid(request, context) {

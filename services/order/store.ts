@@ -46,6 +46,8 @@ export interface OrderRow {
   status_checks: number;
   /** When an expired or cancelled gateway order is next expired at the gateway too; null: nothing to do. */
   gateway_expire_at: Date | null;
+  /** When it was paid (set with the change to paid, kept when refunded); null if never. */
+  paid_at: Date | null;
 }
 
 export interface OrderItemRow {
@@ -97,7 +99,7 @@ export type NewRefund = Pick<
   "id" | "store_id" | "order_id" | "amount" | "reason" | "reference" | "status" | "method" | "gateway_key" | "idempotency_key" | "request_hash" | "next_attempt_at"
 >;
 
-export type NewOrder = Omit<OrderRow, "id" | "currency" | "status" | "refunded_amount" | "status_checks" | "gateway_expire_at">;
+export type NewOrder = Omit<OrderRow, "id" | "currency" | "status" | "refunded_amount" | "status_checks" | "gateway_expire_at" | "paid_at">;
 
 export interface HistoryEntry {
   order_id: string;
@@ -360,9 +362,45 @@ export async function transferOrdersFor(db: Db, storeId: string, amount: number,
 export async function updateStatus(db: Db, id: string, status: OrderStatus, options: { expireAtGateway?: boolean } = {}): Promise<OrderRow> {
   const [row] = await db<OrderRow[]>`
     update orders set status = ${status}, updated_at = clock_timestamp(), next_status_check_at = null
+      ${status === "paid" ? db`, paid_at = clock_timestamp()` : db``}
       ${options.expireAtGateway ? db`, gateway_expire_at = clock_timestamp()` : db``}
     where id = ${id} returning *`;
   return row!;
+}
+
+export interface SalesSummaryRow {
+  today_count: number;
+  today_amount: number;
+  month_count: number;
+  month_amount: number;
+  pending_count: number;
+  pending_amount: number;
+  /** Paid amount per Jakarta day ("2026-11-24") from `since`; days without sales absent. */
+  days: { day: string; amount: number }[];
+}
+
+/**
+ * The store's sales (CONTRACT §10): orders paid since the starts of today, of this month
+ * and of the chart, by Jakarta day, and what waits for payment. Reads only orders paid
+ * in the window (orders_store_paid) and pending ones (orders_store_status_recent).
+ */
+export async function salesSummary(db: Db, storeId: string, starts: { today: Date; month: Date; chart: Date }): Promise<SalesSummaryRow> {
+  const from = new Date(Math.min(starts.month.getTime(), starts.chart.getTime()));
+  const [paid] = await db<{ today_count: number; today_amount: number; month_count: number; month_amount: number }[]>`
+    select
+      count(*) filter (where paid_at >= ${starts.today})::int as today_count,
+      coalesce(sum(amount) filter (where paid_at >= ${starts.today}), 0)::bigint as today_amount,
+      count(*) filter (where paid_at >= ${starts.month})::int as month_count,
+      coalesce(sum(amount) filter (where paid_at >= ${starts.month}), 0)::bigint as month_amount
+    from orders where store_id = ${storeId} and paid_at >= ${from}`;
+  const [pending] = await db<{ pending_count: number; pending_amount: number }[]>`
+    select count(*)::int as pending_count, coalesce(sum(amount), 0)::bigint as pending_amount
+    from orders where store_id = ${storeId} and status = 'pending'`;
+  const days = await db<{ day: string; amount: number }[]>`
+    select to_char(paid_at at time zone 'Asia/Jakarta', 'YYYY-MM-DD') as day, sum(amount)::bigint as amount
+    from orders where store_id = ${storeId} and paid_at >= ${starts.chart}
+    group by 1 order by 1`;
+  return { ...paid!, ...pending!, days: days.map((row) => ({ day: row.day, amount: row.amount })) };
 }
 
 /** Adds a succeeded refund to the order's refunded amount. */

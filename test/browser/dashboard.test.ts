@@ -851,3 +851,25 @@ test("an endpoint's custom headers and rate on its page: added, refused with the
   for (const action of ["endpoint.header_set", "endpoint.headers_revealed", "endpoint.header_removed", "endpoint.updated"]) assertAudited(t, rows, m.email, action);
   assertNoCspViolations(t, m.page);
 });
+
+test("the overview shows the sales of orders made here: paid today, this month, awaiting payment, and today's bar in a 30-day chart", async (t) => {
+  const m = await signedInMember(t, `Toko Laris ${uid()}`);
+  const product = await createProduct(stack, m.storeId, "Kopi Laris", 45_000);
+  const orders = [];
+  for (let i = 0; i < 3; i++) orders.push((await createApiOrder(m.key, { items: [{ product_id: product.id, quantity: 1 }], payment_method: "bank_transfer" })).order);
+  await stack.orders.markOrderPaid({ storeId: m.storeId, orderId: orders[0].id });
+  const rp = (amount: number) => `Rp ${String(amount).replace(/\B(?=(\d{3})+(?!\d))/g, ".")}`;
+  const paid = orders[0].amount as number;
+  const waiting = (orders[1].amount as number) + (orders[2].amount as number);
+
+  await m.page.goto(storeUrl(m.storeId));
+  const card = async (title: string) => (await m.page.locator("section.card", { has: m.page.getByRole("heading", { name: title, exact: true }) }).innerText()).replace(/\s+/g, " ");
+  t.regex(await card("Paid today"), new RegExp(`${rp(paid)} 1 order`));
+  t.regex(await card("Paid this month"), new RegExp(`${rp(paid)} 1 order`));
+  t.regex(await card("Awaiting payment"), new RegExp(`${rp(waiting)} 2 orders`));
+  const chart = m.page.getByRole("img", { name: /^Paid each day/ });
+  t.is(await chart.locator("rect").count(), 30);
+  t.regex((await chart.locator("rect").last().locator("title").textContent()) ?? "", new RegExp(`${rp(paid)}$`));
+  await shoot(t, m.page, "overview");
+  assertNoCspViolations(t, m.page);
+});

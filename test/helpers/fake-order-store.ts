@@ -181,6 +181,26 @@ export function createFakeOrderStore(options: { now?: () => number } = {}) {
       const after = ofAmount.filter((row) => row.created_at >= occurredAt).sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
       return copy([...before, ...after.slice(0, 1)]);
     },
+    async salesSummary(_db, storeId, starts) {
+      const mine = [...state.orders.values()].filter((o) => o.store_id === storeId);
+      const paidSince = (since: Date) => mine.filter((o) => o.paid_at && o.paid_at >= since);
+      const sum = (rows: { amount: number }[]) => rows.reduce((total, row) => total + row.amount, 0);
+      const pending = mine.filter((o) => o.status === "pending");
+      const days = new Map<string, number>();
+      for (const o of paidSince(starts.chart)) {
+        const day = new Date(o.paid_at!.getTime() + 7 * 3_600_000).toISOString().slice(0, 10);
+        days.set(day, (days.get(day) ?? 0) + o.amount);
+      }
+      return {
+        today_count: paidSince(starts.today).length,
+        today_amount: sum(paidSince(starts.today)),
+        month_count: paidSince(starts.month).length,
+        month_amount: sum(paidSince(starts.month)),
+        pending_count: pending.length,
+        pending_amount: sum(pending),
+        days: [...days].sort(([a], [b]) => a.localeCompare(b)).map(([day, amount]) => ({ day, amount })),
+      };
+    },
     async updateStatus(_db, id, status, options = {}) {
       const row = state.orders.get(id)!;
       // updated_at moves forward even within one millisecond, as clock_timestamp() does.
@@ -190,6 +210,7 @@ export function createFakeOrderStore(options: { now?: () => number } = {}) {
         updated_at: new Date(Math.max(now(), row.updated_at.getTime() + 1)),
         next_status_check_at: null,
         gateway_expire_at: options.expireAtGateway ? new Date(now()) : row.gateway_expire_at,
+        paid_at: status === "paid" ? new Date(now()) : row.paid_at,
       };
       state.orders.set(id, updated);
       return copy(updated);

@@ -689,6 +689,7 @@ test("the routes need only the domain: a fake orders object is enough", async (t
     bank: {} as Parameters<typeof createOrderRoutes>[0]["bank"],
     refunds: {} as Parameters<typeof createOrderRoutes>[0]["refunds"],
     audit: {} as Parameters<typeof createOrderRoutes>[0]["audit"],
+    sales: {} as Parameters<typeof createOrderRoutes>[0]["sales"],
   });
   const client = createClient(OrderService, createRouterTransport(routes));
   const { methods } = await client.listPaymentMethods({ storeId: SHOP.toUpperCase() });
@@ -708,6 +709,7 @@ test("behind the server interceptors: a control character is INVALID_ARGUMENT an
     bank: {} as Parameters<typeof createOrderRoutes>[0]["bank"],
     refunds: {} as Parameters<typeof createOrderRoutes>[0]["refunds"],
     audit: {} as Parameters<typeof createOrderRoutes>[0]["audit"],
+    sales: {} as Parameters<typeof createOrderRoutes>[0]["sales"],
   });
   const client = createClient(OrderService, createRouterTransport(routes, { router: { interceptors: serverInterceptors(silent) } }));
   const bad = ConnectError.from(await t.throwsAsync(client.listPaymentMethods({ storeId: `${SHOP}\u0000` })));
@@ -716,4 +718,20 @@ test("behind the server interceptors: a control character is INVALID_ARGUMENT an
   const down = ConnectError.from(await t.throwsAsync(client.listPaymentMethods({ storeId: SHOP })));
   t.is(down.code, Code.Unavailable);
   t.notRegex(down.rawMessage, /5432|CONNECTION_CLOSED/);
+});
+
+test("GetSalesSummary: paid today and this month, pending, and 30 days with today last", async (t) => {
+  const { client } = setup();
+  const pending = await newOrder(client, { requestHash: "sales-1" });
+  const paid = await newOrder(client, { requestHash: "sales-2" });
+  await client.markOrderPaid({ storeId: SHOP, orderId: paid.detail!.order!.id });
+  const summary = await client.getSalesSummary({ storeId: SHOP });
+  const amount = (detail: typeof paid) => BigInt(detail.detail!.order!.amount);
+  t.deepEqual([summary.paidToday!.count, summary.paidToday!.amount], [1n, amount(paid)]);
+  t.deepEqual([summary.paidThisMonth!.count, summary.paidThisMonth!.amount], [1n, amount(paid)]);
+  t.deepEqual([summary.pending!.count, summary.pending!.amount], [1n, amount(pending)]);
+  t.is(summary.days.length, 30);
+  t.is(summary.days.at(-1)!.amount, amount(paid), "today's bar is the paid order");
+  t.true(summary.days.slice(0, -1).every((day) => day.amount === 0n));
+  t.deepEqual((await client.getSalesSummary({ storeId: KIOSK })).paidToday, { $typeName: "order.v1.SalesTotal", count: 0n, amount: 0n } as never);
 });

@@ -1,10 +1,66 @@
-// Overview (CONTRACT §10): the store, its plan, what waits for payment, and how its
-// webhooks are doing: failed attempts in the last 24 h and endpoints failing now.
+// Overview (CONTRACT §10): sales (paid today, this month, awaiting payment, 30 days as a
+// chart), the store's plan, what waits for a person, and how its webhooks are doing:
+// failed attempts in the last 24 h and endpoints failing now.
 import type { RouterInstance as Router } from "@koa/router";
 import { planHasApiAccess, planName } from "../../../common/plans.js";
 import { sendPage, type DashboardContext, type Kit } from "../kit.js";
+import type { SalesDay, SalesTotal } from "../../../gen/order/v1/order_pb.js";
+import { Money } from "../../views/components.js";
+import { rupiah } from "../../views/format.js";
 import { Shell, storePath } from "../views/layout.js";
 import { endpointState } from "./webhooks.js";
+
+function SalesCard(props: { id: string; title: string; total: SalesTotal | undefined }) {
+  const count = Number(props.total?.count ?? 0n);
+  return (
+    <section class="card" aria-labelledby={`${props.id}-title`}>
+      <h2 id={`${props.id}-title`}>{props.title}</h2>
+      <p class="stat">
+        <Money amount={props.total?.amount ?? 0n} />
+      </p>
+      <p class="muted small" style="margin:0">
+        {count} {count === 1 ? "order" : "orders"}
+      </p>
+    </section>
+  );
+}
+
+/**
+ * 30 bars of paid amounts, drawn on the server as SVG (no script), stretching to the
+ * card's width so it reads at 360 px; each bar's title gives its day and amount.
+ */
+function SalesChart({ days }: { days: SalesDay[] }) {
+  const width = 300;
+  const height = 110;
+  const top = Math.max(1, ...days.map((day) => Number(day.amount)));
+  const slot = width / Math.max(1, days.length);
+  const label = (day: string) => new Date(`${day}T00:00:00Z`).toLocaleDateString("en-GB", { day: "numeric", month: "short", timeZone: "UTC" });
+  const total = days.reduce((sum, day) => sum + day.amount, 0n);
+  return (
+    <figure style="margin:0">
+      <svg viewBox={`0 0 ${width} ${height + 16}`} width="100%" role="img" aria-label={`Paid each day, ${label(days[0]?.day ?? "")} to ${label(days.at(-1)?.day ?? "")}: ${rupiah(total)} in all`}>
+        <line x1="0" y1={height} x2={width} y2={height} stroke="#c4cbd6" stroke-width="1" />
+        {days.map((day, i) => {
+          const barHeight = Math.round((Number(day.amount) / top) * (height - 4));
+          return (
+            <rect x={(i * slot + 1).toFixed(1)} y={height - barHeight} width={(slot - 2).toFixed(1)} height={barHeight} fill="#1556d6" rx="1">
+              <title>{`${label(day.day)}: ${rupiah(day.amount)}`}</title>
+            </rect>
+          );
+        })}
+        <text x="0" y={height + 13} font-size="9" fill="#5b6678">
+          {label(days[0]?.day ?? "")}
+        </text>
+        <text x={width} y={height + 13} font-size="9" fill="#5b6678" text-anchor="end">
+          {label(days.at(-1)?.day ?? "")}
+        </text>
+      </svg>
+      <figcaption class="muted small">
+        Highest day {rupiah(BigInt(top === 1 && total === 0n ? 0 : top))}; {rupiah(total)} in 30 days.
+      </figcaption>
+    </figure>
+  );
+}
 
 export function overviewPages(router: Router, kit: Kit) {
   const { clients, handle, storeScope } = kit;
@@ -13,11 +69,12 @@ export function overviewPages(router: Router, kit: Kit) {
     storeScope,
     handle(async (ctx: DashboardContext) => {
       const { member, store, csrf } = ctx.state.scope;
-      const [pending, review, health, endpoints] = await Promise.all([
+      const [pending, review, health, endpoints, sales] = await Promise.all([
         clients.order.countOrders({ storeId: store.id, status: "pending" }),
         clients.bank.countUnreviewed({ storeId: store.id }),
         clients.webhook?.getWebhookHealth({ storeId: store.id }),
         clients.webhook?.listEndpoints({ storeId: store.id }),
+        clients.order.getSalesSummary({ storeId: store.id }),
       ]);
       // Attempts, not exhausted deliveries: an endpoint failing every attempt shows at once,
       // not after the ~28 h of retries it takes a delivery to end as failed.
@@ -32,6 +89,17 @@ export function overviewPages(router: Router, kit: Kit) {
               API.
             </p>
           )}
+          <div class="grid">
+            <SalesCard id="today" title="Paid today" total={sales.paidToday} />
+            <SalesCard id="month" title="Paid this month" total={sales.paidThisMonth} />
+            <SalesCard id="pending-value" title="Awaiting payment" total={sales.pending} />
+          </div>
+          <section class="card" aria-labelledby="chart-title">
+            <h2 id="chart-title" style="margin-top:0">
+              Paid, last 30 days
+            </h2>
+            <SalesChart days={sales.days} />
+          </section>
           <div class="grid">
             <section class="card" aria-labelledby="plan-title">
               <h2 id="plan-title">Plan</h2>

@@ -65,7 +65,8 @@ button:focus-visible,.button:focus-visible,a:focus-visible{outline:3px solid #8f
 .secret{display:block;user-select:all;-webkit-user-select:all;background:#f3f5f9;border:1px dashed #b8c0cc;border-radius:8px;padding:8px 10px;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-weight:600;word-break:break-all}
 .empty{text-align:center;padding:28px 16px;color:#5b6678}
 .empty strong{display:block;color:#1b2330;font-size:1rem;margin-bottom:4px}
-.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(200px,1fr));gap:12px}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:12px;margin-bottom:12px}
+.grid>.card{margin-bottom:0}
 .stat{font-size:1.75rem;font-weight:800}
 dl.details{display:grid;grid-template-columns:minmax(120px,auto) 1fr;gap:6px 16px;margin:0}
 dl.details dt{color:#5b6678;font-size:.875rem}
@@ -74,7 +75,7 @@ pre{white-space:pre-wrap;word-break:break-all;background:#f6f8fb;border:1px soli
 .side-by-side{display:grid;grid-template-columns:1fr 1fr;gap:12px}
 .side-by-side>*{min-width:0}
 .narrow{max-width:420px;margin:40px auto}
-@media (max-width:420px){th,td{padding:6px 7px;font-size:.8125rem}}
+@media (max-width:420px){th,td{padding:6px 7px;font-size:.8125rem}.stat{font-size:1.3rem}.grid h2{font-size:.9375rem;margin-top:0}}
 @media (max-width:700px){nav.main a{padding:7px 8px;font-size:.8125rem}.side-by-side{grid-template-columns:1fr}dl.details{grid-template-columns:1fr;gap:2px}dl.details dd{margin-bottom:8px}main{padding:16px 10px 40px}}
 `;
 
