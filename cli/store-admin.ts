@@ -12,7 +12,9 @@ import { OrderService } from "../gen/order/v1/order_pb.js";
 import { WebhookService } from "../gen/webhook/v1/webhook_pb.js";
 import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from "../gen/grpc/health/v1/health_pb.js";
 import { orderJson, refundJson } from "../common/public-json.js";
+import { once } from "node:events";
 import { inviteUrl } from "../common/dashboard-links.js";
+import { orderCsv } from "../common/order-csv.js";
 import { StatementError } from "../common/bank-statement.js";
 import { loadConfig } from "../services/lib/config.js";
 import { textProblem } from "../common/text.js";
@@ -57,6 +59,9 @@ const USAGE = `usage: store-admin <command> [options]
   order mark-paid --store ID --order ID
   order cancel --store ID --order ID
   order refund --store ID --order ID [--amount N] --reason R [--reference R]
+  order export --store ID [--status S] [--search Q]
+                                            every order of the filter as CSV on stdout (header row, integer
+                                            rupiah, ISO UTC times), newest first
                                             without --amount: all that is left; a bank transfer's refund records money sent back
   bank import --store ID --file statement.csv   match a statement (id,occurred_at,amount,type,description) to orders
   bank unmatched --store ID                 credits waiting for review
@@ -84,6 +89,7 @@ const options = {
   price: { type: "string" },
   slug: { type: "string" },
   status: { type: "string" },
+  search: { type: "string" },
   product: { type: "string", multiple: true },
   endpoint: { type: "string" },
   description: { type: "string" },
@@ -400,6 +406,11 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
       const { order } = await orders.cancelOrder({ storeId, orderId });
       return orderJson(order!);
     }
+    case "order export": {
+      const storeId = required(values, "store");
+      // CSV on stdout, page by page (common/order-csv.ts): never the whole store in memory.
+      return new StreamedOutput(orderCsv((request) => orders.listOrders(request, { timeoutMs: 30_000 }), { storeId, status: values.status, search: values.search }));
+    }
     case "order refund": {
       const storeId = required(values, "store");
       const orderId = required(values, "order");
@@ -452,6 +463,11 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
   }
 }
 
+/** A command whose answer is text written as it comes (an export), not one JSON value. */
+class StreamedOutput {
+  constructor(readonly chunks: AsyncIterable<string>) {}
+}
+
 let channels: Channels | undefined;
 const closeAll = () => {
   channels?.catalog.close();
@@ -470,7 +486,13 @@ try {
     addrs: { catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR, webhook: config.WEBHOOK_ADDR },
   };
   const result = await run(process.argv.slice(2), channels);
-  process.stdout.write(JSON.stringify(result, null, 2) + "\n");
+  if (result instanceof StreamedOutput) {
+    for await (const chunk of result.chunks) {
+      if (!process.stdout.write(chunk)) await once(process.stdout, "drain");
+    }
+  } else {
+    process.stdout.write(JSON.stringify(result, null, 2) + "\n");
+  }
   closeAll();
 } catch (error) {
   closeAll();

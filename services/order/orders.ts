@@ -27,7 +27,7 @@ import type { StatusChangeResult, StatusChanges } from "./status-changes.js";
 import type { OrderStatus } from "./status-machine.js";
 import type { Db, OrderItemRow, OrderRow, Pool, RefundRow } from "./store.js";
 import type * as sqlStore from "./store.js";
-import type { ValidItem } from "./validation.js";
+import { orderCursor, type ValidItem } from "./validation.js";
 
 export interface NewOrderInput {
   storeId: string;
@@ -185,13 +185,19 @@ export function createOrders(deps: OrdersDeps) {
   }
 
   /** A page of the store's orders, newest first; never calls the gateway. */
-  async function listOrders(storeId: string, page: { limit: number; offset: number; status?: OrderStatus; search?: string }) {
-    await expireDueOf(storeId);
+  async function listOrders(storeId: string, page: { limit: number; offset: number; status?: OrderStatus; search?: string; cursor?: { at: string; id: string } }) {
+    // A walk's later pages need not sweep again: the first one did.
+    if (!page.cursor) await expireDueOf(storeId);
     const filter = { status: page.status, search: page.search === undefined ? undefined : searchFilter(page.search) };
-    const { rows, hasMore } = await store.listOrders(sql, storeId, page.limit, page.offset, filter);
+    const { rows, hasMore } = await store.listOrders(sql, storeId, page.limit, page.offset, filter, page.cursor);
     const ids = rows.map((row) => row.id);
     const [items, live, refunds] = await Promise.all([store.itemsOf(sql, ids), store.liveSessionsOf(sql, ids), store.refundsOf(sql, ids)]);
-    return { orders: rows.map((row) => renderOrder(render, row, items.get(row.id)!, live.get(row.id), refunds.get(row.id))), hasMore };
+    const last = rows.at(-1) as (OrderRow & { cursor_at?: string }) | undefined;
+    return {
+      orders: rows.map((row) => renderOrder(render, row, items.get(row.id)!, live.get(row.id), refunds.get(row.id))),
+      hasMore,
+      nextCursor: hasMore && last?.cursor_at ? orderCursor(last.cursor_at, last.id) : "",
+    };
   }
 
   /**

@@ -245,7 +245,12 @@ export interface OrderFilter {
   search?: { text: string; reference?: string };
 }
 
-export async function listOrders(db: Db, storeId: string, limit: number, offset: number, filter: OrderFilter = {}) {
+/**
+ * A page of the store's orders, newest first: by offset, or after `cursor` (keyset: the
+ * page costs the same however deep the walk). Each row carries its `cursor_at` (created_at
+ * to the microsecond) for the next page's cursor.
+ */
+export async function listOrders(db: Db, storeId: string, limit: number, offset: number, filter: OrderFilter = {}, cursor?: { at: string; id: string }) {
   const { status, search } = filter;
   // Each arm of the search has its own index (003_order_search.sql, and the unique
   // reference), so PostgreSQL can OR three index lookups instead of scanning the store.
@@ -253,9 +258,10 @@ export async function listOrders(db: Db, storeId: string, limit: number, offset:
     ? db`and (external_id = ${search.text} or lower(buyer_email) = lower(${search.text})
         ${search.reference ? db`or payment_reference = ${search.reference}` : db``})`
     : db``;
-  const rows = await db<OrderRow[]>`
-    select * from orders
+  const rows = await db<(OrderRow & { cursor_at: string })[]>`
+    select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at from orders
     where store_id = ${storeId} ${status ? db`and status = ${status}` : db``} ${matches}
+      ${cursor ? db`and (created_at, id) < (${cursor.at}::timestamptz, ${cursor.id}::uuid)` : db``}
     order by created_at desc, id desc
     limit ${limit + 1} offset ${offset}`;
   return { rows: rows.slice(0, limit), hasMore: rows.length > limit };

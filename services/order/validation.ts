@@ -87,17 +87,35 @@ function statusFilter(status: string): OrderStatus | undefined {
 export const MAX_SEARCH_LENGTH = 254;
 
 /** GET /v1/orders paging and filter (CONTRACT §4), and the dashboard's search (§10). */
-export function validateListOrders(request: Pick<ListOrdersRequest, "limit" | "offset" | "status" | "search">): {
+export function validateListOrders(request: Pick<ListOrdersRequest, "limit" | "offset" | "status" | "search" | "cursor">): {
   limit: number;
   offset: number;
   status?: OrderStatus;
   search?: string;
+  cursor?: { at: string; id: string };
 } {
-  if (request.limit < 1 || request.limit > 50) throw fieldError("limit", "must be an integer from 1 to 50");
+  // A keyset walk (an export) may take bigger pages: each costs the same however deep.
+  const cursor = request.cursor ? parseOrderCursor(request.cursor) : undefined;
+  const maxLimit = cursor ? 500 : 50;
+  if (request.limit < 1 || request.limit > maxLimit) throw fieldError("limit", cursor ? "must be an integer from 1 to 500 with a cursor" : "must be an integer from 1 to 50");
   if (request.offset < 0) throw fieldError("offset", "must be 0 or more");
+  if (cursor && request.offset !== 0) throw fieldError("offset", "must be 0 with a cursor");
   const status = statusFilter(request.status);
   if (request.search.length > MAX_SEARCH_LENGTH) throw fieldError("search", `must be at most ${MAX_SEARCH_LENGTH} characters`);
-  return { limit: request.limit, offset: request.offset, status, search: request.search || undefined };
+  return { limit: request.limit, offset: request.offset, status, search: request.search || undefined, cursor };
+}
+
+/** A ListOrders cursor: base64url of "<created_at to the microsecond>_<id>". */
+export function orderCursor(at: string, id: string): string {
+  return Buffer.from(`${at}_${id}`, "utf8").toString("base64url");
+}
+
+function parseOrderCursor(cursor: string): { at: string; id: string } {
+  const [at, id, extra] = Buffer.from(cursor, "base64url").toString("utf8").split("_");
+  if (extra !== undefined || !at || !id || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/.test(at) || !isUuid(id)) {
+    throw fieldError("cursor", "is not a cursor this service gave");
+  }
+  return { at, id: id.toLowerCase() };
 }
 
 /** CountOrders' filter. */

@@ -5,6 +5,8 @@
 // log). Controls are addressed by the accessible names the contract fixes.
 import test, { type ExecutionContext } from "ava";
 import { randomUUID } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { parse } from "csv-parse/sync";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import type { Role } from "../../common/roles.js";
 import { launchBrowser } from "../helpers/browser.js";
@@ -871,5 +873,27 @@ test("the overview shows the sales of orders made here: paid today, this month, 
   t.is(await chart.locator("rect").count(), 30);
   t.regex((await chart.locator("rect").last().locator("title").textContent()) ?? "", new RegExp(`${rp(paid)}$`));
   await shoot(t, m.page, "overview");
+  assertNoCspViolations(t, m.page);
+});
+
+test("Export CSV on the Orders page downloads every order of the filter and search: the same orders as the list, as integers and ISO UTC times", async (t) => {
+  const m = await signedInMember(t, `Toko Ekspor ${uid()}`);
+  const product = await createProduct(stack, m.storeId, "Kopi Ekspor", 20_000);
+  const made = [];
+  for (let i = 0; i < 3; i++) made.push((await createApiOrder(m.key, { items: [{ product_id: product.id, quantity: 1 }], payment_method: "bank_transfer" })).order);
+  await stack.orders.markOrderPaid({ storeId: m.storeId, orderId: made[1].id });
+  await m.page.goto(storeUrl(m.storeId, "orders?status=pending"));
+  const listed = (await tableRows(m.page)).map((row) => row["payment reference"]);
+  t.is(listed.length, 2);
+  const [download] = await Promise.all([m.page.waitForEvent("download"), link(m.page, "Export CSV").click()]);
+  t.regex(download.suggestedFilename(), /^orders-\d{4}-\d\d-\d\d\.csv$/);
+  const rows = parse(await readFile((await download.path())!, "utf8"), { columns: true }) as Record<string, string>[];
+  t.deepEqual(rows.map((row) => row.payment_reference), listed, "the list's orders, in its order");
+  for (const row of rows) {
+    const order = made.find((o) => o.id === row.id)!;
+    t.is(row.status, "pending");
+    t.is(row.amount, String(order.amount));
+    t.is(row.created_at, new Date(row.created_at!).toISOString());
+  }
   assertNoCspViolations(t, m.page);
 });

@@ -2,6 +2,7 @@
 // the whole stack. A bank-transfer order marked paid is refunded in part, then the rest
 // (no --amount); each refund is audited as the operator's; a bad --amount is refused.
 import test, { type ExecutionContext } from "ava";
+import { parse } from "csv-parse/sync";
 import { createCliRunner } from "../helpers/cli.js";
 import { api } from "../helpers/http.js";
 import { buyer, createProduct, createStore, Plan, startStack, type Stack } from "../helpers/stack.js";
@@ -63,4 +64,18 @@ test("order refund: a bad --amount exits 1 naming it, and refunds nothing", asyn
   await fails(t, /--reason/, "order", "refund", "--store", storeId, "--order", order.id, "--amount", "1000");
   const read = await api(stack.baseUrl, `/v1/orders/${order.id}`, { key });
   t.like(read.body.data.order, { status: "paid", refunded_amount: 0, refunds: [] });
+});
+
+test("order export: every order of the store (or of a status) as CSV on stdout, newest first, with integer amounts", async (t) => {
+  const { storeId, key, order: first } = await bankTransferOrder("CLI Export Store");
+  const second = (await api(stack.baseUrl, "/v1/orders", { method: "POST", key, json: { items: [{ product_id: (await api(stack.baseUrl, "/v1/products", { key })).body.data.items[0].id, quantity: 2 }], buyer, payment_method: "bank_transfer" } })).body.data.order;
+  await ok(t, "order", "mark-paid", "--store", storeId, "--order", first.id);
+  const all = await runner.run(["order", "export", "--store", storeId]);
+  t.is(all.code, 0, all.stderr);
+  const rows = parse(all.stdout, { columns: true }) as Record<string, string>[];
+  t.deepEqual(rows.map((row) => row.id), [second.id, first.id]);
+  t.deepEqual(rows.map((row) => row.amount), [String(second.amount), String(first.amount)]);
+  const paid = parse((await runner.run(["order", "export", "--store", storeId, "--status", "paid"])).stdout, { columns: true }) as Record<string, string>[];
+  t.deepEqual(paid.map((row) => [row.id, row.status]), [[first.id, "paid"]]);
+  await fails(t, /status/, "order", "export", "--store", storeId, "--status", "shipped");
 });

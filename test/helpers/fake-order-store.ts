@@ -129,12 +129,15 @@ export function createFakeOrderStore(options: { now?: () => number } = {}) {
     async itemsOf(_db, orderIds) {
       return new Map(orderIds.map((id) => [id, copy(state.items.get(id) ?? [])]));
     },
-    async listOrders(_db, storeId, limit, offset, filter = {}) {
+    async listOrders(_db, storeId, limit, offset, filter = {}, cursor) {
+      // The fake keeps milliseconds; its cursor_at is the ISO time padded to microseconds.
+      const at = (row: OrderRow) => row.created_at.toISOString().replace("Z", "000Z");
       const rows = [...state.orders.values()]
         .filter((row) => row.store_id === storeId && (!filter.status || row.status === filter.status) && matchesSearch(row, filter.search))
+        .filter((row) => !cursor || at(row) < cursor.at || (at(row) === cursor.at && row.id < cursor.id))
         .sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || (a.id < b.id ? 1 : -1))
         .slice(offset, offset + limit + 1);
-      return { rows: copy(rows.slice(0, limit)), hasMore: rows.length > limit };
+      return { rows: copy(rows.slice(0, limit)).map((row) => ({ ...row, cursor_at: at(row) })), hasMore: rows.length > limit };
     },
     async countOrders(_db, storeId, status) {
       const seenAs = (row: OrderRow) => (row.status === "pending" && row.expires_at.getTime() <= now() ? "expired" : row.status);

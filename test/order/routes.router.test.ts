@@ -735,3 +735,25 @@ test("GetSalesSummary: paid today and this month, pending, and 30 days with toda
   t.true(summary.days.slice(0, -1).every((day) => day.amount === 0n));
   t.deepEqual((await client.getSalesSummary({ storeId: KIOSK })).paidToday, { $typeName: "order.v1.SalesTotal", count: 0n, amount: 0n } as never);
 });
+
+test("ListOrders with a cursor: a keyset walk of every order once, newest first, in pages up to 500; a bad cursor or an offset with one is refused", async (t) => {
+  const { client } = setup();
+  const made: string[] = [];
+  for (let i = 0; i < 7; i++) made.push((await newOrder(client, { requestHash: `walk-${i}` })).detail!.order!.id);
+  const walked: string[] = [];
+  let page = await client.listOrders({ storeId: SHOP, limit: 3 });
+  walked.push(...page.orders.map((o) => o.id));
+  while (page.hasMore) {
+    t.truthy(page.nextCursor);
+    page = await client.listOrders({ storeId: SHOP, limit: 3, cursor: page.nextCursor });
+    walked.push(...page.orders.map((o) => o.id));
+  }
+  t.deepEqual(walked, [...made].reverse(), "every order once, newest first");
+  t.is(page.nextCursor, "", "no cursor after the last page");
+  const first = await client.listOrders({ storeId: SHOP, limit: 1 });
+  t.is((await client.listOrders({ storeId: SHOP, limit: 500, cursor: first.nextCursor })).orders.length, 6, "500 a page with a cursor");
+  t.like(await failure(client.listOrders({ storeId: SHOP, limit: 501, cursor: first.nextCursor })), { code: Code.InvalidArgument, field: "limit" });
+  t.like(await failure(client.listOrders({ storeId: SHOP, limit: 51 })), { code: Code.InvalidArgument, field: "limit" });
+  t.like(await failure(client.listOrders({ storeId: SHOP, limit: 5, cursor: "not-a-cursor" })), { code: Code.InvalidArgument, field: "cursor" });
+  t.like(await failure(client.listOrders({ storeId: SHOP, limit: 5, offset: 2, cursor: first.nextCursor })), { code: Code.InvalidArgument, field: "offset" });
+});

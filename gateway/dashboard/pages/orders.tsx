@@ -7,7 +7,9 @@
 // see it alike. Reading an order here never prepares a payment session.
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { Readable } from "node:stream";
 import type { RouterInstance as Router } from "@koa/router";
+import { orderCsv } from "../../../common/order-csv.js";
 import { isUuid } from "../../../common/ids.js";
 import { ORDER_STATUSES } from "../../../common/order-status.js";
 import { methodName } from "../../../common/payment-methods.js";
@@ -77,6 +79,14 @@ function OrdersPage(props: { ctx: DashboardContext; orders: Order[]; hasMore: bo
         </label>
         <button type="submit">Search</button>
       </form>
+      {props.orders.length > 0 && (
+        <p class="small" style="margin-top:0">
+          <a class="button secondary" href={`${storePath(store.id, "orders/export.csv")}?${new URLSearchParams({ status: props.status, q: props.search })}`} download>
+            Export CSV
+          </a>{" "}
+          <span class="muted">every order of this filter and search, not only this page</span>
+        </p>
+      )}
       {props.orders.length === 0 ? (
         filtered ? (
           <Empty title="No order matches">
@@ -537,6 +547,31 @@ export function orderPages(router: Router, kit: Kit) {
         if (!problem) throw error;
         sendPage(ctx, <OrdersPage ctx={ctx} orders={[]} hasMore={false} status={status} search={search} offset={0} error={problem} />, 400);
       }
+    }),
+  );
+
+  // Registered before `${base}/:orderId`, which would take "export.csv" for an id.
+  router.get(
+    `${base}/export.csv`,
+    storeScope,
+    handle(async (ctx: DashboardContext) => {
+      const status = typeof ctx.query.status === "string" && (ORDER_STATUSES as readonly string[]).includes(ctx.query.status) ? ctx.query.status : "";
+      const search = typeof ctx.query.q === "string" ? ctx.query.q.trim() : "";
+      const storeId = ctx.state.scope.store.id;
+      const rows = orderCsv((request) => clients.order.listOrders(request, { timeoutMs: 30_000 }), { storeId, status, search });
+      // The first page is read before the response starts (orderCsv asks for it before its
+      // header): a refused filter or an outage is still a page, not a broken file.
+      const header = await rows.next();
+      const stamp = new Date().toISOString().slice(0, 10);
+      ctx.set("Content-Type", "text/csv; charset=utf-8");
+      ctx.set("Content-Disposition", `attachment; filename="orders-${stamp}.csv"`);
+      ctx.set("Cache-Control", "no-store");
+      ctx.body = Readable.from(
+        (async function* () {
+          if (!header.done) yield header.value;
+          yield* rows;
+        })(),
+      );
     }),
   );
 
