@@ -741,7 +741,9 @@ test("bank mutations: a statement imported on the page pays its order; unmatched
   assertNoCspViolations(t, m.page);
 });
 
-test("bank mutations whose ids are dot segments (. and ..) are assigned and dismissed from the page", async (t) => {
+// The tests below run one at a time, before the rest of the file: each drives a browser
+// through several pages, and all of them at once with the others overloaded two cores.
+test.serial("bank mutations whose ids are dot segments (. and ..) are assigned and dismissed from the page", async (t) => {
   const m = await signedInMember(t, `Toko Titik ${uid()}`);
   const product = await createProduct(stack, m.storeId, "Kopi Titik", 50_000);
   const order = await createApiOrder(m.key, { items: [{ product_id: product.id, quantity: 1 }], payment_method: "bank_transfer" });
@@ -768,7 +770,7 @@ test("bank mutations whose ids are dot segments (. and ..) are assigned and dism
   assertNoCspViolations(t, m.page);
 });
 
-test("a failing endpoint disabled by the service shows why; Enable endpoint offers Resend failed since, which delivers what was missed", async (t) => {
+test.serial("a failing endpoint disabled by the service shows why; Enable endpoint offers Resend failed since, which delivers what was missed", async (t) => {
   const m = await signedInMember(t, `Toko Gagal ${uid()}`);
   let healthy = false;
   const receiver = await startReceiver(() => (healthy ? { status: 200 } : { status: 500 }));
@@ -811,7 +813,7 @@ test("a failing endpoint disabled by the service shows why; Enable endpoint offe
   assertNoCspViolations(t, m.page);
 });
 
-test("an endpoint's custom headers and rate on its page: added, refused with the field named, masked until revealed, sent, removed", async (t) => {
+test.serial("an endpoint's custom headers and rate on its page: added, refused with the field named, masked until revealed, sent, removed", async (t) => {
   const m = await signedInMember(t, `Toko Header ${uid()}`);
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
@@ -854,7 +856,7 @@ test("an endpoint's custom headers and rate on its page: added, refused with the
   assertNoCspViolations(t, m.page);
 });
 
-test("the overview shows the sales of orders made here: paid today, this month, awaiting payment, and today's bar in a 30-day chart", async (t) => {
+test.serial("the overview shows the sales of orders made here: paid today, this month, awaiting payment, and today's bar in a 30-day chart", async (t) => {
   const m = await signedInMember(t, `Toko Laris ${uid()}`);
   const product = await createProduct(stack, m.storeId, "Kopi Laris", 45_000);
   const orders = [];
@@ -876,7 +878,7 @@ test("the overview shows the sales of orders made here: paid today, this month, 
   assertNoCspViolations(t, m.page);
 });
 
-test("Export CSV on the Orders page downloads every order of the filter and search: the same orders as the list, as integers and ISO UTC times", async (t) => {
+test.serial("Export CSV on the Orders page downloads every order of the filter and search: the same orders as the list, as integers and ISO UTC times", async (t) => {
   const m = await signedInMember(t, `Toko Ekspor ${uid()}`);
   const product = await createProduct(stack, m.storeId, "Kopi Ekspor", 20_000);
   const made = [];

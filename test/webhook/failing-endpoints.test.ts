@@ -64,7 +64,11 @@ test("500 for 10 s: disabled, audited as system, owners mailed; enabled with Res
   healthy = true;
   const { endpoint: enabled } = await stack.webhooks!.updateEndpoint({ storeId: shop.storeId, endpointId, enabled: true, resendFailedSince: disabled.failedFrom });
   t.true(enabled!.enabled);
-  await waitFor(async () => receiver.received.length - before >= 3, 30_000, 100);
+  await waitFor(async () => receiver.received.length - before >= 3, 60_000, 100).catch(async (error) => {
+    const { deliveries } = await stack.webhooks!.listDeliveries({ storeId: shop.storeId, limit: 50 });
+    t.log("endpoint now:", await endpoint(), "deliveries:", deliveries.map((d) => [d.kind, d.status, d.attempts.length, d.lastError]));
+    throw error;
+  });
   // Nothing more comes after the three.
   await new Promise((resolve) => setTimeout(resolve, 1_500));
   const resent = receiver.received.slice(before);
