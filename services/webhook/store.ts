@@ -287,6 +287,16 @@ export async function endpointHealth(db: Db, storeId: string, since: Date): Prom
     group by r.endpoint_id, l.started_at, l.result, l.status_code`;
 }
 
+/**
+ * Whether the endpoint takes deliveries now, its row held (FOR SHARE) until the
+ * transaction ends: an UpdateEndpoint that enables it and resends (which locks the row
+ * for update) is wholly before or wholly after.
+ */
+export async function endpointLiveForShare(db: Db, endpointId: string): Promise<boolean> {
+  const [row] = await db<{ live: boolean }[]>`select (enabled and deleted_at is null) as live from endpoints where id = ${endpointId} for share`;
+  return row?.live ?? false;
+}
+
 /** Replaces the endpoint's custom headers (names in the clear, all of them sealed). */
 export async function setEndpointHeaders(db: Db, endpointId: string, names: string[], sealed: string | null): Promise<EndpointRow> {
   const [row] = await db<EndpointRow[]>`

@@ -9,7 +9,15 @@ import type * as sqlStore from "./store.js";
 
 export type WorkerStore = Pick<
   typeof sqlStore,
-  "transaction" | "leaseDue" | "releaseLease" | "liveSecrets" | "disableEndpoint" | "finishAttempt" | "insertAttempt" | "noteEndpointAttempt"
+  | "transaction"
+  | "leaseDue"
+  | "releaseLease"
+  | "liveSecrets"
+  | "disableEndpoint"
+  | "finishAttempt"
+  | "insertAttempt"
+  | "noteEndpointAttempt"
+  | "endpointLiveForShare"
 >;
 
 export interface WorkerOptions {
@@ -89,10 +97,28 @@ export function startDeliveryWorker(options: WorkerOptions) {
   async function deliver(delivery: DueDelivery) {
     const started = new Date();
     if (!delivery.enabled) {
-      await recordAttempt(
-        { delivery_id: delivery.id, started_at: started, status_code: null, latency_ms: 0, result: "endpoint_disabled", error: "endpoint is disabled", response_excerpt: null },
-        { status: "failed", error: "endpoint is disabled" },
-      );
+      // Failed only if the endpoint is still off when the failure is written: enabled
+      // meanwhile (with "Resend failed since", which skips deliveries still pending),
+      // the delivery goes out after all instead of falling between the two.
+      const failed = await store.transaction(sql, async (tx) => {
+        if (await store.endpointLiveForShare(tx, delivery.endpoint_id)) return false;
+        const number = await store.finishAttempt(tx, delivery.id, { status: "failed", error: "endpoint is disabled" });
+        await store.insertAttempt(tx, {
+          delivery_id: delivery.id,
+          number,
+          started_at: started,
+          status_code: null,
+          latency_ms: 0,
+          result: "endpoint_disabled",
+          error: "endpoint is disabled",
+          response_excerpt: null,
+        });
+        return true;
+      });
+      if (!failed) {
+        await store.releaseLease(sql, delivery.id);
+        kick();
+      }
       return;
     }
     const secrets = (await store.liveSecrets(sql, delivery.endpoint_id)).map((sealed) => options.box.open(sealed));

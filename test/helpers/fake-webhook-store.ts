@@ -167,6 +167,10 @@ export function createFakeWebhookStore() {
         };
       });
     },
+    async endpointLiveForShare(_db, endpointId) {
+      const row = state.endpoints.get(endpointId);
+      return Boolean(row && row.enabled && !row.deleted_at);
+    },
     async setEndpointHeaders(_db, endpointId, names, sealed) {
       const row = state.endpoints.get(endpointId)!;
       Object.assign(row, { header_names: [...names], headers_sealed: sealed, updated_at: stamp() });
