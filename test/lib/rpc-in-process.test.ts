@@ -6,6 +6,7 @@
 // (503 at the gateway), the read limit, health, and a closing server refusing calls.
 // No database: fake handlers.
 import test from "ava";
+import { waitFor } from "../helpers/http.js";
 import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import { pino } from "pino";
 import { HealthCheckResponse_ServingStatus as ServingStatus, Health } from "../../gen/grpc/health/v1/health_pb.js";
@@ -94,8 +95,12 @@ for (const [name, open] of Object.entries(channels)) {
     const ms = performance.now() - started;
     t.is(error.code, Code.DeadlineExceeded, error.message);
     t.true(ms >= 140 && ms < 1_000, `failed after ${Math.round(ms)} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    t.is(aborted.get(id), Code.DeadlineExceeded, "the handler's signal carried the deadline");
+    await waitFor(async () => aborted.has(id), 2_000, 10).catch(() => {});
+    // In process the deadline itself aborts the handler. Over gRPC the server's own timer
+    // (from grpc-timeout) and the client's cancel at its deadline race on a loaded
+    // machine: either way the handler is aborted when the deadline passes.
+    const expected = name === "gRPC" ? [Code.DeadlineExceeded, Code.Canceled] : [Code.DeadlineExceeded];
+    t.true(expected.includes(aborted.get(id)!), `the handler's signal carried the deadline (got ${Code[aborted.get(id)!]})`);
     t.is(fromConnectError(error).status, 503);
   });
 
