@@ -49,7 +49,7 @@ form.stack{display:grid;gap:12px;max-width:520px}
 form.inline{display:flex;flex-wrap:wrap;gap:8px;align-items:end}
 label{display:grid;gap:4px;font-weight:600;font-size:.875rem}
 .field{display:grid;gap:4px}
-input[type=text],input[type=email],input[type=password],input[type=url],input[type=search],select,textarea{font:inherit;font-weight:400;padding:9px 10px;border:1px solid #c4cbd6;border-radius:8px;width:100%;max-width:100%;background:#fff}
+input[type=text],input[type=email],input[type=password],input[type=url],input[type=search],input[type=number],input[type=datetime-local],select,textarea{font:inherit;font-weight:400;padding:9px 10px;border:1px solid #c4cbd6;border-radius:8px;width:100%;max-width:100%;background:#fff}
 fieldset{border:1px solid #e3e7ee;border-radius:8px;padding:10px 12px;margin:0;min-width:0}
 fieldset label{display:flex;gap:8px;align-items:center;font-weight:500}
 legend{font-weight:600;font-size:.875rem;padding:0 4px}
