@@ -10,7 +10,7 @@ import Koa from "koa";
 import postgres from "postgres";
 
 const [port, url, storeId] = process.argv.slice(2);
-// The same pool size and int8 handling as the services (services/lib/db.ts).
+// The same pool size and int8 handling as the services (platform/db.ts).
 const sql = postgres(url!, { max: 10, onnotice: () => {} });
 let bareBody = "{}";
 
@@ -29,7 +29,7 @@ router.get("/bare", (ctx) => {
   ctx.body = bareBody;
 });
 router.get("/sql/products", async (ctx) => {
-  const rows = await sql`
+  const rows = await sql<{ id: string; type: string; title: string; slug: string; price: string; status: string }[]>`
     select i.id, i.type, i.title, i.slug, i.price, i.status,
       coalesce((select array_agg(b.product_id::text order by b.position) from catalog.bundle_products b where b.bundle_id = i.id), '{}') as product_ids
     from catalog.items i
@@ -87,4 +87,7 @@ router.post("/sql/orders", async (ctx) => {
 });
 app.use(router.routes());
 app.listen(Number(port), "127.0.0.1", () => process.stdout.write(`baselines listening on ${port}\n`));
-process.on("SIGTERM", () => sql.end({ timeout: 1 }).finally(() => process.exit(0)));
+process.on("SIGTERM", () => {
+  // Not awaited: the process exits once the pool has ended, however it ended.
+  void sql.end({ timeout: 1 }).finally(() => process.exit(0));
+});

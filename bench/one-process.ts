@@ -3,10 +3,10 @@
 // with DATABASE_URL, NATS_URL and the ports in the environment. No demo store: the
 // bench seeds its own. The argument picks how the roles call each other.
 import { startAll } from "../cli/start-all.js";
-import { loadConfig } from "../services/lib/config.js";
-import { openDatabaseServer } from "../services/lib/db.js";
-import { onShutdown, reportProcessFailures } from "../services/lib/lifecycle.js";
-import { createLogger } from "../services/lib/logger.js";
+import { loadConfig } from "../platform/config.js";
+import { openDatabaseServer } from "../platform/db.js";
+import { onShutdown, reportProcessFailures } from "../platform/lifecycle.js";
+import { createLogger } from "../platform/logger.js";
 
 const transport = process.argv[2];
 if (transport !== "in-process" && transport !== "grpc") throw new Error(`usage: one-process.ts in-process|grpc (got ${transport})`);

@@ -3,10 +3,16 @@
 //   --duration S     seconds per HTTP scenario (10)
 //   --connections N  autocannon connections (50)
 //   --only a,b       scenarios by name
-//   --scale          also run two instances of everything and compare
+//   --scale          instead: every scenario at 10,000 orders and at 1,000,000, side by side
+//                    (bench/scale.ts, seeded by bench/seed-scale.ts)
+//   --scale-orders N the larger store (1000000); --scale-base N the smaller (10000)
+//   --scale-connections N  connections in the scale scenarios (10)
+//   --scale-keep     keep the largest store's database afterwards, for EXPLAIN
+//   --expiring N     orders expiring at once in the scale run (50000)
+//   --scale-out      also run two instances of everything and compare
 //   --soak S         also run the mixed scenario for S seconds and sample memory
 //   --events N       status changes in the webhook scenario (1000)
-//   --bank-orders N  pending orders before the 500-mutation reconciliation call (10000)
+//   --bank-orders N  pending orders before the 500-mutation reconciliation call (10000; 1000 with --scale)
 //   --capacity       also find how many orders/s (and per day) one box carries with p99 < 100 ms
 //   --one-process    also run the HTTP scenarios against every role in one process
 //                    (startAll, as `npm start`), over loopback gRPC and in process
@@ -21,21 +27,29 @@ import postgres from "postgres";
 import { CatalogService, ItemStatus, Plan, StoreService } from "../gen/catalog/v1/catalog_pb.js";
 import { OrderService } from "../gen/order/v1/order_pb.js";
 import { WebhookService } from "../gen/webhook/v1/webhook_pb.js";
-import { createRpcChannel } from "../services/lib/rpc-client.js";
+import { createRpcChannel } from "../platform/rpc-client.js";
 import { findCapacity, P99_LIMIT_MS, PEAK_TO_AVERAGE, REQUESTS_PER_ORDER } from "./capacity.js";
+import { runScale } from "./scale.js";
 import { createTestDatabase } from "../test/helpers/db.js";
-import { SHARED_NATS_URL, uniqueBusNames } from "../test/helpers/nats.js";
-import { freePort, ROOT, spawnEntry, spawnProcess, type Spawned } from "../test/helpers/process.js";
+import { uniqueBusNames } from "../test/helpers/nats.js";
+import { freePort, ROOT, spawnEntry } from "../test/helpers/process.js";
+import { bankMutationBatch, bankTransferOrderBodies, BENCH_BUYER, children, measure, productEnv, runProduct, startProduct, statusText, waitForPort, type Row } from "./harness.js";
 
 const { values: args } = parseArgs({
   options: {
     duration: { type: "string", default: "10" },
     connections: { type: "string", default: "50" },
     only: { type: "string" },
+    "scale-out": { type: "boolean", default: false },
     scale: { type: "boolean", default: false },
+    "scale-orders": { type: "string", default: "1000000" },
+    "scale-base": { type: "string", default: "10000" },
+    "scale-connections": { type: "string", default: "10" },
+    "scale-keep": { type: "boolean", default: false },
+    expiring: { type: "string", default: "50000" },
     soak: { type: "string" },
     events: { type: "string", default: "1000" },
-    "bank-orders": { type: "string", default: "10000" },
+    "bank-orders": { type: "string" },
     "one-process": { type: "boolean", default: false },
     capacity: { type: "boolean", default: false },
   },
@@ -44,43 +58,15 @@ const DURATION = Number(args.duration);
 const CONNECTIONS = Number(args.connections);
 const only = args.only ? new Set(args.only.split(",")) : undefined;
 const wanted = (name: string) => !only || only.has(name);
-const children: Spawned[] = [];
-const buyer = { name: "Budi Santoso", email: "budi@example.co.id", phone: "+6281234567890" };
+const buyer = BENCH_BUYER;
 
-interface Row {
-  scenario: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  /** How many answers of each status other than 2xx (which ones tells why). */
-  statuses?: Record<string, number>;
-  errors: number;
-  requests: number;
-}
 const rows: Row[] = [];
 
 async function cannon(name: string, options: autocannon.Options): Promise<Row> {
-  const result = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...options });
-  const row = {
-    scenario: name,
-    rps: Math.round(result.requests.average),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-    statuses: result.non2xx ? nonSuccessStatuses(result) : undefined,
-    errors: result.errors + result.timeouts,
-    requests: result.requests.total,
-  };
+  const row = await measure(name, { connections: CONNECTIONS, duration: DURATION, ...options });
   rows.push(row);
-  const statuses = row.statuses ? ` (${Object.entries(row.statuses).map(([code, n]) => `${n}× ${code}`).join(", ")})` : "";
-  process.stdout.write(`  ${name.padEnd(34)} ${String(row.rps).padStart(7)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  non-2xx ${row.non2xx}${statuses}  errors ${row.errors}\n`);
+  process.stdout.write(`  ${name.padEnd(34)} ${String(row.rps).padStart(7)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  non-2xx ${row.non2xx}${statusText(row)}  errors ${row.errors}\n`);
   return row;
-}
-
-function nonSuccessStatuses(result: autocannon.Result): Record<string, number> {
-  const stats = (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
-  return Object.fromEntries(Object.entries(stats).filter(([code]) => !code.startsWith("2")).map(([code, { count }]) => [code, count]));
 }
 
 function rss(pid: number | undefined): number {
@@ -107,71 +93,6 @@ function cpuSeconds(pids: (number | undefined)[]): number {
   return ticks / 100;
 }
 
-/** Waits until something accepts TCP connections on the port (logs are quiet at warn). */
-async function waitForPort(port: number, child: Spawned, ms = 60_000) {
-  const { connect } = await import("node:net");
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, "127.0.0.1");
-      socket.once("connect", () => (socket.destroy(), resolve(true)));
-      socket.once("error", () => resolve(false));
-    });
-    if (open) return;
-    if (child.child.exitCode !== null || Date.now() > deadline) throw new Error(`not listening on ${port}:\n${child.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-async function startProduct(db: string, bus: Record<string, string>, instance: number, shared?: Record<string, string>) {
-  const ports = { catalog: await freePort(), order: await freePort(), webhook: await freePort(), gateway: await freePort() };
-  const addrs = shared ?? {
-    CATALOG_ADDR: `http://127.0.0.1:${ports.catalog}`,
-    ORDER_ADDR: `http://127.0.0.1:${ports.order}`,
-    WEBHOOK_ADDR: `http://127.0.0.1:${ports.webhook}`,
-  };
-  const own = {
-    CATALOG_ADDR: `http://127.0.0.1:${ports.catalog}`,
-    ORDER_ADDR: `http://127.0.0.1:${ports.order}`,
-    WEBHOOK_ADDR: `http://127.0.0.1:${ports.webhook}`,
-  };
-  const env = productEnv(db, bus, ports.gateway);
-  const spawned: Record<string, Spawned> = {};
-  // Each instance listens on its own ports; the second gateway dials its own instances.
-  for (const name of ["catalog", "webhook", "order"] as const) {
-    const child = runProduct(`services/${name}/main.ts`, { ...env, ...own, METRICS_PORT: String(await freePort()) });
-    children.push(child);
-    spawned[name] = child;
-    await waitForPort(ports[name], child);
-  }
-  const gateway = runProduct("gateway/main.ts", { ...env, ...own, PORT: String(ports.gateway) });
-  children.push(gateway);
-  spawned.gateway = gateway;
-  await waitForPort(ports.gateway, gateway);
-  process.stdout.write(`instance ${instance}: ${Object.entries(spawned).map(([name, child]) => `${name} pid ${child.child.pid}`).join(", ")}\n`);
-  return { url: `http://127.0.0.1:${ports.gateway}`, addrs: { ...addrs, ...own }, spawned, instance };
-}
-
-/** What every product process is started with: the bench's database and NATS, quiet logs, no rate limit to speak of. */
-function productEnv(db: string, bus: Record<string, string>, gatewayPort: number): Record<string, string> {
-  return {
-    DATABASE_URL: db,
-    NATS_URL: SHARED_NATS_URL,
-    ...bus,
-    LOG_LEVEL: "warn",
-    RATE_LIMIT_PER_MINUTE: "1000000",
-    WEBHOOK_ALLOW_HTTP: "true",
-    WEBHOOK_ALLOW_PRIVATE: "true",
-    PUBLIC_BASE_URL: `http://127.0.0.1:${gatewayPort}`,
-  };
-}
-
-/** A product process from its entry point; BENCH_CPU_PROF=1 writes its V8 CPU profile on exit. */
-function runProduct(entry: string, env: Record<string, string>, args: string[] = []): Spawned {
-  const nodeArgs = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(ROOT, "bench", "results", "profiles")}`] : [];
-  return spawnProcess(process.execPath, [...nodeArgs, "--import", "tsx", entry, ...args], env);
-}
-
 /**
  * Every role in one process as `npm start` runs them (bench/one-process.ts over
  * startAll), on the bench's database and NATS, its roles calling each other over
@@ -184,6 +105,7 @@ async function startOneProcess(db: string, bus: Record<string, string>, transpor
     {
       ...productEnv(db, bus, port),
       PORT: String(port),
+      METRICS_PORT: String(await freePort()),
       CATALOG_ADDR: `http://127.0.0.1:${await freePort()}`,
       ORDER_ADDR: `http://127.0.0.1:${await freePort()}`,
       WEBHOOK_ADDR: `http://127.0.0.1:${await freePort()}`,
@@ -255,21 +177,9 @@ async function main() {
       headers: { ...auth, "content-type": "application/json" },
       body: JSON.stringify({ items: [{ product_id: productIds[0], quantity: 1 }, { product_id: productIds[1], quantity: 2 }], buyer, payment_method: "bank_transfer" }),
     });
-    const orderId = ((await created.json()) as any).data.order.id as string;
+    const orderId = ((await created.json()) as { data: { order: { id: string } } }).data.order.id;
 
-    let quantity = 0;
-    const orderBody = () => {
-      // Vary the subtotal so unique transfer codes never run out during the run.
-      quantity++;
-      return JSON.stringify({
-        items: [
-          { product_id: productIds[quantity % 30], quantity: 1 + (quantity % 997) },
-          { product_id: productIds[(quantity * 7 + 3) % 30], quantity: 1 + ((quantity * 13) % 991) },
-        ],
-        buyer,
-        payment_method: "bank_transfer",
-      });
-    };
+    const orderBody = bankTransferOrderBodies(productIds);
 
     /** Order reads, order listings and catalog pages in turn, and one create in `createEvery` requests. */
     const mixedRequests = (createEvery: number): autocannon.Request[] => {
@@ -316,7 +226,8 @@ async function main() {
           storeId,
           items: [{ ref: { case: "productId", value: productIds[n % 30]! }, quantity: 1 + (n % 500) }],
           buyer,
-          paymentMethod: "qris",
+          // Marked paid by a person below: only a bank transfer may be (order-actions.ts).
+          paymentMethod: "bank_transfer",
           requestHash: "",
         });
         pending.push(detail.detail!.order!.id);
@@ -335,7 +246,8 @@ async function main() {
       const paidCount = () => receiverHits.filter((hit) => hit.body.startsWith('{"type":"order.paid"')).length;
       while (paidCount() < events && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
       const latencies = receiverHits
-        .map((hit) => ({ hit, event: JSON.parse(hit.body) }))
+        // Our own webhook bodies; any other type is filtered out before its data is read.
+        .map((hit) => ({ hit, event: JSON.parse(hit.body) as { type: string; data: { order: { updated_at: string } } } }))
         .filter(({ event }) => event.type === "order.paid")
         .map(({ hit, event }) => hit.at - Date.parse(event.data.order.updated_at))
         .sort((a, b) => a - b);
@@ -348,43 +260,11 @@ async function main() {
     // pending bank-transfer orders (CONTRACT §11).
     let bank: Record<string, number> | undefined;
     if (wanted("bank")) {
-      const pendingOrders = Number(args["bank-orders"]);
+      const pendingOrders = Number(args["bank-orders"] ?? 10_000);
       process.stdout.write(`\nbank: creating ${pendingOrders} pending bank-transfer orders\n`);
-      const amounts: bigint[] = [];
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: 16 }, async () => {
-          while (next < pendingOrders) {
-            const n = next++;
-            const detail = await orders.createOrder({
-              storeId,
-              items: [{ ref: { case: "productId", value: productIds[n % 30]! }, quantity: 1 + Math.floor(n / 30) }],
-              buyer,
-              paymentMethod: "bank_transfer",
-              requestHash: "",
-            });
-            amounts.push(detail.detail!.payment!.sellerBank!.transferAmount);
-          }
-        }),
-      );
-      const mutations = amounts.slice(0, 500).map((amount, n) => ({
-        id: `BENCH-${Date.now()}-${n}`,
-        amount: Number(amount),
-        type: "credit",
-        occurred_at: new Date(Date.now() + 1_000).toISOString(),
-        description: `TRSF E-BANKING CR ${n}`,
-      }));
-      const t0 = performance.now();
-      const response = await fetch(`${one.url}/v1/bank-mutations`, {
-        method: "POST",
-        headers: { ...auth, "content-type": "application/json" },
-        body: JSON.stringify({ mutations }),
-      });
-      const ms = performance.now() - t0;
-      const results = ((await response.json()) as any).data?.results ?? [];
-      const matched = results.filter((r: { result: string }) => r.result === "matched").length;
-      bank = { orders: pendingOrders, mutations: mutations.length, matched, ms: Math.round(ms), perSecond: Math.round((matched / ms) * 1000) };
-      process.stdout.write(`  bank: ${response.status}, ${matched} of ${mutations.length} matched in ${bank.ms} ms: ${bank.perSecond} mutations matched/s\n`);
+      const { status, matched, mutations, ms } = await bankMutationBatch({ orders, storeId, productIds, pendingOrders, concurrency: 16, url: one.url, auth });
+      bank = { orders: pendingOrders, mutations, matched, ms: Math.round(ms), perSecond: Math.round((matched / ms) * 1000) };
+      process.stdout.write(`  bank: ${status}, ${matched} of ${mutations} matched in ${bank.ms} ms: ${bank.perSecond} mutations matched/s\n`);
     }
 
     // Capacity: orders' lives at a rising steady rate until p99 passes 100 ms (bench/capacity.ts).
@@ -412,8 +292,8 @@ async function main() {
       );
     }
 
-    let scale: Record<string, number> | undefined;
-    if (args.scale) {
+    let scaleOut: Record<string, number> | undefined;
+    if (args["scale-out"]) {
       process.stdout.write("\nscale out: two of every process against the same PostgreSQL and NATS\n");
       const single = products ?? (await cannon("1×: GET /v1/products?limit=20", { url: `${one.url}/v1/products?limit=20`, headers: auth }));
       const two = await startProduct(db.url, bus, 2);
@@ -421,8 +301,8 @@ async function main() {
         cannon("2×: gateway 1 products", { url: `${one.url}/v1/products?limit=20`, headers: auth, connections: Math.ceil(CONNECTIONS / 2) }),
         cannon("2×: gateway 2 products", { url: `${two.url}/v1/products?limit=20`, headers: auth, connections: Math.ceil(CONNECTIONS / 2) }),
       ]);
-      scale = { single: single.rps, double: a.rps + b.rps, ratio: (a.rps + b.rps) / single.rps };
-      process.stdout.write(`  two instances serve ${scale.double} req/s vs ${scale.single}: ${scale.ratio!.toFixed(2)}×\n`);
+      scaleOut = { single: single.rps, double: a.rps + b.rps, ratio: (a.rps + b.rps) / single.rps };
+      process.stdout.write(`  two instances serve ${scaleOut.double} req/s vs ${scaleOut.single}: ${scaleOut.ratio!.toFixed(2)}×\n`);
     }
 
     let soak: { seconds: number; samples: Record<string, number[]> } | undefined;
@@ -519,7 +399,7 @@ async function main() {
     const file = path.join(resultsDir, `bench-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
     await writeFile(
       file,
-      JSON.stringify({ at: new Date().toISOString(), node: process.version, connections: CONNECTIONS, duration: DURATION, rows, ratios, webhook, bank, capacity, scale, soak, oneProcess }, null, 2),
+      JSON.stringify({ at: new Date().toISOString(), node: process.version, connections: CONNECTIONS, duration: DURATION, rows, ratios, webhook, bank, capacity, scaleOut, soak, oneProcess }, null, 2),
     );
     process.stdout.write(`\nresults: ${path.relative(ROOT, file)} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
     catalogChannel.close();
@@ -533,4 +413,22 @@ async function main() {
   }
 }
 
-await main();
+if (args.scale) {
+  try {
+    await runScale({
+      sizes: [Number(args["scale-base"]), Number(args["scale-orders"])],
+      duration: DURATION,
+      connections: Number(args["scale-connections"]),
+      only,
+      // A thousand pending transfers are enough to pay 500, and take seconds to make.
+      bankOrders: Number(args["bank-orders"] ?? 1_000),
+      expiring: Number(args.expiring),
+      flowPerSecond: 20,
+      keep: args["scale-keep"],
+    });
+  } finally {
+    for (const child of children.reverse()) await child.stop("SIGTERM", 5_000);
+  }
+} else {
+  await main();
+}

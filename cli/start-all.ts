@@ -3,16 +3,19 @@
 // (services/*/main.ts, gateway/main.ts) wires one role alone.
 import { createServiceClients } from "../gateway/clients.js";
 import { GATEWAY_SCHEMA, startGateway } from "../gateway/service.js";
+import type { ScryptParams } from "../services/catalog/accounts/passwords.js";
 import { CATALOG_SCHEMA, startCatalogService } from "../services/catalog/service.js";
-import { createMailer } from "../services/lib/mail.js";
+import { createMailer } from "../platform/mail.js";
 import { ORDER_SCHEMA, startOrderService } from "../services/order/service.js";
 import { startWebhookService, WEBHOOK_SCHEMA } from "../services/webhook/service.js";
-import { createEventBus, type EventBus } from "../services/lib/bus.js";
-import { createCatalogChanges, createLocalCatalogChanges } from "../services/lib/catalog-changes.js";
-import { listenAddress, type Config } from "../services/lib/config.js";
-import { connectDb, type Sql } from "../services/lib/db.js";
-import { createLogger, type Logger } from "../services/lib/logger.js";
-import { createNatsProbe } from "../services/lib/nats-probe.js";
+import { createEventBus, type EventBus } from "../platform/bus.js";
+import { createCatalogChanges, createLocalCatalogChanges } from "../platform/catalog-changes.js";
+import { listenAddress, type Config } from "../platform/config.js";
+import { connectDb, type Sql } from "../platform/db.js";
+import { createLogger, type Logger } from "../platform/logger.js";
+import { startServiceMetrics } from "../platform/metrics.js";
+import { createNatsProbe } from "../gateway/nats-probe.js";
+import { flushTracing, startTracing } from "../platform/tracing.js";
 
 export interface StartAllOverrides {
   /** A logger for every role (default: one per role at LOG_LEVEL). */
@@ -30,6 +33,10 @@ export interface StartAllOverrides {
   webhookTimeoutMs?: number;
   /** How often the webhook service looks for endpoints to disable (default 15 s). */
   webhookDisableSweepEveryMs?: number;
+  /** The metrics listener's port (default: METRICS_PORT, else PORT + 1000; 0: any free port). */
+  metricsPort?: number;
+  /** Password hashing cost (default SCRYPT_PARAMS); only test stacks lower it. */
+  scryptParams?: ScryptParams;
   /**
    * How the roles call each other (default "in-process": Connect's router transport
    * over the services' own routes and interceptors; "grpc": HTTP/2 on loopback, as
@@ -42,6 +49,8 @@ export interface AllRoles {
   url: string;
   addrs: { catalog: string; order: string; webhook?: string };
   gatewayPort: number;
+  /** Where /metrics of every role in this process is served (0: it could not listen). */
+  metricsPort: number;
   clients: ReturnType<typeof createServiceClients>;
   transport: "in-process" | "grpc";
   sql: { catalog: Sql; order: Sql; webhook?: Sql; gateway: Sql };
@@ -61,16 +70,19 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
   // One process has no reason to send its own calls through HTTP/2 framing and a socket.
   const transport = overrides.transport ?? "in-process";
   const inProcess = <T>(target: T | undefined) => (transport === "in-process" ? target : undefined);
+  // OTEL_EXPORTER_OTLP_ENDPOINT set: one tracer provider per role, so each role's spans
+  // carry its own service.name in this one process too (tracing.ts).
+  startTracing(config, { logger: log("tracing") });
 
   // Catalog change hints: this process's gateway hears its catalog synchronously (a
   // write is visible to the next read), and NATS, when set, carries them between processes.
   const catalogChanges = createCatalogChanges(config, log("catalog"), createLocalCatalogChanges(log("catalog")));
-  const catalogSql = connectDb(databaseUrl, { schema: CATALOG_SCHEMA, max: overrides.poolSize?.catalog });
+  const catalogSql = connectDb(databaseUrl, { schema: CATALOG_SCHEMA, max: overrides.poolSize?.catalog, role: "catalog" });
   const catalogAt = where(config.CATALOG_ADDR);
   // Invitations, password resets and "endpoint disabled": SMTP_URL, or .eml files under DATA_DIR/mail.
   const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR, logger: log("mail") });
   const mail = { mailer, publicBaseUrl: config.PUBLIC_BASE_URL };
-  const catalog = await startCatalogService({ sql: catalogSql, logger: log("catalog"), catalogChanges, mail, ...catalogAt });
+  const catalog = await startCatalogService({ sql: catalogSql, logger: log("catalog"), catalogChanges, mail, scryptParams: overrides.scryptParams, ...catalogAt });
   const catalogAddr = loopback(catalogAt.host, catalog.port);
 
   let bus: EventBus | undefined;
@@ -80,7 +92,7 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
   if (!overrides.withoutWebhooks) {
     // One bus for both ends: NATS JetStream when NATS_URL is set, else in this process.
     bus = overrides.bus ?? (await createEventBus(config, { stream: config.EVENTS_STREAM, consumer: config.EVENTS_CONSUMER }, log("bus")));
-    webhookSql = connectDb(databaseUrl, { schema: WEBHOOK_SCHEMA, max: overrides.poolSize?.webhook });
+    webhookSql = connectDb(databaseUrl, { schema: WEBHOOK_SCHEMA, max: overrides.poolSize?.webhook, role: "webhook" });
     const webhookAt = where(config.WEBHOOK_ADDR);
     webhook = await startWebhookService({
       sql: webhookSql,
@@ -96,7 +108,7 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
     webhookAddr = loopback(webhookAt.host, webhook.port);
   }
 
-  const orderSql = connectDb(databaseUrl, { schema: ORDER_SCHEMA, max: overrides.poolSize?.order });
+  const orderSql = connectDb(databaseUrl, { schema: ORDER_SCHEMA, max: overrides.poolSize?.order, role: "order" });
   const orderAt = where(config.ORDER_ADDR);
   const order = await startOrderService({
     sql: orderSql,
@@ -109,7 +121,7 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
   });
   const orderAddr = loopback(orderAt.host, order.port);
 
-  const gatewaySql = connectDb(databaseUrl, { schema: GATEWAY_SCHEMA, asyncCommit: true, max: overrides.poolSize?.gateway });
+  const gatewaySql = connectDb(databaseUrl, { schema: GATEWAY_SCHEMA, asyncCommit: true, max: overrides.poolSize?.gateway, role: "gateway" });
   const clients = createServiceClients({ catalog: catalogAddr, order: orderAddr, webhook: webhookAddr }, undefined, {
     catalog: inProcess(catalog.inProcess),
     order: inProcess(order.inProcess),
@@ -117,7 +129,7 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
   });
   const nats = config.NATS_URL ? createNatsProbe(config.NATS_URL) : undefined;
   const gateway = await startGateway({
-    readinessChecks: nats ? { nats: nats.check } : {},
+    readinessChecks: nats ? { nats: () => nats.check() } : {},
     sql: gatewaySql,
     clients,
     logger: log("gateway"),
@@ -125,22 +137,28 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
     port: config.PORT,
     ratePerMinute: config.RATE_LIMIT_PER_MINUTE,
     authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
+    trustProxy: config.TRUST_PROXY,
     authCacheMs: overrides.authCacheMs,
     paymentGateway: config.PAYMENT_GATEWAY,
     midtransServerKey: config.MIDTRANS_SERVER_KEY,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     catalogChanges,
   });
+  // One registry for the whole process, so one listener shows every role's metrics,
+  // beside the gateway's port as the gateway alone has it (never on the public port).
+  const metrics = await startServiceMetrics({ host: config.HOST, port: config.PORT }, overrides.metricsPort ?? config.METRICS_PORT, log("metrics"));
 
   return {
     url: config.PUBLIC_BASE_URL,
     addrs: { catalog: catalogAddr, order: orderAddr, webhook: webhookAddr },
     gatewayPort: gateway.port,
+    metricsPort: metrics.port,
     clients,
     transport,
     sql: { catalog: catalogSql, order: orderSql, webhook: webhookSql, gateway: gatewaySql },
     order,
     async close(graceMs) {
+      await metrics.close();
       await gateway.close();
       await nats?.close();
       clients.close();
@@ -150,7 +168,9 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
       await catalog.close(graceMs);
       await mailer.close();
       await catalogChanges?.close();
-      await Promise.all([gatewaySql, orderSql, webhookSql, catalogSql].map((sql) => sql?.end({ timeout: 5 })));
+      await Promise.all([gatewaySql, orderSql, webhookSql, catalogSql].filter((sql) => sql !== undefined).map((sql) => sql.end({ timeout: 5 })));
+      // Spans still batched go out before the process ends.
+      await flushTracing();
     },
   };
 }

@@ -4,12 +4,13 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { openDatabaseServer } from "../services/lib/db.js";
-import { loadConfigOrExit, onShutdown, reportProcessFailures } from "../services/lib/lifecycle.js";
-import { createLogger } from "../services/lib/logger.js";
+import { openDatabaseServer } from "../platform/db.js";
+import { loadConfigOrExit, onShutdown, reportProcessFailures } from "../platform/lifecycle.js";
+import { createLogger } from "../platform/logger.js";
 import { OPERATOR } from "../common/actor.js";
 import { inviteUrl } from "../common/dashboard-links.js";
-import { actingAs } from "../services/lib/acting-as.js";
+import { loopbackHost } from "../gateway/service.js";
+import { actingAs } from "../platform/acting-as.js";
 import { seedDemoStore, type DemoStore } from "./seed.js";
 import { startAll } from "./start-all.js";
 
@@ -40,6 +41,9 @@ process.stdout.write(
     `Demo API key: ${demo.key}`,
     `Try: curl -H "Authorization: Bearer ${demo.key}" "${url}/v1/products?limit=2"`,
     `Dashboard: sign in as ${DEMO_MEMBER_EMAIL} with this one-time link (72 h): ${demoSignIn}`,
+    all.metricsPort > 0
+      ? `Metrics of every role (Prometheus, not on the API's port): http://${loopbackHost(config.HOST)}:${all.metricsPort}/metrics`
+      : "Metrics: not served (the metrics port was taken; see the log, METRICS_PORT picks another)",
     "",
   ].join("\n") + "\n",
 );

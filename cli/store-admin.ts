@@ -1,7 +1,8 @@
 // store-admin: the operator CLI (CONTRACT §8). JSON on stdout; errors on stderr, exit 1.
 import { OPERATOR } from "../common/actor.js";
+import { AUDIT_ACTIONS } from "../common/audit.js";
 import { DEFAULT_INVITE_ROLE, isRole, ROLES, type Role } from "../common/roles.js";
-import { storeAuditLog } from "../services/lib/audit-log.js";
+import { AUDIT_LIST_MAX, decodeAuditCursor, storeAuditLog } from "../platform/audit-log.js";
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -16,13 +17,15 @@ import { once } from "node:events";
 import { inviteUrl } from "../common/dashboard-links.js";
 import { orderCsv } from "../common/order-csv.js";
 import { StatementError } from "../common/bank-statement.js";
-import { loadConfig } from "../services/lib/config.js";
+import { pino } from "pino";
+import { loadConfig } from "../platform/config.js";
+import { createLogger } from "../platform/logger.js";
 import { textProblem } from "../common/text.js";
-import { createRpcChannel, type RpcChannel } from "../services/lib/rpc-client.js";
+import { createRpcChannel, type RpcChannel } from "../platform/rpc-client.js";
 import { apiKeyJson, apiKeyListJson, itemJson, planFromName, statusFromName, storeJson } from "./catalog-json.js";
 import { auditJson, memberJson } from "./account-json.js";
 import { bankMutationJson, mutationResultJson } from "./bank-json.js";
-import { ImportInterrupted, importStatement } from "../services/lib/bank-import.js";
+import { ImportInterrupted, importStatement } from "../gateway/bank-import.js";
 import { seedDemoStore } from "./seed.js";
 import { deliveryJson, endpointJson, eventJson } from "./webhook-json.js";
 
@@ -67,7 +70,9 @@ const USAGE = `usage: store-admin <command> [options]
   bank unmatched --store ID                 credits waiting for review
   bank assign --store ID --mutation ID --order ID|SO-…   pay an order with an unmatched credit
   bank dismiss --store ID --mutation ID
-  audit --store ID                          the store's audit log, newest first
+  audit --store ID [--actor A] [--action A] [--limit N] [--cursor C]
+                                            the store's audit log, newest first, as sentences;
+                                            next_cursor (when more) gives the next page
   seed
 
 Every command that changes something is written to the store's audit log as "operator".
@@ -107,6 +112,10 @@ const options = {
   amount: { type: "string" },
   reason: { type: "string" },
   reference: { type: "string" },
+  actor: { type: "string" },
+  action: { type: "string" },
+  limit: { type: "string" },
+  cursor: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -292,7 +301,7 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
         price: price(values),
         slug: values.slug ?? "",
         status: itemStatus(values),
-        productIds: values.product!,
+        productIds: values.product,
       });
       return itemJson(item!);
     }
@@ -450,9 +459,18 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
     }
     case "audit": {
       // Each service keeps the entries of its own changes: the log is their parts merged by time.
-      const { entries, unavailable } = await storeAuditLog({ catalog: accounts, order: orders, webhook: webhooks }, required(values, "store"));
+      const limit = values.limit === undefined ? undefined : Number(values.limit);
+      if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= AUDIT_LIST_MAX)) throw new UsageError(`--limit must be a whole number from 1 to ${AUDIT_LIST_MAX}`);
+      if (values.action !== undefined && !(AUDIT_ACTIONS as readonly string[]).includes(values.action)) throw new UsageError(`--action must be one of: ${AUDIT_ACTIONS.join(", ")}`);
+      if (values.cursor !== undefined && !decodeAuditCursor(values.cursor)) throw new UsageError("--cursor must be a next_cursor printed by an earlier page");
+      const page = await storeAuditLog({ catalog: accounts, order: orders, webhook: webhooks }, required(values, "store"), {
+        limit,
+        cursor: values.cursor,
+        actor: values.actor,
+        action: values.action,
+      });
       // A service that could not be asked is named: its part of the log is missing.
-      return { entries: entries.map(auditJson), ...(unavailable.length > 0 ? { unavailable } : {}) };
+      return { entries: page.entries.map(auditJson), ...(page.next ? { next_cursor: page.next } : {}), ...(page.unavailable.length > 0 ? { unavailable: page.unavailable } : {}) };
     }
     case "status":
       return status(channels);
@@ -476,11 +494,14 @@ const closeAll = () => {
 };
 try {
   const config = loadConfig();
+  // stdout is the answer's: what the channels have to say (a host name that does not
+  // resolve, an instance out of rotation) goes to stderr, warnings only.
+  const logger = createLogger("store-admin", "warn", pino.destination(2));
   channels = {
     // Every call is the operator's (CONTRACT §8, §13).
-    catalog: createRpcChannel(config.CATALOG_ADDR, { timeoutMs: 10_000, actor: OPERATOR }),
-    order: createRpcChannel(config.ORDER_ADDR, { timeoutMs: 10_000, actor: OPERATOR }),
-    webhook: createRpcChannel(config.WEBHOOK_ADDR, { timeoutMs: 10_000, actor: OPERATOR }),
+    catalog: createRpcChannel(config.CATALOG_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger }),
+    order: createRpcChannel(config.ORDER_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger }),
+    webhook: createRpcChannel(config.WEBHOOK_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger }),
     gatewayUrl: process.env.GATEWAY_URL ?? `http://127.0.0.1:${config.PORT}`,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     addrs: { catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR, webhook: config.WEBHOOK_ADDR },

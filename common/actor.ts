@@ -1,8 +1,8 @@
 // Who acts behind an RPC (CONTRACT §13): a member of the store (with the role they hold
 // there), the operator (`store-admin`), the system itself, or an API key (the store's
 // own systems through /v1). Callers state it in request headers, set by one client
-// interceptor (services/lib/rpc-client.ts); the service that owns the thing reads it
-// (services/lib/rpc-actor.ts), decides with the role table (roles.ts) and writes it
+// interceptor (platform/rpc-client.ts); the service that owns the thing reads it
+// (platform/rpc-actor.ts), decides with the role table (roles.ts) and writes it
 // into the audit entry of the change.
 import { OPERATOR_ACTOR } from "./audit.js";
 import { isRole, roleMay, type Permission, type Role } from "./roles.js";

@@ -23,6 +23,7 @@ export const MAX_MUTATIONS_PER_CALL = 500;
 export const MAX_MUTATION_AMOUNT = 10_000_000_000_000;
 export const MAX_MUTATION_ID_LENGTH = 100;
 export const MAX_MUTATION_DESCRIPTION_LENGTH = 500;
+export const MUTATION_TYPES = ["credit", "debit"] as const;
 
 export interface MutationInput {
   id: string;
@@ -47,22 +48,33 @@ export function mutationIdProblem(id: string): string | undefined {
 
 /**
  * The first problem of these mutations, in order; undefined when every one is
- * well-formed. An id given twice is refused at its second place: which of the two the
- * bank meant is not ours to guess. How many may come in one call is the caller's rule.
+ * well-formed. How many may come in one call is the caller's rule.
  */
 export function findMutationProblem(mutations: readonly MutationInput[]): MutationProblem | undefined {
+  return findMutationProblems(mutations, 1)[0];
+}
+
+/**
+ * The problems of these mutations, in order (each mutation's fields as the API lists
+ * them), at most `limit` of them; empty when every one is well-formed. An id given
+ * twice is refused at its second place: which of the two the bank meant is not ours
+ * to guess.
+ */
+export function findMutationProblems(mutations: readonly MutationInput[], limit = Number.POSITIVE_INFINITY): MutationProblem[] {
+  const problems: MutationProblem[] = [];
   const firstAt = new Map<string, number>();
   for (const [index, m] of mutations.entries()) {
-    const problem = (field: string, message: string) => ({ index, field, message });
+    const problem = (field: string, message: string) => void problems.push({ index, field, message });
     const idProblem = mutationIdProblem(m.id);
-    if (idProblem) return problem("id", idProblem);
     const earlier = firstAt.get(m.id);
-    if (earlier !== undefined) return problem("id", `repeats mutations[${earlier}].id; each id may appear once per request`);
-    firstAt.set(m.id, index);
-    if (m.amount < 1n || m.amount > BigInt(MAX_MUTATION_AMOUNT)) return problem("amount", `must be a whole number of rupiah from 1 to ${MAX_MUTATION_AMOUNT}`);
-    if (m.type !== "credit" && m.type !== "debit") return problem("type", "must be credit or debit");
-    if (!parseRfc3339(m.occurredAt)) return problem("occurred_at", "must be an RFC 3339 date-time with an offset, e.g. 2026-11-20T10:00:00+07:00");
-    if (m.description.length > MAX_MUTATION_DESCRIPTION_LENGTH) return problem("description", `must be at most ${MAX_MUTATION_DESCRIPTION_LENGTH} characters`);
+    if (idProblem) problem("id", idProblem);
+    else if (earlier !== undefined) problem("id", `repeats mutations[${earlier}].id; each id may appear once per request`);
+    else firstAt.set(m.id, index);
+    if (m.amount < 1n || m.amount > BigInt(MAX_MUTATION_AMOUNT)) problem("amount", `must be a whole number of rupiah from 1 to ${MAX_MUTATION_AMOUNT}`);
+    if (!(MUTATION_TYPES as readonly string[]).includes(m.type)) problem("type", `must be ${MUTATION_TYPES.join(" or ")}`);
+    if (!parseRfc3339(m.occurredAt)) problem("occurred_at", "must be an RFC 3339 date-time with an offset, e.g. 2026-11-20T10:00:00+07:00");
+    if (m.description.length > MAX_MUTATION_DESCRIPTION_LENGTH) problem("description", `must be at most ${MAX_MUTATION_DESCRIPTION_LENGTH} characters`);
+    if (problems.length >= limit) return problems.slice(0, limit);
   }
-  return undefined;
+  return problems;
 }

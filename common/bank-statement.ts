@@ -32,7 +32,7 @@ export function parseStatement(text: string): StatementMutation[] {
   if (Buffer.byteLength(text, "utf8") > MAX_STATEMENT_BYTES) throw new StatementError("the statement is larger than 1 MiB");
   let rows: string[][];
   try {
-    rows = parse(text.replace(/^\uFEFF/, ""), { relax_column_count: true, skip_empty_lines: true, bom: true }) as string[][];
+    rows = parse(text.replace(/^\uFEFF/, ""), { relax_column_count: true, skip_empty_lines: true, bom: true });
   } catch (error) {
     const line = (error as { lines?: number }).lines;
     throw new StatementError(`${line ? `line ${line}: ` : ""}not valid CSV (${(error as Error).message.replace(/^Invalid \w+: /, "")})`);

@@ -8,7 +8,7 @@ export function isUuid(value: string): boolean {
 }
 
 // Every payment reference has this shape; the orders table's check constraint says the same.
-const PAYMENT_REFERENCE = /^[A-Z0-9-]{8,40}$/;
+export const PAYMENT_REFERENCE = /^[A-Z0-9-]{8,40}$/;
 
 export function isPaymentReference(value: string): boolean {
   return PAYMENT_REFERENCE.test(value);

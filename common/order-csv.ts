@@ -51,7 +51,7 @@ export function orderCsvRow(order: Order): string[] {
   ];
 }
 
-export const csvLine = (cells: readonly string[]) => stringify([cells as string[]], { record_delimiter: "windows" });
+export const csvLine = (cells: readonly string[]) => stringify([cells], { record_delimiter: "windows" });
 
 /** The export as CSV text, page by page: the header, then each page's rows as they come. */
 export async function* orderCsv(

@@ -21,3 +21,12 @@ export const ORDER_EVENT_TYPES = [
 ] as const;
 
 export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
+
+/** The events whose body carries `data.previous_status`: an order made or changing status. */
+export type OrderStatusEventType = Exclude<OrderEventType, `refund.${string}`>;
+/** The events whose body carries `data.refund` (CONTRACT §12). */
+export type RefundEventType = Extract<OrderEventType, `refund.${string}`>;
+
+const isRefundEvent = (type: OrderEventType): type is RefundEventType => type.startsWith("refund.");
+export const ORDER_STATUS_EVENT_TYPES = ORDER_EVENT_TYPES.filter((type): type is OrderStatusEventType => !isRefundEvent(type));
+export const REFUND_EVENT_TYPES = ORDER_EVENT_TYPES.filter(isRefundEvent);

@@ -1,23 +1,28 @@
 import type { Order, OrderDetail, Payment, Redirect, Refund } from "../gen/order/v1/order_pb.js";
+import type { OrderDetailJson, OrderJson, PaymentJson, RedirectJson, RefundJson } from "./api-shapes.js";
 
-// The public JSON shape of an order (CONTRACT §4). The gateway renders REST responses
+// An order as the public API shows it (CONTRACT §4). The gateway renders REST responses
 // with it and the order service renders webhook event payloads with it, so the two
-// can never disagree about what an order looks like.
+// can never disagree about what an order looks like. The shapes, and the document's
+// schemas of them, are api-shapes.ts's; the casts name values the order service only
+// ever writes from those shapes' lists.
 
-export function orderJson(order: Order) {
+export type { OrderJson, RefundJson };
+
+export function orderJson(order: Order): OrderJson {
   return {
     id: order.id,
-    status: order.status,
+    status: order.status as OrderJson["status"],
     payment_reference: order.paymentReference,
     amount: Number(order.amount),
     subtotal: Number(order.subtotal),
-    currency: order.currency,
-    settlement_channel: order.settlementChannel,
-    payment_provider: order.paymentProvider,
+    currency: order.currency as OrderJson["currency"],
+    settlement_channel: order.settlementChannel as OrderJson["settlement_channel"],
+    payment_provider: order.paymentProvider as OrderJson["payment_provider"],
     payment_method: order.paymentMethod,
     buyer: { name: order.buyer?.name ?? "", email: order.buyer?.email ?? "", phone: order.buyer?.phone ?? "" },
     items: order.items.map((item) => ({
-      type: item.type,
+      type: item.type as OrderJson["items"][number]["type"],
       title: item.title,
       quantity: item.quantity,
       unit_price: Number(item.unitPrice),
@@ -40,22 +45,22 @@ export function orderJson(order: Order) {
 }
 
 /** One refund of an order (CONTRACT §12), in `order.refunds` and in POST /v1/orders/{id}/refunds. */
-export function refundJson(refund: Refund) {
+export function refundJson(refund: Refund): RefundJson {
   return {
     id: refund.id,
     amount: Number(refund.amount),
     reason: refund.reason,
     reference: refund.reference ?? null,
-    status: refund.status,
+    status: refund.status as RefundJson["status"],
     failure_message: refund.failureMessage ?? null,
-    method: refund.method,
+    method: refund.method as RefundJson["method"],
     created_at: refund.createdAt,
   };
 }
 
-export function paymentJson(payment: Payment) {
+export function paymentJson(payment: Payment): PaymentJson {
   return {
-    kind: payment.kind,
+    kind: payment.kind as PaymentJson["kind"],
     seller_bank: payment.sellerBank
       ? {
           bank_name: payment.sellerBank.bankName,
@@ -73,14 +78,14 @@ export function paymentJson(payment: Payment) {
     provider: payment.provider,
     method: payment.method,
     amount: Number(payment.amount),
-    currency: payment.currency,
+    currency: payment.currency as PaymentJson["currency"],
     checkout_url: payment.checkoutUrl,
     payment_url: payment.paymentUrl,
     expires_at: payment.expiresAt,
   };
 }
 
-export function redirectJson(redirect: Redirect | undefined) {
+export function redirectJson(redirect: Redirect | undefined): RedirectJson {
   return {
     success_url: redirect?.successUrl ?? "",
     return_url: redirect?.returnUrl ?? "",
@@ -88,13 +93,10 @@ export function redirectJson(redirect: Redirect | undefined) {
   };
 }
 
-export function orderDetailJson(detail: OrderDetail) {
+export function orderDetailJson(detail: OrderDetail): OrderDetailJson {
   return {
     order: orderJson(detail.order!),
     payment: paymentJson(detail.payment!),
     redirect: redirectJson(detail.redirect),
   };
 }
-
-export type OrderJson = ReturnType<typeof orderJson>;
-export type RefundJson = ReturnType<typeof refundJson>;

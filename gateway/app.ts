@@ -1,15 +1,17 @@
 import Router from "@koa/router";
 import Koa from "koa";
-import type { CatalogChangeFeed } from "../services/lib/catalog-changes.js";
-import type { Config } from "../services/lib/config.js";
-import type { Sql } from "../services/lib/db.js";
-import type { Logger } from "../services/lib/logger.js";
+import type { CatalogChangeFeed } from "../platform/catalog-changes.js";
+import type { Config } from "../platform/config.js";
+import type { Sql } from "../platform/db.js";
+import type { Logger } from "../platform/logger.js";
 import { createAuthenticator } from "./auth.js";
 import { createCatalogPageCache } from "./catalog-cache.js";
 import type { ServiceClients } from "./clients.js";
 import { requestContext, type GatewayContext } from "./context.js";
 import { ApiError, notFound } from "./errors.js";
+import { clientAddress } from "./client-address.js";
 import { createGuards } from "./guards.js";
+import { traceRequests } from "./request-tracing.js";
 import { createMemoryRateLimiter, createPostgresRateLimiter } from "./rate-limit.js";
 import { dashboardRoutes } from "./dashboard/index.js";
 import { notFoundPage as dashboardNotFound } from "./dashboard/kit.js";
@@ -28,6 +30,8 @@ export interface GatewayDeps {
   logger: Logger;
   ratePerMinute: number;
   authFailuresPerMinute: number;
+  /** Reverse proxies whose X-Forwarded-For names the client (TRUST_PROXY); default none. */
+  trustProxy?: readonly string[];
   authCacheMs?: number;
   /** More readiness checks by name (NATS, when it is configured). */
   readinessChecks?: Record<string, () => Promise<void>>;
@@ -92,6 +96,10 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
     signIn: { limiter: failureLimiter, perMinute: deps.authFailuresPerMinute },
   });
 
+  // Who the client is, before the log line or a per-address limit reads ctx.ip.
+  app.use(clientAddress(deps.trustProxy ?? []));
+  // The request's trace span (a no-op unless tracing is on), around everything it does.
+  app.use(traceRequests());
   app.use(requestContext(deps.logger));
   app.use(router.routes());
   // Whatever the router did not answer: a wrong method on a known path, or no such path.

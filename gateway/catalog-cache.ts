@@ -1,10 +1,10 @@
 // Published catalog pages, kept by the gateway: they change rarely and are read on
 // every storefront visit, and each read otherwise crosses the gRPC hop and PostgreSQL.
 // The catalog service announces every change of a store's published items
-// (services/lib/catalog-changes.ts) and the store's pages are dropped here at once;
+// (platform/catalog-changes.ts) and the store's pages are dropped here at once;
 // the TTL bounds staleness when a hint is lost or the bus is away. Orders never price
 // from here: the order service asks the catalog itself.
-import type { CatalogChangeListener } from "../services/lib/catalog-changes.js";
+import type { CatalogChangeListener } from "../platform/catalog-changes.js";
 
 /**
  * How long a page may be served without asking the catalog again: the worst-case

@@ -4,9 +4,10 @@ import { WebhookService } from "../gen/webhook/v1/webhook_pb.js";
 import { Health } from "../gen/grpc/health/v1/health_pb.js";
 import { BankReconciliationService } from "../gen/order/v1/bank_pb.js";
 import { OrderService } from "../gen/order/v1/order_pb.js";
-import { currentActor } from "../services/lib/acting-as.js";
-import { openRpcChannel, type RpcChannelOptions } from "../services/lib/rpc-client.js";
-import type { InProcessTarget } from "../services/lib/rpc-server.js";
+import { currentActor } from "../platform/acting-as.js";
+import { openRpcChannel, type RpcChannelOptions } from "../platform/rpc-client.js";
+import type { InProcessTarget } from "../platform/rpc-server.js";
+import type { Logger } from "../platform/logger.js";
 
 /** Services running in this process, called without a socket (`npm start`). */
 export type InProcessServices = Partial<Record<"catalog" | "order" | "webhook", InProcessTarget>>;
@@ -21,9 +22,10 @@ export function createServiceClients(
   addrs: { catalog: string; order: string; webhook?: string },
   timeoutMs = 1_200,
   inProcess: InProcessServices = {},
+  logger?: Logger,
 ) {
   // Each call states the actor of the request under way: the API key, or the signed-in member.
-  const options = (deadline: number): RpcChannelOptions => ({ timeoutMs: deadline, actor: currentActor });
+  const options = (deadline: number): RpcChannelOptions => ({ timeoutMs: deadline, actor: currentActor, role: "gateway", logger });
   const catalogChannel = openRpcChannel(inProcess.catalog ?? addrs.catalog, options(timeoutMs));
   const orderChannel = openRpcChannel(inProcess.order ?? addrs.order, options(Math.max(timeoutMs, 10_000)));
   // The API asks the webhook service only whether it is up (/readyz); the dashboard

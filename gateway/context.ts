@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
+import type { RouterContext } from "@koa/router";
 import type { Context, Next } from "koa";
-import type { Logger } from "../services/lib/logger.js";
-import { httpDuration, httpRequests } from "../services/lib/metrics.js";
+import type { ErrorEnvelope } from "../common/api-shapes.js";
+import type { Logger } from "../platform/logger.js";
+import { httpDuration, httpRequests } from "../platform/metrics.js";
 import type { Principal } from "./auth.js";
 import { toApiError, type ApiError } from "./errors.js";
 
@@ -13,6 +15,13 @@ export interface GatewayState {
 }
 
 export type GatewayContext = Context & { state: GatewayState };
+
+/**
+ * A request the router matched: `params` holds the path's `:name` segments, typed as
+ * @koa/router sets them. Middleware in front of the router sees GatewayContext alone,
+ * since no route, and so no params, exists there yet.
+ */
+export type RouteContext = GatewayContext & { params: RouterContext["params"] };
 
 // Paths whose last segment is a capability (a one-time invitation or reset, a payment page):
 // whoever reads the log must not be able to use them.
@@ -42,6 +51,14 @@ export function okBytes(ctx: Context, body: Buffer): void {
   ctx.body = body;
 }
 
+const ENVELOPE_START = Buffer.from('{"success":true,"data":');
+const ENVELOPE_END = Buffer.from("}");
+
+/** Answers 200 with the success envelope around `data`, already JSON: the bytes ok() would send for it. */
+export function okData(ctx: Context, data: Uint8Array): void {
+  okBytes(ctx, Buffer.concat([ENVELOPE_START, data, ENVELOPE_END]));
+}
+
 function renderError(ctx: Context, error: ApiError): void {
   ctx.status = error.status;
   for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
@@ -52,7 +69,7 @@ function renderError(ctx: Context, error: ApiError): void {
       message: error.message,
       ...(error.details.length > 0 ? { details: error.details } : {}),
     },
-  };
+  } satisfies ErrorEnvelope;
 }
 
 /**
@@ -70,7 +87,7 @@ export function requestContext(logger: Logger) {
       await next();
     } catch (error) {
       failure = error;
-      const apiError = toApiError(error);
+      const apiError = toApiError(error, ctx.state.body);
       renderError(ctx, apiError);
     }
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
@@ -91,6 +108,8 @@ export function requestContext(logger: Logger) {
       status: ctx.status,
       ms: Math.round(ms * 10) / 10,
       storeId: ctx.state.principal?.storeId,
+      // The client address as the limits see it (TRUST_PROXY; client-address.ts).
+      client: ctx.ip,
     };
     if (aborted) logger.info({ ...line, status: undefined, aborted: true }, "request aborted by the client");
     // An outage is expected and already logged by the service that met it: one warn

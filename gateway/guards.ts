@@ -1,5 +1,5 @@
 import type { Next } from "koa";
-import { actingAs } from "../services/lib/acting-as.js";
+import { actingAs } from "../platform/acting-as.js";
 import { planHasApiAccess } from "../common/plans.js";
 import type { Authenticator } from "./auth.js";
 import { readJsonBody } from "./body.js";
@@ -8,6 +8,9 @@ import { ApiError, unauthorized } from "./errors.js";
 import type { RateLimiter } from "./rate-limit.js";
 
 const BEARER = /^bearer[ \t]+([^\s]+)[ \t]*$/i;
+
+/** One of the checks createGuards puts in front of every keyed route, in their order. */
+export type Guard = (ctx: GatewayContext, next: Next) => Promise<void>;
 
 export interface GuardOptions {
   authenticator: Authenticator;

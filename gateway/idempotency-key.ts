@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { invalidField } from "./errors.js";
 import type { GatewayContext } from "./context.js";
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from "../common/order-limits.js";
 import { textProblem } from "../common/text.js";
 
 // The client's half of idempotency (CONTRACT §4, §12): the `Idempotency-Key` header and
@@ -28,7 +29,7 @@ export function requestHash(value: unknown): string {
 export function idempotencyKeyOf(ctx: GatewayContext): string | undefined {
   if (ctx.headers["idempotency-key"] === undefined) return undefined;
   const key = ctx.get("idempotency-key");
-  if (key.length < 1 || key.length > 255) throw invalidField("Idempotency-Key", "must be 1 to 255 characters");
+  if (key.length < 1 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) throw invalidField("Idempotency-Key", `must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
   const problem = textProblem(key);
   if (problem) throw invalidField("Idempotency-Key", problem);
   return key;

@@ -1,34 +1,91 @@
 // The public API as OpenAPI 3.1: served at GET /v1/openapi.json and rendered at /docs.
 // The tests validate every response the gateway gives against these schemas, so the
 // document and the behaviour cannot drift apart.
+//
+// Every body's schema is generated from the zod shape that defines it: request bodies
+// from the schemas the gateway validates with (order-request.ts), responses and
+// webhook bodies from common/api-shapes.ts, whose outputs are the renderers' types.
+// What is written here by hand is the wiring: paths, operations, parameters, headers,
+// responses, descriptions and examples.
 
-import { UNMATCHED_REASONS } from "../common/bank-mutations.js";
-import { ORDER_EVENT_TYPES as EVENT_TYPES, ORDER_STATUSES } from "../common/order-status.js";
+import { isDeepStrictEqual } from "node:util";
+import { z } from "zod";
+import {
+  bankMutationResultsShape,
+  catalogPageShape,
+  errorEnvelopeShape,
+  midtransNotificationShape,
+  notificationAckShape,
+  orderDetailShape,
+  orderEventShape,
+  orderPageShape,
+  orderStatusShape,
+  paymentMethodListShape,
+  refundEventShape,
+  refundResultShape,
+  successShape,
+  uuidShape,
+  webhookEventShape,
+} from "../common/api-shapes.js";
+import { MAX_MUTATIONS_PER_CALL } from "../common/bank-mutations.js";
+import { MAX_IDEMPOTENCY_KEY_LENGTH, MAX_UNIQUE_CODE } from "../common/order-limits.js";
+import { ORDER_EVENT_TYPES, REFUND_EVENT_TYPES } from "../common/order-status.js";
+import { bankMutationsBody, createOrderBody, refundOrderBody } from "./order-request.js";
+import { PAGE_LIMIT, PAGE_OFFSET } from "./query.js";
 
-const isRefundEvent = (type: string) => type.startsWith("refund.");
-/** The events of an order's status (`data.previous_status`) and of its refunds (`data.refund`). */
-const ORDER_STATUS_EVENT_TYPES = EVENT_TYPES.filter((type) => !isRefundEvent(type));
-const REFUND_EVENT_TYPES = EVENT_TYPES.filter(isRefundEvent);
+type JsonSchema = Record<string, unknown>;
 
-const uuid = { type: "string", format: "uuid" } as const;
-const time = { type: "string", format: "date-time", description: "UTC, ISO 8601 with Z" } as const;
-const idr = { type: "integer", minimum: 0, description: "IDR, whole rupiah" } as const;
+/** components.schemas: every named shape (`.meta({ id })`) a schema below refers to. */
+const componentSchemas: Record<string, JsonSchema> = {};
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const success = (data: object) => ({
-  type: "object",
-  required: ["success", "data"],
-  additionalProperties: false,
-  properties: { success: { const: true }, data },
-});
+/** Points zod's `#/$defs/Name` at the document's `#/components/schemas/Name`. */
+function toComponentRefs<T>(node: T): T {
+  if (Array.isArray(node)) return node.map(toComponentRefs) as T;
+  if (!node || typeof node !== "object") return node;
+  return Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [
+      key,
+      key === "$ref" && typeof value === "string" ? value.replace(/^#\/\$defs\//, "#/components/schemas/") : toComponentRefs(value),
+    ]),
+  ) as T;
+}
 
-/** A page of a list: `{items, has_more}`. */
-const page = (item: string) => ({
-  type: "object",
-  required: ["items", "has_more"],
-  additionalProperties: false,
-  properties: { items: { type: "array", items: ref(item) }, has_more: { type: "boolean" } },
-});
+// A format names its rule (uuid, date-time); the regular expression zod adds beside it is
+// zod's own way of checking one, and would only bury the name in the reference.
+const dropFormatPatterns: NonNullable<z.core.ToJSONSchemaParams["override"]> = ({ zodSchema, jsonSchema }) => {
+  if ("format" in zodSchema._zod.def && jsonSchema.format !== undefined) delete jsonSchema.pattern;
+};
+
+/**
+ * The JSON Schema (draft 2020-12, OpenAPI 3.1's dialect) of a zod shape; a named shape,
+ * and every named shape inside it, is a component referred to by `$ref`. Request bodies
+ * are converted as zod's input (what a client may send), the rest as its output (what
+ * the API renders). A name that would stand for two different schemas throws, so a
+ * shape cannot be defined twice.
+ */
+function schemaOf(shape: z.ZodType, io: "input" | "output" = "output"): JsonSchema {
+  const { $schema: _dialect, $defs, ...schema } = z.toJSONSchema(shape, { target: "draft-2020-12", io, override: dropFormatPatterns });
+  for (const [name, definition] of Object.entries(toComponentRefs(($defs ?? {}) as Record<string, JsonSchema>))) {
+    const known = componentSchemas[name];
+    if (known && !isDeepStrictEqual(known, definition)) throw new Error(`OpenAPI: two different schemas are named ${name}`);
+    componentSchemas[name] = definition;
+  }
+  return toComponentRefs(schema);
+}
+
+const request = (shape: z.ZodType) => schemaOf(shape, "input");
+const success = (data: z.ZodType) => schemaOf(successShape(data));
+const uuid = schemaOf(uuidShape);
+
+/**
+ * components.schemas, asked for after every operation has named its own, so they come in
+ * the order the operations use them. WebhookEvent joins them although no operation
+ * refers to it: a receiver checks any webhook body against it.
+ */
+function namedSchemas(): Record<string, JsonSchema> {
+  schemaOf(webhookEventShape);
+  return componentSchemas;
+}
 
 const rateHeaders = {
   "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" },
@@ -36,10 +93,10 @@ const rateHeaders = {
   "RateLimit-Policy": { $ref: "#/components/headers/RateLimit-Policy" },
 };
 
-const errorResponse = (description: string, headers: Record<string, object> = {}) => ({
+const errorResponse = (description: string, headers: Record<string, object> = {}, examples?: Record<string, object>) => ({
   description,
   headers: { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" }, ...headers },
-  content: { "application/json": { schema: ref("ErrorEnvelope") } },
+  content: { "application/json": { schema: schemaOf(errorEnvelopeShape), ...(examples ? { examples } : {}) } },
 });
 
 const keyedErrors = {
@@ -56,8 +113,8 @@ const idempotencyKeyHeader = (what: string) => ({
   name: "Idempotency-Key",
   in: "header",
   required: false,
-  description: `1–255 characters, per store. The same key with the same body within 24 h returns the first response again with \`Idempotent-Replayed: true\` (${what}); another body, or a request still in flight, is 409 CONFLICT. A request that fails validation does not use up its key.`,
-  schema: { type: "string", minLength: 1, maxLength: 255 },
+  description: `1–${MAX_IDEMPOTENCY_KEY_LENGTH} characters, per store. The same key with the same body within 24 h returns the first response again with \`Idempotent-Replayed: true\` (${what}); another body, or a request still in flight, is 409 CONFLICT. A request that fails validation does not use up its key.`,
+  schema: { type: "string", minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH },
 });
 
 const idempotentReplayed = {
@@ -65,12 +122,13 @@ const idempotentReplayed = {
   schema: { type: "string", enum: ["true"] },
 };
 
-const strictInt = (name: string, minimum: number, maximum: number, fallback: number, description: string) => ({
+/** A query integer as gateway/query.ts reads it, with the bounds the routes give it. */
+const strictInt = (name: string, { min, max, fallback }: { min: number; max: number; fallback: number }, description: string) => ({
   name,
   in: "query",
   required: false,
   description: `${description} A whole number; \`1.5\`, \`10abc\`, \`-1\`, an empty value or a repeated parameter is INVALID_REQUEST.`,
-  schema: { type: "integer", minimum, maximum, default: fallback },
+  schema: { type: "integer", minimum: min, maximum: max, default: fallback },
 });
 
 export const openApiDocument = {
@@ -122,8 +180,8 @@ export const openApiDocument = {
         description:
           "Served from the gateway's page cache: a change to the catalog (a product or bundle created, a price or status changed) shows within a second, and within 5 s even when the change notice is lost. Orders are always priced from the catalog itself, never from this listing.",
         parameters: [
-          strictInt("limit", 1, 50, 20, "Page size."),
-          strictInt("offset", 0, 1_000_000_000, 0, "Items to skip."),
+          strictInt("limit", PAGE_LIMIT, "Page size."),
+          strictInt("offset", PAGE_OFFSET, "Items to skip."),
         ],
         responses: {
           "200": {
@@ -131,7 +189,7 @@ export const openApiDocument = {
             headers: rateHeaders,
             content: {
               "application/json": {
-                schema: success(page("CatalogItem")),
+                schema: success(catalogPageShape),
                 example: {
                   success: true,
                   data: {
@@ -166,12 +224,7 @@ export const openApiDocument = {
             headers: rateHeaders,
             content: {
               "application/json": {
-                schema: success({
-                  type: "object",
-                  required: ["items"],
-                  additionalProperties: false,
-                  properties: { items: { type: "array", items: ref("PaymentMethod") } },
-                }),
+                schema: success(paymentMethodListShape),
               },
             },
           },
@@ -185,9 +238,17 @@ export const openApiDocument = {
         tags: ["Orders"],
         summary: "Orders of the store, newest first (never calls the payment gateway)",
         parameters: [
-          strictInt("limit", 1, 50, 20, "Page size."),
-          strictInt("offset", 0, 1_000_000_000, 0, "Orders to skip."),
-          { name: "status", in: "query", required: false, schema: { type: "string", enum: ORDER_STATUSES } },
+          strictInt("limit", PAGE_LIMIT, "Page size."),
+          strictInt("offset", PAGE_OFFSET, "Orders to skip. Its cost grows with it: to walk many pages, use `starting_after`."),
+          { name: "status", in: "query", required: false, schema: schemaOf(orderStatusShape) },
+          {
+            name: "starting_after",
+            in: "query",
+            required: false,
+            description:
+              "An order id, usually the last `items[].id` of the previous page: the page starts with the next older order. Every page costs the same however deep the walk. Not with a non-zero `offset`; an id that is not one of the store's orders is 404 NOT_FOUND.",
+            schema: { type: "string", format: "uuid" },
+          },
         ],
         responses: {
           "200": {
@@ -195,7 +256,7 @@ export const openApiDocument = {
             headers: rateHeaders,
             content: {
               "application/json": {
-                schema: success(page("Order")),
+                schema: success(orderPageShape),
               },
             },
           },
@@ -208,7 +269,7 @@ export const openApiDocument = {
         summary: "Create a checkout order",
         description: [
           "Prices come from the catalog at creation (`unit_price`), `line_total = unit_price × quantity`,",
-          "`subtotal = Σ line_total`. Bank transfer: `amount = subtotal + unique_amount_code` (1–999), reserved to the order",
+          `\`subtotal = Σ line_total\`. Bank transfer: \`amount = subtotal + unique_amount_code\` (1–${MAX_UNIQUE_CODE}), reserved to the order`,
           "while it is pending and for BANK_MATCH_GRACE (7 days) after it expires or is cancelled (409 CONFLICT when all codes for an amount are taken).",
           "Gateway: `amount = subtotal`, the payment session is prepared now; if the gateway fails the order is",
           "still created with `snap: null`. Total 0: paid at once, `payment.kind = \"none\"`.",
@@ -220,7 +281,7 @@ export const openApiDocument = {
           required: true,
           content: {
             "application/json": {
-              schema: ref("CreateOrderRequest"),
+              schema: request(createOrderBody),
               examples: {
                 bankTransfer: {
                   summary: "Two products and a bundle, paid by bank transfer",
@@ -251,7 +312,7 @@ export const openApiDocument = {
           "201": {
             description: "The order, its payment and its redirect addresses.",
             headers: { ...rateHeaders, "Idempotent-Replayed": idempotentReplayed },
-            content: { "application/json": { schema: success(ref("OrderDetail")) } },
+            content: { "application/json": { schema: success(orderDetailShape) } },
           },
           "409": { $ref: "#/components/responses/Conflict" },
           "413": { $ref: "#/components/responses/PayloadTooLarge" },
@@ -273,7 +334,7 @@ export const openApiDocument = {
             description:
               "The order. For a pending gateway order the live session is reused, or exactly one new one is prepared; if the gateway is down the answer is still 200 with `snap: null` and `payment_url = checkout_url`.",
             headers: rateHeaders,
-            content: { "application/json": { schema: success(ref("OrderDetail")) } },
+            content: { "application/json": { schema: success(orderDetailShape) } },
           },
           "404": { $ref: "#/components/responses/NotFound" },
           ...keyedErrors,
@@ -303,7 +364,7 @@ export const openApiDocument = {
           required: true,
           content: {
             "application/json": {
-              schema: ref("RefundOrderRequest"),
+              schema: request(refundOrderBody),
               examples: {
                 partial: { summary: "Part of the order", value: { amount: 50_000, reason: "One item was out of stock", reference: "BCA-TRF-20261121-0042" } },
                 rest: { summary: "Everything that is left", value: { reason: "Order cancelled by the buyer" } },
@@ -315,7 +376,7 @@ export const openApiDocument = {
           "201": {
             description: "The refund (pending, succeeded or failed) and the order as it is now.",
             headers: { ...rateHeaders, "Idempotent-Replayed": idempotentReplayed },
-            content: { "application/json": { schema: success(ref("RefundResult")) } },
+            content: { "application/json": { schema: success(refundResultShape) } },
           },
           "404": { $ref: "#/components/responses/NotFound" },
           "409": errorResponse(
@@ -333,7 +394,7 @@ export const openApiDocument = {
         tags: ["Reconciliation"],
         summary: "Match incoming bank transfers to bank-transfer orders by their unique amount",
         description: [
-          "For bank-feed aggregators: 1–500 mutations per call, bodies up to 1 MiB. Each mutation `id` is processed once",
+          `For bank-feed aggregators: 1–${MAX_MUTATIONS_PER_CALL} mutations per call, bodies up to 1 MiB. Each mutation \`id\` is processed once`,
           "per store; sent again it is `duplicate` with the first result's `order_id`. A credit is `matched` when its amount",
           "equals the `transfer_amount` of exactly one bank-transfer order that is `pending`, or `expired` at most",
           "`BANK_MATCH_GRACE` (default 7 days) before `occurred_at`, and was created before `occurred_at`; that order",
@@ -343,14 +404,14 @@ export const openApiDocument = {
           "within `BANK_MATCH_GRACE` before it, so it may be a second payment of that order; it is never paid",
           "automatically); it waits in the dashboard's review list. Debits are `ignored`.",
           "A unique amount stays reserved while its order is pending and for `BANK_MATCH_GRACE` after it expires or is",
-          "cancelled, so a late transfer never pays a newer order. The whole body is validated first: any invalid",
-          "mutation is 400 naming it (`mutations[3].amount`) and nothing of the call is applied. Results come in request order.",
+          "cancelled, so a late transfer never pays a newer order. The whole body is validated first: invalid",
+          "mutations are 400 naming every invalid field (`mutations[3].amount`) and nothing of the call is applied. Results come in request order.",
         ].join(" "),
         requestBody: {
           required: true,
           content: {
             "application/json": {
-              schema: ref("BankMutationsRequest"),
+              schema: request(bankMutationsBody),
               examples: {
                 feed: {
                   summary: "A credit of Rp 170.906 and a bank fee",
@@ -369,7 +430,7 @@ export const openApiDocument = {
           "200": {
             description: "One result per mutation, in request order.",
             headers: rateHeaders,
-            content: { "application/json": { schema: success(ref("BankMutationResults")) } },
+            content: { "application/json": { schema: success(bankMutationResultsShape) } },
           },
           "413": { $ref: "#/components/responses/PayloadTooLarge" },
           "415": { $ref: "#/components/responses/UnsupportedMediaType" },
@@ -387,7 +448,7 @@ export const openApiDocument = {
         security: [],
         requestBody: {
           required: true,
-          content: { "application/json": { schema: ref("MidtransNotification") } },
+          content: { "application/json": { schema: request(midtransNotificationShape) } },
         },
         responses: {
           "200": {
@@ -395,12 +456,7 @@ export const openApiDocument = {
             headers: { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" } },
             content: {
               "application/json": {
-                schema: success({
-                  type: "object",
-                  required: ["order_id", "status", "changed"],
-                  additionalProperties: false,
-                  properties: { order_id: uuid, status: { type: "string", enum: ORDER_STATUSES }, changed: { type: "boolean" } },
-                }),
+                schema: success(notificationAckShape),
               },
             },
           },
@@ -424,7 +480,7 @@ export const openApiDocument = {
     },
   },
   webhooks: Object.fromEntries(
-    EVENT_TYPES.map((type) => [
+    ORDER_EVENT_TYPES.map((type) => [
       type,
       {
         post: {
@@ -442,7 +498,12 @@ export const openApiDocument = {
             required: true,
             content: {
               "application/json": {
-                schema: { allOf: [ref(isRefundEvent(type) ? "RefundEvent" : "OrderEvent"), { properties: { type: { const: type } } }] },
+                schema: {
+                  allOf: [
+                    schemaOf((REFUND_EVENT_TYPES as readonly string[]).includes(type) ? refundEventShape : orderEventShape),
+                    { properties: { type: { const: type } } },
+                  ],
+                },
               },
             },
           },
@@ -472,7 +533,32 @@ export const openApiDocument = {
       "Retry-After": { description: "Seconds to wait.", schema: { type: "string", pattern: "^[0-9]+$" } },
     },
     responses: {
-      InvalidRequest: errorResponse("INVALID_REQUEST: malformed or invalid input; `details` names the field."),
+      InvalidRequest: errorResponse(
+        [
+          "INVALID_REQUEST: malformed or invalid input. `details` lists every invalid field of the body (or query), not",
+          "only the first, in the order the request has them (at most 100), each by its path (`items[0].quantity`);",
+          "`message` names the first. A body's types are checked before its values, and what needs the catalog or the",
+          "store (an unknown or unpublished item, `payment_method`) once the rest is valid, so fixing one round may",
+          "reveal the next.",
+        ].join(" "),
+        {},
+        {
+          severalFields: {
+            summary: "Several invalid fields of one body",
+            value: {
+              success: false,
+              error: {
+                code: "INVALID_REQUEST",
+                message: "items[0].quantity: must be an integer from 1 to 1000",
+                details: [
+                  { field: "items[0].quantity", message: "must be an integer from 1 to 1000" },
+                  { field: "buyer.email", message: "must be a valid e-mail address" },
+                ],
+              },
+            },
+          },
+        },
+      ),
       PayloadTooLarge: errorResponse("INVALID_REQUEST: body over 64 KiB."),
       UnsupportedMediaType: errorResponse("INVALID_REQUEST: body is not application/json."),
       Unauthorized: errorResponse("UNAUTHORIZED: header missing or malformed, key unknown or revoked.", {
@@ -489,372 +575,6 @@ export const openApiDocument = {
         "Retry-After": { $ref: "#/components/headers/Retry-After" },
       }),
     },
-    schemas: {
-      ErrorEnvelope: {
-        type: "object",
-        required: ["success", "error"],
-        additionalProperties: false,
-        properties: {
-          success: { const: false },
-          error: {
-            type: "object",
-            required: ["code", "message"],
-            additionalProperties: false,
-            properties: {
-              code: {
-                type: "string",
-                enum: [
-                  "INVALID_REQUEST",
-                  "UNAUTHORIZED",
-                  "PLAN_REQUIRED",
-                  "NOT_FOUND",
-                  "METHOD_NOT_ALLOWED",
-                  "CONFLICT",
-                  "RATE_LIMITED",
-                  "INTERNAL_ERROR",
-                  "SERVICE_UNAVAILABLE",
-                ],
-              },
-              message: { type: "string" },
-              details: {
-                type: "array",
-                items: {
-                  type: "object",
-                  required: ["field", "message"],
-                  additionalProperties: false,
-                  properties: { field: { type: "string" }, message: { type: "string" } },
-                },
-              },
-            },
-          },
-        },
-      },
-      CatalogItem: {
-        type: "object",
-        required: ["id", "type", "title", "slug", "price", "status"],
-        additionalProperties: false,
-        properties: {
-          id: { ...uuid, description: "Use as `product_id` or `bundle_id` in an order." },
-          type: { type: "string", enum: ["product", "bundle"] },
-          title: { type: "string" },
-          slug: { type: "string" },
-          price: idr,
-          status: { const: "published" },
-        },
-      },
-      PaymentMethod: {
-        type: "object",
-        required: ["code", "name", "kind", "provider", "settlement_channel"],
-        additionalProperties: false,
-        properties: {
-          code: {
-            type: "string",
-            examples: ["bank_transfer", "qris", "gopay", "shopeepay", "bca_va", "bni_va", "bri_va", "permata_va", "credit_card"],
-          },
-          name: { type: "string" },
-          kind: { type: "string", enum: ["bank_transfer", "gateway"] },
-          provider: { type: "string", enum: ["manual", "sandbox", "midtrans"] },
-          settlement_channel: { type: "string", enum: ["seller_bank", "gateway"] },
-        },
-      },
-      Buyer: {
-        type: "object",
-        required: ["name", "email", "phone"],
-        additionalProperties: false,
-        properties: {
-          name: { type: "string", minLength: 1, maxLength: 100 },
-          email: { type: "string", format: "email" },
-          phone: { type: "string", pattern: "^\\+?[0-9]{8,20}$" },
-        },
-      },
-      Redirect: {
-        type: "object",
-        required: ["success_url", "return_url", "error_url"],
-        additionalProperties: false,
-        description: "The request's URLs, else the store's, else `checkout_url`.",
-        properties: {
-          success_url: { type: "string", format: "uri" },
-          return_url: { type: "string", format: "uri" },
-          error_url: { type: "string", format: "uri" },
-        },
-      },
-      OrderItem: {
-        type: "object",
-        required: ["type", "title", "quantity", "unit_price", "line_total"],
-        additionalProperties: false,
-        properties: {
-          type: { type: "string", enum: ["product", "bundle"] },
-          title: { type: "string" },
-          quantity: { type: "integer", minimum: 1, maximum: 1000 },
-          unit_price: { ...idr, description: "The catalog price when the order was made." },
-          line_total: idr,
-          product_id: uuid,
-          bundle_id: uuid,
-        },
-        oneOf: [{ required: ["product_id"] }, { required: ["bundle_id"] }],
-      },
-      Order: {
-        type: "object",
-        required: [
-          "id",
-          "status",
-          "payment_reference",
-          "amount",
-          "subtotal",
-          "currency",
-          "settlement_channel",
-          "payment_provider",
-          "payment_method",
-          "buyer",
-          "items",
-          "external_id",
-          "expires_at",
-          "created_at",
-          "updated_at",
-          "checkout_url",
-          "payment_url",
-          "requires_payment",
-          "refunded_amount",
-          "refunds",
-        ],
-        additionalProperties: false,
-        properties: {
-          id: uuid,
-          status: { type: "string", enum: ORDER_STATUSES },
-          payment_reference: { type: "string", pattern: "^[A-Z0-9-]{8,40}$", description: "Unique; the gateway's order id." },
-          amount: { ...idr, description: "What the buyer pays." },
-          subtotal: idr,
-          currency: { const: "IDR" },
-          settlement_channel: { type: "string", enum: ["seller_bank", "gateway", "none"] },
-          payment_provider: { type: "string", enum: ["manual", "sandbox", "midtrans", "none"] },
-          payment_method: { type: "string" },
-          buyer: ref("Buyer"),
-          items: { type: "array", minItems: 1, items: ref("OrderItem") },
-          external_id: { type: ["string", "null"], maxLength: 64 },
-          expires_at: { ...time, description: "created_at + ORDER_PAYMENT_WINDOW" },
-          created_at: time,
-          updated_at: time,
-          checkout_url: { type: "string", format: "uri", description: "PUBLIC_BASE_URL/checkout/{id}" },
-          payment_url: { type: "string", format: "uri", description: "The gateway's current page, else checkout_url." },
-          requires_payment: { type: "boolean", description: "status == pending and amount > 0" },
-          refunded_amount: { ...idr, description: "What the succeeded refunds add up to; the order is `refunded` when it reaches `amount`." },
-          refunds: { type: "array", items: ref("Refund"), description: "Every refund of the order, oldest first." },
-        },
-      },
-      Refund: {
-        type: "object",
-        required: ["id", "amount", "reason", "reference", "status", "failure_message", "method", "created_at"],
-        additionalProperties: false,
-        properties: {
-          id: { ...uuid, description: "Also the refund key sent to the payment gateway, the same on every retry." },
-          amount: { type: "integer", minimum: 1, description: "IDR, whole rupiah." },
-          reason: { type: "string", description: "As given (1–200 characters); for a refund the gateway reported on its own, what it said." },
-          reference: { type: ["string", "null"], description: "The store's own reference, if it gave one." },
-          status: {
-            type: "string",
-            enum: ["pending", "succeeded", "failed"],
-            description: "`pending` while the payment gateway has not answered (retried with the same refund key); a `manual` refund is `succeeded` at once.",
-          },
-          failure_message: { type: ["string", "null"], description: "Why the payment gateway refused it (`failed` only)." },
-          method: {
-            type: "string",
-            enum: ["gateway", "manual"],
-            description: "`gateway`: given back through the payment gateway. `manual`: a bank-transfer order's refund, sent back by the store and recorded here.",
-          },
-          created_at: time,
-        },
-      },
-      RefundOrderRequest: {
-        type: "object",
-        required: ["reason"],
-        additionalProperties: false,
-        properties: {
-          amount: { type: "integer", minimum: 1, description: "IDR. At most what is left; omitted: everything that is left." },
-          reason: { type: "string", minLength: 1, maxLength: 200 },
-          reference: { type: "string", maxLength: 100, description: "Your own reference, e.g. the bank transfer that sent a manual refund back." },
-        },
-      },
-      RefundResult: {
-        type: "object",
-        required: ["refund", "order"],
-        additionalProperties: false,
-        properties: { refund: ref("Refund"), order: ref("Order") },
-      },
-      SellerBank: {
-        type: "object",
-        required: ["bank_name", "bank_code", "account_number", "account_holder", "payment_reference", "unique_amount_code", "transfer_amount"],
-        additionalProperties: false,
-        properties: {
-          bank_name: { type: "string" },
-          bank_code: { type: "string" },
-          account_number: { type: "string" },
-          account_holder: { type: "string" },
-          payment_reference: { type: "string" },
-          unique_amount_code: { type: "integer", minimum: 1, maximum: 999 },
-          transfer_amount: { ...idr, description: "Exactly what to transfer: subtotal + unique_amount_code." },
-        },
-      },
-      Snap: {
-        type: "object",
-        required: ["token", "client_key", "snap_script_url"],
-        additionalProperties: false,
-        properties: { token: { type: "string" }, client_key: { type: "string" }, snap_script_url: { type: "string", format: "uri" } },
-      },
-      Payment: {
-        type: "object",
-        required: ["kind", "seller_bank", "snap", "provider", "method", "amount", "currency", "checkout_url", "payment_url", "expires_at"],
-        additionalProperties: false,
-        properties: {
-          kind: { type: "string", enum: ["none", "bank_transfer", "gateway"] },
-          seller_bank: { oneOf: [ref("SellerBank"), { type: "null" }], description: "Present for bank_transfer, else null." },
-          snap: { oneOf: [ref("Snap"), { type: "null" }], description: "A live gateway session, else null." },
-          provider: { type: "string" },
-          method: { type: "string" },
-          amount: idr,
-          currency: { const: "IDR" },
-          checkout_url: { type: "string", format: "uri" },
-          payment_url: { type: "string", format: "uri" },
-          expires_at: time,
-        },
-      },
-      OrderDetail: {
-        type: "object",
-        required: ["order", "payment", "redirect"],
-        additionalProperties: false,
-        properties: { order: ref("Order"), payment: ref("Payment"), redirect: ref("Redirect") },
-      },
-      BankMutationsRequest: {
-        type: "object",
-        additionalProperties: false,
-        required: ["mutations"],
-        properties: {
-          mutations: {
-            type: "array",
-            minItems: 1,
-            maxItems: 500,
-            items: {
-              type: "object",
-              additionalProperties: false,
-              required: ["id", "amount", "type", "occurred_at"],
-              properties: {
-                id: { type: "string", minLength: 1, maxLength: 100, description: "The bank's or aggregator's mutation id, unique per store." },
-                amount: { type: "integer", minimum: 1, description: "IDR, a positive integer." },
-                type: { type: "string", enum: ["credit", "debit"] },
-                occurred_at: { type: "string", format: "date-time", description: "ISO 8601 with an offset." },
-                description: { type: "string", maxLength: 500 },
-              },
-            },
-          },
-        },
-      },
-      BankMutationResults: {
-        type: "object",
-        additionalProperties: false,
-        required: ["results"],
-        properties: {
-          results: {
-            type: "array",
-            items: {
-              type: "object",
-              additionalProperties: false,
-              required: ["id", "result", "order_id", "reason"],
-              properties: {
-                id: { type: "string" },
-                result: { type: "string", enum: ["matched", "unmatched", "duplicate", "ignored"] },
-                order_id: { type: ["string", "null"], format: "uuid", description: "The order paid (matched), or the first result's order (duplicate)." },
-                reason: {
-                  type: ["string", "null"],
-                  enum: [...Object.values(UNMATCHED_REASONS), null],
-                  description: "Why an unmatched credit did not match.",
-                },
-              },
-            },
-          },
-        },
-      },
-      CreateOrderRequest: {
-        type: "object",
-        required: ["items", "buyer"],
-        additionalProperties: false,
-        properties: {
-          items: {
-            type: "array",
-            minItems: 1,
-            maxItems: 50,
-            items: {
-              type: "object",
-              required: ["quantity"],
-              additionalProperties: false,
-              properties: { product_id: uuid, bundle_id: uuid, quantity: { type: "integer", minimum: 1, maximum: 1000 } },
-              oneOf: [{ required: ["product_id"] }, { required: ["bundle_id"] }],
-            },
-            description: "Exactly one id per item; no id twice.",
-          },
-          buyer: ref("Buyer"),
-          payment_method: { type: "string", description: "A code from GET /v1/payment-methods; may be omitted only when the total is 0." },
-          redirect: {
-            type: "object",
-            additionalProperties: false,
-            properties: {
-              success_url: { type: "string", format: "uri", pattern: "^https?://" },
-              return_url: { type: "string", format: "uri", pattern: "^https?://" },
-              error_url: { type: "string", format: "uri", pattern: "^https?://" },
-            },
-          },
-          external_id: { type: "string", minLength: 1, maxLength: 64 },
-        },
-      },
-      MidtransNotification: {
-        type: "object",
-        required: ["order_id", "status_code", "gross_amount", "signature_key", "transaction_status"],
-        properties: {
-          order_id: { type: "string" },
-          status_code: { type: "string" },
-          gross_amount: { type: "string", examples: ["150000.00"] },
-          signature_key: { type: "string" },
-          transaction_status: { type: "string" },
-          fraud_status: { type: "string" },
-        },
-      },
-      WebhookEvent: {
-        description: "Any event: an order's (`order.*`, `orderUpdated`) or a refund's (`refund.*`).",
-        oneOf: [ref("OrderEvent"), ref("RefundEvent")],
-      },
-      OrderEvent: {
-        type: "object",
-        required: ["type", "timestamp", "data"],
-        additionalProperties: false,
-        properties: {
-          type: { type: "string", enum: ORDER_STATUS_EVENT_TYPES },
-          timestamp: time,
-          data: {
-            type: "object",
-            required: ["store_id", "order", "previous_status"],
-            additionalProperties: false,
-            properties: {
-              store_id: uuid,
-              order: ref("Order"),
-              previous_status: { oneOf: [{ type: "string", enum: ORDER_STATUSES }, { type: "null" }] },
-            },
-          },
-        },
-      },
-      RefundEvent: {
-        type: "object",
-        description: "`refund.succeeded` or `refund.failed`: every refund settled, whether asked for with the API, the dashboard or `store-admin`, or reported by the gateway.",
-        required: ["type", "timestamp", "data"],
-        additionalProperties: false,
-        properties: {
-          type: { type: "string", enum: REFUND_EVENT_TYPES },
-          timestamp: time,
-          data: {
-            type: "object",
-            required: ["store_id", "order", "refund"],
-            additionalProperties: false,
-            properties: { store_id: uuid, order: ref("Order"), refund: ref("Refund") },
-          },
-        },
-      },
-    },
+    schemas: namedSchemas(),
   },
 } as const;

@@ -1,28 +1,62 @@
 import type { ParsedUrlQuery } from "node:querystring";
-import { invalidField } from "./errors.js";
+import { isUuid } from "../common/ids.js";
+import { inBodyOrder, invalidFields, type FieldError } from "./errors.js";
+
+/** `limit` and `offset` of every paged list (CONTRACT §4); the routes read them and the document states them. */
+export const PAGE_LIMIT = { min: 1, max: 50, fallback: 20 } as const;
+export const PAGE_OFFSET = { min: 0, max: 1_000_000_000, fallback: 0 } as const;
 
 /**
- * A strict non-negative integer query parameter: `1.5`, `10abc`, `-1`, an empty value
- * or a repeated parameter are refused rather than guessed at.
+ * Reads a request's query parameters. A wrong one is noted rather than thrown at once,
+ * so `check()` answers one INVALID_REQUEST naming every wrong parameter, in the order
+ * the URL has them.
  */
-export function queryInt(
-  query: ParsedUrlQuery,
-  name: string,
-  { min, max, fallback }: { min: number; max: number; fallback: number },
-): number {
-  const raw = query[name];
-  if (raw === undefined) return fallback;
-  if (Array.isArray(raw)) throw invalidField(name, "must be given once");
-  if (!/^[0-9]{1,10}$/.test(raw)) throw invalidField(name, `must be an integer from ${min} to ${max}`);
-  const value = Number(raw);
-  if (value < min || value > max) throw invalidField(name, `must be an integer from ${min} to ${max}`);
-  return value;
-}
+export function queryReader(query: ParsedUrlQuery) {
+  const problems: FieldError[] = [];
+  /** The parameter's one value; undefined when absent or noted as given twice. */
+  const single = (name: string): string | undefined => {
+    const raw = query[name];
+    if (!Array.isArray(raw)) return raw;
+    problems.push({ field: name, message: "must be given once" });
+    return undefined;
+  };
+  return {
+    /**
+     * A strict non-negative integer: `1.5`, `10abc`, `-1`, an empty value or a repeated
+     * parameter are refused rather than guessed at. `fallback` when absent or refused.
+     */
+    int(name: string, { min, max, fallback }: { min: number; max: number; fallback: number }): number {
+      const raw = single(name);
+      if (raw === undefined) return fallback;
+      const value = /^[0-9]{1,10}$/.test(raw) ? Number(raw) : Number.NaN;
+      if (!(value >= min && value <= max)) {
+        problems.push({ field: name, message: `must be an integer from ${min} to ${max}` });
+        return fallback;
+      }
+      return value;
+    },
 
-export function queryEnum<T extends string>(query: ParsedUrlQuery, name: string, allowed: readonly T[]): T | undefined {
-  const raw = query[name];
-  if (raw === undefined) return undefined;
-  if (Array.isArray(raw)) throw invalidField(name, "must be given once");
-  if (!(allowed as readonly string[]).includes(raw)) throw invalidField(name, `must be one of ${allowed.join(", ")}`);
-  return raw as T;
+    /** A UUID, lower-cased; undefined when absent or refused. */
+    uuid(name: string): string | undefined {
+      const raw = single(name);
+      if (raw === undefined) return undefined;
+      if (isUuid(raw)) return raw.toLowerCase();
+      problems.push({ field: name, message: "must be a UUID" });
+      return undefined;
+    },
+
+    /** One of `allowed`; undefined when absent or refused. */
+    oneOf<T extends string>(name: string, allowed: readonly T[]): T | undefined {
+      const raw = single(name);
+      if (raw === undefined) return undefined;
+      if ((allowed as readonly string[]).includes(raw)) return raw as T;
+      problems.push({ field: name, message: `must be one of ${allowed.join(", ")}` });
+      return undefined;
+    },
+
+    /** Throws INVALID_REQUEST naming every parameter refused so far. */
+    check(): void {
+      if (problems.length > 0) throw invalidFields(inBodyOrder(problems, query, (p) => [p.field]));
+    },
+  };
 }

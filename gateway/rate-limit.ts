@@ -1,4 +1,4 @@
-import type { Sql } from "../services/lib/db.js";
+import type { Sql } from "../platform/db.js";
 
 export interface RateDecision {
   allowed: boolean;

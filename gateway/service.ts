@@ -3,8 +3,8 @@ import http from "node:http";
 import type { Duplex } from "node:stream";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { migrate, type Sql } from "../services/lib/db.js";
-import type { Logger } from "../services/lib/logger.js";
+import { migrate, type Sql } from "../platform/db.js";
+import type { Logger } from "../platform/logger.js";
 import { createGatewayApp, type GatewayDeps } from "./app.js";
 
 export const GATEWAY_SCHEMA = "gateway";
@@ -24,6 +24,7 @@ export async function startGateway(
   const app = createGatewayApp({ ...options, selfUrl: () => selfUrl });
   // An HTTP/1.1 request without Host is answered by the app (Node's own 400 carries no
   // envelope); nothing here routes by Host.
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- Koa's callback settles each request's failure itself (ctx.onerror); its promise never rejects
   const server = http.createServer({ requireHostHeader: false }, app.callback());
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
@@ -93,7 +94,7 @@ function writeRawError(socket: Duplex, status: number, message: string, code: st
 }
 
 /** Where this process reaches a server listening on `host`: loopback for a wildcard. */
-function loopbackHost(host: string): string {
+export function loopbackHost(host: string): string {
   if (host === "" || host === "0.0.0.0" || host === "::" || host === "[::]") return "127.0.0.1";
   return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
 }

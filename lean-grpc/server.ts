@@ -215,6 +215,7 @@ class CallState {
   }
 
   request(message: MessageShape<DescMessage>): UnaryRequest {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the getters below have the object they build as `this`
     const call = this;
     let values: ContextValues | undefined;
     return {
@@ -238,6 +239,7 @@ class CallState {
 
   /** The HandlerContext for the request the interceptors passed on; costly parts on demand. */
   context(request: UnaryRequest): HandlerContext {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the getters below have the object they build as `this`
     const call = this;
     return {
       method: this.method,
@@ -266,6 +268,7 @@ class CallState {
   }
 
   response(method: DescMethodUnary, message: MessageShape<DescMessage>): UnaryResponse {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the getters below have the object they build as `this`
     const call = this;
     return {
       stream: false,

@@ -3,7 +3,7 @@
 // errors shown as pages. The services check the role and audit each change themselves;
 // the dashboard shows a role only what it may use (one table: views/layout.tsx NAV, and
 // `may` for the buttons of a page) and turns any PERMISSION_DENIED into the 403 page.
-import { actingAs } from "../../services/lib/acting-as.js";
+import { actingAs } from "../../platform/acting-as.js";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Next } from "koa";
 import type { VNode } from "preact";
@@ -11,9 +11,9 @@ import { signInUrl } from "../../common/dashboard-links.js";
 import { isUuid } from "../../common/ids.js";
 import { PERMISSION_NAMES, PERMISSION_TEXT, roleMay, type Permission, type Role } from "../../common/roles.js";
 import type { Store } from "../../gen/catalog/v1/catalog_pb.js";
-import type { Logger } from "../../services/lib/logger.js";
+import type { Logger } from "../../platform/logger.js";
 import type { ServiceClients } from "../clients.js";
-import { loggablePath, type GatewayContext } from "../context.js";
+import { loggablePath, type GatewayContext, type RouteContext } from "../context.js";
 import { toApiError } from "../errors.js";
 import { sendHtml } from "../views/render.js";
 import { readForm, readMultipartForm, type Form, type UploadedFile } from "./forms.js";
@@ -36,7 +36,7 @@ export interface StoreScope {
 /** An upload (a bank statement) may be as large as the API's largest body, 1 MiB (CONTRACT §11). */
 const MAX_UPLOAD_BYTES = 1024 * 1024;
 
-export type DashboardContext = GatewayContext & { params: Record<string, string>; state: GatewayContext["state"] & { scope: StoreScope } };
+export type DashboardContext = RouteContext & { state: GatewayContext["state"] & { scope: StoreScope } };
 
 export interface DashboardDeps {
   clients: ServiceClients;

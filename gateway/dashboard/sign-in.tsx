@@ -4,7 +4,7 @@
 // and per address.
 import type { RouterInstance as Router } from "@koa/router";
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { GatewayContext } from "../context.js";
+import type { GatewayContext, RouteContext } from "../context.js";
 import type { RateLimiter, RateDecision } from "../rate-limit.js";
 import { field, readForm } from "./forms.js";
 import { afterSignIn } from "../../common/dashboard-links.js";
@@ -124,7 +124,7 @@ export function signInRoutes(router: Router, kit: Kit, sessions: SessionCookies,
 
     router.get(
       `${link.path}/:token`,
-      handle(async (ctx) => {
+      handle(async (ctx: RouteContext) => {
         const token = ctx.params.token!;
         const { state, email } = await clients.accounts.checkLink({ kind, token }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS });
         if (state !== "pending") return spentPage(ctx, state);
@@ -134,7 +134,7 @@ export function signInRoutes(router: Router, kit: Kit, sessions: SessionCookies,
 
     router.post(
       `${link.path}/:token`,
-      handle(async (ctx) => {
+      handle(async (ctx: RouteContext) => {
         const token = ctx.params.token!;
         const form = await readForm(ctx);
         if (!preSessionCsrfOk(ctx, field(form, "csrf"))) return expiredForm(ctx);

@@ -2,9 +2,9 @@ import type { RouterInstance as Router } from "@koa/router";
 import { isUuid } from "../../common/ids.js";
 import { methodName } from "../../common/payment-methods.js";
 import type { OrderDetail } from "../../gen/order/v1/order_pb.js";
-import type { Logger } from "../../services/lib/logger.js";
+import type { Logger } from "../../platform/logger.js";
 import type { ServiceClients } from "../clients.js";
-import type { GatewayContext } from "../context.js";
+import type { RouteContext } from "../context.js";
 import { StatusBadge, Time } from "../views/components.js";
 import { groupDigits, rupiah, safeHttpUrl, STATUS_LABELS } from "../views/format.js";
 import { sendHtml } from "../views/render.js";
@@ -233,8 +233,8 @@ export function CheckoutPage({ detail, storeName }: { detail: OrderDetail; store
 export function checkoutRoutes(router: Router, deps: { clients: ServiceClients; logger: Logger }) {
   router.get(
     "/checkout/:order_id",
-    pageHandler(deps.logger, "order", async (ctx: GatewayContext) => {
-      const orderId = (ctx as unknown as { params: { order_id: string } }).params.order_id;
+    pageHandler(deps.logger, "order", async (ctx: RouteContext) => {
+      const orderId = ctx.params.order_id ?? "";
       if (!isUuid(orderId)) return notFoundPage(ctx, "order");
       const { detail, storeName } = await deps.clients.order.getCheckout({ key: { case: "orderId", value: orderId } });
       sendHtml(ctx, 200, <CheckoutPage detail={detail!} storeName={storeName} />);

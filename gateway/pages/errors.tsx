@@ -1,7 +1,7 @@
 // How the hosted pages fail: a browser gets a page it can show, every other client the
 // API's JSON envelope (CONTRACT §2).
 import type { Context } from "koa";
-import type { Logger } from "../../services/lib/logger.js";
+import type { Logger } from "../../platform/logger.js";
 import { loggablePath, type GatewayContext } from "../context.js";
 import { notFound, toApiError } from "../errors.js";
 import { sendHtml } from "../views/render.js";

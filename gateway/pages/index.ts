@@ -1,6 +1,6 @@
 import type { RouterInstance as Router } from "@koa/router";
-import type { Config } from "../../services/lib/config.js";
-import type { Logger } from "../../services/lib/logger.js";
+import type { Config } from "../../platform/config.js";
+import type { Logger } from "../../platform/logger.js";
 import type { ServiceClients } from "../clients.js";
 import type { GatewayContext } from "../context.js";
 import { checkoutRoutes } from "./checkout.js";

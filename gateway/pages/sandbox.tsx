@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { RouterInstance as Router } from "@koa/router";
 import type { OrderDetail } from "../../gen/order/v1/order_pb.js";
 import type { ServiceClients } from "../clients.js";
-import type { GatewayContext } from "../context.js";
-import type { Logger } from "../../services/lib/logger.js";
+import type { GatewayContext, RouteContext } from "../context.js";
+import type { Logger } from "../../platform/logger.js";
 import { jakartaWallClock } from "../../common/jakarta-time.js";
 import { midtransSignature } from "../../common/midtrans.js";
 import { methodName, snapPaymentType } from "../../common/payment-methods.js";
@@ -152,8 +152,8 @@ export interface SandboxPageDeps {
 
 /** GET /sandbox/pay/{token}, POST …/pay and …/fail, GET /sandbox/snap.js. */
 export function sandboxRoutes(router: Router, deps: SandboxPageDeps) {
-  async function load(ctx: GatewayContext): Promise<{ detail: OrderDetail; storeName: string; token: string } | undefined> {
-    const token = (ctx as unknown as { params: { token: string } }).params.token;
+  async function load(ctx: RouteContext): Promise<{ detail: OrderDetail; storeName: string; token: string } | undefined> {
+    const token = ctx.params.token ?? "";
     if (!TOKEN.test(token)) return undefined;
     const { detail, storeName } = await deps.clients.order.getCheckout({ key: { case: "sessionToken", value: token } });
     return { detail: detail!, storeName, token };
@@ -168,7 +168,7 @@ export function sandboxRoutes(router: Router, deps: SandboxPageDeps) {
 
   router.get(
     "/sandbox/pay/:token",
-    pageHandler(deps.logger, "payment page", async (ctx: GatewayContext) => {
+    pageHandler(deps.logger, "payment page", async (ctx: RouteContext) => {
       const found = await load(ctx);
       if (!found) return notFoundPage(ctx, "payment page");
       sendHtml(ctx, 200, <SandboxPage detail={found.detail} storeName={found.storeName} token={found.token} />, {
@@ -178,7 +178,7 @@ export function sandboxRoutes(router: Router, deps: SandboxPageDeps) {
   );
 
   /** Sends the notification for `outcome`, then sends the buyer where the store asked. */
-  async function complete(ctx: GatewayContext, outcome: Outcome) {
+  async function complete(ctx: RouteContext, outcome: Outcome) {
     const found = await load(ctx);
     if (!found) return notFoundPage(ctx, "payment page");
     const notification = sandboxNotification(found.detail, outcome, deps.midtransServerKey);
@@ -207,7 +207,7 @@ export function sandboxRoutes(router: Router, deps: SandboxPageDeps) {
   for (const outcome of ["pay", "fail"] as const) {
     router.post(
       `/sandbox/pay/:token/${outcome}`,
-      pageHandler(deps.logger, "payment page", (ctx: GatewayContext) => complete(ctx, outcome)),
+      pageHandler(deps.logger, "payment page", (ctx: RouteContext) => complete(ctx, outcome)),
     );
   }
 }

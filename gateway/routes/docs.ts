@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type { RouterInstance as Router } from "@koa/router";
-import type { GatewayContext } from "../context.js";
+import type { GatewayContext, RouteContext } from "../context.js";
 import { notFound } from "../errors.js";
 import { openApiDocument } from "../openapi.js";
 
@@ -58,8 +58,8 @@ export function docsRoutes(router: Router) {
     ctx.body = init;
   });
 
-  router.get("/docs/assets/:file", async (ctx: GatewayContext) => {
-    const file = (ctx as unknown as { params: { file: string } }).params.file;
+  router.get("/docs/assets/:file", async (ctx: RouteContext) => {
+    const file = ctx.params.file ?? "";
     const type = assets[file];
     if (!type) throw notFound(`no route for ${ctx.method} ${ctx.path}`);
     ctx.type = type;

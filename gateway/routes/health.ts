@@ -1,15 +1,15 @@
-import type { RouterInstance as Router, RouterMiddleware } from "@koa/router";
+import type { RouterInstance as Router } from "@koa/router";
 import { HealthCheckResponse_ServingStatus as ServingStatus } from "../../gen/grpc/health/v1/health_pb.js";
-import type { Sql } from "../../services/lib/db.js";
+import type { Sql } from "../../platform/db.js";
 import type { ServiceClients } from "../clients.js";
 import type { GatewayContext } from "../context.js";
-import type { Logger } from "../../services/lib/logger.js";
-import { metricsText } from "../../services/lib/metrics.js";
+import type { Logger } from "../../platform/logger.js";
 import { ApiError } from "../errors.js";
 
 /**
  * /healthz: the process answers. /readyz: the database and every internal service
- * answer too; 503 with each check's result otherwise.
+ * answer too (and NATS, when configured); 503 naming each failed check otherwise.
+ * /metrics is not here: it has a port of its own (METRICS_PORT, platform/metrics.ts).
  */
 export function healthRoutes(
   router: Router,
@@ -19,19 +19,13 @@ export function healthRoutes(
     ctx.body = { success: true, data: { status: "ok" } };
   });
 
-  router.get("/metrics", async (ctx: GatewayContext) => {
-    const { contentType, body } = await metricsText();
-    ctx.type = contentType;
-    ctx.body = body;
-  });
-
   router.get("/readyz", async (ctx: GatewayContext) => {
     const checks: Record<string, () => Promise<void>> = {
       database: async () => {
         await deps.sql`select 1`;
       },
       ...Object.fromEntries(
-        Object.entries(deps.clients.health).map(([name, client]) => [
+        Object.entries(deps.clients.health).map(([name, client]): [string, () => Promise<void>] => [
           name,
           async () => {
             const answer = await client.check({ service: "" }, { timeoutMs: 1_000 });
@@ -43,7 +37,7 @@ export function healthRoutes(
     };
     const results = Object.fromEntries(
       await Promise.all(
-        Object.entries(checks).map(async ([name, check]) => {
+        Object.entries(checks).map(async ([name, check]): Promise<[string, "ok" | "unavailable"]> => {
           try {
             await check();
             return [name, "ok"];
@@ -57,7 +51,7 @@ export function healthRoutes(
     );
     const failed = Object.entries(results).filter(([, result]) => result !== "ok");
     if (failed.length > 0) {
-      throw new ApiError(503, "SERVICE_UNAVAILABLE", "not ready", failed.map(([field, message]) => ({ field, message: String(message) })), { "Retry-After": "5" });
+      throw new ApiError(503, "SERVICE_UNAVAILABLE", "not ready", failed.map(([field, message]) => ({ field, message })), { "Retry-After": "5" });
     }
     ctx.body = { success: true, data: { status: "ready", checks: results } };
   });

@@ -1,4 +1,5 @@
 import type { RouterInstance as Router } from "@koa/router";
+import type { NotificationAck } from "../../common/api-shapes.js";
 import type { ServiceClients } from "../clients.js";
 import { readRawJsonBody } from "../body.js";
 import { ok, type GatewayContext } from "../context.js";
@@ -14,6 +15,6 @@ export function notificationRoutes(router: Router, clients: ServiceClients) {
     // No body is no JSON: 415, as this route has always answered it.
     if (body === undefined) throw new ApiError(415, "INVALID_REQUEST", "request body must be application/json");
     const result = await clients.order.handlePaymentNotification({ provider: "midtrans", body });
-    ok(ctx, { order_id: result.orderId, status: result.status, changed: result.changed });
+    ok(ctx, { order_id: result.orderId, status: result.status as NotificationAck["status"], changed: result.changed } satisfies NotificationAck);
   });
 }

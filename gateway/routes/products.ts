@@ -1,16 +1,18 @@
-import type { RouterInstance as Router, RouterMiddleware } from "@koa/router";
+import type { RouterInstance as Router } from "@koa/router";
+import type { CatalogPage } from "../../common/api-shapes.js";
 import { ItemType } from "../../gen/catalog/v1/catalog_pb.js";
 import type { CatalogPageCache } from "../catalog-cache.js";
 import type { ServiceClients } from "../clients.js";
+import type { Guard } from "../guards.js";
 import { envelopeBytes, okBytes, type GatewayContext } from "../context.js";
-import { queryInt } from "../query.js";
+import { PAGE_LIMIT, PAGE_OFFSET, queryReader } from "../query.js";
 
 /**
  * GET /v1/products: the store's published products and bundles, oldest first. With a
  * `cache` (a gateway that hears catalog changes) pages come from it; keys are
  * authenticated and rate-limited by the guards either way.
  */
-export function productRoutes(router: Router, guards: RouterMiddleware<any, any>[], clients: ServiceClients, cache?: CatalogPageCache) {
+export function productRoutes(router: Router, guards: Guard[], clients: ServiceClients, cache?: CatalogPageCache) {
   async function load(storeId: string, limit: number, offset: number): Promise<Buffer> {
     const page = await clients.catalog.listPublishedItems({ storeId, limit, offset });
     return envelopeBytes({
@@ -23,12 +25,14 @@ export function productRoutes(router: Router, guards: RouterMiddleware<any, any>
         status: "published",
       })),
       has_more: page.hasMore,
-    });
+    } satisfies CatalogPage);
   }
 
   router.get("/v1/products", ...guards, async (ctx: GatewayContext) => {
-    const limit = queryInt(ctx.query, "limit", { min: 1, max: 50, fallback: 20 });
-    const offset = queryInt(ctx.query, "offset", { min: 0, max: 1_000_000_000, fallback: 0 });
+    const query = queryReader(ctx.query);
+    const limit = query.int("limit", PAGE_LIMIT);
+    const offset = query.int("offset", PAGE_OFFSET);
+    query.check();
     const storeId = ctx.state.principal!.storeId;
     const body = cache
       ? await cache.page(storeId, limit, offset, () => load(storeId, limit, offset))

@@ -5,8 +5,8 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { Actor } from "../../common/actor.js";
 import { auditTarget } from "../../common/audit.js";
 import type { PlanName } from "../../common/plans.js";
-import { auditEntry } from "../lib/audit-log.js";
-import type { Logger } from "../lib/logger.js";
+import { auditEntry } from "../../platform/audit-log.js";
+import type { Logger } from "../../platform/logger.js";
 import type { AuditWriter } from "./accounts/account-store.js";
 import type { Stores } from "./merchant-stores.js";
 import type { ApiKeyRow, Pool } from "./store.js";
@@ -50,6 +50,11 @@ export function keyName(name: string): string {
   return name.trim().slice(0, 100);
 }
 
+/** What the audit log calls a key: its name, or its prefix when it has none. */
+export function keyLabel(key: Pick<ApiKeyRow, "name" | "prefix">): string {
+  return key.name || key.prefix;
+}
+
 export interface AuthenticatedKey {
   keyId: string;
   storeId: string;
@@ -71,7 +76,7 @@ export function createApiKeys({ sql, store, audit, stores, logger }: { sql: Pool
           prefix: keyPrefix(secret),
           key_hash: hashApiKey(secret),
         });
-        await audit.insertAuditEntries(tx, [auditEntry(owner.id, actor, "key.created", auditTarget("key", row.id))]);
+        await audit.insertAuditEntries(tx, [auditEntry(owner.id, actor, "key.created", auditTarget("key", row.id), { label: keyLabel(row) })]);
         return row;
       });
       logger.info({ storeId: owner.id, keyId: apiKey.id }, "api key created");
@@ -82,7 +87,7 @@ export function createApiKeys({ sql, store, audit, stores, logger }: { sql: Pool
     async revoke(storeId: string, keyId: string, actor: Actor): Promise<ApiKeyRow | undefined> {
       const row = await store.transaction(sql, async (tx) => {
         const revoked = await store.revokeApiKey(tx, storeId, keyId);
-        if (revoked) await audit.insertAuditEntries(tx, [auditEntry(revoked.store_id, actor, "key.revoked", auditTarget("key", revoked.id))]);
+        if (revoked) await audit.insertAuditEntries(tx, [auditEntry(revoked.store_id, actor, "key.revoked", auditTarget("key", revoked.id), { label: keyLabel(revoked) })]);
         return revoked;
       });
       if (row) logger.info({ storeId: row.store_id, keyId: row.id }, "api key revoked");

@@ -1,8 +1,8 @@
 // Wires the catalog service's domain modules together: the one place that says which
 // module uses which. routes.ts gets the result; tests pass in-memory stores.
-import type { CatalogChangeNotifier } from "../lib/catalog-changes.js";
-import type { Logger } from "../lib/logger.js";
-import type { Mailer } from "../lib/mail.js";
+import type { CatalogChangeNotifier } from "../../platform/catalog-changes.js";
+import type { Logger } from "../../platform/logger.js";
+import type { Mailer } from "../../platform/mail.js";
 import { createAccountMail } from "./accounts/account-mail.js";
 import * as accountSql from "./accounts/account-store.js";
 import { createAudit } from "./accounts/audit.js";

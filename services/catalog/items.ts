@@ -9,9 +9,9 @@ import {
 import type { Actor } from "../../common/actor.js";
 import { auditTarget } from "../../common/audit.js";
 import { isUuid } from "../../common/ids.js";
-import { auditEntry } from "../lib/audit-log.js";
-import type { CatalogChangeNotifier } from "../lib/catalog-changes.js";
-import type { Logger } from "../lib/logger.js";
+import { auditEntry, fieldChanges } from "../../platform/audit-log.js";
+import type { CatalogChangeNotifier } from "../../platform/catalog-changes.js";
+import type { Logger } from "../../platform/logger.js";
 import type { AuditWriter } from "./accounts/account-store.js";
 import { storeNotFound, type Stores } from "./merchant-stores.js";
 import { itemStatusName } from "./messages.js";
@@ -142,7 +142,7 @@ export function createItems({
     const id = await store.transaction(sql, async (tx) => {
       const id = await store.insertItem(tx, item);
       await store.insertBundleProducts(tx, id, productIds);
-      await audit.insertAuditEntries(tx, [auditEntry(item.store_id, actor, `${item.type}.created`, auditTarget(item.type, id))]);
+      await audit.insertAuditEntries(tx, [auditEntry(item.store_id, actor, `${item.type}.created`, auditTarget(item.type, id), { label: item.title })]);
       return id;
     });
     announce(item.store_id);
@@ -152,10 +152,13 @@ export function createItems({
   /** The change and its audit entry (`actor` made it) in one transaction; undefined when the store has no such item. */
   async function update(storeId: string, itemId: string, change: { price: number } | { status: ItemStatusName }, actor: Actor) {
     const row = await store.transaction(sql, async (tx) => {
-      if (!(await store.updateItem(tx, storeId, itemId, change))) return undefined;
-      const [item] = await store.getItems(tx, storeId, [itemId]);
-      const what = "price" in change ? "price_changed" : "status_changed";
-      await audit.insertAuditEntries(tx, [auditEntry(storeId, actor, `${item!.type}.${what}`, auditTarget(item!.type, itemId))]);
+      // Locked first, so the entry says what the change replaced.
+      const [before] = await store.getItems(tx, storeId, [itemId], { forUpdate: true });
+      if (!before || !(await store.updateItem(tx, storeId, itemId, change))) return undefined;
+      const item: ItemRow = { ...before, ...change };
+      const [what, field] = "price" in change ? (["price_changed", "price"] as const) : (["status_changed", "status"] as const);
+      const changes = fieldChanges({ [field]: String(before[field]) }, { [field]: String(item[field]) });
+      await audit.insertAuditEntries(tx, [auditEntry(storeId, actor, `${item.type}.${what}`, auditTarget(item.type, itemId), { label: item.title, changes })]);
       return item;
     });
     if (row) announce(storeId);

@@ -1,18 +1,21 @@
 // The catalog service on its own: `npm run start:catalog`.
-import { createCatalogChanges } from "../lib/catalog-changes.js";
-import { listenAddress } from "../lib/config.js";
-import { connectDb, openDatabaseServer } from "../lib/db.js";
-import { loadConfigOrExit, onShutdown, reportProcessFailures } from "../lib/lifecycle.js";
-import { createLogger } from "../lib/logger.js";
-import { createMailer } from "../lib/mail.js";
-import { startServiceMetrics } from "../lib/metrics.js";
+import { createCatalogChanges } from "../../platform/catalog-changes.js";
+import { listenAddress } from "../../platform/config.js";
+import { connectDb, openDatabaseServer } from "../../platform/db.js";
+import { loadConfigOrExit, onShutdown, reportProcessFailures } from "../../platform/lifecycle.js";
+import { createLogger } from "../../platform/logger.js";
+import { startTracing, stopTracing } from "../../platform/tracing.js";
+import { createMailer } from "../../platform/mail.js";
+import { startServiceMetrics } from "../../platform/metrics.js";
 import { CATALOG_SCHEMA, startCatalogService } from "./service.js";
 
 const config = loadConfigOrExit("catalog");
 const logger = createLogger("catalog", config.LOG_LEVEL);
 reportProcessFailures(logger);
+// OTEL_EXPORTER_OTLP_ENDPOINT set: spans of this role go there (before anything makes one).
+startTracing(config, { logger });
 const database = await openDatabaseServer(config, logger);
-const sql = connectDb(database.url, { schema: CATALOG_SCHEMA });
+const sql = connectDb(database.url, { schema: CATALOG_SCHEMA, role: "catalog" });
 // Alone, the catalog reaches gateways only over NATS (gateways without it cache no pages).
 const catalogChanges = createCatalogChanges(config, logger);
 const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR, logger });
@@ -27,4 +30,5 @@ onShutdown(logger, async () => {
   await catalogChanges?.close();
   await sql.end({ timeout: 5 });
   await database.close();
+  await stopTracing();
 });

@@ -6,8 +6,8 @@ import { Plan, type CreateStoreRequest, type UpdateStoreSettingsRequest } from "
 import { planName, type PlanName } from "../../common/plans.js";
 import type { Actor } from "../../common/actor.js";
 import { auditTarget } from "../../common/audit.js";
-import { auditEntry } from "../lib/audit-log.js";
-import type { Logger } from "../lib/logger.js";
+import { auditEntry, fieldChanges } from "../../platform/audit-log.js";
+import type { Logger } from "../../platform/logger.js";
 import type { AuditWriter } from "./accounts/account-store.js";
 import type { NewStore, Pool, StoreRow, StoreSettings } from "./store.js";
 import type * as sqlStore from "./store.js";
@@ -56,6 +56,19 @@ export function storeSettingsFrom(request: Pick<CreateStoreRequest | UpdateStore
   };
 }
 
+/** A store's settings as the audit log compares them, named as in the API; unset is "". */
+export function auditedSettings(row: StoreRow): Record<string, string> {
+  return {
+    bank_name: row.bank_name ?? "",
+    bank_code: row.bank_code ?? "",
+    account_number: row.account_number ?? "",
+    account_holder: row.account_holder ?? "",
+    success_url: row.success_url ?? "",
+    return_url: row.return_url ?? "",
+    error_url: row.error_url ?? "",
+  };
+}
+
 /** NOT_FOUND naming the store as the caller sent its id. */
 export function storeNotFound(id: string): ConnectError {
   return new ConnectError(`store ${id} not found`, Code.NotFound);
@@ -69,7 +82,7 @@ export function createStores({ sql, store, audit, logger }: { sql: Pool; store: 
     async create(input: NewStore, actor: Actor): Promise<StoreRow> {
       const row = await store.transaction(sql, async (tx) => {
         const created = await store.insertStore(tx, input);
-        await audit.insertAuditEntries(tx, [auditEntry(created.id, actor, "store.created", auditTarget("store", created.id))]);
+        await audit.insertAuditEntries(tx, [auditEntry(created.id, actor, "store.created", auditTarget("store", created.id), { label: created.name })]);
         return created;
       });
       logger.info({ storeId: row.id, plan: row.plan }, "store created");
@@ -86,8 +99,12 @@ export function createStores({ sql, store, audit, logger }: { sql: Pool; store: 
     /** Undefined when there is no such store. Audited as `actor`. */
     async setPlan(storeId: string, plan: PlanName, actor: Actor): Promise<StoreRow | undefined> {
       const row = await store.transaction(sql, async (tx) => {
-        const updated = await store.updateStorePlan(tx, storeId, plan);
-        if (updated) await audit.insertAuditEntries(tx, [auditEntry(updated.id, actor, "store.plan_changed", auditTarget("store", updated.id))]);
+        // Locked first, so the entry says which plan this change replaced.
+        const before = await store.findStore(tx, storeId, { forUpdate: true });
+        if (!before) return undefined;
+        const updated = (await store.updateStorePlan(tx, storeId, plan))!;
+        const changes = fieldChanges({ plan: before.plan }, { plan: updated.plan });
+        await audit.insertAuditEntries(tx, [auditEntry(updated.id, actor, "store.plan_changed", auditTarget("store", updated.id), { label: updated.name, changes })]);
         return updated;
       });
       if (row) logger.info({ storeId: row.id, plan }, "store plan changed");
@@ -97,8 +114,12 @@ export function createStores({ sql, store, audit, logger }: { sql: Pool; store: 
     /** Replaces the bank account and redirect defaults; NOT_FOUND when there is no such store. Audited as `actor`. */
     async updateSettings(storeId: string, settings: StoreSettings, actor: Actor): Promise<StoreRow> {
       const row = await store.transaction(sql, async (tx) => {
-        const updated = await store.updateStoreSettings(tx, storeId, settings);
-        if (updated) await audit.insertAuditEntries(tx, [auditEntry(updated.id, actor, "store.settings_changed", auditTarget("store", updated.id))]);
+        // Locked first, so the entry says what each changed field was (no setting is a secret).
+        const before = await store.findStore(tx, storeId, { forUpdate: true });
+        if (!before) return undefined;
+        const updated = (await store.updateStoreSettings(tx, storeId, settings))!;
+        const changes = fieldChanges(auditedSettings(before), auditedSettings(updated));
+        await audit.insertAuditEntries(tx, [auditEntry(updated.id, actor, "store.settings_changed", auditTarget("store", updated.id), { label: updated.name, changes })]);
         return updated;
       });
       if (!row) throw new ConnectError(`store ${storeId} not found`, Code.NotFound);

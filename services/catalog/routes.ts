@@ -6,7 +6,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { planFromName } from "../../common/plans.js";
-import { requirePermission, requirePlatform } from "../lib/rpc-actor.js";
+import { requirePermission, requirePlatform } from "../../platform/rpc-actor.js";
 import { createAccountRoutes, type AccountRouteDeps } from "./accounts/routes.js";
 import type { ApiKeys } from "./api-keys.js";
 import { requireStatus, type Items } from "./items.js";

@@ -2,12 +2,13 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { AccountService } from "../../gen/catalog/v1/account_pb.js";
 import { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
-import { migrate, type Sql } from "../lib/db.js";
-import type { CatalogChangeNotifier } from "../lib/catalog-changes.js";
-import type { Logger } from "../lib/logger.js";
-import type { Mailer } from "../lib/mail.js";
-import { startRpcServer, type RpcServer } from "../lib/rpc-server.js";
-import { registerDbPool } from "../lib/metrics.js";
+import { migrate, type Sql } from "../../platform/db.js";
+import type { CatalogChangeNotifier } from "../../platform/catalog-changes.js";
+import type { Logger } from "../../platform/logger.js";
+import type { Mailer } from "../../platform/mail.js";
+import { startRpcServer, type RpcServer } from "../../platform/rpc-server.js";
+import { registerDbPool } from "../../platform/metrics.js";
+import type { ScryptParams } from "./accounts/passwords.js";
 import { createCatalogDomain } from "./domain.js";
 import { createCatalogRoutes } from "./routes.js";
 import { ping } from "./store.js";
@@ -28,6 +29,8 @@ export async function startCatalogService(options: {
   catalogChanges?: CatalogChangeNotifier;
   /** Invitations and password resets go out through it, linking to `publicBaseUrl`'s dashboard. */
   mail?: { mailer: Pick<Mailer, "send">; publicBaseUrl: string };
+  /** Password hashing cost; SCRYPT_PARAMS unless a test stack asks for less. */
+  scryptParams?: ScryptParams;
 }): Promise<RpcServer> {
   const { sql, logger } = options;
   await migrate(sql, CATALOG_SCHEMA, migrations, logger);
@@ -37,7 +40,7 @@ export async function startCatalogService(options: {
     host: options.host,
     port: options.port,
     logger,
-    routes: createCatalogRoutes(createCatalogDomain({ sql, logger, catalogChanges: options.catalogChanges, mail: options.mail })),
+    routes: createCatalogRoutes(createCatalogDomain({ sql, logger, catalogChanges: options.catalogChanges, mail: options.mail, scryptParams: options.scryptParams })),
     services: [StoreService.typeName, CatalogService.typeName, AccountService.typeName],
     ready: () => ping(sql),
   });

@@ -3,8 +3,7 @@
 // transaction; `transaction` opens one on the pool. The accounts' SQL (members,
 // sessions, the sign-in throttle, the audit log) is accounts/account-store.ts; no other
 // module of services/catalog runs SQL.
-import type postgres from "postgres";
-import { ping, transaction, type Db, type Sql } from "../lib/db.js";
+import { ping, transaction, type Db, type Sql } from "../../platform/db.js";
 import type { PlanName } from "../../common/plans.js";
 
 export type { PlanName };
@@ -119,8 +118,9 @@ export async function insertStore(db: Db, store: NewStore): Promise<StoreRow> {
   return row!;
 }
 
-export async function findStore(db: Db, id: string): Promise<StoreRow | undefined> {
-  const [row] = await db<StoreRow[]>`select * from stores where id = ${id}`;
+/** `forUpdate`: locked until the caller's transaction ends, so a change can record what it replaced. */
+export async function findStore(db: Db, id: string, { forUpdate = false } = {}): Promise<StoreRow | undefined> {
+  const [row] = await db<StoreRow[]>`select * from stores where id = ${id} ${forUpdate ? db`for update` : db``}`;
   return row;
 }
 
@@ -233,12 +233,16 @@ export async function updateItem(
   return row !== undefined;
 }
 
-/** The store's items among `ids` (lower-case UUIDs), in no particular order. */
-export async function getItems(db: Db, storeId: string, ids: string[]): Promise<ItemRow[]> {
+/**
+ * The store's items among `ids` (lower-case UUIDs), in no particular order. `forUpdate`:
+ * locked until the caller's transaction ends, so a change can record what it replaced.
+ */
+export async function getItems(db: Db, storeId: string, ids: string[], { forUpdate = false } = {}): Promise<ItemRow[]> {
   if (ids.length === 0) return [];
   return db<ItemRow[]>`
     select ${itemColumns(db)} from items i
-    where i.store_id = ${storeId} and i.id = any(${ids}::uuid[])`;
+    where i.store_id = ${storeId} and i.id = any(${ids}::uuid[])
+    ${forUpdate ? db`for update of i` : db``}`;
 }
 
 /**

@@ -2,7 +2,8 @@
 // module uses which. routes.ts gets the result; tests pass a fake store and clients.
 import type { Client } from "@connectrpc/connect";
 import type { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
-import type { Logger } from "../lib/logger.js";
+import type { AuditQuery } from "../../platform/audit-log.js";
+import type { Logger } from "../../platform/logger.js";
 import { createExpiry } from "./expiry.js";
 import { createGatewayChecks } from "./gateway-checks.js";
 import { createIdempotency } from "./idempotency.js";
@@ -88,7 +89,7 @@ export function createOrderDomain(deps: OrderDomainDeps) {
   const gatewayChecks = createGatewayChecks({ sql, store, gateway: deps.gateway, notifications, logger, checkAfterMs: statusCheckAfterMs });
   const bank = createReconciliation({ sql, store, logger, statusChanges, expiry, bankMatchGraceMs, onEventsCommitted });
   // The order service's part of the store's audit log: entries are written by each change.
-  const audit = { list: (storeId: string, limit: number) => store.listAudit(sql, storeId, limit) };
+  const audit = { list: (storeId: string, query: AuditQuery) => store.listAudit(sql, storeId, query) };
   const sales = createSales({ sql, store });
   return { render, orders, notifications, bank, expiry, sessions, idempotency, statusChanges, refunds, gatewayChecks, statusCheckAfterMs, audit, sales };
 }

@@ -3,24 +3,23 @@
 // the key order receivers see: {"type","timestamp","data":{"store_id","order","previous_status"}}.
 import { randomUUID } from "node:crypto";
 import type { Order, Refund } from "../../gen/order/v1/order_pb.js";
-import { orderJson, refundJson, type OrderJson, type RefundJson } from "../../common/public-json.js";
-import { eventsForChange, type EventType, type OrderStatus } from "./status-machine.js";
+import type { OrderEventPayload, RefundEventPayload } from "../../common/api-shapes.js";
+import type { OrderStatusEventType, RefundEventType } from "../../common/order-status.js";
+import { orderJson, refundJson, type OrderJson } from "../../common/public-json.js";
+import { eventsForChange, type OrderStatus } from "./status-machine.js";
 import type { NewOutboxRow, OrderRow, RefundRow } from "./store.js";
 
-export interface OrderEventPayload {
-  type: EventType;
-  timestamp: string;
-  data: { store_id: string; order: OrderJson; previous_status: OrderStatus | null };
-}
+// The bodies' shapes, and the OpenAPI document's schemas of them, are api-shapes.ts's.
+export type { OrderEventPayload, RefundEventPayload, RefundEventType };
 
 export interface OrderEvent extends NewOutboxRow {
-  event_type: EventType;
+  event_type: OrderStatusEventType;
   payload: OrderEventPayload;
 }
 
 /** One event's body. */
 export function orderEventPayload(
-  type: EventType,
+  type: OrderStatusEventType,
   at: Date,
   storeId: string,
   order: OrderJson,
@@ -31,7 +30,7 @@ export function orderEventPayload(
 
 /** Outbox rows for `types`, all carrying the same rendering of the order. */
 export function orderEvents(
-  types: EventType[],
+  types: OrderStatusEventType[],
   subject: { orderId: string; storeId: string; at: Date; order: Order; previousStatus: OrderStatus | null },
   newId: () => string = randomUUID,
 ): OrderEvent[] {
@@ -62,14 +61,6 @@ export function statusChangeEvents(
     { orderId: updated.id, storeId: updated.store_id, at: updated.updated_at, order, previousStatus },
     newId,
   );
-}
-
-export type RefundEventType = "refund.succeeded" | "refund.failed";
-
-export interface RefundEventPayload {
-  type: RefundEventType;
-  timestamp: string;
-  data: { store_id: string; order: OrderJson; refund: RefundJson };
 }
 
 /** `refund.succeeded` or `refund.failed` (CONTRACT §12), carrying the order as it is after the refund. */

@@ -1,10 +1,18 @@
 // Expiry (CONTRACT §5): a pending order past `expires_at` turns `expired` within 60 s,
-// and reads never show `pending` for it. Reads expire what they are about to show;
-// the sweeper expires the rest.
-import type { Logger } from "../lib/logger.js";
+// and reads never show `pending` for it. The sweeper writes the change, a batch of
+// orders in a few statements; lists and counts show a due order as expired meanwhile
+// (store.ts computes it on read), and a read of one order writes its own expiry first.
+import type { Logger } from "../../platform/logger.js";
 import type { StatusChanges } from "./status-changes.js";
 import type { Db, OrderRow, Pool } from "./store.js";
 import type * as sqlStore from "./store.js";
+
+/**
+ * Orders expired per transaction: few enough that a batch's statements stay small
+ * (its events are one multi-row insert), many enough that 50,000 orders due at once
+ * take a hundred transactions, not 50,000.
+ */
+export const EXPIRY_BATCH = 500;
 
 /** Whether a pending order's payment window has closed. */
 export function isDue(row: Pick<OrderRow, "status" | "expires_at">, now = Date.now()): boolean {
@@ -28,11 +36,11 @@ export function createExpiry(deps: {
     return (await statusChanges.apply(tx, row, "expired", "expiry")).row;
   }
 
-  /** Expires up to `limit` due orders (of one store, or all); returns how many. */
-  async function expireDue(limit = 100, storeId?: string): Promise<number> {
+  /** Expires up to `limit` due orders; returns how many. */
+  async function expireDue(limit = EXPIRY_BATCH): Promise<number> {
     const expired = await store.transaction(sql, async (tx) => {
-      const due = await store.lockDueOrders(tx, limit, storeId);
-      for (const row of due) await statusChanges.apply(tx, row, "expired", "expiry");
+      const due = await store.lockDueOrders(tx, limit);
+      await statusChanges.applyMany(tx, due, "expired", "expiry");
       return due.length;
     });
     if (expired > 0) deps.onEventsCommitted?.();
@@ -61,7 +69,7 @@ export function startExpirySweeper(deps: {
   const sweep = async () => {
     try {
       let expired = 0;
-      for (let batch = 100; batch === 100; expired += batch) batch = await deps.expiry.expireDue(100);
+      for (let batch = EXPIRY_BATCH; batch === EXPIRY_BATCH; expired += batch) batch = await deps.expiry.expireDue(EXPIRY_BATCH);
       if (expired > 0) deps.logger.info({ expired }, "expired orders");
       if (Date.now() - lastPurge > 3_600_000) {
         await deps.idempotency.purgeExpired();

@@ -10,7 +10,7 @@
 // checked once per interval whatever the number of instances. A gateway that is away
 // only moves the next try on.
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { Logger } from "../lib/logger.js";
+import type { Logger } from "../../platform/logger.js";
 import type { Notifications } from "./notifications.js";
 import type { PaymentGateway } from "./payment-gateways/types.js";
 import type { OrderRow, Pool } from "./store.js";
@@ -164,7 +164,7 @@ export type GatewayChecks = ReturnType<typeof createGatewayChecks>;
  */
 export function startGatewaySweeper(deps: {
   checks: Pick<GatewayChecks, "checkDue" | "expireDue">;
-  refunds: { retryDue(): Promise<number> };
+  refunds: { retryDue: () => Promise<number> };
   logger: Logger;
   everyMs: number;
 }) {

@@ -1,17 +1,20 @@
 // The order service on its own: `npm run start:order`.
-import { createEventBus } from "../lib/bus.js";
-import { listenAddress } from "../lib/config.js";
-import { connectDb, openDatabaseServer } from "../lib/db.js";
-import { loadConfigOrExit, onShutdown, reportProcessFailures } from "../lib/lifecycle.js";
-import { createLogger } from "../lib/logger.js";
-import { startServiceMetrics } from "../lib/metrics.js";
+import { createEventBus } from "../../platform/bus.js";
+import { listenAddress } from "../../platform/config.js";
+import { connectDb, openDatabaseServer } from "../../platform/db.js";
+import { loadConfigOrExit, onShutdown, reportProcessFailures } from "../../platform/lifecycle.js";
+import { createLogger } from "../../platform/logger.js";
+import { startTracing, stopTracing } from "../../platform/tracing.js";
+import { startServiceMetrics } from "../../platform/metrics.js";
 import { ORDER_SCHEMA, startOrderService } from "./service.js";
 
 const config = loadConfigOrExit("order");
 const logger = createLogger("order", config.LOG_LEVEL);
 reportProcessFailures(logger);
+// OTEL_EXPORTER_OTLP_ENDPOINT set: spans of this role go there (before anything makes one).
+startTracing(config, { logger });
 const database = await openDatabaseServer(config, logger);
-const sql = connectDb(database.url, { schema: ORDER_SCHEMA });
+const sql = connectDb(database.url, { schema: ORDER_SCHEMA, role: "order" });
 // Alone, the order service needs NATS to hand its events on: without NATS_URL they
 // wait in the outbox (the in-process bus only works inside `npm start`).
 const bus = config.NATS_URL
@@ -27,4 +30,5 @@ onShutdown(logger, async () => {
   await bus?.close();
   await sql.end({ timeout: 5 });
   await database.close();
+  await stopTracing();
 });

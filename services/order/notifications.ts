@@ -9,12 +9,12 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { isPaymentReference } from "../../common/ids.js";
 import { verifyMidtransSignature } from "../../common/midtrans.js";
 import { textProblem } from "../../common/text.js";
-import type { Logger } from "../lib/logger.js";
+import type { Logger } from "../../platform/logger.js";
 import type { StatusChangeResult } from "./status-changes.js";
 import type { OrderStatus } from "./status-machine.js";
 import type { OrderRow, Pool } from "./store.js";
 import type * as sqlStore from "./store.js";
-import { fieldError } from "./validation.js";
+import { throwFieldProblems } from "./validation.js";
 
 export interface MidtransNotification {
   order_id: string;
@@ -47,6 +47,11 @@ export function parseGrossAmount(text: string): number | undefined {
   return Number(match[1]);
 }
 
+/** An amount as Midtrans writes it ("150000.00", or a number in a status answer); anything else → undefined. */
+function amountOf(value: unknown): number | undefined {
+  return typeof value === "string" || typeof value === "number" ? parseGrossAmount(String(value)) : undefined;
+}
+
 /** What a Midtrans transaction status means for the order; undefined = no change. */
 export function statusFromMidtrans(n: Pick<MidtransNotification, "transaction_status" | "fraud_status">): OrderStatus | undefined {
   switch (n.transaction_status) {
@@ -76,8 +81,10 @@ export function reportedRefunds(list: unknown): ReportedRefund[] {
   for (const entry of list) {
     if (typeof entry !== "object" || entry === null) continue;
     const e = entry as Record<string, unknown>;
-    const key = [e.refund_key, e.refund_chargeback_id].find((value) => (typeof value === "string" && value !== "") || typeof value === "number");
-    const amount = parseGrossAmount(String(e.refund_amount ?? ""));
+    const key = [e.refund_key, e.refund_chargeback_id].find(
+      (value): value is string | number => (typeof value === "string" && value !== "") || typeof value === "number",
+    );
+    const amount = amountOf(e.refund_amount);
     if (key === undefined || amount === undefined || amount < 1) continue;
     found.push({ key: String(key), amount, ...(typeof e.reason === "string" && e.reason !== "" ? { reason: e.reason.slice(0, 200) } : {}) });
   }
@@ -88,14 +95,14 @@ export function reportedRefunds(list: unknown): ReportedRefund[] {
 export function midtransFields(value: unknown): MidtransNotification | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   const n = value as Record<string, unknown>;
-  const text = (field: string) => (typeof n[field] === "string" ? (n[field] as string) : undefined);
+  const text = (field: string) => (typeof n[field] === "string" ? n[field] : undefined);
   const orderId = text("order_id");
   const statusCode = text("status_code");
   const gross = typeof n.gross_amount === "number" ? String(n.gross_amount) : text("gross_amount");
   const signature = text("signature_key");
   const status = text("transaction_status");
   if (!orderId || !statusCode || !gross || !signature || !status) return undefined;
-  const refundAmount = n.refund_amount === undefined ? undefined : parseGrossAmount(String(n.refund_amount));
+  const refundAmount = amountOf(n.refund_amount);
   return {
     order_id: orderId,
     status_code: statusCode,
@@ -134,10 +141,11 @@ export function verifiedFields(notification: MidtransNotification | undefined, s
     throw new ConnectError("bad notification signature", Code.Unauthenticated);
   }
   // Signed, so the sender holds our server key; its other text still has to be text.
-  for (const field of ["status_code", "gross_amount", "transaction_status", "fraud_status"] as const) {
-    const problem = notification[field] === undefined ? undefined : textProblem(notification[field]!);
-    if (problem) throw fieldError(field, problem);
-  }
+  const problems = (["status_code", "gross_amount", "transaction_status", "fraud_status"] as const).flatMap((field) => {
+    const problem = notification[field] === undefined ? undefined : textProblem(notification[field]);
+    return problem ? [{ field, description: problem }] : [];
+  });
+  throwFieldProblems(problems);
   return notification;
 }
 

@@ -5,13 +5,13 @@
 import { randomUUID } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
-import { auditTarget } from "../../common/audit.js";
+import { auditTarget, type AuditAction } from "../../common/audit.js";
 import type { Actor } from "../../common/actor.js";
 import { isUuid } from "../../common/ids.js";
-import { auditEntry, type NewAuditEntry } from "../lib/audit-log.js";
+import { auditEntry } from "../../platform/audit-log.js";
 import type { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { CreateOrderResponseSchema, type CreateOrderResponse, type Order, type OrderDetail, type StatusChange } from "../../gen/order/v1/order_pb.js";
-import type { Logger } from "../lib/logger.js";
+import type { Logger } from "../../platform/logger.js";
 import { createdEvents } from "./events.js";
 import { firstStatusCheckAt } from "./gateway-checks.js";
 import { allowedActions, requireAllowed, type OrderAction } from "./order-actions.js";
@@ -48,6 +48,7 @@ export type OrdersStore = Pick<
   | "transaction"
   | "findOrder"
   | "findOrderWithItems"
+  | "orderPlace"
   | "findSessionByToken"
   | "itemsOf"
   | "refundsOf"
@@ -140,7 +141,7 @@ export function createOrders(deps: OrdersDeps) {
   async function readOrderWithItems(orderId: string, storeId?: string): Promise<{ row: OrderRow; items: OrderItemRow[]; refunds: RefundRow[] } | undefined> {
     const found = await store.findOrderWithItems(sql, orderId, { storeId });
     const row = found && (await current(found.row, storeId));
-    return row && { row, items: found!.items, refunds: found!.refunds };
+    return row && { row, items: found.items, refunds: found.refunds };
   }
 
   async function requireOrder(orderId: string, storeId?: string): Promise<OrderRow> {
@@ -179,17 +180,19 @@ export function createOrders(deps: OrdersDeps) {
     return { detail, history: renderHistory(history), allowedActions: allowedActions(row, found.refunds) };
   }
 
-  /** Reads never show a pending order past its expiry: write those changes first. */
-  async function expireDueOf(storeId: string) {
-    while ((await expiry.expireDue(100, storeId)) === 100);
-  }
-
-  /** A page of the store's orders, newest first; never calls the gateway. */
-  async function listOrders(storeId: string, page: { limit: number; offset: number; status?: OrderStatus; search?: string; cursor?: { at: string; id: string } }) {
-    // A walk's later pages need not sweep again: the first one did.
-    if (!page.cursor) await expireDueOf(storeId);
+  /** A page of the store's orders, newest first, a due one shown expired (store.ts); never calls the gateway. */
+  async function listOrders(
+    storeId: string,
+    page: { limit: number; offset: number; status?: OrderStatus; search?: string; cursor?: { at: string; id: string }; startingAfter?: string },
+  ) {
     const filter = { status: page.status, search: page.search === undefined ? undefined : searchFilter(page.search) };
-    const { rows, hasMore } = await store.listOrders(sql, storeId, page.limit, page.offset, filter, page.cursor);
+    // starting_after names an order: the page goes on from its place, to the microsecond.
+    let cursor = page.cursor;
+    if (page.startingAfter) {
+      cursor = await store.orderPlace(sql, storeId, page.startingAfter);
+      if (!cursor) throw new ConnectError(`order ${page.startingAfter} not found`, Code.NotFound);
+    }
+    const { rows, hasMore } = await store.listOrders(sql, storeId, page.limit, page.offset, filter, cursor);
     const ids = rows.map((row) => row.id);
     const [items, live, refunds] = await Promise.all([store.itemsOf(sql, ids), store.liveSessionsOf(sql, ids), store.refundsOf(sql, ids)]);
     const last = rows.at(-1) as (OrderRow & { cursor_at?: string }) | undefined;
@@ -201,12 +204,10 @@ export function createOrders(deps: OrdersDeps) {
   }
 
   /**
-   * How many of the store's orders have `status` (all when absent). Due orders are
-   * expired first, as a list would; the count itself also goes by expires_at, so an
-   * order a concurrent sweep holds locked (which expireDue skips) is not counted pending.
+   * How many of the store's orders have `status` (all when absent); a due order counts
+   * as expired (store.ts), so a read never waits for the sweeper's work.
    */
   async function countOrders(storeId: string, status?: OrderStatus): Promise<number> {
-    await expireDueOf(storeId);
     return store.countOrders(sql, storeId, status);
   }
 
@@ -233,13 +234,15 @@ export function createOrders(deps: OrdersDeps) {
 
   /**
    * Loads, expires if due, and changes the status in one transaction; `options.action`
-   * is a person's, refused unless the order allows it then (order-actions.ts).
+   * is a person's, refused unless the order allows it then (order-actions.ts);
+   * `options.audit` says who did it as which action, recorded with the change under
+   * the order's payment reference.
    */
   async function changeStatus(
     orderId: string,
     to: OrderStatus,
     cause: string,
-    options: { storeId?: string; detail?: string; action?: OrderAction; audit?: NewAuditEntry } = {},
+    options: { storeId?: string; detail?: string; action?: OrderAction; audit?: { actor: Actor; action: AuditAction } } = {},
   ): Promise<StatusChangeResult> {
     return committed(
       await store.transaction(sql, async (tx) => {
@@ -250,7 +253,10 @@ export function createOrders(deps: OrdersDeps) {
         if (options.action && current.status !== to) requireAllowed(options.action, current);
         const result = await statusChanges.apply(tx, current, to, cause, options.detail);
         // The record is written with the change, and only when there was one.
-        if (result.changed && options.audit) await store.insertAudit(tx, [options.audit]);
+        if (result.changed && options.audit) {
+          const { actor, action } = options.audit;
+          await store.insertAudit(tx, [auditEntry(row.store_id, actor, action, auditTarget("order", row.id), { label: row.payment_reference })]);
+        }
         return result;
       }),
     );
@@ -258,14 +264,14 @@ export function createOrders(deps: OrdersDeps) {
 
   /** "Mark as paid" (dashboard) and `store-admin order mark-paid`: the seller saw the transfer. */
   async function markPaid(storeId: string, orderId: string, actor: Actor): Promise<Order> {
-    const audit = auditEntry(storeId, actor, "order.marked_paid", auditTarget("order", orderId));
+    const audit = { actor, action: "order.marked_paid" } as const;
     const { row } = await changeStatus(orderId, "paid", "marked paid by the seller", { storeId, action: "mark_paid", audit });
     return (await detailOf(row, false)).order!;
   }
 
   /** "Cancel order" (dashboard) and `store-admin order cancel`. */
   async function cancel(storeId: string, orderId: string, actor: Actor): Promise<Order> {
-    const audit = auditEntry(storeId, actor, "order.cancelled", auditTarget("order", orderId));
+    const audit = { actor, action: "order.cancelled" } as const;
     const { row } = await changeStatus(orderId, "cancelled", "cancelled by the seller", { storeId, action: "cancel", audit });
     return (await detailOf(row, false)).order!;
   }

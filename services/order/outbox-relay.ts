@@ -1,9 +1,21 @@
-import type { EventBus } from "../lib/bus.js";
-import type { Logger } from "../lib/logger.js";
-import type { Pool } from "./store.js";
+import { SpanKind } from "@opentelemetry/api";
+import type { BusEvent, EventBus } from "../../platform/bus.js";
+import type { Logger } from "../../platform/logger.js";
+import { outsideCall } from "../../platform/query-deadline.js";
+import { contextFromTraceparent, inSpan, traceCarrier, tracerFor, tracingEnabled, untraced } from "../../platform/tracing.js";
+import type { OutboxRow, Pool } from "./store.js";
 import * as sqlStore from "./store.js";
 
-export type OutboxStore = Pick<typeof sqlStore, "transaction" | "lockUnsentEvents" | "markEventsSent" | "outboxBacklog">;
+export type OutboxStore = Pick<typeof sqlStore, "transaction" | "lockUnsentEvents" | "markEventsSent" | "outboxBacklog" | "deletePublishedEvents">;
+
+/**
+ * How long a published event stays in the outbox: long enough for an operator to look
+ * at what just went out, short enough that the table stays the size of an hour's
+ * traffic. The event log (webhook service) is the record of what was sent.
+ */
+export const OUTBOX_KEEP_PUBLISHED_SECONDS = 3_600;
+/** Deleted in statements of this many rows, so no one statement holds many locks or long. */
+const PURGE_BATCH = 5_000;
 
 /**
  * Moves outbox rows to the bus. A batch is locked with SKIP LOCKED, published (each
@@ -11,6 +23,10 @@ export type OutboxStore = Pick<typeof sqlStore, "transaction" | "lockUnsentEvent
  * the bus is down the transaction rolls back and the rows wait. A crash between
  * publish and commit re-publishes with the same message id, which JetStream drops.
  * Runs on a kick after each commit and on a slow timer, so several instances are safe.
+ * With tracing on, each publish is a PRODUCER span in the trace of the change that
+ * wrote the row (its `traceparent` column), and the message carries that span's
+ * context in its headers for the consumer to continue. Once a minute (`purgeEveryMs`)
+ * it deletes the rows published over an hour ago, in batches.
  */
 export function startOutboxRelay(deps: {
   sql: Pool;
@@ -21,6 +37,9 @@ export function startOutboxRelay(deps: {
   store?: OutboxStore;
   /** A batch not done by then is given up and tried again (default 15 s). */
   batchDeadlineMs?: number;
+  /** How often published rows past OUTBOX_KEEP_PUBLISHED_SECONDS are deleted (default 60 s). */
+  purgeEveryMs?: number;
+  keepPublishedSeconds?: number;
 }) {
   const { sql, bus, logger } = deps;
   const store = deps.store ?? sqlStore;
@@ -32,21 +51,21 @@ export function startOutboxRelay(deps: {
   let retrying = false;
   let timer: NodeJS.Timeout | undefined;
 
+  function publish(row: OutboxRow): Promise<void> {
+    const event: BusEvent = { id: row.id, storeId: row.store_id, type: row.event_type, body: Buffer.from(JSON.stringify(row.payload), "utf8") };
+    if (!tracingEnabled()) return bus.publish(event);
+    const attributes = { "messaging.operation.type": "send", "messaging.message.id": row.id, "messaging.destination.name": row.event_type };
+    return inSpan(tracerFor("order"), `publish ${row.event_type}`, { kind: SpanKind.PRODUCER, attributes }, contextFromTraceparent(row.traceparent), () =>
+      bus.publish({ ...event, trace: traceCarrier() }),
+    );
+  }
+
   async function drainOnce(): Promise<number> {
     return store.transaction(sql, async (tx) => {
       const rows = await store.lockUnsentEvents(tx, batch);
       // Published together: events carry no order guarantee, and each publish still
       // waits for the bus to confirm it before the batch is marked sent.
-      await Promise.all(
-        rows.map((row) =>
-          bus.publish({
-            id: row.id,
-            storeId: row.store_id,
-            type: row.event_type,
-            body: Buffer.from(JSON.stringify(row.payload), "utf8"),
-          }),
-        ),
-      );
+      await Promise.all(rows.map(publish));
       await store.markEventsSent(tx, rows.map((row) => row.id));
       return rows.length;
     });
@@ -93,7 +112,9 @@ export function startOutboxRelay(deps: {
       return;
     }
     if (retrying) return; // a retry is already scheduled
-    running = run().finally(() => (running = undefined));
+    // A kick comes from the commit of a request: the batch is none of its trace, and
+    // none of its call (its deadline must not cancel the batch's queries).
+    running = outsideCall(() => untraced(run)).finally(() => (running = undefined));
   }
 
   function schedule(ms: number) {
@@ -109,6 +130,24 @@ export function startOutboxRelay(deps: {
   poll.unref();
   kick();
 
+  let purging: Promise<void> | undefined;
+  async function purgePublished() {
+    const keep = deps.keepPublishedSeconds ?? OUTBOX_KEEP_PUBLISHED_SECONDS;
+    try {
+      let deleted = 0;
+      for (let batchDeleted = PURGE_BATCH; batchDeleted === PURGE_BATCH && !stopped; deleted += batchDeleted) {
+        batchDeleted = await store.deletePublishedEvents(sql, keep, PURGE_BATCH);
+      }
+      if (deleted > 0) logger.info({ deleted, keptSeconds: keep }, "deleted published outbox events");
+    } catch (error) {
+      logger.warn({ err: (error as Error).message }, "outbox purge failed; will retry");
+    }
+  }
+  const purge = setInterval(() => {
+    purging ??= untraced(purgePublished).finally(() => (purging = undefined));
+  }, deps.purgeEveryMs ?? 60_000);
+  purge.unref();
+
   return {
     kick,
     /** Oldest unsent event's age in seconds and how many wait (for metrics). */
@@ -118,8 +157,9 @@ export function startOutboxRelay(deps: {
     async stop() {
       stopped = true;
       clearInterval(poll);
+      clearInterval(purge);
       clearTimeout(timer);
-      await running;
+      await Promise.all([running, purging]);
     },
   };
 }

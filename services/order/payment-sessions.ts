@@ -3,7 +3,7 @@
 // expired. A gateway that fails or is slow leaves the order without one (snap: null),
 // and the next read tries again.
 import { ConnectError } from "@connectrpc/connect";
-import type { Logger } from "../lib/logger.js";
+import type { Logger } from "../../platform/logger.js";
 import type { PaymentGateway, SessionRequest } from "./payment-gateways/types.js";
 import type { OrderItemRow, OrderRow, Pool, SessionRow } from "./store.js";
 import type * as sqlStore from "./store.js";

@@ -2,11 +2,12 @@
 // summed, plus a bank transfer's unique code. Integer-only: amounts are IDR and every
 // bound keeps them exact in a JS number (far below 2^53). Pure.
 import { ItemStatus, ItemType, type Item } from "../../gen/catalog/v1/catalog_pb.js";
+import { MAX_UNIQUE_CODE } from "../../common/order-limits.js";
 import type { OrderItemRow, TransferAmountUse } from "./store.js";
-import { fieldError, type ValidItem } from "./validation.js";
+import { fieldError, throwFieldProblems, type FieldProblem, type ValidItem } from "./validation.js";
 
 export const MAX_ORDER_TOTAL = 1_000_000_000_000;
-export const MAX_UNIQUE_CODE = 999;
+export { MAX_UNIQUE_CODE };
 
 export interface PricedLine {
   unitPrice: number;
@@ -72,19 +73,25 @@ export type CatalogItem = Pick<Item, "id" | "type" | "title" | "price" | "status
 
 /**
  * The requested items priced from the catalog's answer, and their subtotal. Refuses
- * (INVALID_ARGUMENT naming the field) an item the store does not have as that type,
- * one not published, and a total above MAX_ORDER_TOTAL.
+ * (INVALID_ARGUMENT naming every such field) items the store does not have as that
+ * type and ones not published; then a total above MAX_ORDER_TOTAL.
  */
 export function priceItems(requested: ValidItem[], catalogItems: CatalogItem[]): { lines: OrderLine[]; subtotal: number } {
-  const lines = requested.map((item, position): OrderLine => {
+  const problems: FieldProblem[] = [];
+  const lines: OrderLine[] = [];
+  requested.forEach((item, position) => {
     const catalogItem = catalogItems.find((candidate) => candidate.id === item.id);
     const expectedType = item.type === "bundle" ? ItemType.BUNDLE : ItemType.PRODUCT;
     if (!catalogItem || catalogItem.type !== expectedType) {
-      throw fieldError(item.field, `no such ${item.type} in this store`);
+      problems.push({ field: item.field, description: `no such ${item.type} in this store` });
+      return;
     }
-    if (catalogItem.status !== ItemStatus.PUBLISHED) throw fieldError(item.field, `${item.type} is not published`);
+    if (catalogItem.status !== ItemStatus.PUBLISHED) {
+      problems.push({ field: item.field, description: `${item.type} is not published` });
+      return;
+    }
     const unitPrice = Number(catalogItem.price);
-    return {
+    lines.push({
       position,
       type: item.type,
       item_id: item.id,
@@ -92,8 +99,9 @@ export function priceItems(requested: ValidItem[], catalogItems: CatalogItem[]):
       quantity: item.quantity,
       unit_price: unitPrice,
       line_total: lineTotal({ unitPrice, quantity: item.quantity }),
-    };
+    });
   });
+  throwFieldProblems(problems);
   try {
     return { lines, subtotal: subtotalOf(lines.map((line) => ({ unitPrice: line.unit_price, quantity: line.quantity }))) };
   } catch (error) {

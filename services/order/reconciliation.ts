@@ -4,11 +4,11 @@
 // to assign or dismiss them.
 import { auditTarget } from "../../common/audit.js";
 import type { Actor } from "../../common/actor.js";
-import { auditEntry } from "../lib/audit-log.js";
+import { auditEntry } from "../../platform/audit-log.js";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { MutationResultSchema, type BankMutation, type MutationResult } from "../../gen/order/v1/bank_pb.js";
-import type { Logger } from "../lib/logger.js";
+import type { Logger } from "../../platform/logger.js";
 import { decideMatch, type MatchDecision } from "./bank-matching.js";
 import type { Expiry } from "./expiry.js";
 import { renderMutation } from "./messages.js";
@@ -122,7 +122,7 @@ export function createReconciliation(deps: ReconciliationDeps) {
     const receivedAt = new Date();
     const started = receivedAt.getTime();
     const counts: Record<ResultKind, number> = { matched: 0, unmatched: 0, duplicate: 0, ignored: 0 };
-    const results: MutationResult[] = new Array(mutations.length);
+    const results = new Array<MutationResult>(mutations.length);
     const byAmount = new Map<number, number[]>();
     for (const [index, mutation] of mutations.entries()) {
       const group = byAmount.get(mutation.amount);
@@ -184,7 +184,7 @@ export function createReconciliation(deps: ReconciliationDeps) {
       }
       const { changed } = await statusChanges.apply(tx, await expiry.expireIfDue(tx, order), "paid", BANK_MUTATION_CAUSE, mutationId);
       if (!changed) throw new ConnectError(`order ${order.id} is already paid`, Code.FailedPrecondition);
-      await store.insertAudit(tx, [auditEntry(storeId, actor, "bank_mutation.assigned", auditTarget("mutation", mutationId))]);
+      await store.insertAudit(tx, [auditEntry(storeId, actor, "bank_mutation.assigned", auditTarget("mutation", mutationId), { label: mutation.mutation_id })]);
       return store.settleMutation(tx, storeId, mutationId, { status: "assigned", reason: mutation.reason, order_id: order.id, reviewed: true });
     });
     deps.onEventsCommitted?.();
@@ -196,7 +196,7 @@ export function createReconciliation(deps: ReconciliationDeps) {
   async function dismiss(storeId: string, mutationId: string, actor: Actor): Promise<BankMutation> {
     const row = await store.transaction(sql, async (tx) => {
       const mutation = await lockForReview(tx, storeId, mutationId);
-      await store.insertAudit(tx, [auditEntry(storeId, actor, "bank_mutation.dismissed", auditTarget("mutation", mutationId))]);
+      await store.insertAudit(tx, [auditEntry(storeId, actor, "bank_mutation.dismissed", auditTarget("mutation", mutationId), { label: mutation.mutation_id })]);
       return store.settleMutation(tx, storeId, mutationId, { status: "dismissed", reason: mutation.reason, reviewed: true });
     });
     logger.info({ storeId }, "bank mutation dismissed");

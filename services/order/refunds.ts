@@ -12,11 +12,11 @@
 import { randomUUID } from "node:crypto";
 import { auditTarget } from "../../common/audit.js";
 import type { Actor } from "../../common/actor.js";
-import { auditEntry } from "../lib/audit-log.js";
+import { auditEntry } from "../../platform/audit-log.js";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { RefundOrderResponseSchema, type RefundOrderResponse } from "../../gen/order/v1/order_pb.js";
-import type { Logger } from "../lib/logger.js";
+import type { Logger } from "../../platform/logger.js";
 import { refundEvent } from "./events.js";
 import { refundAmount, refundableLeft, refundMethodOf, requireAllowed } from "./order-actions.js";
 import { reportedRefunds, type ReportedRefund } from "./notifications.js";
@@ -225,7 +225,7 @@ export function createRefunds(deps: {
             next_attempt_at: method === "gateway" ? new Date(Date.now() + REFUND_REQUEST_LEASE_MS) : null,
           });
           if (!inserted) throw new KeyTaken();
-          await store.insertAudit(tx, [auditEntry(order.store_id, actor, "order.refunded", auditTarget("order", order.id))]);
+          await store.insertAudit(tx, [auditEntry(order.store_id, actor, "order.refunded", auditTarget("order", order.id), { label: order.payment_reference })]);
           logger.info({ orderId: order.id, refundId: inserted.id, amount, method }, "refund requested");
           // Money the merchant already sent back: recorded as done, in this transaction.
           const settled = method === "manual" ? await settle(tx, order, inserted.id, { status: "succeeded" }) : undefined;

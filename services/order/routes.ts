@@ -3,8 +3,9 @@
 // store.ts, which this file never touches.
 import type { ConnectRouter } from "@connectrpc/connect";
 import { actorFromHeaders, actorMay } from "../../common/actor.js";
-import { auditEntryMessage, requireAuditLimit } from "../lib/audit-log.js";
-import { requirePermission } from "../lib/rpc-actor.js";
+import { orderDetailJson } from "../../common/public-json.js";
+import { auditEntryMessage, auditQuery, type AuditQuery } from "../../platform/audit-log.js";
+import { requirePermission } from "../../platform/rpc-actor.js";
 import { BankReconciliationService } from "../../gen/order/v1/bank_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
 import type { Notifications } from "./notifications.js";
@@ -30,7 +31,7 @@ export interface OrderRouteDeps {
   notifications: Pick<Notifications, "handle">;
   bank: Pick<Reconciliation, "reconcile" | "list" | "countUnreviewed" | "assign" | "dismiss">;
   refunds: Pick<Refunds, "refund">;
-  audit: { list(storeId: string, limit: number): Promise<AuditRow[]> };
+  audit: { list(storeId: string, query: AuditQuery): Promise<AuditRow[]> };
   sales: Pick<Sales, "summary">;
 }
 
@@ -100,6 +101,7 @@ export function createOrderRoutes({ orders, notifications, bank, refunds, audit,
           includeHistory: request.includeHistory,
           prepareSession: request.prepareSession,
         });
+        if (request.publicJson) return { publicJson: Buffer.from(JSON.stringify(orderDetailJson(found.detail))) };
         // What the order allows, less what the actor may not do (every order action moves money).
         const actor = actorFromHeaders(context.requestHeader);
         return actor && !actorMay(actor, "payments") ? { ...found, allowedActions: [] } : found;
@@ -148,7 +150,7 @@ export function createOrderRoutes({ orders, notifications, bank, refunds, audit,
 
       async listAudit(request) {
         const storeId = requireUuid(request.storeId, "store_id");
-        return { entries: (await audit.list(storeId, requireAuditLimit(request.limit))).map(auditEntryMessage) };
+        return { entries: (await audit.list(storeId, auditQuery(request))).map(auditEntryMessage) };
       },
 
       async handlePaymentNotification(request) {

@@ -15,11 +15,18 @@ export interface SalesSummary {
   days: { day: string; amount: number }[];
 }
 
-/** The chart's days, oldest first, each with its sales or 0. */
+const DAY_MS = 86_400_000;
+
+/**
+ * The chart's days, oldest first, each with its sales or 0. Counted back from today's
+ * Jakarta date as calendar dates (Jakarta keeps no daylight saving): one time zone
+ * lookup per chart, not sixty.
+ */
 export function chartDays(now: Date, sold: SalesSummaryRow["days"]): SalesSummary["days"] {
   const byDay = new Map(sold.map((row) => [row.day, row.amount]));
+  const today = Date.parse(`${jakartaDate(now)}T00:00:00Z`);
   return Array.from({ length: SALES_CHART_DAYS }, (_, i) => {
-    const day = jakartaDate(jakartaDayStart(now, SALES_CHART_DAYS - 1 - i));
+    const day = new Date(today - (SALES_CHART_DAYS - 1 - i) * DAY_MS).toISOString().slice(0, 10);
     return { day, amount: byDay.get(day) ?? 0 };
   });
 }

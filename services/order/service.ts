@@ -3,13 +3,13 @@ import { fileURLToPath } from "node:url";
 import { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { BankReconciliationService } from "../../gen/order/v1/bank_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
-import type { EventBus } from "../lib/bus.js";
-import type { Config } from "../lib/config.js";
-import { migrate, type Sql } from "../lib/db.js";
-import type { Logger } from "../lib/logger.js";
-import { openRpcChannel } from "../lib/rpc-client.js";
-import { startRpcServer, type InProcessTarget } from "../lib/rpc-server.js";
-import { registerDbPool, setOutboxSource } from "../lib/metrics.js";
+import type { EventBus } from "../../platform/bus.js";
+import type { Config } from "../../platform/config.js";
+import { migrate, type Sql } from "../../platform/db.js";
+import type { Logger } from "../../platform/logger.js";
+import { openRpcChannel } from "../../platform/rpc-client.js";
+import { startRpcServer, type InProcessTarget } from "../../platform/rpc-server.js";
+import { registerDbPool, setOutboxSource } from "../../platform/metrics.js";
 import { createOrderDomain } from "./domain.js";
 import { startExpirySweeper } from "./expiry.js";
 import { gatewaySweepEvery, startGatewaySweeper } from "./gateway-checks.js";
@@ -72,10 +72,10 @@ export async function startOrderService(options: {
 }) {
   const { sql, logger, config } = options;
   await migrate(sql, ORDER_SCHEMA, migrations, logger);
-  const catalogChannel = openRpcChannel(options.catalog ?? config.CATALOG_ADDR, { timeoutMs: 3_000 });
+  const catalogChannel = openRpcChannel(options.catalog ?? config.CATALOG_ADDR, { timeoutMs: 3_000, role: "order", logger });
   const relay = options.bus ? startOutboxRelay({ sql, bus: options.bus, logger }) : undefined;
   registerDbPool("orders", sql);
-  if (relay) setOutboxSource(relay.backlog);
+  if (relay) setOutboxSource(() => relay.backlog());
   const domain = createOrderDomain({
     sql,
     logger,

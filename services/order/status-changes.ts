@@ -4,7 +4,7 @@
 // all in the caller's transaction.
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Order } from "../../gen/order/v1/order_pb.js";
-import type { Logger } from "../lib/logger.js";
+import type { Logger } from "../../platform/logger.js";
 import { reservationAfter } from "./bank-matching.js";
 import { statusChangeEvents } from "./events.js";
 import { renderOrder, type RenderContext } from "./messages.js";
@@ -14,7 +14,7 @@ import type * as sqlStore from "./store.js";
 
 export type StatusChangeStore = Pick<
   typeof sqlStore,
-  "updateStatus" | "insertHistoryAndEvents" | "itemsOf" | "liveSessionsOf" | "holdTransferAmount" | "refundsOf"
+  "updateStatuses" | "insertHistoryAndEvents" | "itemsOf" | "liveSessionsOf" | "holdTransferAmounts" | "refundsOf"
 >;
 
 export interface StatusChangeResult {
@@ -49,26 +49,45 @@ export function createStatusChanges(deps: {
    * FAILED_PRECONDITION.
    */
   async function apply(tx: Db, row: OrderRow, to: OrderStatus, cause: string, detail?: string): Promise<StatusChangeResult> {
-    const check = checkTransition(row.status, to);
-    if (check.kind === "repeat") return { row, changed: false };
-    if (check.kind === "refused") {
-      throw new ConnectError(`order ${row.id} cannot go from ${row.status} to ${to}`, Code.FailedPrecondition);
-    }
-    const expireAtGateway = deps.gatewayExpires === true && row.payment_kind === "gateway" && (to === "expired" || to === "cancelled");
-    const updated = await store.updateStatus(tx, row.id, to, { expireAtGateway });
-    const order = await orderMessage(tx, updated);
-    await store.insertHistoryAndEvents(
-      tx,
-      { order_id: row.id, from_status: row.status, to_status: to, cause, ...(detail === undefined ? {} : { detail }) },
-      statusChangeEvents(updated, order, row.status),
-    );
-    const reservedUntil = reservationAfter(updated, to, deps.bankMatchGraceMs);
-    if (reservedUntil !== undefined) await store.holdTransferAmount(tx, row.id, reservedUntil);
-    logger.info({ orderId: row.id, from: row.status, to, cause }, "order status changed");
-    return { row: updated, changed: true };
+    return (await applyMany(tx, [row], to, cause, detail))[0]!;
   }
 
-  return { apply, orderMessage };
+  /**
+   * apply for many locked rows at once, in a fixed number of statements however many
+   * there are (the expiry sweeper's batches): every row is checked first, so one refused
+   * change writes nothing. Results in the order of `rows`.
+   */
+  async function applyMany(tx: Db, rows: OrderRow[], to: OrderStatus, cause: string, detail?: string): Promise<StatusChangeResult[]> {
+    for (const row of rows) {
+      if (checkTransition(row.status, to).kind === "refused") {
+        throw new ConnectError(`order ${row.id} cannot go from ${row.status} to ${to}`, Code.FailedPrecondition);
+      }
+    }
+    const changing = rows.filter((row) => checkTransition(row.status, to).kind !== "repeat");
+    if (changing.length === 0) return rows.map((row) => ({ row, changed: false }));
+    const expiresAtGateway = (row: OrderRow) => deps.gatewayExpires === true && row.payment_kind === "gateway" && (to === "expired" || to === "cancelled");
+    const updated = await store.updateStatuses(tx, changing.map((row) => ({ id: row.id, expireAtGateway: expiresAtGateway(row) })), to);
+    const ids = changing.map((row) => row.id);
+    const [items, sessions, refunds] = await Promise.all([store.itemsOf(tx, ids), store.liveSessionsOf(tx, ids), store.refundsOf(tx, ids)]);
+    const events = changing.flatMap((row) => {
+      const now = updated.get(row.id)!;
+      return statusChangeEvents(now, renderOrder(render, now, items.get(row.id)!, sessions.get(row.id), refunds.get(row.id)), row.status);
+    });
+    await store.insertHistoryAndEvents(
+      tx,
+      changing.map((row) => ({ order_id: row.id, from_status: row.status, to_status: to, cause, ...(detail === undefined ? {} : { detail }) })),
+      events,
+    );
+    const holds = changing.flatMap((row) => {
+      const until = reservationAfter(updated.get(row.id)!, to, deps.bankMatchGraceMs);
+      return until === undefined ? [] : [{ orderId: row.id, until }];
+    });
+    await store.holdTransferAmounts(tx, holds);
+    for (const row of changing) logger.info({ orderId: row.id, from: row.status, to, cause }, "order status changed");
+    return rows.map((row) => (updated.has(row.id) ? { row: updated.get(row.id)!, changed: true } : { row, changed: false }));
+  }
+
+  return { apply, applyMany, orderMessage };
 }
 
 export type StatusChanges = ReturnType<typeof createStatusChanges>;

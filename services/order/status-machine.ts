@@ -1,6 +1,6 @@
 // The order status machine of CONTRACT §5, in one place.
 
-import type { OrderEventType, OrderStatus } from "../../common/order-status.js";
+import type { OrderEventType, OrderStatus, OrderStatusEventType } from "../../common/order-status.js";
 
 export { ORDER_STATUSES, type OrderStatus } from "../../common/order-status.js";
 
@@ -24,7 +24,7 @@ export function checkTransition(from: OrderStatus, to: OrderStatus): TransitionC
 export type EventType = OrderEventType;
 
 /** Every status change announces itself twice: `orderUpdated` and the status event. */
-export function eventsForChange(to: OrderStatus): EventType[] {
+export function eventsForChange(to: OrderStatus): OrderStatusEventType[] {
   if (to === "pending") return ["orderUpdated"];
-  return ["orderUpdated", `order.${to}` as EventType];
+  return ["orderUpdated", `order.${to}`];
 }

@@ -2,7 +2,9 @@
 // transaction (postgres.js `ISql`), so a caller decides what runs in one transaction;
 // `transaction` opens one on the pool. No other module of services/order runs SQL.
 import type postgres from "postgres";
-import { ping, transaction, type Db, type Sql } from "../lib/db.js";
+import { jakartaDate } from "../../common/jakarta-time.js";
+import { ping, transaction, type Db, type Sql } from "../../platform/db.js";
+import { currentTraceparent } from "../../platform/tracing.js";
 import type { OrderStatus } from "./status-machine.js";
 
 /** The pool: the one thing that can open a transaction. */
@@ -124,6 +126,17 @@ export interface OutboxRow {
   event_type: string;
   payload: unknown;
   created_at: Date;
+  /** The trace the event was written in (tracing.ts), which the relay carries on; null when untraced. */
+  traceparent?: string | null;
+}
+
+/**
+ * Outbox rows stamped with the trace of the change that writes them (null when
+ * untraced): the relay continues that trace onto the bus (010_outbox_traceparent.sql).
+ */
+function inTrace<T extends NewOutboxRow>(events: T[]): (T & { traceparent: string | null })[] {
+  const traceparent = currentTraceparent();
+  return events.map((event) => ({ ...event, traceparent }));
 }
 
 // Orders, items, history.
@@ -165,17 +178,17 @@ export async function insertNewOrder(
     ), i as (
       insert into order_items (order_id, position, type, item_id, title, quantity, unit_price, line_total)
       select o.id, x.position, x.type, x.item_id, x.title, x.quantity, x.unit_price, x.line_total
-      from o, jsonb_to_recordset(${db.json(items as unknown as postgres.JSONValue)}) as x(
+      from o, jsonb_to_recordset(${db.json(items)}) as x(
         position int, type text, item_id uuid, title text, quantity int, unit_price bigint, line_total bigint)
     ), h as (
       insert into order_status_history (order_id, from_status, to_status, cause)
       select o.id, null, o.status, ${options.cause} from o
     ), e as (
-      insert into outbox (id, store_id, order_id, event_type, payload)
-      select x.id, x.store_id, x.order_id, x.event_type, x.payload
+      insert into outbox (id, store_id, order_id, event_type, payload, traceparent)
+      select x.id, x.store_id, x.order_id, x.event_type, x.payload, x.traceparent
       -- json, not jsonb, all the way: receivers get the payload's keys in the order written.
-      from o, json_to_recordset(${JSON.stringify(events)}::text::json) as x(
-        id uuid, store_id uuid, order_id uuid, event_type text, payload json)
+      from o, json_to_recordset(${JSON.stringify(inTrace(events))}::text::json) as x(
+        id uuid, store_id uuid, order_id uuid, event_type text, payload json, traceparent text)
     )
     select * from o`;
   return inserted;
@@ -184,14 +197,21 @@ export async function insertNewOrder(
 /** Outbox events with no status change (a refund's). */
 export async function insertEvents(db: Db, events: NewOutboxRow[]) {
   if (events.length === 0) return;
-  await db`insert into outbox ${db(events.map((event) => ({ ...event, payload: event.payload as postgres.JSONValue })))}`;
+  await db`insert into outbox ${db(inTrace(events).map((event) => ({ ...event, payload: event.payload as postgres.JSONValue })))}`;
 }
 
-/** A status change's history row and its outbox events, in one statement. */
-export async function insertHistoryAndEvents(db: Db, entry: HistoryEntry, events: NewOutboxRow[]) {
+/** Status changes' history rows and their outbox events, in one statement however many. */
+export async function insertHistoryAndEvents(db: Db, entries: HistoryEntry[], events: NewOutboxRow[]) {
+  if (entries.length === 0) return;
+  // One set of columns for every row of a multi-row insert.
+  const history = entries.map((entry) => ({ ...entry, detail: entry.detail ?? null }));
+  if (events.length === 0) {
+    await db`insert into order_status_history ${db(history)}`;
+    return;
+  }
   await db`
-    with h as (insert into order_status_history ${db(entry)})
-    insert into outbox ${db(events.map((event) => ({ ...event, payload: event.payload as postgres.JSONValue })))}`;
+    with h as (insert into order_status_history ${db(history)})
+    insert into outbox ${db(inTrace(events).map((event) => ({ ...event, payload: event.payload as postgres.JSONValue })))}`;
 }
 
 export async function findOrder(db: Db, id: string, options: { storeId?: string; forUpdate?: boolean } = {}) {
@@ -217,7 +237,7 @@ export async function findOrderWithItems(db: Db, id: string, options: { storeId?
     where o.id = ${id} ${options.storeId ? db`and o.store_id = ${options.storeId}` : db``}`;
   if (!found) return undefined;
   const { items, refunds, ...row } = found;
-  return { row: row as OrderRow, items, refunds: refunds.map((refund) => ({ ...refund, created_at: new Date(refund.created_at) }) as RefundRow) };
+  return { row, items, refunds: refunds.map((refund) => ({ ...refund, created_at: new Date(refund.created_at) })) };
 }
 
 export async function findOrderByReference(db: Db, reference: string, forUpdate = false, storeId?: string) {
@@ -258,13 +278,39 @@ export async function listOrders(db: Db, storeId: string, limit: number, offset:
     ? db`and (external_id = ${search.text} or lower(buyer_email) = lower(${search.text})
         ${search.reference ? db`or payment_reference = ${search.reference}` : db``})`
     : db``;
-  const rows = await db<(OrderRow & { cursor_at: string })[]>`
-    select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at from orders
-    where store_id = ${storeId} ${status ? db`and status = ${status}` : db``} ${matches}
-      ${cursor ? db`and (created_at, id) < (${cursor.at}::timestamptz, ${cursor.id}::uuid)` : db``}
-    order by created_at desc, id desc
-    limit ${limit + 1} offset ${offset}`;
-  return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
+  const after = cursor ? db`and (created_at, id) < (${cursor.at}::timestamptz, ${cursor.id}::uuid)` : db``;
+  // A pending order past expires_at is shown, filtered and counted as expired before
+  // the sweeper has written it (CONTRACT §5), so no read waits for that work.
+  // statement_timestamp() is stable, so it can bound an index scan.
+  const arm = (where: postgres.PendingQuery<postgres.Row[]>) => db`
+    select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at,
+      (status = 'pending' and expires_at <= statement_timestamp()) as due
+    from orders
+    where store_id = ${storeId} ${where} ${matches} ${after}
+    order by created_at desc, id desc`;
+  const page = db`limit ${limit + 1} offset ${offset}`;
+  // "expired" is two index ranges (written, and due), each already in page order:
+  // merged, rather than one OR that would sort every expired order of the store. Each
+  // arm gives all the rows up to the page's end; the merge skips the offset.
+  const upToPageEnd = db`limit ${offset + limit + 1}`;
+  const query =
+    status === "expired"
+      ? db`select * from ((${arm(db`and status = 'expired'`)} ${upToPageEnd}) union all (${arm(db`and status = 'pending' and expires_at <= statement_timestamp()`)} ${upToPageEnd})) u
+          order by created_at desc, id desc ${page}`
+      : status === "pending"
+        ? db`${arm(db`and status = 'pending' and expires_at > statement_timestamp()`)} ${page}`
+        : db`${arm(status ? db`and status = ${status}` : db``)} ${page}`;
+  const rows = await db<(OrderRow & { cursor_at: string; due: boolean })[]>`${query}`;
+  const shown = rows.map(({ due, ...row }) => (due ? { ...row, status: "expired" as const } : row));
+  return { rows: shown.slice(0, limit), hasMore: rows.length > limit };
+}
+
+/** Where an order of the store stands in a list: its creation time to the microsecond and id; undefined when not the store's. */
+export async function orderPlace(db: Db, storeId: string, orderId: string): Promise<{ at: string; id: string } | undefined> {
+  const [row] = await db<{ at: string; id: string }[]>`
+    select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at, id from orders
+    where id = ${orderId} and store_id = ${storeId}`;
+  return row;
 }
 
 /**
@@ -333,8 +379,12 @@ export async function transferAmountUse(db: Db, storeId: string, low: number, hi
  * time it was: the row stays to say when the amount was last used). Keyed by order: a
  * newer holder of the amount is untouched.
  */
-export async function holdTransferAmount(db: Db, orderId: string, until: Date) {
-  await db`update transfer_amount_reservations set reserved_until = ${until} where order_id = ${orderId}`;
+export async function holdTransferAmounts(db: Db, holds: { orderId: string; until: Date }[]) {
+  if (holds.length === 0) return;
+  await db`
+    update transfer_amount_reservations r set reserved_until = h.until
+    from unnest(${holds.map((hold) => hold.orderId)}::uuid[], ${holds.map((hold) => hold.until.toISOString())}::timestamptz[]) as h (order_id, until)
+    where r.order_id = h.order_id`;
 }
 
 /**
@@ -361,17 +411,32 @@ export async function transferOrdersFor(db: Db, storeId: string, amount: number,
 }
 
 /**
- * The order's new status. Only a pending order is asked about at the gateway, so any
- * change ends its status checks; `expireAtGateway` asks for the gateway's transaction
- * to be expired too, from now on.
+ * Moves every order of `changes` to `status` in one statement; each that is to be
+ * expired at the gateway too gets its gateway_expire_at. The rows as written, by id.
  */
-export async function updateStatus(db: Db, id: string, status: OrderStatus, options: { expireAtGateway?: boolean } = {}): Promise<OrderRow> {
-  const [row] = await db<OrderRow[]>`
-    update orders set status = ${status}, updated_at = clock_timestamp(), next_status_check_at = null
+export async function updateStatuses(db: Db, changes: { id: string; expireAtGateway: boolean }[], status: OrderStatus): Promise<Map<string, OrderRow>> {
+  if (changes.length === 0) return new Map();
+  const update = db`
+    update orders o set status = ${status}, updated_at = clock_timestamp(), next_status_check_at = null,
+      gateway_expire_at = case when o.id = any(${changes.filter((change) => change.expireAtGateway).map((change) => change.id)}::uuid[])
+        then clock_timestamp() else o.gateway_expire_at end
       ${status === "paid" ? db`, paid_at = clock_timestamp()` : db``}
-      ${options.expireAtGateway ? db`, gateway_expire_at = clock_timestamp()` : db``}
-    where id = ${id} returning *`;
-  return row!;
+    where o.id = any(${changes.map((change) => change.id)}::uuid[])
+    returning o.*`;
+  // Paid: the store's day of sales grows in the same statement (ordered, so two
+  // payments in flight lock the day rows in one order).
+  const rows =
+    status === "paid"
+      ? await db<OrderRow[]>`
+          with changed as (${update}), sold as (
+            insert into sales_days (store_id, day, paid_count, paid_amount)
+            select store_id, (paid_at at time zone 'Asia/Jakarta')::date, count(*), sum(amount) from changed group by 1, 2 order by 1, 2
+            on conflict (store_id, day) do update
+              set paid_count = sales_days.paid_count + excluded.paid_count, paid_amount = sales_days.paid_amount + excluded.paid_amount
+          )
+          select * from changed`
+      : await db<OrderRow[]>`${update}`;
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 export interface SalesSummaryRow {
@@ -387,26 +452,34 @@ export interface SalesSummaryRow {
 
 /**
  * The store's sales (CONTRACT §10): orders paid since the starts of today, of this month
- * and of the chart, by Jakarta day, and what waits for payment. Reads only orders paid
- * in the window (orders_store_paid) and pending ones (orders_store_status_recent).
+ * and of the chart (Jakarta midnights), by Jakarta day from sales_days, and what waits
+ * for payment (orders_store_status_recent; one past its expiry no longer waits).
  */
 export async function salesSummary(db: Db, storeId: string, starts: { today: Date; month: Date; chart: Date }): Promise<SalesSummaryRow> {
+  const day = (start: Date) => db`(${start}::timestamptz at time zone 'Asia/Jakarta')::date`;
   const from = new Date(Math.min(starts.month.getTime(), starts.chart.getTime()));
-  const [paid] = await db<{ today_count: number; today_amount: number; month_count: number; month_amount: number }[]>`
-    select
-      count(*) filter (where paid_at >= ${starts.today})::int as today_count,
-      coalesce(sum(amount) filter (where paid_at >= ${starts.today}), 0)::bigint as today_amount,
-      count(*) filter (where paid_at >= ${starts.month})::int as month_count,
-      coalesce(sum(amount) filter (where paid_at >= ${starts.month}), 0)::bigint as month_amount
-    from orders where store_id = ${storeId} and paid_at >= ${from}`;
+  const sold = await db<{ day: string; count: number; amount: number }[]>`
+    select to_char(day, 'YYYY-MM-DD') as day, paid_count as count, paid_amount::bigint as amount
+    from sales_days where store_id = ${storeId} and day >= ${day(from)}
+    order by day`;
   const [pending] = await db<{ pending_count: number; pending_amount: number }[]>`
     select count(*)::int as pending_count, coalesce(sum(amount), 0)::bigint as pending_amount
-    from orders where store_id = ${storeId} and status = 'pending'`;
-  const days = await db<{ day: string; amount: number }[]>`
-    select to_char(paid_at at time zone 'Asia/Jakarta', 'YYYY-MM-DD') as day, sum(amount)::bigint as amount
-    from orders where store_id = ${storeId} and paid_at >= ${starts.chart}
-    group by 1 order by 1`;
-  return { ...paid!, ...pending!, days: days.map((row) => ({ day: row.day, amount: row.amount })) };
+    from orders where store_id = ${storeId} and status = 'pending' and expires_at > clock_timestamp()`;
+  const since = (start: Date) => {
+    const first = jakartaDate(start);
+    return sold.filter((row) => row.day >= first);
+  };
+  const total = (rows: { count: number; amount: number }[]) => ({ count: rows.reduce((n, row) => n + row.count, 0), amount: rows.reduce((n, row) => n + row.amount, 0) });
+  const today = total(since(starts.today));
+  const month = total(since(starts.month));
+  return {
+    today_count: today.count,
+    today_amount: today.amount,
+    month_count: month.count,
+    month_amount: month.amount,
+    ...pending!,
+    days: since(starts.chart).map((row) => ({ day: row.day, amount: row.amount })),
+  };
 }
 
 /** Adds a succeeded refund to the order's refunded amount. */
@@ -541,13 +614,12 @@ export async function claimDueRefunds(db: Db, limit: number, leaseMs: number): P
 }
 
 /** Pending orders past their expiry, locked for this transaction; others skip them. */
-export async function lockDueOrders(db: Db, limit: number, storeId?: string): Promise<OrderRow[]> {
+export async function lockDueOrders(db: Db, limit: number): Promise<OrderRow[]> {
   // statement_timestamp(), not the volatile clock_timestamp(): only a stable bound is an
   // index condition, and without one every read and sweep walked all pending orders.
   return db<OrderRow[]>`
     select * from orders
     where status = 'pending' and expires_at <= statement_timestamp()
-      ${storeId ? db`and store_id = ${storeId}` : db``}
     order by expires_at
     limit ${limit}
     for update skip locked`;
@@ -746,7 +818,7 @@ export async function purgeIdempotencyKeys(db: Db, keepSeconds: number) {
 export async function lockUnsentEvents(tx: Db, limit: number): Promise<OutboxRow[]> {
   await tx`set local synchronous_commit = off`;
   return tx<OutboxRow[]>`
-    select id, store_id, event_type, payload, created_at from outbox
+    select id, store_id, event_type, payload, created_at, traceparent from outbox
     where published_at is null
     order by created_at
     limit ${limit}
@@ -756,6 +828,24 @@ export async function lockUnsentEvents(tx: Db, limit: number): Promise<OutboxRow
 export async function markEventsSent(db: Db, ids: string[]) {
   if (ids.length === 0) return;
   await db`update outbox set published_at = clock_timestamp() where id = any(${ids}::uuid[])`;
+}
+
+/**
+ * Deletes up to `limit` events published more than `keepSeconds` ago, oldest first;
+ * how many. Rows another instance is deleting are skipped, not waited for.
+ */
+export async function deletePublishedEvents(db: Db, keepSeconds: number, limit: number): Promise<number> {
+  const [row] = await db<{ count: number }[]>`
+    with gone as (
+      delete from outbox where id in (
+        select id from outbox
+        where published_at < clock_timestamp() - make_interval(secs => ${keepSeconds})
+        order by published_at
+        limit ${limit}
+        for update skip locked)
+      returning 1)
+    select count(*)::int as count from gone`;
+  return row!.count;
 }
 
 /** How many events wait and the oldest one's age in seconds. */
@@ -768,4 +858,4 @@ export async function outboxBacklog(db: Db): Promise<{ count: number; oldestSeco
 
 // The order service's part of the store's audit log (007_audit_log.sql): the same table
 // in every service's schema, so one set of statements serves them all.
-export { insertAudit, listAudit, type AuditRow, type NewAuditEntry } from "../lib/audit-log.js";
+export { insertAudit, listAudit, type AuditRow, type NewAuditEntry } from "../../platform/audit-log.js";

@@ -3,18 +3,28 @@ import { parseRfc3339 } from "../../common/rfc3339.js";
 import type { AssignMutationRequest, ListMutationsRequest, ReconcileMutationsRequest } from "../../gen/order/v1/bank_pb.js";
 import type { CountOrdersRequest, CreateOrderRequest, ListOrdersRequest, RefundOrderRequest } from "../../gen/order/v1/order_pb.js";
 import { textProblem } from "../../common/text.js";
-import { fieldError } from "../lib/rpc-errors.js";
+import { fieldError, MAX_FIELD_VIOLATIONS, throwFieldProblems, type FieldProblem } from "../../platform/rpc-errors.js";
 import { ORDER_STATUSES, type OrderStatus } from "./status-machine.js";
-import { findMutationProblem, MAX_MUTATIONS_PER_CALL, mutationIdProblem } from "../../common/bank-mutations.js";
+import { findMutationProblems, MAX_MUTATIONS_PER_CALL, mutationIdProblem } from "../../common/bank-mutations.js";
+import {
+  BUYER_PHONE,
+  MAX_BUYER_NAME_LENGTH,
+  MAX_EXTERNAL_ID_LENGTH,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  MAX_ITEM_QUANTITY,
+  MAX_ITEMS_PER_ORDER,
+  MAX_REDIRECT_URL_LENGTH,
+  MAX_REFUND_REASON_LENGTH,
+  MAX_REFUND_REFERENCE_LENGTH,
+} from "../../common/order-limits.js";
 
 // The one builder of field errors lives with the services' error mapping; the order
 // service's modules import it from here with the rest of their argument checks.
-export { fieldError };
+export { fieldError, throwFieldProblems, type FieldProblem };
 
 // Deliberately plain: one @, no spaces, a dot in the domain. Full RFC 5322 is not what
 // a checkout wants, and the gateway confirms nothing by mail.
 const EMAIL = /^[^\s@"<>()\[\],;:]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
-const PHONE = /^\+?[0-9]{8,20}$/;
 
 /** The id, lower-cased; INVALID_ARGUMENT naming `field` when it is not a UUID. */
 export function requireUuid(value: string, field: string): string {
@@ -22,13 +32,14 @@ export function requireUuid(value: string, field: string): string {
   return value.toLowerCase();
 }
 
-function checkUrl(value: string, field: string) {
-  if (value.length > 2048) throw fieldError(field, "must be at most 2048 characters");
+/** Why `value` is not a redirect URL the API accepts, or undefined. */
+function urlProblem(value: string): string | undefined {
+  if (value.length > MAX_REDIRECT_URL_LENGTH) return `must be at most ${MAX_REDIRECT_URL_LENGTH} characters`;
   try {
     const url = new URL(value);
-    if ((url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "") return;
+    if ((url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "") return undefined;
   } catch {}
-  throw fieldError(field, "must be an absolute http(s) URL");
+  return "must be an absolute http(s) URL";
 }
 
 export interface ValidItem {
@@ -38,40 +49,62 @@ export interface ValidItem {
   quantity: number;
 }
 
-/** The checks of CONTRACT §4 that need no data; the first failure is reported. */
+/**
+ * The checks of CONTRACT §4 that need no data. Every field that fails is reported in
+ * one INVALID_ARGUMENT, in the contract's order of fields; an item's id and quantity
+ * are each checked, whatever the other holds.
+ */
 export function validateCreateOrder(request: CreateOrderRequest): ValidItem[] {
-  if (request.items.length < 1 || request.items.length > 50) throw fieldError("items", "must have 1 to 50 items");
+  const problems: FieldProblem[] = [];
+  const problem = (field: string, description: string) => void problems.push({ field, description });
+  if (request.items.length < 1 || request.items.length > MAX_ITEMS_PER_ORDER) problem("items", `must have 1 to ${MAX_ITEMS_PER_ORDER} items`);
   const seen = new Set<string>();
-  const items = request.items.map((item, n): ValidItem => {
+  const items: ValidItem[] = [];
+  request.items.forEach((item, n) => {
     const field = `items[${n}]`;
-    if (item.ref.case === undefined) throw fieldError(field, "needs exactly one of product_id or bundle_id");
-    const idField = `${field}.${item.ref.case === "productId" ? "product_id" : "bundle_id"}`;
-    if (!isUuid(item.ref.value)) throw fieldError(idField, "must be a UUID");
-    const id = item.ref.value.toLowerCase();
-    if (seen.has(id)) throw fieldError(idField, "appears more than once");
-    seen.add(id);
-    if (!Number.isInteger(item.quantity) || item.quantity < 1 || item.quantity > 1000) {
-      throw fieldError(`${field}.quantity`, "must be an integer from 1 to 1000");
+    let valid: Omit<ValidItem, "quantity"> | undefined;
+    if (item.ref.case === undefined) {
+      problem(field, "needs exactly one of product_id or bundle_id");
+    } else {
+      const idField = `${field}.${item.ref.case === "productId" ? "product_id" : "bundle_id"}`;
+      const id = item.ref.value.toLowerCase();
+      if (!isUuid(item.ref.value)) problem(idField, "must be a UUID");
+      else if (seen.has(id)) problem(idField, "appears more than once");
+      else valid = { field: idField, type: item.ref.case === "productId" ? "product" : "bundle", id };
+      seen.add(id);
     }
-    return { field: idField, type: item.ref.case === "productId" ? "product" : "bundle", id, quantity: item.quantity };
+    if (!Number.isInteger(item.quantity) || item.quantity < 1 || item.quantity > MAX_ITEM_QUANTITY) {
+      problem(`${field}.quantity`, `must be an integer from 1 to ${MAX_ITEM_QUANTITY}`);
+    } else if (valid) {
+      items.push({ ...valid, quantity: item.quantity });
+    }
   });
   const buyer = request.buyer;
-  if (!buyer) throw fieldError("buyer", "is required");
-  const name = buyer.name.trim();
-  if (name.length < 1 || name.length > 100) throw fieldError("buyer.name", "must be 1 to 100 characters");
-  if (buyer.email.length > 254 || !EMAIL.test(buyer.email)) throw fieldError("buyer.email", "must be a valid e-mail address");
-  if (!PHONE.test(buyer.phone)) throw fieldError("buyer.phone", "must be 8 to 20 digits with an optional leading +");
+  if (!buyer) {
+    problem("buyer", "is required");
+  } else {
+    const name = buyer.name.trim();
+    if (name.length < 1 || name.length > MAX_BUYER_NAME_LENGTH) problem("buyer.name", `must be 1 to ${MAX_BUYER_NAME_LENGTH} characters`);
+    if (buyer.email.length > 254 || !EMAIL.test(buyer.email)) problem("buyer.email", "must be a valid e-mail address");
+    if (!BUYER_PHONE.test(buyer.phone)) problem("buyer.phone", "must be 8 to 20 digits with an optional leading +");
+  }
   if (request.redirect) {
-    if (request.redirect.successUrl !== "") checkUrl(request.redirect.successUrl, "redirect.success_url");
-    if (request.redirect.returnUrl !== "") checkUrl(request.redirect.returnUrl, "redirect.return_url");
-    if (request.redirect.errorUrl !== "") checkUrl(request.redirect.errorUrl, "redirect.error_url");
+    for (const [key, value] of [
+      ["success_url", request.redirect.successUrl],
+      ["return_url", request.redirect.returnUrl],
+      ["error_url", request.redirect.errorUrl],
+    ] as const) {
+      const why = value === "" ? undefined : urlProblem(value);
+      if (why) problem(`redirect.${key}`, why);
+    }
   }
-  if (request.externalId !== undefined && (request.externalId.length < 1 || request.externalId.length > 64)) {
-    throw fieldError("external_id", "must be 1 to 64 characters");
+  if (request.externalId !== undefined && (request.externalId.length < 1 || request.externalId.length > MAX_EXTERNAL_ID_LENGTH)) {
+    problem("external_id", `must be 1 to ${MAX_EXTERNAL_ID_LENGTH} characters`);
   }
-  if (request.idempotencyKey !== undefined && (request.idempotencyKey.length < 1 || request.idempotencyKey.length > 255)) {
-    throw fieldError("Idempotency-Key", "must be 1 to 255 characters");
+  if (request.idempotencyKey !== undefined && (request.idempotencyKey.length < 1 || request.idempotencyKey.length > MAX_IDEMPOTENCY_KEY_LENGTH)) {
+    problem("Idempotency-Key", `must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
   }
+  throwFieldProblems(problems);
   return items;
 }
 
@@ -87,12 +120,13 @@ function statusFilter(status: string): OrderStatus | undefined {
 export const MAX_SEARCH_LENGTH = 254;
 
 /** GET /v1/orders paging and filter (CONTRACT §4), and the dashboard's search (§10). */
-export function validateListOrders(request: Pick<ListOrdersRequest, "limit" | "offset" | "status" | "search" | "cursor">): {
+export function validateListOrders(request: Pick<ListOrdersRequest, "limit" | "offset" | "status" | "search" | "cursor" | "startingAfter">): {
   limit: number;
   offset: number;
   status?: OrderStatus;
   search?: string;
   cursor?: { at: string; id: string };
+  startingAfter?: string;
 } {
   // A keyset walk (an export) may take bigger pages: each costs the same however deep.
   const cursor = request.cursor ? parseOrderCursor(request.cursor) : undefined;
@@ -100,9 +134,19 @@ export function validateListOrders(request: Pick<ListOrdersRequest, "limit" | "o
   if (request.limit < 1 || request.limit > maxLimit) throw fieldError("limit", cursor ? "must be an integer from 1 to 500 with a cursor" : "must be an integer from 1 to 50");
   if (request.offset < 0) throw fieldError("offset", "must be 0 or more");
   if (cursor && request.offset !== 0) throw fieldError("offset", "must be 0 with a cursor");
+  if (request.startingAfter && !isUuid(request.startingAfter)) throw fieldError("starting_after", "must be a UUID");
+  if (request.startingAfter && request.offset !== 0) throw fieldError("offset", "must be 0 with starting_after");
+  if (request.startingAfter && cursor) throw fieldError("starting_after", "cannot be given with a cursor");
   const status = statusFilter(request.status);
   if (request.search.length > MAX_SEARCH_LENGTH) throw fieldError("search", `must be at most ${MAX_SEARCH_LENGTH} characters`);
-  return { limit: request.limit, offset: request.offset, status, search: request.search || undefined, cursor };
+  return {
+    limit: request.limit,
+    offset: request.offset,
+    status,
+    search: request.search || undefined,
+    cursor,
+    startingAfter: request.startingAfter ? request.startingAfter.toLowerCase() : undefined,
+  };
 }
 
 /** A ListOrders cursor: base64url of "<created_at to the microsecond>_<id>". */
@@ -146,14 +190,17 @@ export function requireMutationId(value: string, field: string): string {
 
 /**
  * Every mutation of a ReconcileMutations request, checked before any is applied
- * (common/bank-mutations.ts has the rules); the first failure is reported, naming
+ * (common/bank-mutations.ts has the rules); every failure is reported, each naming
  * `mutations[i].field`.
  */
 export function validateReconcileMutations(request: Pick<ReconcileMutationsRequest, "mutations">): ValidMutation[] {
   const count = request.mutations.length;
-  if (count < 1 || count > MAX_MUTATIONS_PER_CALL) throw fieldError("mutations", `must have 1 to ${MAX_MUTATIONS_PER_CALL} mutations`);
-  const problem = findMutationProblem(request.mutations);
-  if (problem) throw fieldError(`mutations[${problem.index}].${problem.field}`, problem.message);
+  const problems: FieldProblem[] = [];
+  if (count < 1 || count > MAX_MUTATIONS_PER_CALL) problems.push({ field: "mutations", description: `must have 1 to ${MAX_MUTATIONS_PER_CALL} mutations` });
+  for (const p of findMutationProblems(request.mutations, MAX_FIELD_VIOLATIONS)) {
+    problems.push({ field: `mutations[${p.index}].${p.field}`, description: p.message });
+  }
+  throwFieldProblems(problems);
   return request.mutations.map(
     (m): ValidMutation => ({ id: m.id, amount: Number(m.amount), type: m.type as ValidMutation["type"], occurredAt: parseRfc3339(m.occurredAt)!, description: m.description }),
   );
@@ -181,22 +228,24 @@ export function validateOrderKey(request: Pick<AssignMutationRequest, "orderId" 
   return { paymentReference: reference };
 }
 
-/** A refund request's own fields (CONTRACT §12); the amount's bound against the order is refunds.ts's. */
+/** A refund request's own fields (CONTRACT §12), every failing one reported; the amount's bound against the order is refunds.ts's. */
 export function validateRefundOrder(request: Pick<RefundOrderRequest, "amount" | "reason" | "reference" | "idempotencyKey">) {
+  const problems: FieldProblem[] = [];
   const text = (value: string, field: string, min: number, max: number) => {
     const problem = textProblem(value);
-    if (problem) throw fieldError(field, problem);
     const length = [...value].length;
-    if (length < min || length > max) throw fieldError(field, min > 0 ? `must be ${min} to ${max} characters` : `must be at most ${max} characters`);
+    if (problem) problems.push({ field, description: problem });
+    else if (length < min || length > max) problems.push({ field, description: min > 0 ? `must be ${min} to ${max} characters` : `must be at most ${max} characters` });
     return value;
   };
   let amount: number | undefined;
   if (request.amount !== undefined) {
-    if (request.amount < 1n || request.amount > BigInt(Number.MAX_SAFE_INTEGER)) throw fieldError("amount", "must be a positive integer");
-    amount = Number(request.amount);
+    if (request.amount < 1n || request.amount > BigInt(Number.MAX_SAFE_INTEGER)) problems.push({ field: "amount", description: "must be a positive integer" });
+    else amount = Number(request.amount);
   }
-  const reason = text(request.reason.trim(), "reason", 1, 200);
-  const reference = request.reference === undefined || request.reference === "" ? undefined : text(request.reference, "reference", 0, 100);
-  if (request.idempotencyKey !== undefined) text(request.idempotencyKey, "Idempotency-Key", 1, 255);
+  const reason = text(request.reason.trim(), "reason", 1, MAX_REFUND_REASON_LENGTH);
+  const reference = request.reference === undefined || request.reference === "" ? undefined : text(request.reference, "reference", 0, MAX_REFUND_REFERENCE_LENGTH);
+  if (request.idempotencyKey !== undefined) text(request.idempotencyKey, "Idempotency-Key", 1, MAX_IDEMPOTENCY_KEY_LENGTH);
+  throwFieldProblems(problems);
   return { amount, reason, reference, idempotencyKey: request.idempotencyKey };
 }

@@ -3,12 +3,13 @@
 // webhook-id), and test deliveries.
 import { auditTarget } from "../../common/audit.js";
 import type { Actor } from "../../common/actor.js";
-import { auditEntry } from "../lib/audit-log.js";
+import { auditEntry } from "../../platform/audit-log.js";
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { Logger } from "../lib/logger.js";
+import type { Logger } from "../../platform/logger.js";
 import type { AttemptRow, DeliveryFilter, DeliveryRow, Pool } from "./store.js";
 import type * as sqlStore from "./store.js";
+import { HEALTH_WINDOW_MS } from "./health-window.js";
 
 export const DEFAULT_LIST_LIMIT = 100;
 export const MAX_LIST_LIMIT = 500;
@@ -31,9 +32,6 @@ export type DeliveriesStore = Pick<
   "transaction" | "listDeliveries" | "getDelivery" | "requeue" | "lockEndpoint" | "insertDelivery" | "insertAudit" | "endpointHealth"
 >;
 
-/** The window of "health at a glance" (CONTRACT §10): the last 24 h. */
-export const HEALTH_WINDOW_MS = 24 * 3_600_000;
-
 export function createDeliveries({
   sql,
   store,
@@ -46,9 +44,9 @@ export function createDeliveries({
   onRequeued: () => void;
 }) {
   return {
-    /** The store's newest deliveries matching the filter, each with its attempts. */
-    async list(storeId: string, filter: DeliveryFilter, limit: number): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] }[]> {
-      return store.listDeliveries(sql, storeId, filter, listLimit(limit));
+    /** The store's newest deliveries matching the filter, each with its attempts unless `withAttempts` is false. */
+    async list(storeId: string, filter: DeliveryFilter, limit: number, withAttempts = true): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] }[]> {
+      return store.listDeliveries(sql, storeId, filter, listLimit(limit), withAttempts);
     },
 
     /** Each endpoint's attempts and successes in the last 24 h and its latest attempt; the store's failed attempts in that time. */
@@ -66,7 +64,7 @@ export function createDeliveries({
     async redeliver(storeId: string, deliveryId: string, actor: Actor): Promise<DeliveryRow | undefined> {
       const row = await store.transaction(sql, async (tx) => {
         const requeued = await store.requeue(tx, storeId, deliveryId);
-        if (requeued) await store.insertAudit(tx, [auditEntry(storeId, actor, "delivery.resent", auditTarget("delivery", deliveryId))]);
+        if (requeued) await store.insertAudit(tx, [auditEntry(storeId, actor, "delivery.resent", auditTarget("delivery", deliveryId), { label: requeued.event_type })]);
         return requeued;
       });
       if (row) onRequeued();
@@ -82,7 +80,7 @@ export function createDeliveries({
         const endpoint = await store.lockEndpoint(tx, storeId, endpointId);
         if (!endpoint) return undefined;
         if (!endpoint.enabled) throw new ConnectError(`endpoint ${endpointId} is disabled: enable it to send a test event`, Code.FailedPrecondition);
-        await store.insertAudit(tx, [auditEntry(storeId, actor, "endpoint.test_sent", auditTarget("endpoint", endpointId))]);
+        await store.insertAudit(tx, [auditEntry(storeId, actor, "endpoint.test_sent", auditTarget("endpoint", endpointId), { label: endpoint.url })]);
         return store.insertDelivery(tx, {
           endpoint_id: endpoint.id,
           store_id: storeId,

@@ -1,7 +1,8 @@
 // Wires the webhook service's request-side domain modules: routes.ts gets the result;
 // tests pass an in-memory store. (The consumer, the delivery worker and the purge job
 // are started by service.ts with the same store.)
-import type { Logger } from "../lib/logger.js";
+import type { AuditQuery } from "../../platform/audit-log.js";
+import type { Logger } from "../../platform/logger.js";
 import { createDeliveries } from "./deliveries.js";
 import { createEndpoints } from "./endpoints.js";
 import { createEvents } from "./events.js";
@@ -33,7 +34,7 @@ export function createWebhookDomain(deps: WebhookDomainDeps) {
   const events = createEvents({ sql, store, logger, retentionMs: deps.eventRetentionMs, onQueued: deps.onRequeued });
   const deliveries = createDeliveries({ sql, store, logger, onRequeued: deps.onRequeued });
   // The webhook service's part of the store's audit log: entries are written by each change.
-  const audit = { list: (storeId: string, limit: number) => store.listAudit(sql, storeId, limit) };
+  const audit = { list: (storeId: string, query: AuditQuery) => store.listAudit(sql, storeId, query) };
   return { endpoints, events, deliveries, audit };
 }
 

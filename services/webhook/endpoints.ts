@@ -6,10 +6,10 @@
 import { auditTarget } from "../../common/audit.js";
 import { HeaderError, withHeader, type CustomHeader } from "../../common/webhook-headers.js";
 import type { Actor } from "../../common/actor.js";
-import { auditEntry } from "../lib/audit-log.js";
+import { auditEntry, fieldChanges, type AuditFieldChange } from "../../platform/audit-log.js";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ORDER_EVENT_TYPES } from "../../common/order-status.js";
-import type { Logger } from "../lib/logger.js";
+import type { Logger } from "../../platform/logger.js";
 import type { SecretBox } from "./secret-box.js";
 import { generateSecret } from "./signing.js";
 import type { EndpointChanges, EndpointRow, Pool } from "./store.js";
@@ -72,6 +72,29 @@ export function subscribedTypes(events: Subscription | undefined): string[] | nu
     }
   }
   return ORDER_EVENT_TYPES.filter((type) => events.types.includes(type));
+}
+
+/** An endpoint's settings as the audit log compares them, named as in the API. */
+export function auditedSettings(row: EndpointRow): Record<string, string> {
+  return {
+    url: row.url,
+    description: row.description,
+    events: row.event_types === null ? "all" : row.event_types.join(", "),
+    enabled: String(row.enabled),
+    max_per_second: row.max_per_second === null ? "no limit" : String(row.max_per_second),
+  };
+}
+
+/**
+ * The custom headers a change set, replaced or removed, by name (any case): each value
+ * is a credential, so the log says only whether there was one, "(hidden)", or none.
+ */
+export function headerChanges(before: CustomHeader[], after: CustomHeader[]): AuditFieldChange[] {
+  const find = (headers: CustomHeader[], name: string) => headers.find((header) => header.name.toLowerCase() === name.toLowerCase());
+  const names = [...after, ...before].map((header) => header.name).filter((name, n, all) => all.findIndex((other) => other.toLowerCase() === name.toLowerCase()) === n);
+  return names
+    .filter((name) => find(before, name)?.value !== find(after, name)?.value)
+    .map((name) => ({ field: `header.${name}`, before: find(before, name) ? "(hidden)" : "", after: find(after, name) ? "(hidden)" : "" }));
 }
 
 export type EndpointsStore = Pick<
@@ -139,9 +162,11 @@ export function createEndpoints(deps: {
     const changed = await store.transaction(sql, async (tx) => {
       const endpoint = await store.lockEndpoint(tx, storeId, endpointId);
       if (!endpoint) return undefined;
-      const headers = change(openHeaders(endpoint.headers_sealed));
+      const before = openHeaders(endpoint.headers_sealed);
+      const headers = change(before);
       const updated = await store.setEndpointHeaders(tx, endpointId, headers.map((header) => header.name), headers.length > 0 ? box.seal(JSON.stringify(headers)) : null);
-      await store.insertAudit(tx, [auditEntry(storeId, actor, action, auditTarget("endpoint", endpointId))]);
+      const changes = headerChanges(before, headers);
+      await store.insertAudit(tx, [auditEntry(storeId, actor, action, auditTarget("endpoint", endpointId), { label: updated.url, changes })]);
       return updated;
     });
     // Names only: values are credentials.
@@ -169,11 +194,16 @@ export function createEndpoints(deps: {
       const endpoint = await store.transaction(sql, async (tx) => {
         const existing = await store.lockEndpointsOfStore(tx, storeId);
         if (existing.length > 1) throw severalEndpoints(storeId, existing.length);
-        const endpoint = existing[0]
-          ? (await store.updateEndpoint(tx, storeId, existing[0].id, { url, enabled: true }))!
+        // Its row locked, so the entry says what the change replaced.
+        const before = existing[0] && (await store.lockEndpoint(tx, storeId, existing[0].id));
+        const endpoint = before
+          ? (await store.updateEndpoint(tx, storeId, before.id, { url, enabled: true }))!
           : await store.insertEndpoint(tx, { store_id: storeId, url, description: "", event_types: null });
         await newSecret(tx, endpoint.id, sealed);
-        await store.insertAudit(tx, [auditEntry(storeId, actor, existing[0] ? "endpoint.updated" : "endpoint.created", auditTarget("endpoint", endpoint.id))]);
+        const entry = before
+          ? auditEntry(storeId, actor, "endpoint.updated", auditTarget("endpoint", endpoint.id), { label: url, changes: fieldChanges(auditedSettings(before), auditedSettings(endpoint)) })
+          : auditEntry(storeId, actor, "endpoint.created", auditTarget("endpoint", endpoint.id), { label: url });
+        await store.insertAudit(tx, [entry]);
         return endpoint;
       });
       logger.info({ storeId, endpointId: endpoint.id, host: new URL(url).host }, "webhook endpoint set");
@@ -198,7 +228,7 @@ export function createEndpoints(deps: {
         }
         const endpoint = await store.insertEndpoint(tx, { store_id: storeId, url, description, event_types: eventTypes });
         await store.insertSecret(tx, endpoint.id, sealed);
-        await store.insertAudit(tx, [auditEntry(storeId, actor, "endpoint.created", auditTarget("endpoint", endpoint.id))]);
+        await store.insertAudit(tx, [auditEntry(storeId, actor, "endpoint.created", auditTarget("endpoint", endpoint.id), { label: url })]);
         return endpoint;
       });
       logger.info({ storeId, endpointId: endpoint.id, host: new URL(url).host, eventTypes }, "webhook endpoint created");
@@ -238,12 +268,15 @@ export function createEndpoints(deps: {
         if (!current) return undefined;
         const changed = Object.keys(changes).length > 0 ? await store.updateEndpoint(tx, storeId, endpointId, changes) : current;
         if (!changed) return undefined;
-        if (Object.keys(changes).length > 0) await store.insertAudit(tx, [auditEntry(storeId, actor, action, auditTarget("endpoint", endpointId))]);
+        if (Object.keys(changes).length > 0) {
+          const fields = fieldChanges(auditedSettings(current), auditedSettings(changed));
+          await store.insertAudit(tx, [auditEntry(storeId, actor, action, auditTarget("endpoint", endpointId), { label: changed.url, changes: fields })]);
+        }
         let resent: number | undefined;
         if (update.resendFailedSince !== undefined) {
           if (!changed.enabled) throw new ConnectError(`endpoint ${endpointId} is disabled: enable it to resend`, Code.FailedPrecondition);
           resent = await store.insertResendDeliveries(tx, changed, update.resendFailedSince);
-          await store.insertAudit(tx, [auditEntry(storeId, actor, "events.replayed", auditTarget("endpoint", endpointId))]);
+          await store.insertAudit(tx, [auditEntry(storeId, actor, "events.replayed", auditTarget("endpoint", endpointId), { label: changed.url })]);
         }
         return { endpoint: changed, resent };
       });
@@ -262,11 +295,12 @@ export function createEndpoints(deps: {
       const removed = await store.transaction(sql, async (tx) => {
         // The row lock first: a delivery recorded or queued for it meanwhile is either
         // in before (and failed below) or sees it deleted.
-        if (!(await store.lockEndpoint(tx, storeId, endpointId))) return undefined;
+        const current = await store.lockEndpoint(tx, storeId, endpointId);
+        if (!current) return undefined;
         const endpoint = await store.markEndpointDeleted(tx, storeId, endpointId);
         const dropped = await store.failPendingDeliveries(tx, endpointId, "endpoint deleted");
         await store.deleteSecrets(tx, endpointId);
-        await store.insertAudit(tx, [auditEntry(storeId, actor, "endpoint.deleted", auditTarget("endpoint", endpointId))]);
+        await store.insertAudit(tx, [auditEntry(storeId, actor, "endpoint.deleted", auditTarget("endpoint", endpointId), { label: current.url })]);
         return endpoint && { endpoint, dropped };
       });
       if (!removed) return undefined;
@@ -304,7 +338,7 @@ export function createEndpoints(deps: {
       const sealed = await store.transaction(sql, async (tx) => {
         const endpoint = await store.endpointOfStore(tx, storeId, endpointId);
         if (!endpoint) return undefined;
-        await store.insertAudit(tx, [auditEntry(storeId, actor, "endpoint.headers_revealed", auditTarget("endpoint", endpointId))]);
+        await store.insertAudit(tx, [auditEntry(storeId, actor, "endpoint.headers_revealed", auditTarget("endpoint", endpointId), { label: endpoint.url })]);
         return endpoint.headers_sealed;
       });
       if (sealed === undefined) return undefined;
@@ -323,7 +357,7 @@ export function createEndpoints(deps: {
         if (!endpoint) return undefined;
         const [secret] = await store.liveSecrets(tx, endpoint.id);
         if (!secret) throw new ConnectError(`endpoint ${endpointId} has no secret`, Code.FailedPrecondition);
-        await store.insertAudit(tx, [auditEntry(storeId, actor, "endpoint.secret_revealed", auditTarget("endpoint", endpointId))]);
+        await store.insertAudit(tx, [auditEntry(storeId, actor, "endpoint.secret_revealed", auditTarget("endpoint", endpointId), { label: endpoint.url })]);
         return secret;
       });
       if (newest === undefined) return undefined;
@@ -354,7 +388,7 @@ export function createEndpoints(deps: {
         if (!endpoint) return undefined;
         const until = new Date(Date.now() + deps.rotationOverlapMs);
         await newSecret(tx, endpoint.id, sealed, until);
-        await store.insertAudit(tx, [auditEntry(storeId, actor, "endpoint.secret_rotated", auditTarget("endpoint", endpoint.id))]);
+        await store.insertAudit(tx, [auditEntry(storeId, actor, "endpoint.secret_rotated", auditTarget("endpoint", endpoint.id), { label: endpoint.url })]);
         return { endpoint, previousExpiresAt: until };
       });
       if (!rotated) return undefined;

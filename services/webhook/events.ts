@@ -4,9 +4,9 @@
 // original webhook-id, so a receiver that dedupes on it sees each event once.
 import { auditTarget } from "../../common/audit.js";
 import type { Actor } from "../../common/actor.js";
-import { auditEntry } from "../lib/audit-log.js";
+import { auditEntry } from "../../platform/audit-log.js";
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { Logger } from "../lib/logger.js";
+import type { Logger } from "../../platform/logger.js";
 import { listLimit } from "./deliveries.js";
 import type { DeliveryRow, EventRow, Pool } from "./store.js";
 import type * as sqlStore from "./store.js";
@@ -28,7 +28,7 @@ export function createEvents(deps: {
     /** The store's kept events, newest first, each with its deliveries. */
     async list(
       storeId: string,
-      filter: { orderId?: string; type?: string; before?: Date },
+      filter: { orderId?: string; type?: string; before?: Date; withoutBodies?: boolean },
       limit: number,
     ): Promise<{ event: EventRow; deliveries: DeliveryRow[] }[]> {
       return store.listEvents(sql, storeId, { ...filter, notBefore: retainedSince() }, listLimit(limit));
@@ -45,7 +45,7 @@ export function createEvents(deps: {
         if (!endpoint) return undefined;
         if (!endpoint.enabled) throw new ConnectError(`endpoint ${endpointId} is disabled: enable it before replaying events`, Code.FailedPrecondition);
         const from = new Date(Math.max(since.getTime(), retainedSince().getTime()));
-        await store.insertAudit(tx, [auditEntry(storeId, actor, "events.replayed", auditTarget("endpoint", endpointId))]);
+        await store.insertAudit(tx, [auditEntry(storeId, actor, "events.replayed", auditTarget("endpoint", endpointId), { label: endpoint.url })]);
         return store.insertReplayDeliveries(tx, endpoint, from);
       });
       if (queued === undefined) return undefined;

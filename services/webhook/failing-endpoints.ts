@@ -7,9 +7,9 @@
 import { SYSTEM } from "../../common/actor.js";
 import { auditTarget } from "../../common/audit.js";
 import { endpointUrl } from "../../common/dashboard-links.js";
-import { auditEntry } from "../lib/audit-log.js";
-import type { Logger } from "../lib/logger.js";
-import type { Mailer, OutgoingMail } from "../lib/mail.js";
+import { auditEntry, fieldChanges } from "../../platform/audit-log.js";
+import type { Logger } from "../../platform/logger.js";
+import type { Mailer, OutgoingMail } from "../../platform/mail.js";
 import type { DisabledForFailing, Pool } from "./store.js";
 import type * as sqlStore from "./store.js";
 
@@ -94,7 +94,9 @@ export function createFailingEndpoints(deps: {
       const before = new Date(now.getTime() - deps.disableAfterMs);
       const disabled = await store.transaction(sql, async (tx) => {
         const rows = await store.disableFailingEndpoints(tx, before, forHowLong);
-        if (rows.length > 0) await store.insertAudit(tx, rows.map((row) => auditEntry(row.store_id, SYSTEM, "endpoint.disabled", auditTarget("endpoint", row.id))));
+        // Only enabled endpoints are disabled here, so each was on before.
+        const changes = fieldChanges({ enabled: "true" }, { enabled: "false" });
+        if (rows.length > 0) await store.insertAudit(tx, rows.map((row) => auditEntry(row.store_id, SYSTEM, "endpoint.disabled", auditTarget("endpoint", row.id), { label: row.url, changes })));
         return rows;
       });
       for (const endpoint of disabled) {

@@ -1,18 +1,21 @@
 // The webhook service on its own: `npm run start:webhook`.
-import { createEventBus } from "../lib/bus.js";
-import { listenAddress } from "../lib/config.js";
-import { connectDb, openDatabaseServer } from "../lib/db.js";
-import { loadConfigOrExit, onShutdown, reportProcessFailures } from "../lib/lifecycle.js";
-import { createLogger } from "../lib/logger.js";
-import { createMailer } from "../lib/mail.js";
-import { startServiceMetrics } from "../lib/metrics.js";
+import { createEventBus } from "../../platform/bus.js";
+import { listenAddress } from "../../platform/config.js";
+import { connectDb, openDatabaseServer } from "../../platform/db.js";
+import { loadConfigOrExit, onShutdown, reportProcessFailures } from "../../platform/lifecycle.js";
+import { createLogger } from "../../platform/logger.js";
+import { startTracing, stopTracing } from "../../platform/tracing.js";
+import { createMailer } from "../../platform/mail.js";
+import { startServiceMetrics } from "../../platform/metrics.js";
 import { startWebhookService, WEBHOOK_SCHEMA } from "./service.js";
 
 const config = loadConfigOrExit("webhook");
 const logger = createLogger("webhook", config.LOG_LEVEL);
 reportProcessFailures(logger);
+// OTEL_EXPORTER_OTLP_ENDPOINT set: spans of this role go there (before anything makes one).
+startTracing(config, { logger });
 const database = await openDatabaseServer(config, logger);
-const sql = connectDb(database.url, { schema: WEBHOOK_SCHEMA });
+const sql = connectDb(database.url, { schema: WEBHOOK_SCHEMA, role: "webhook" });
 if (!config.NATS_URL) logger.warn("NATS_URL is not set: alone, the webhook service receives no events");
 const bus = await createEventBus(config, { stream: config.EVENTS_STREAM, consumer: config.EVENTS_CONSUMER }, logger);
 // "Endpoint disabled" mails: SMTP_URL, or .eml files under DATA_DIR/mail.
@@ -27,4 +30,5 @@ onShutdown(logger, async () => {
   await bus.close();
   await sql.end({ timeout: 5 });
   await database.close();
+  await stopTracing();
 });

@@ -4,14 +4,15 @@
 // and the job loops until a batch comes back short, so a large backlog never holds
 // locks or a transaction for long. Rows are taken with SKIP LOCKED: several instances
 // may purge at once.
-import type { Logger } from "../lib/logger.js";
+import type { Logger } from "../../platform/logger.js";
+import { HEALTH_KEPT_MS } from "./health-window.js";
 import type { Pool } from "./store.js";
 import type * as sqlStore from "./store.js";
 
 export const PURGE_BATCH = 1_000;
 export const PURGE_EVERY_MS = 3_600_000;
 
-export type PurgeStore = Pick<typeof sqlStore, "purgeEvents" | "purgeDeliveries" | "purgeDeletedEndpoints">;
+export type PurgeStore = Pick<typeof sqlStore, "purgeEvents" | "purgeDeliveries" | "purgeDeletedEndpoints" | "purgeAttemptHours">;
 
 export interface PurgeCounts {
   events: number;
@@ -30,21 +31,40 @@ export function createPurge(deps: { sql: Pool; store: PurgeStore; retentionMs: n
     async run(now = new Date()): Promise<PurgeCounts> {
       const before = new Date(now.getTime() - deps.retentionMs);
       const counts: PurgeCounts = { events: 0, deliveries: 0, attempts: 0, endpoints: 0, batches: 0 };
-      for (let removed = batch; removed === batch; counts.batches++) {
-        removed = await store.purgeEvents(sql, before, batch);
+      /**
+       * Runs `step` until a batch comes back short. After each full batch it rests as
+       * long as the batch took: a backlog of a million events then takes the database
+       * half the time, and the deliveries flowing meanwhile get the other half.
+       */
+      const drain = async (step: () => Promise<number>) => {
+        for (;;) {
+          const started = performance.now();
+          const removed = await step();
+          counts.batches++;
+          if (removed < batch) return;
+          await new Promise((resolve) => setTimeout(resolve, performance.now() - started));
+        }
+      };
+      await drain(async () => {
+        const removed = await store.purgeEvents(sql, before, batch);
         counts.events += removed;
-      }
-      for (let removed = batch; removed === batch; counts.batches++) {
+        return removed;
+      });
+      await drain(async () => {
         const gone = await store.purgeDeliveries(sql, before, batch);
-        removed = gone.deliveries;
         counts.deliveries += gone.deliveries;
         counts.attempts += gone.attempts;
-      }
+        return gone.deliveries;
+      });
       // After the deliveries: an endpoint goes once its history has.
-      for (let removed = batch; removed === batch; counts.batches++) {
-        removed = await store.purgeDeletedEndpoints(sql, before, batch);
+      await drain(async () => {
+        const removed = await store.purgeDeletedEndpoints(sql, before, batch);
         counts.endpoints += removed;
-      }
+        return removed;
+      });
+      // Endpoint health's hours, kept only a day past their window whatever the retention.
+      const hoursBefore = new Date(now.getTime() - HEALTH_KEPT_MS);
+      await drain(() => store.purgeAttemptHours(sql, hoursBefore, batch));
       return counts;
     },
   };

@@ -16,11 +16,28 @@ export function nextAttemptDelay(
   return Math.max(jittered, Math.min(retryAfterMs ?? 0, 86_400_000));
 }
 
-/** `Retry-After` as seconds or an HTTP date, in milliseconds from now. */
+/**
+ * `Retry-After` in milliseconds from now, or undefined when it says nothing we can read
+ * (then the schedule alone decides).
+ *
+ * RFC 9110 §10.2.3 allows delay-seconds (`1*DIGIT`) or an HTTP-date. A decimal such as
+ * "1.5" is neither, but its meaning is plain: "not before 1.5 s". A careful client
+ * neither drops that request nor comes back early, so it is rounded up to whole
+ * seconds (delay-seconds' own unit): "1.5" → 2 s, "0.2" → 1 s. Rounding down could
+ * retry before the receiver asked; ignoring it would retry on the schedule alone, which
+ * may be sooner. Since a Retry-After only ever lengthens the schedule's delay
+ * (nextAttemptDelay), rounding up costs at most one second of waiting.
+ *
+ * Dates are read only in the HTTP-date forms (they start with a day name): Date.parse
+ * alone would take "1.5" for 5 January 2001 and "2.1.2099" for a day in 2099.
+ */
 export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  if (/^\d{1,9}$/.test(value.trim())) return Number(value.trim()) * 1_000;
-  const date = Date.parse(value);
+  const text = value?.trim();
+  if (!text) return undefined;
+  const seconds = /^(\d{1,9})(?:\.(\d{1,9}))?$/.exec(text);
+  if (seconds) return (Number(seconds[1]) + (/[1-9]/.test(seconds[2] ?? "") ? 1 : 0)) * 1_000;
+  if (!/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? /i.test(text)) return undefined;
+  const date = Date.parse(text);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 

@@ -3,8 +3,8 @@
 // events.ts and deliveries.ts (domain.ts wires them); SQL is in store.ts, which this
 // file never touches. Every call is scoped to its store_id: another store's endpoint or
 // delivery is NOT_FOUND, exactly like one that does not exist.
-import { auditEntryMessage, requireAuditLimit } from "../lib/audit-log.js";
-import { requirePermission } from "../lib/rpc-actor.js";
+import { auditEntryMessage, auditQuery, type AuditQuery } from "../../platform/audit-log.js";
+import { requirePermission } from "../../platform/rpc-actor.js";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { WebhookService } from "../../gen/webhook/v1/webhook_pb.js";
@@ -20,7 +20,7 @@ export interface WebhookRouteDeps {
   endpoints: Pick<Endpoints, "set" | "create" | "list" | "get" | "update" | "remove" | "reveal" | "rotate" | "setHeader" | "removeHeader" | "revealHeaders">;
   events: Pick<Events, "list" | "replay">;
   deliveries: Pick<Deliveries, "list" | "get" | "redeliver" | "sendTest" | "health">;
-  audit: { list(storeId: string, limit: number): Promise<AuditRow[]> };
+  audit: { list(storeId: string, query: AuditQuery): Promise<AuditRow[]> };
 }
 
 /** The value, or NOT_FOUND with `message` when there is none. */
@@ -147,6 +147,7 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
           orderId: optionalUuid(request.orderId, "order_id"),
           type: optionalEventType(request.type, "type"),
           before: request.before === "" ? undefined : parseRfc3339(request.before, "before"),
+          withoutBodies: request.withoutBodies,
         };
         const rows = await events.list(storeId, filter, request.limit);
         return { events: rows.map(({ event, deliveries }) => eventMessage(event, deliveries)) };
@@ -167,7 +168,7 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
           status: optionalDeliveryStatus(request.status),
           eventId: optionalUuid(request.eventId, "event_id"),
         };
-        const rows = await deliveries.list(storeId, filter, request.limit);
+        const rows = await deliveries.list(storeId, filter, request.limit, !request.withoutAttempts);
         return { deliveries: rows.map(({ delivery, attempts }) => deliveryMessage(delivery, attempts)) };
       },
 
@@ -188,7 +189,7 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
 
       async listAudit(request) {
         const storeId = requireUuid(request.storeId, "store_id");
-        return { entries: (await audit.list(storeId, requireAuditLimit(request.limit))).map(auditEntryMessage) };
+        return { entries: (await audit.list(storeId, auditQuery(request))).map(auditEntryMessage) };
       },
     });
 }

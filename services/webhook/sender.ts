@@ -100,11 +100,11 @@ export function sendWebhook(url: string, headers: Record<string, string>, body: 
         });
         response.on("end", () => {
           const status = response.statusCode ?? 0;
-          const retryAfter = response.headers["retry-after"];
           finish({
             result: status >= 200 && status < 300 ? "succeeded" : "http_error",
             statusCode: status,
-            retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+            // One value: Node keeps the first Retry-After of duplicates.
+            retryAfter: response.headers["retry-after"],
             responseExcerpt: excerptText(Buffer.concat(chunks)),
           });
         });

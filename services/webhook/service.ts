@@ -2,14 +2,14 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { AccountService } from "../../gen/catalog/v1/account_pb.js";
 import { WebhookService } from "../../gen/webhook/v1/webhook_pb.js";
-import type { EventBus } from "../lib/bus.js";
-import type { Config } from "../lib/config.js";
-import { migrate, type Sql } from "../lib/db.js";
-import type { Logger } from "../lib/logger.js";
-import type { Mailer } from "../lib/mail.js";
-import { openRpcChannel } from "../lib/rpc-client.js";
-import { startRpcServer, type InProcessTarget } from "../lib/rpc-server.js";
-import { registerDbPool, webhookAttemptDuration, webhookAttempts, webhookDeliveryLatency } from "../lib/metrics.js";
+import type { EventBus } from "../../platform/bus.js";
+import type { Config } from "../../platform/config.js";
+import { migrate, type Sql } from "../../platform/db.js";
+import type { Logger } from "../../platform/logger.js";
+import type { Mailer } from "../../platform/mail.js";
+import { openRpcChannel } from "../../platform/rpc-client.js";
+import { startRpcServer, type InProcessTarget } from "../../platform/rpc-server.js";
+import { registerDbPool, setWebhookBacklogSources, webhookAttemptDuration, webhookAttempts, webhookDeliveryLatency } from "../../platform/metrics.js";
 import { createEventConsumer } from "./consumer.js";
 import { createWebhookDomain } from "./domain.js";
 import { createFailingEndpoints, startFailingEndpointsJob } from "./failing-endpoints.js";
@@ -77,6 +77,7 @@ export async function startWebhookService(options: {
       if (result === "succeeded") webhookDeliveryLatency.observe((Date.now() - recordedAt.getTime()) / 1000);
     },
   });
+  setWebhookBacklogSources({ deliveriesWaiting: () => store.countWaitingDeliveries(sql), consumerPending: () => options.bus.pending() });
   await options.bus.consume(createEventConsumer({ sql, store, logger, onRecorded: worker.kick }));
   const server = await startRpcServer({
     name: "webhook",
@@ -102,7 +103,7 @@ export async function startWebhookService(options: {
     },
   });
   // The store's owners are the catalog's to know: asked when an endpoint is disabled.
-  const catalogChannel = openRpcChannel(options.catalog ?? config.CATALOG_ADDR, { timeoutMs: 3_000 });
+  const catalogChannel = openRpcChannel(options.catalog ?? config.CATALOG_ADDR, { timeoutMs: 3_000, role: "webhook", logger });
   const accounts = catalogChannel.client(AccountService);
   const failing = createFailingEndpoints({
     sql,

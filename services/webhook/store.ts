@@ -1,8 +1,8 @@
 // The webhook service's SQL, and only here. Every helper takes `db: Db`, a pool or a
 // transaction (postgres.js `ISql`), so a caller decides what runs in one transaction;
 // `transaction` opens one on the pool. No other module of services/webhook runs SQL.
-import type postgres from "postgres";
-import { ping, transaction, type Db, type Sql } from "../lib/db.js";
+import { ping, transaction, type Db, type Sql } from "../../platform/db.js";
+import { attemptHour } from "./health-window.js";
 
 /** The pool: the one thing that can open a transaction. */
 export type Pool = Sql;
@@ -65,6 +65,8 @@ export interface DeliveryRow {
   last_error: string | null;
   created_at: Date;
   updated_at: Date;
+  /** The trace its attempts continue (010_delivery_traceparent.sql); null when untraced. */
+  traceparent?: string | null;
 }
 
 /** A leased delivery with where it goes; `enabled` is false for a deleted endpoint too. */
@@ -88,7 +90,10 @@ export interface EventRow {
   created_at: Date;
 }
 
-export type NewEvent = Omit<EventRow, "created_at">;
+export type NewEvent = Omit<EventRow, "created_at"> & {
+  /** The consumer span's trace (tracing.ts), kept on each delivery for its attempts; null when untraced. */
+  traceparent?: string | null;
+};
 
 export interface EventFilter {
   orderId?: string;
@@ -97,6 +102,8 @@ export interface EventFilter {
   before?: Date;
   /** Only events created at or after this (the retention's start). */
   notBefore: Date;
+  /** Each body left out (empty). */
+  withoutBodies?: boolean;
 }
 
 export interface AttemptRow {
@@ -232,7 +239,13 @@ export async function disableFailingEndpoints(db: Db, before: Date, forHowLong: 
         where d.endpoint_id = endpoints.id and d.status <> 'succeeded' and d.updated_at >= endpoints.failing_since
       )),
       updated_at = clock_timestamp()
-    where enabled and deleted_at is null and failing_since is not null and failing_since <= ${before}
+    -- Locked in id order first, as the consumer share-locks a store's endpoints
+    -- (recordEvents): two statements taking several endpoint rows never cross.
+    where id in (
+      select id from endpoints
+      where enabled and deleted_at is null and failing_since is not null and failing_since <= ${before}
+      order by id
+      for update)
     returning id, store_id, url, description, failed_from`;
 }
 
@@ -268,23 +281,27 @@ export interface EndpointHealthRow {
 }
 
 /**
- * Per endpoint of the store: its attempts and successes since `since`, and the latest
- * of them. An attempt then touched its delivery then, so only deliveries updated since
- * are read (deliveries_store_updated).
+ * Per endpoint of the store: its attempts and successes from the hour `since` falls
+ * in, and the latest of them, from endpoint_attempt_hours (at most 25 rows each).
  */
 export async function endpointHealth(db: Db, storeId: string, since: Date): Promise<EndpointHealthRow[]> {
   return db<EndpointHealthRow[]>`
-    with recent as (
-      select d.endpoint_id, a.result, a.status_code, a.started_at
-      from deliveries d join delivery_attempts a on a.delivery_id = d.id
-      where d.store_id = ${storeId} and d.updated_at >= ${since} and a.started_at >= ${since}
-    ), latest as (
-      select distinct on (endpoint_id) endpoint_id, result, status_code, started_at from recent order by endpoint_id, started_at desc
-    )
-    select r.endpoint_id, count(*)::int as attempts, (count(*) filter (where r.result = 'succeeded'))::int as succeeded,
-      l.started_at as last_at, l.result as last_result, l.status_code as last_status_code
-    from recent r join latest l on l.endpoint_id = r.endpoint_id
-    group by r.endpoint_id, l.started_at, l.result, l.status_code`;
+    select endpoint_id, sum(attempts)::int as attempts, sum(succeeded)::int as succeeded,
+      (array_agg(last_at order by hour desc))[1] as last_at,
+      (array_agg(last_result order by hour desc))[1] as last_result,
+      (array_agg(last_status_code order by hour desc))[1] as last_status_code
+    from endpoint_attempt_hours
+    where store_id = ${storeId} and hour >= ${attemptHour(since)}
+    group by endpoint_id`;
+}
+
+/** Deletes up to `batch` hours of endpoint health before `before`; how many. */
+export async function purgeAttemptHours(db: Db, before: Date, batch: number): Promise<number> {
+  const rows = await db`
+    delete from endpoint_attempt_hours where (endpoint_id, hour) in (
+      select endpoint_id, hour from endpoint_attempt_hours where hour < ${attemptHour(before)} limit ${batch} for update skip locked)
+    returning 1`;
+  return rows.length;
 }
 
 /**
@@ -356,22 +373,33 @@ export async function recordEvents(db: Db, events: NewEvent[]): Promise<number> 
     with batch as (
       select * from unnest(
         ${unique.map((e) => e.id)}::uuid[], ${unique.map((e) => e.store_id)}::uuid[], ${unique.map((e) => e.type)}::text[],
-        ${unique.map((e) => e.order_id)}::uuid[], ${unique.map((e) => e.body)}::text[]
-      ) with ordinality as b (id, store_id, type, order_id, body, ord)
+        ${unique.map((e) => e.order_id)}::uuid[], ${unique.map((e) => e.body)}::text[],
+        ${unique.map((e) => e.traceparent ?? null)}::text[]
+      ) with ordinality as b (id, store_id, type, order_id, body, traceparent, ord)
     ), new_events as (
       insert into events (id, store_id, type, order_id, body)
       select id, store_id, type, order_id, body from batch order by ord
       on conflict (id) do nothing
       returning id
+    ), live as materialized (
+      -- Every live endpoint of the batch's stores is share-locked, enabled or not, and
+      -- read as the lock leaves it: an endpoint being enabled ("Resend failed since")
+      -- either waits for these events to commit, and its resend sees them, or has
+      -- committed first, and is read here as enabled. Filtering on enabled before the
+      -- lock would skip an endpoint this statement's snapshot still saw as off, and its
+      -- resend could not see these events yet: they would reach it by neither.
+      select e.id, e.store_id, e.enabled, e.event_types, e.created_at from endpoints e
+      where e.store_id = any(${[...new Set(unique.map((e) => e.store_id))]}::uuid[]) and e.deleted_at is null
+      order by e.id
+      for share
     )
-    insert into deliveries (endpoint_id, store_id, event_id, event_type, order_id, body, kind)
-    select e.id, e.store_id, b.id, b.type, b.order_id, b.body, 'event'
+    insert into deliveries (endpoint_id, store_id, event_id, event_type, order_id, body, kind, traceparent)
+    select e.id, e.store_id, b.id, b.type, b.order_id, b.body, 'event', b.traceparent
     from batch b
     join new_events n on n.id = b.id
-    join endpoints e on e.store_id = b.store_id and e.deleted_at is null and e.enabled
+    join live e on e.store_id = b.store_id and e.enabled
       and (e.event_types is null or b.type = any(e.event_types))
     order by b.ord, e.created_at, e.id
-    for share of e
     -- A delivery recorded before the event log existed (the same event redelivered
     -- across the upgrade) stays the only one.
     on conflict (endpoint_id, event_id) where kind = 'event' do nothing
@@ -379,10 +407,18 @@ export async function recordEvents(db: Db, events: NewEvent[]): Promise<number> 
   return rows.length;
 }
 
+/**
+ * A delivery's columns as lists carry it: without its body, which only GetDelivery
+ * sends (an event's body is on the event), so a list page does not read a hundred
+ * bodies from TOAST to throw them away.
+ */
+const listedDelivery = (db: Db) => db`
+  id, endpoint_id, store_id, event_id, event_type, order_id, '' as body, kind, status, attempts, next_attempt_at, last_error, created_at, updated_at`;
+
 /** The store's events matching `filter`, newest first, each with its deliveries (oldest first, no attempts). */
 export async function listEvents(db: Db, storeId: string, filter: EventFilter, limit: number): Promise<{ event: EventRow; deliveries: DeliveryRow[] }[]> {
   const events = await db<EventRow[]>`
-    select * from events
+    select ${filter.withoutBodies ? db`id, store_id, type, order_id, '' as body, created_at` : db`*`} from events
     where store_id = ${storeId} and created_at >= ${filter.notBefore}
       ${filter.orderId ? db`and order_id = ${filter.orderId}` : db``}
       ${filter.type ? db`and type = ${filter.type}` : db``}
@@ -392,9 +428,12 @@ export async function listEvents(db: Db, storeId: string, filter: EventFilter, l
   const ids = events.map((e) => e.id);
   const deliveries = ids.length
     ? await db<DeliveryRow[]>`
-        select * from deliveries where store_id = ${storeId} and event_id = any(${ids}::uuid[]) order by created_at, id`
+        select ${listedDelivery(db)} from deliveries where store_id = ${storeId} and event_id = any(${ids}::uuid[]) order by created_at, id`
     : [];
-  return events.map((event) => ({ event, deliveries: deliveries.filter((d) => d.event_id === event.id) }));
+  // One pass, as the order service's itemsOf: a filter per event was events × deliveries.
+  const byEvent = new Map<string, DeliveryRow[]>(ids.map((id) => [id, []]));
+  for (const delivery of deliveries) byEvent.get(delivery.event_id)!.push(delivery);
+  return events.map((event) => ({ event, deliveries: byEvent.get(event.id)! }));
 }
 
 /**
@@ -509,8 +548,21 @@ export async function finishAttempt(db: Db, deliveryId: string, outcome: Attempt
   return row!.attempts;
 }
 
+/** Records the attempt, and counts it in its endpoint's hour of health, in one statement. */
 export async function insertAttempt(db: Db, attempt: AttemptRow): Promise<void> {
-  await db`insert into delivery_attempts ${db({ ...attempt })}`;
+  await db`
+    with recorded as (
+      insert into delivery_attempts ${db({ ...attempt })} returning delivery_id, started_at, result, status_code
+    )
+    insert into endpoint_attempt_hours as h (endpoint_id, store_id, hour, attempts, succeeded, last_at, last_result, last_status_code)
+    select d.endpoint_id, d.store_id, ${attemptHour(attempt.started_at)}, 1, (r.result = 'succeeded')::int, r.started_at, r.result, r.status_code
+    from recorded r join deliveries d on d.id = r.delivery_id
+    on conflict (endpoint_id, hour) do update set
+      attempts = h.attempts + 1,
+      succeeded = h.succeeded + excluded.succeeded,
+      last_at = greatest(h.last_at, excluded.last_at),
+      last_result = case when excluded.last_at >= h.last_at then excluded.last_result else h.last_result end,
+      last_status_code = case when excluded.last_at >= h.last_at then excluded.last_status_code else h.last_status_code end`;
 }
 
 /** The endpoint's pending deliveries end as failed with `error` (an attempt under way still records its own outcome). */
@@ -530,17 +582,19 @@ async function attemptsOf(db: Db, deliveryIds: string[]): Promise<AttemptRow[]> 
 }
 
 /** The store's newest deliveries matching `filter`, each with its attempts in order. */
-export async function listDeliveries(db: Db, storeId: string, filter: DeliveryFilter, limit: number) {
+export async function listDeliveries(db: Db, storeId: string, filter: DeliveryFilter, limit: number, withAttempts = true) {
   const deliveries = await db<DeliveryRow[]>`
-    select * from deliveries
+    select ${listedDelivery(db)} from deliveries
     where store_id = ${storeId}
       ${filter.orderId ? db`and order_id = ${filter.orderId}` : db``}
       ${filter.endpointId ? db`and endpoint_id = ${filter.endpointId}` : db``}
       ${filter.status ? db`and status = ${filter.status}` : db``}
       ${filter.eventId ? db`and event_id = ${filter.eventId}` : db``}
     order by created_at desc, id limit ${limit}`;
-  const attempts = await attemptsOf(db, deliveries.map((d) => d.id));
-  return deliveries.map((delivery) => ({ delivery, attempts: attempts.filter((a) => a.delivery_id === delivery.id) }));
+  const attempts = withAttempts ? await attemptsOf(db, deliveries.map((d) => d.id)) : [];
+  const byDelivery = new Map<string, AttemptRow[]>(deliveries.map((delivery) => [delivery.id, []]));
+  for (const attempt of attempts) byDelivery.get(attempt.delivery_id)!.push(attempt);
+  return deliveries.map((delivery) => ({ delivery, attempts: byDelivery.get(delivery.id)! }));
 }
 
 /** One of the store's deliveries with its attempts in order. */
@@ -604,4 +658,10 @@ export async function purgeDeletedEndpoints(db: Db, before: Date, batch: number)
 
 // The webhook service's part of the store's audit log (003_audit_log.sql): the same table
 // in every service's schema, so one set of statements serves them all.
-export { insertAudit, listAudit, type AuditRow, type NewAuditEntry } from "../lib/audit-log.js";
+export { insertAudit, listAudit, type AuditRow, type NewAuditEntry } from "../../platform/audit-log.js";
+
+/** Every store's deliveries still to be sent or retried (the metrics' backlog; the partial index deliveries_due holds them). */
+export async function countWaitingDeliveries(db: Db): Promise<number> {
+  const [row] = await db<{ count: number }[]>`select count(*)::int as count from deliveries where status = 'pending'`;
+  return row?.count ?? 0;
+}

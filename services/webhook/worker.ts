@@ -1,5 +1,8 @@
-import type { Logger } from "../lib/logger.js";
-import { isOutage } from "../lib/rpc-errors.js";
+import { context, SpanKind, SpanStatusCode } from "@opentelemetry/api";
+import type { Logger } from "../../platform/logger.js";
+import { contextFromTraceparent, inSpan, traceCarrier, tracerFor, tracingEnabled, untraced, type TraceCarrier } from "../../platform/tracing.js";
+import { outsideCall } from "../../platform/query-deadline.js";
+import { isOutage } from "../../platform/rpc-errors.js";
 import { nextAttemptDelay, parseRetryAfter, RETRY_AFTER_STATUSES } from "./retry-policy.js";
 import type { SecretBox } from "./secret-box.js";
 import { sendWebhook, type SendResult } from "./sender.js";
@@ -62,9 +65,12 @@ export function startDeliveryWorker(options: WorkerOptions) {
   /** The attempt's row, its delivery's new state and its endpoint's streak, in one transaction. */
   async function writeAttempt(attempt: Omit<AttemptRow, "number">, outcome: AttemptOutcome, sent?: Sent) {
     await store.transaction(sql, async (tx) => {
+      // The endpoint's row before the hour of its health (insertAttempt), as the
+      // disabled path below locks them: in the other order, an attempt recorded while
+      // its endpoint is being switched off could deadlock with that path.
+      if (sent) await store.noteEndpointAttempt(tx, sent.endpointId, sent.succeeded, attempt.started_at);
       const number = await store.finishAttempt(tx, attempt.delivery_id, outcome);
       await store.insertAttempt(tx, { ...attempt, number });
-      if (sent) await store.noteEndpointAttempt(tx, sent.endpointId, sent.succeeded, attempt.started_at);
     });
   }
 
@@ -123,7 +129,7 @@ export function startDeliveryWorker(options: WorkerOptions) {
     }
     const secrets = (await store.liveSecrets(sql, delivery.endpoint_id)).map((sealed) => options.box.open(sealed));
     const timestamp = Math.floor(Date.now() / 1000);
-    const result = await sendWebhook(
+    const result = await post(
       delivery.url,
       {
         "user-agent": "store-order-webhooks/1",
@@ -136,7 +142,6 @@ export function startDeliveryWorker(options: WorkerOptions) {
         "webhook-signature": signatureHeader(secrets, delivery.event_id, timestamp, delivery.body),
       },
       delivery.body,
-      { allowHttp: options.allowHttp, allowPrivate: options.allowPrivate, timeoutMs },
     );
     options.onAttempt?.(result.result, result.latencyMs, delivery.created_at);
     // One line per attempt: where it went, for which event, and how it ended. The URL's
@@ -190,6 +195,41 @@ export function startDeliveryWorker(options: WorkerOptions) {
     }
   }
 
+  /**
+   * One POST. With tracing on, a CLIENT span around it, whose context the request
+   * carries as `traceparent` (replacing an endpoint's custom header of that name: the
+   * trace is the service's to state).
+   */
+  function post(url: string, headers: Record<string, string>, body: string): Promise<SendResult> {
+    const send = (trace: TraceCarrier) => sendWebhook(url, { ...headers, ...trace }, body, { allowHttp: options.allowHttp, allowPrivate: options.allowPrivate, timeoutMs });
+    if (!tracingEnabled()) return send({});
+    const target = targetOf(url);
+    const attributes = { "http.request.method": "POST", "server.address": target.hostname, "server.port": target.port };
+    return inSpan(tracerFor("webhook"), "POST", { kind: SpanKind.CLIENT, attributes }, context.active(), async (span) => {
+      const result = await send(traceCarrier());
+      span.setAttribute("webhook.result", result.result);
+      if (result.statusCode !== undefined) span.setAttribute("http.response.status_code", result.statusCode);
+      if (result.result !== "succeeded") {
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        span.setAttribute("error.type", result.statusCode !== undefined ? String(result.statusCode) : result.result);
+      }
+      return result;
+    });
+  }
+
+  /** With tracing on, an attempt continues the trace its delivery was recorded in (its `traceparent`). */
+  function attempt(delivery: DueDelivery): Promise<void> {
+    if (!tracingEnabled()) return deliver(delivery);
+    const attributes = {
+      "webhook.delivery_id": delivery.id,
+      "webhook.endpoint_id": delivery.endpoint_id,
+      "webhook.event_id": delivery.event_id,
+      "webhook.event_type": delivery.event_type,
+      "webhook.attempt": delivery.attempts + 1,
+    };
+    return inSpan(tracerFor("webhook"), "webhook attempt", { attributes }, contextFromTraceparent(delivery.traceparent), () => deliver(delivery));
+  }
+
   async function pump() {
     if (pumping) {
       again = true;
@@ -212,7 +252,7 @@ export function startDeliveryWorker(options: WorkerOptions) {
           }
           inFlight.set(delivery.endpoint_id, (inFlight.get(delivery.endpoint_id) ?? 0) + 1);
           count++;
-          const task = deliver(delivery)
+          const task = attempt(delivery)
             .catch((error) =>
               // The database went away mid-attempt: the lease lapses and the attempt is
               // made again; only anything else is a surprise.
@@ -237,8 +277,10 @@ export function startDeliveryWorker(options: WorkerOptions) {
     }
   }
 
+  // Woken by the consumer, an attempt or a request (a resend): leasing serves every
+  // delivery, no one trace and no one call.
   function kick() {
-    if (!stopped) void pump();
+    if (!stopped) void outsideCall(() => untraced(pump));
   }
 
   const poll = setInterval(kick, options.pollMs ?? 500);
@@ -254,6 +296,16 @@ export function startDeliveryWorker(options: WorkerOptions) {
       await Promise.allSettled([...running]);
     },
   };
+}
+
+/** Where a URL points, for a span (never its path or query, which may hold a token). */
+function targetOf(url: string): { hostname: string; port: number } {
+  try {
+    const target = new URL(url);
+    return { hostname: target.hostname, port: Number(target.port) || (target.protocol === "https:" ? 443 : 80) };
+  } catch {
+    return { hostname: "", port: 0 };
+  }
 }
 
 function hostOf(url: string): string {

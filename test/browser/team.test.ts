@@ -76,14 +76,14 @@ function onePasswordAtATime<T>(work: () => Promise<T>): Promise<T> {
 async function choosePassword(page: Page, password = DASHBOARD_PASSWORD): Promise<void> {
   await page.getByLabel("New password", { exact: true }).fill(password);
   await page.getByLabel("Confirm password", { exact: true }).fill(password);
-  await onePasswordAtATime(() => follow(page, button(page, "Set password")));
+  await onePasswordAtATime(() => follow(page, button(page, "Set password"), 30_000));
 }
 
 /** Signs in on the sign-in page. */
 async function signIn(page: Page, email: string, password: string): Promise<void> {
   await page.getByLabel("Email", { exact: true }).fill(email);
   await page.getByLabel("Password", { exact: true }).fill(password);
-  await onePasswordAtATime(() => follow(page, button(page, "Sign in")));
+  await onePasswordAtATime(() => follow(page, button(page, "Sign in"), 30_000));
 }
 
 /**

@@ -8,9 +8,12 @@ import test, { type ExecutionContext } from "ava";
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { auditActorName, OPERATOR, SYSTEM, type Actor } from "../../common/actor.js";
-import { ROLES, type Role } from "../../common/roles.js";
-import { Plan } from "../../gen/catalog/v1/catalog_pb.js";
+import { ROLES } from "../../common/roles.js";
+import { ItemStatus, Plan } from "../../gen/catalog/v1/catalog_pb.js";
+import { auditEntry } from "../../platform/audit-log.js";
+import { checkPaging } from "../helpers/audit-pages.js";
 import { catalogRouterSetup } from "../helpers/catalog-router.js";
+import { failure } from "../helpers/rpc-failure.js";
 
 async function setup() {
   const { as, catalog, accountsFake, stores, items, accounts, storeId, asOperator, member } = await catalogRouterSetup("Toko Audit");
@@ -150,4 +153,92 @@ test("SetStorePlan for an unknown store: NOT_FOUND and no entry", async (t) => {
   const before = await s.audit();
   await rejects(t, s.stores.setStorePlan({ storeId: randomUUID(), plan: Plan.SCALE }), Code.NotFound);
   t.deepEqual(await s.audit(), before);
+});
+
+// Reading the log (the readable-audit-trail issue): labels, changes, filters, paging.
+
+test("ListAudit: each entry names what its target was called then; settings, plan, price, status and role changes say before → after", async (t) => {
+  const s = await setup();
+  const { storeId, productId } = s;
+  await s.stores.setStorePlan({ storeId, plan: Plan.SCALE });
+  const bank = { bankName: "BCA", bankCode: "014", accountNumber: "1234567890", accountHolder: "Budi" };
+  await s.stores.updateStoreSettings({ storeId, bankAccount: bank, redirects: { successUrl: "https://toko.example/terima-kasih" } });
+  await s.stores.updateStoreSettings({ storeId, bankAccount: { ...bank, accountNumber: "0987654321" }, redirects: { successUrl: "https://toko.example/terima-kasih" } });
+  await s.items.setItemPrice({ storeId, itemId: productId, price: 12_500n });
+  await s.items.setItemStatus({ storeId, itemId: productId, status: ItemStatus.ARCHIVED });
+  const { item: bundle } = await s.items.createBundle({ storeId, title: "Paket Hemat", price: 9_000n, productIds: [productId] });
+  await s.items.setItemPrice({ storeId, itemId: bundle!.id, price: 8_000n });
+  const named = (await s.stores.createApiKey({ storeId, name: "kasir" })).apiKey!;
+  const unnamed = (await s.stores.createApiKey({ storeId, name: "" })).apiKey!;
+  await s.stores.revokeApiKey({ storeId, keyId: named.id });
+  const owner = await s.member("owner");
+  const dev = await s.member("developer");
+  s.as.actor = owner;
+  await s.accounts.setMemberRole({ storeId, memberId: dev.memberId, role: "support" });
+
+  const { entries } = await s.asOperator(() => s.accounts.listAudit({ storeId }));
+  t.deepEqual(
+    entries.reverse().map((e) => [e.actor, e.action, e.target, e.targetLabel, e.changes.map((c) => `${c.field}: ${c.before} → ${c.after}`)]),
+    [
+      ["operator", "store.created", `store:${storeId}`, "Toko Audit", []],
+      ["operator", "product.created", `product:${productId}`, "Kopi", []],
+      ["operator", "store.plan_changed", `store:${storeId}`, "Toko Audit", ["plan: growth → scale"]],
+      [
+        "operator",
+        "store.settings_changed",
+        `store:${storeId}`,
+        "Toko Audit",
+        ["bank_name:  → BCA", "bank_code:  → 014", "account_number:  → 1234567890", "account_holder:  → Budi", "success_url:  → https://toko.example/terima-kasih"],
+      ],
+      ["operator", "store.settings_changed", `store:${storeId}`, "Toko Audit", ["account_number: 1234567890 → 0987654321"]],
+      ["operator", "product.price_changed", `product:${productId}`, "Kopi", ["price: 10000 → 12500"]],
+      ["operator", "product.status_changed", `product:${productId}`, "Kopi", ["status: published → archived"]],
+      ["operator", "bundle.created", `bundle:${bundle!.id}`, "Paket Hemat", []],
+      ["operator", "bundle.price_changed", `bundle:${bundle!.id}`, "Paket Hemat", ["price: 9000 → 8000"]],
+      ["operator", "key.created", `key:${named.id}`, "kasir", []],
+      ["operator", "key.created", `key:${unnamed.id}`, unnamed.prefix, []],
+      ["operator", "key.revoked", `key:${named.id}`, "kasir", []],
+      ["operator", "member.invited", `member:${owner.email}`, "", []],
+      ["operator", "member.invited", `member:${dev.email}`, "", []],
+      [owner.email, "member.role_changed", `member:${dev.email}`, "", ["role: developer → support"]],
+    ],
+  );
+  t.regex(unnamed.prefix, /^sk_live_/, "a key without a name is called by its prefix");
+});
+
+test("ListAudit: filtered by actor and by action, paged by position with nothing twice or missed; an unknown action is INVALID_ARGUMENT naming action", async (t) => {
+  const s = await setup();
+  const { storeId, productId } = s;
+  const owner = await s.member("owner");
+  s.as.actor = owner;
+  for (const price of [11_000n, 12_000n, 13_000n]) await s.items.setItemPrice({ storeId, itemId: productId, price });
+  s.as.actor = OPERATOR;
+  await s.stores.createApiKey({ storeId, name: "kasir" });
+  // Entries written by one statement share their time: the sequence orders them.
+  await s.accountsFake.store.insertAuditEntries(s.accountsFake.sql, [
+    auditEntry(storeId, SYSTEM, "key.created", "key:a", { label: "a" }),
+    auditEntry(storeId, SYSTEM, "key.created", "key:b", { label: "b" }),
+    auditEntry(storeId, SYSTEM, "key.created", "key:c", { label: "c" }),
+  ]);
+  const list = (request: object) => s.accounts.listAudit({ storeId, ...request });
+
+  const byOwner = (await list({ actor: owner.email })).entries;
+  t.deepEqual(byOwner.map((e) => [e.action, e.changes[0]!.after]), [
+    ["product.price_changed", "13000"],
+    ["product.price_changed", "12000"],
+    ["product.price_changed", "11000"],
+  ]);
+  t.deepEqual((await list({ actor: ` ${owner.email} ` })).entries.map((e) => e.id), byOwner.map((e) => e.id), "the actor is trimmed");
+  t.deepEqual((await list({ action: "key.created" })).entries.map((e) => e.targetLabel), ["c", "b", "a", "kasir"]);
+  t.deepEqual((await list({ actor: "system", action: "key.created" })).entries.map((e) => e.targetLabel), ["c", "b", "a"]);
+  t.deepEqual((await list({ actor: "nobody@example.co.id" })).entries, []);
+
+  const whole = await checkPaging(t, list, { ties: true });
+  t.is(whole.length, 10);
+  await checkPaging(t, list, { filters: { action: "key.created" }, ties: true });
+  await checkPaging(t, list, { filters: { actor: owner.email } });
+
+  t.deepEqual(await failure(list({ action: "store.deleted" })), { code: Code.InvalidArgument, field: "action", message: "action: is not an action the audit log records" });
+  t.like(await failure(list({ before: { micros: -1n, seq: 0n } })), { code: Code.InvalidArgument, field: "before" });
+  t.like(await failure(list({ actor: "x".repeat(321) })), { code: Code.InvalidArgument, field: "actor" });
 });

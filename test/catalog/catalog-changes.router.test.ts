@@ -7,9 +7,9 @@ import { ConnectError, createClient, createRouterTransport } from "@connectrpc/c
 import { CatalogService, ItemStatus, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { createCatalogDomain, type CatalogStore } from "../../services/catalog/domain.js";
 import { createCatalogRoutes } from "../../services/catalog/routes.js";
-import type { CatalogChangeNotifier } from "../../services/lib/catalog-changes.js";
-import { createLogger, type Logger } from "../../services/lib/logger.js";
-import { actorInterceptor } from "../../services/lib/rpc-client.js";
+import type { CatalogChangeNotifier } from "../../platform/catalog-changes.js";
+import { createLogger, type Logger } from "../../platform/logger.js";
+import { actorInterceptor } from "../../platform/rpc-client.js";
 import { OPERATOR } from "../../common/actor.js";
 import { createFakeAccountStore } from "../helpers/fake-account-store.js";
 import { createFakeCatalogStore } from "../helpers/fake-catalog-store.js";
@@ -27,7 +27,7 @@ function setup(notify: (storeId: string, inTransaction: boolean) => void, logger
         inTransaction = false;
       }
     },
-  } as CatalogStore;
+  };
   const changes: CatalogChangeNotifier = { changed: (storeId) => notify(storeId, inTransaction) };
   // The audit log's stand-in too: creating stores and items writes their entries.
   const accountStore = createFakeAccountStore(fake).store;

@@ -4,8 +4,7 @@
 // concurrent demotions on real PostgreSQL are accounts/accounts.test.ts's.
 import test, { type ExecutionContext } from "ava";
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { Actor } from "../../common/actor.js";
-import { ROLES, roleMay, type Permission, type Role } from "../../common/roles.js";
+import { ROLES, roleMay, type Permission } from "../../common/roles.js";
 import { ItemStatus } from "../../gen/catalog/v1/catalog_pb.js";
 import { catalogRouterSetup } from "../helpers/catalog-router.js";
 
@@ -128,7 +127,7 @@ for (const change of CHANGES) {
 
 test("a changing RPC with no actor is PERMISSION_DENIED; reads need none", async (t) => {
   const s = await setup();
-  s.as.actor = undefined as unknown as Actor;
+  s.as.actor = undefined;
   await rejects(t, s.stores.createApiKey({ storeId: s.storeId, name: "x" }), Code.PermissionDenied, /does not say who acts/);
   await rejects(t, s.accounts.inviteMember({ storeId: s.storeId, email: "x@example.co.id" }), Code.PermissionDenied);
   t.is((await s.stores.getStore({ id: s.storeId })).store!.id, s.storeId);

@@ -6,7 +6,7 @@ import test from "ava";
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { CatalogService, ItemStatus, StoreService, type Item } from "../../gen/catalog/v1/catalog_pb.js";
-import { createRpcChannel, type RpcChannel } from "../../services/lib/rpc-client.js";
+import { createRpcChannel, type RpcChannel } from "../../platform/rpc-client.js";
 import { startCatalogOnly } from "../helpers/stack.js";
 
 let service: Awaited<ReturnType<typeof startCatalogOnly>>;

@@ -2,7 +2,7 @@
 // modules and an in-memory store: every RPC's answer, its argument errors, and that
 // one store never reaches another's keys or items. No database, no server.
 import { OPERATOR } from "../../common/actor.js";
-import { actorInterceptor } from "../../services/lib/rpc-client.js";
+import { actorInterceptor } from "../../platform/rpc-client.js";
 import test, { type ExecutionContext } from "ava";
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
@@ -10,7 +10,7 @@ import { CatalogService, ItemStatus, ItemType, Plan, StoreService } from "../../
 import { API_KEY_PATTERN, hashApiKey } from "../../services/catalog/api-keys.js";
 import { createCatalogDomain } from "../../services/catalog/domain.js";
 import { createCatalogRoutes } from "../../services/catalog/routes.js";
-import { createLogger } from "../../services/lib/logger.js";
+import { createLogger } from "../../platform/logger.js";
 import { createFakeAccountStore } from "../helpers/fake-account-store.js";
 import { createFakeCatalogStore } from "../helpers/fake-catalog-store.js";
 

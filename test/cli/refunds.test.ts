@@ -72,10 +72,10 @@ test("order export: every order of the store (or of a status) as CSV on stdout, 
   await ok(t, "order", "mark-paid", "--store", storeId, "--order", first.id);
   const all = await runner.run(["order", "export", "--store", storeId]);
   t.is(all.code, 0, all.stderr);
-  const rows = parse(all.stdout, { columns: true }) as Record<string, string>[];
+  const rows = parse<Record<string, string>>(all.stdout, { columns: true });
   t.deepEqual(rows.map((row) => row.id), [second.id, first.id]);
   t.deepEqual(rows.map((row) => row.amount), [String(second.amount), String(first.amount)]);
-  const paid = parse((await runner.run(["order", "export", "--store", storeId, "--status", "paid"])).stdout, { columns: true }) as Record<string, string>[];
+  const paid = parse<Record<string, string>>((await runner.run(["order", "export", "--store", storeId, "--status", "paid"])).stdout, { columns: true });
   t.deepEqual(paid.map((row) => [row.id, row.status]), [[first.id, "paid"]]);
   await fails(t, /status/, "order", "export", "--store", storeId, "--status", "shipped");
 });

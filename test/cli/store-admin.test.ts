@@ -4,7 +4,7 @@ import { OPERATOR } from "../../common/actor.js";
 import test from "ava";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { StoreService } from "../../gen/catalog/v1/catalog_pb.js";
-import { createRpcChannel, type RpcChannel } from "../../services/lib/rpc-client.js";
+import { createRpcChannel, type RpcChannel } from "../../platform/rpc-client.js";
 import { startCatalogOnly } from "../helpers/stack.js";
 import { createCliRunner } from "../helpers/cli.js";
 import { freePort } from "../helpers/process.js";

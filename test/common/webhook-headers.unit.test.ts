@@ -41,7 +41,7 @@ test("setting a header: the same name in any case replaces it in place; at most 
   const full = Array.from({ length: MAX_CUSTOM_HEADERS }, (_, i) => ({ name: `X-H${i}`, value: "v" }));
   const error = t.throws(() => withHeader(full, { name: "X-One-Too-Many", value: "v" }), { instanceOf: HeaderError });
   t.is(error?.field, "header_name");
-  t.regex(error!.message, /^header_name an endpoint has at most 10/);
+  t.regex(error.message, /^header_name an endpoint has at most 10/);
   t.is(t.throws(() => withHeader([], { name: "X-Ok", value: " bad" }), { instanceOf: HeaderError })?.field, "header_value");
   t.deepEqual(withHeader(full, { name: "x-h3", value: "new" })[3], { name: "x-h3", value: "new" }, "replacing works at the limit");
 });

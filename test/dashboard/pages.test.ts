@@ -41,6 +41,31 @@ async function member(name: string) {
   return { ...store, token, post, get, order, statusOf };
 }
 
+test("the orders list pages by the last order shown: Older orders goes on after it, Newest orders starts over; a stale link says so", async (t) => {
+  const m = await member("Long List Store");
+  const ids: string[] = [];
+  for (let n = 0; n < 52; n++) ids.push((await m.order("bank_transfer")).id);
+  const newestFirst = [...ids].reverse();
+  const idsOn = (html: string) => [...new Set([...html.matchAll(/\/orders\/([0-9a-f-]{36})"/g)].map((match) => match[1]!))];
+  const hrefOf = (html: string, label: string) => new RegExp(`href="([^"]*)"[^>]*>\\s*${label}`).exec(html)?.[1]?.replace(/&amp;/g, "&");
+
+  const first = await (await m.get("orders")).text();
+  t.deepEqual(idsOn(first), newestFirst.slice(0, 50));
+  t.is(hrefOf(first, "Newest orders"), undefined, "the first page has nothing newer");
+  const older = hrefOf(first, "Older orders");
+  t.truthy(older);
+  t.true(older!.includes(`after=${newestFirst[49]}`), older);
+
+  const second = await (await m.get(`orders${older}`)).text();
+  t.deepEqual(idsOn(second), newestFirst.slice(50));
+  t.is(hrefOf(second, "Older orders"), undefined, "the last page");
+  t.truthy(hrefOf(second, "Newest orders"));
+
+  const stale = await m.get("orders?after=00000000-0000-4000-8000-000000000000");
+  t.is(stale.status, 400);
+  t.regex(await stale.text(), /The page link is not valid: start again from the newest orders\./);
+});
+
 test("a post the order page does not offer changes nothing: a QRIS order cannot be marked paid, a paid one not cancelled", async (t) => {
   const m = await member("Stale Tab Store");
   const qris = await m.order("qris");
@@ -104,6 +129,32 @@ test("assigning a transfer to an unknown payment reference stays on the page and
   const empty = await m.post("bank-mutations/assign", { mutation_id: "TRX-1", payment_reference: " " });
   t.is(empty.status, 400);
   t.regex(await empty.text(), /type the payment reference/);
+});
+
+test("a long review queue: the heading counts every transfer waiting, the newest 50 are listed, and dismissing one brings the next", async (t) => {
+  const m = await member("Long Queue Store");
+  const at = Date.now();
+  await stack.bank.reconcileMutations({
+    storeId: m.storeId,
+    mutations: Array.from({ length: 60 }, (_, i) => ({
+      id: `Q-${String(i).padStart(2, "0")}`,
+      amount: BigInt(900_001 + i),
+      type: "credit",
+      occurredAt: new Date(at - (60 - i) * 60_000).toISOString(),
+      description: "",
+    })),
+  });
+  const listed = (html: string) => [...new Set([...html.matchAll(/name="mutation_id" value="(Q-\d\d)"/g)].map((match) => match[1]!))];
+  const page = await (await m.get("bank-mutations")).text();
+  t.regex(page, /Waiting for review \(60\)/);
+  t.regex(page, /The newest 50 are shown/);
+  const shown = listed(page);
+  t.deepEqual(shown, Array.from({ length: 50 }, (_, i) => `Q-${String(59 - i).padStart(2, "0")}`), "newest first");
+  const dismissed = await m.post("bank-mutations/dismiss", { mutation_id: "Q-59" });
+  t.true(dismissed.status < 400, `dismiss answered ${dismissed.status}`);
+  const after = await (await m.get("bank-mutations")).text();
+  t.regex(after, /Waiting for review \(59\)/);
+  t.deepEqual(listed(after), [...shown.slice(1), "Q-09"]);
 });
 
 test("unknown dashboard paths and methods get a page, not the API's JSON", async (t) => {

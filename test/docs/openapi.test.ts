@@ -153,7 +153,7 @@ test("every documented request example is accepted, and every response matches t
   check("POST", "/v1/orders/{order_id}/refunds", await api(stack.baseUrl, refundPath, { method: "POST", key: starter.key, json: { reason: "x" } }));
 
   // Webhook bodies match the documented event schema, refund events included.
-  await waitFor(() => receiver.events().filter((event: any) => event.type === "refund.succeeded").length >= 2 && receiver.events().some((event: any) => event.type === "order.refunded"));
+  await waitFor(() => receiver.events().filter((event: any) => event.type === "refund.succeeded").length >= 2 && receiver.events().some((event: any) => event.type === "order.refunded")).catch((error) => { t.log(receiver.events().map((event: any) => event.type)); throw error; });
   for (const event of receiver.events()) {
     const problem = v.checkSchema("WebhookEvent", event);
     t.is(problem, undefined, `${event.type}: ${problem}`);

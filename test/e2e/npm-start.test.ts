@@ -10,7 +10,7 @@ import test from "ava";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { AccountService } from "../../gen/catalog/v1/account_pb.js";
 import { StoreService } from "../../gen/catalog/v1/catalog_pb.js";
-import { createRpcChannel } from "../../services/lib/rpc-client.js";
+import { createRpcChannel } from "../../platform/rpc-client.js";
 import { api } from "../helpers/http.js";
 import { freePort, spawnProcess, type Spawned } from "../helpers/process.js";
 
@@ -126,6 +126,8 @@ async function npmStart(): Promise<Run> {
     CATALOG_ADDR: catalogAddr,
     ORDER_ADDR: `http://127.0.0.1:${await freePort()}`,
     WEBHOOK_ADDR: `http://127.0.0.1:${await freePort()}`,
+    // Metrics on any free port: the banner prints where.
+    METRICS_PORT: "0",
     PUBLIC_BASE_URL: undefined,
     NATS_URL: undefined,
   });
@@ -206,6 +208,14 @@ test.serial("npm start on a fresh DATA_DIR serves the API with a printed demo ke
   const printed = run.npm.output().match(BANNER)![1]!;
   t.is(printed, `http://localhost:${new URL(run.baseUrl).port}`);
 
+  // And where every role's metrics are: not on the API's port.
+  const metricsUrl = run.npm.output().match(/Metrics of every role \(Prometheus, not on the API's port\): (\S+)/)?.[1];
+  t.truthy(metricsUrl, run.npm.output());
+  const metrics = await (await fetch(metricsUrl!)).text();
+  t.regex(metrics, /^http_requests_total\{route="\/v1\/products",method="GET",code="200"\} [1-9]/m);
+  t.regex(metrics, /^rpc_calls_total\{side="server",service="catalog\.v1\.CatalogService",/m);
+  t.is((await api(run.baseUrl, "/metrics")).status, 404);
+
   // The dashboard link is a one-time invitation of a demo member of the demo store.
   const invitePrefix = `${printed}/dashboard/invite/`;
   t.true(run.signIn.link.startsWith(invitePrefix), run.signIn.link);
@@ -270,6 +280,7 @@ test.serial("a second npm start on the same DATA_DIR says so in one line and exi
     CATALOG_ADDR: `http://127.0.0.1:${await freePort()}`,
     ORDER_ADDR: `http://127.0.0.1:${await freePort()}`,
     WEBHOOK_ADDR: `http://127.0.0.1:${await freePort()}`,
+    METRICS_PORT: "0",
     PUBLIC_BASE_URL: undefined,
     NATS_URL: undefined,
   });

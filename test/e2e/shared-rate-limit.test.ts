@@ -3,9 +3,9 @@
 import { OPERATOR } from "../../common/actor.js";
 import test from "ava";
 import { Plan, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
-import { createRpcChannel, type RpcChannel } from "../../services/lib/rpc-client.js";
+import { createRpcChannel, type RpcChannel } from "../../platform/rpc-client.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
-import { api, waitFor, type ApiResponse, catalogReady } from "../helpers/http.js";
+import { api, type ApiResponse, catalogReady } from "../helpers/http.js";
 import { freePort, spawnEntry, type Spawned } from "../helpers/process.js";
 
 const RATE = 6;

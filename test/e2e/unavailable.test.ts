@@ -5,9 +5,9 @@ import { OPERATOR } from "../../common/actor.js";
 import { createServer, type Server, type Socket } from "node:net";
 import test from "ava";
 import { Plan, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
-import { createRpcChannel } from "../../services/lib/rpc-client.js";
+import { createRpcChannel } from "../../platform/rpc-client.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
-import { api, waitFor, type ApiResponse, catalogReady } from "../helpers/http.js";
+import { api, type ApiResponse, catalogReady } from "../helpers/http.js";
 import { freePort, spawnEntry, type Spawned } from "../helpers/process.js";
 
 const children: Spawned[] = [];

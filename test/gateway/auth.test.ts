@@ -189,4 +189,27 @@ test("failed authentications are limited per client address", async (t) => {
     t.regex(retryAfter ?? "", /^\d+$/);
     t.true(Number(retryAfter) >= 1);
   }
+  // With no TRUST_PROXY, a forwarded-for header from the peer is not believed.
+  const spoofed = await api(limited.baseUrl, "/v1/products", { headers: { authorization: `Bearer ${key}`, "x-forwarded-for": "198.51.100.23" } });
+  t.is(spoofed.status, 429, "a made-up X-Forwarded-For does not escape the limit");
+});
+
+test("behind a trusted proxy (TRUST_PROXY), one client's failed guesses never lock out another", async (t) => {
+  // The test's own loopback connection plays the proxy; X-Forwarded-For names the clients.
+  const proxied = await startStack({ authFailuresPerMinute: 5, env: { TRUST_PROXY: "127.0.0.0/8,::1" } });
+  t.teardown(() => proxied.close());
+  const { key } = await createStore(proxied);
+  const from = (client: string, authorization: string) =>
+    api(proxied.baseUrl, "/v1/products", { headers: { authorization, "x-forwarded-for": client } });
+  const guesser = "203.0.113.7";
+  const neighbour = "198.51.100.9";
+
+  for (let n = 0; n < 5; n++) assertUnauthorized(t, await from(guesser, `Bearer ${wellFormedUnknownKey()}`));
+  t.is((await from(guesser, `Bearer ${key}`)).status, 429, "the guesser is limited");
+  // Whatever a client prepends, the proxy's own entry (the right-most) is who it is.
+  t.is((await from(`${neighbour}, ${guesser}`, `Bearer ${key}`)).status, 429, "prepending another address does not help");
+
+  assertOk(t, await from(neighbour, `Bearer ${key}`));
+  assertUnauthorized(t, await from(neighbour, `Bearer ${wellFormedUnknownKey()}`));
+  assertOk(t, await from(`${guesser}, ${neighbour}`, `Bearer ${key}`));
 });

@@ -9,8 +9,8 @@ import { AccountService } from "../../gen/catalog/v1/account_pb.js";
 import { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { createCatalogDomain } from "../../services/catalog/domain.js";
 import { createCatalogRoutes } from "../../services/catalog/routes.js";
-import { createLogger } from "../../services/lib/logger.js";
-import { actorInterceptor } from "../../services/lib/rpc-client.js";
+import { createLogger } from "../../platform/logger.js";
+import { actorInterceptor } from "../../platform/rpc-client.js";
 import { createFakeAccountStore } from "./fake-account-store.js";
 import { createFakeCatalogStore } from "./fake-catalog-store.js";
 

@@ -46,14 +46,14 @@ export function createCliRunner(env: () => Record<string, string>, options: { co
   return {
     run,
     /** A command that must succeed: exit 0, nothing on stderr; its JSON. */
-    async ok(t: ExecutionContext, args: string[], extraEnv?: Record<string, string>): Promise<any> {
+    async ok(this: void, t: ExecutionContext, args: string[], extraEnv?: Record<string, string>): Promise<any> {
       const result = await run(args, extraEnv);
       t.is(result.code, 0, `store-admin ${args.join(" ")} failed:\n${result.stderr}`);
       t.is(result.stderr, "");
       return JSON.parse(result.stdout);
     },
     /** A command that must fail: exit 1, nothing on stdout, stderr matching, no stack trace. */
-    async fails(t: ExecutionContext, args: string[], pattern: RegExp, extraEnv?: Record<string, string>): Promise<CliResult> {
+    async fails(this: void, t: ExecutionContext, args: string[], pattern: RegExp, extraEnv?: Record<string, string>): Promise<CliResult> {
       const result = await run(args, extraEnv);
       t.is(result.code, 1, `store-admin ${args.join(" ")} should fail; stdout:\n${result.stdout}`);
       t.is(result.stdout, "");

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { Role } from "../../common/roles.js";
 import type { AuditRow, MemberRow, Pool, SessionRow, StoreMemberRow } from "../../services/catalog/accounts/account-store.js";
 import type { AccountStore } from "../../services/catalog/domain.js";
+import { fakeAuditRow, fakeListAudit } from "./fake-audit-log.js";
 
 interface MemberRecord {
   id: string;
@@ -46,7 +47,7 @@ interface State {
   throttle: Map<string, { recent_attempts: Date[]; locked_until: Date | null }>;
   resets: ResetRecord[];
   resetThrottle: Map<string, Date[]>;
-  audit: (AuditRow & { seq: number })[];
+  audit: AuditRow[];
 }
 
 /** A unique-constraint failure, shaped like PostgreSQL's. */
@@ -71,7 +72,6 @@ export function createFakeAccountStore(stores: { storeOf(id: string): { id: stri
   const now = () => new Date(tick++);
   const secondsAgo = (seconds: number) => new Date(tick - seconds * 1000);
   const calls = { touchSession: 0 };
-  let seq = 0;
 
   const copy = (from: State): State => ({
     members: new Map([...from.members].map(([id, row]) => [id, { ...row }])),
@@ -104,7 +104,6 @@ export function createFakeAccountStore(stores: { storeOf(id: string): { id: stri
   const linkState = (row: { used_at: Date | null; expires_at: Date } | undefined) =>
     !row ? ("unknown" as const) : row.used_at ? ("used" as const) : row.expires_at.getTime() <= tick ? ("expired" as const) : ("pending" as const);
   const openReset = (tokenHash: Buffer) => state.resets.find((r) => r.token_hash.equals(tokenHash) && r.used_at === null && r.expires_at.getTime() > tick);
-  const auditRow = ({ seq: _seq, ...row }: AuditRow & { seq: number }): AuditRow => ({ ...row });
 
   const store: AccountStore = {
     async transaction(_pool, work) {
@@ -301,19 +300,17 @@ export function createFakeAccountStore(stores: { storeOf(id: string): { id: stri
     },
 
     async insertAuditEntries(_db, entries) {
+      // One statement's entries share their time (fake-audit-log.ts).
+      const at = now();
       return entries.map((entry) => {
         if (!stores.storeOf(entry.store_id)) throw new Error(`foreign key: no store ${entry.store_id}`);
-        const row = { id: randomUUID(), seq: ++seq, created_at: now(), ...entry };
+        const row = fakeAuditRow(entry, at);
         state.audit.push(row);
-        return auditRow(row);
+        return { ...row };
       });
     },
-    async listAudit(_db, storeId, limit) {
-      return state.audit
-        .filter((row) => row.store_id === storeId)
-        .sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || b.seq - a.seq)
-        .slice(0, limit)
-        .map(auditRow);
+    async listAudit(_db, storeId, query) {
+      return fakeListAudit(state.audit, storeId, query);
     },
   };
 

@@ -343,7 +343,7 @@ export async function startFakeMidtrans(options: { serverKey: string }): Promise
     return { status_code: "407", status_message: "Success, transaction has expired", ...basics(tx) };
   }
 
-  const server = createServer(async (req, res) => {
+  const answer = async (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? "/").split("?")[0]!;
     const text = await readBody(req).catch(() => "");
     let body: any;
@@ -443,7 +443,9 @@ export async function startFakeMidtrans(options: { serverKey: string }): Promise
       });
     }
     send(res, 201, { token, redirect_url: `${url}/snap/v4/redirection/${token}` });
-  });
+  };
+  // Not awaited: a throw in the fake is a bug in it, and as an unhandled rejection it fails the test file.
+  const server = createServer((req, res) => void answer(req, res));
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -107,8 +107,8 @@ export function createFakeOrderStore(options: { now?: () => number } = {}) {
       for (const event of events) state.outbox.push({ ...copy(event), created_at: new Date(now()), published_at: null });
       return copy(row);
     },
-    async insertHistoryAndEvents(_db, entry, events) {
-      state.history.push({ ...entry, created_at: new Date(now()) });
+    async insertHistoryAndEvents(_db, entries, events) {
+      for (const entry of entries) state.history.push({ ...entry, created_at: new Date(now()) });
       for (const event of events) state.outbox.push({ ...copy(event), created_at: new Date(now()), published_at: null });
     },
     async findOrder(_db, id, options = {}) {
@@ -132,12 +132,19 @@ export function createFakeOrderStore(options: { now?: () => number } = {}) {
     async listOrders(_db, storeId, limit, offset, filter = {}, cursor) {
       // The fake keeps milliseconds; its cursor_at is the ISO time padded to microseconds.
       const at = (row: OrderRow) => row.created_at.toISOString().replace("Z", "000Z");
+      // A due pending order is listed, filtered and shown as expired, as store.ts does.
+      const seenAs = (row: OrderRow): OrderRow => (row.status === "pending" && row.expires_at.getTime() <= now() ? { ...row, status: "expired" } : row);
       const rows = [...state.orders.values()]
+        .map(seenAs)
         .filter((row) => row.store_id === storeId && (!filter.status || row.status === filter.status) && matchesSearch(row, filter.search))
         .filter((row) => !cursor || at(row) < cursor.at || (at(row) === cursor.at && row.id < cursor.id))
         .sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || (a.id < b.id ? 1 : -1))
         .slice(offset, offset + limit + 1);
       return { rows: copy(rows.slice(0, limit)).map((row) => ({ ...row, cursor_at: at(row) })), hasMore: rows.length > limit };
+    },
+    async orderPlace(_db, storeId, orderId) {
+      const row = state.orders.get(orderId);
+      return row && row.store_id === storeId ? { at: row.created_at.toISOString().replace("Z", "000Z"), id: row.id } : undefined;
     },
     async countOrders(_db, storeId, status) {
       const seenAs = (row: OrderRow) => (row.status === "pending" && row.expires_at.getTime() <= now() ? "expired" : row.status);
@@ -157,9 +164,11 @@ export function createFakeOrderStore(options: { now?: () => number } = {}) {
         .filter((use) => use.amount >= low && use.amount <= high);
       return { now: new Date(now()), uses };
     },
-    async holdTransferAmount(_db, orderId, until) {
-      for (const held of state.reservations.values()) {
-        if (held.order_id === orderId) held.until = until.getTime();
+    async holdTransferAmounts(_db, holds) {
+      for (const { orderId, until } of holds) {
+        for (const held of state.reservations.values()) {
+          if (held.order_id === orderId) held.until = until.getTime();
+        }
       }
     },
     async transferOrdersFor(_db, storeId, amount, occurredAt, graceMs) {
@@ -188,7 +197,7 @@ export function createFakeOrderStore(options: { now?: () => number } = {}) {
       const mine = [...state.orders.values()].filter((o) => o.store_id === storeId);
       const paidSince = (since: Date) => mine.filter((o) => o.paid_at && o.paid_at >= since);
       const sum = (rows: { amount: number }[]) => rows.reduce((total, row) => total + row.amount, 0);
-      const pending = mine.filter((o) => o.status === "pending");
+      const pending = mine.filter((o) => o.status === "pending" && o.expires_at.getTime() > now());
       const days = new Map<string, number>();
       for (const o of paidSince(starts.chart)) {
         const day = new Date(o.paid_at!.getTime() + 7 * 3_600_000).toISOString().slice(0, 10);
@@ -204,19 +213,23 @@ export function createFakeOrderStore(options: { now?: () => number } = {}) {
         days: [...days].sort(([a], [b]) => a.localeCompare(b)).map(([day, amount]) => ({ day, amount })),
       };
     },
-    async updateStatus(_db, id, status, options = {}) {
-      const row = state.orders.get(id)!;
-      // updated_at moves forward even within one millisecond, as clock_timestamp() does.
-      const updated = {
-        ...row,
-        status,
-        updated_at: new Date(Math.max(now(), row.updated_at.getTime() + 1)),
-        next_status_check_at: null,
-        gateway_expire_at: options.expireAtGateway ? new Date(now()) : row.gateway_expire_at,
-        paid_at: status === "paid" ? new Date(now()) : row.paid_at,
-      };
-      state.orders.set(id, updated);
-      return copy(updated);
+    async updateStatuses(_db, changes, status) {
+      const written = new Map<string, OrderRow>();
+      for (const { id, expireAtGateway } of changes) {
+        const row = state.orders.get(id)!;
+        // updated_at moves forward even within one millisecond, as clock_timestamp() does.
+        const updated = {
+          ...row,
+          status,
+          updated_at: new Date(Math.max(now(), row.updated_at.getTime() + 1)),
+          next_status_check_at: null,
+          gateway_expire_at: expireAtGateway ? new Date(now()) : row.gateway_expire_at,
+          paid_at: status === "paid" ? new Date(now()) : row.paid_at,
+        };
+        state.orders.set(id, updated);
+        written.set(id, copy(updated));
+      }
+      return written;
     },
     async addRefundedAmount(_db, id, amount) {
       const row = state.orders.get(id)!;
@@ -308,10 +321,10 @@ export function createFakeOrderStore(options: { now?: () => number } = {}) {
       for (const refund of due) refund.next_attempt_at = new Date(now() + leaseMs);
       return copy(due);
     },
-    async lockDueOrders(_db, limit, storeId) {
+    async lockDueOrders(_db, limit) {
       return copy(
         [...state.orders.values()]
-          .filter((row) => row.status === "pending" && row.expires_at.getTime() <= now() && (!storeId || row.store_id === storeId))
+          .filter((row) => row.status === "pending" && row.expires_at.getTime() <= now())
           .sort((a, b) => a.expires_at.getTime() - b.expires_at.getTime())
           .slice(0, limit),
       );
@@ -401,6 +414,17 @@ export function createFakeOrderStore(options: { now?: () => number } = {}) {
     },
     async markEventsSent(_db, ids) {
       for (const event of state.outbox) if (ids.includes(event.id)) event.published_at = new Date(now());
+    },
+    async deletePublishedEvents(_db, keepSeconds, limit) {
+      const cutoff = now() - keepSeconds * 1000;
+      const gone = new Set(
+        state.outbox
+          .filter((event) => event.published_at !== null && event.published_at.getTime() < cutoff)
+          .sort((a, b) => a.published_at!.getTime() - b.published_at!.getTime())
+          .slice(0, limit),
+      );
+      state.outbox = state.outbox.filter((event) => !gone.has(event));
+      return gone.size;
     },
     async outboxBacklog() {
       const waiting = state.outbox.filter((event) => event.published_at === null);

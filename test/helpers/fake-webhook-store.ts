@@ -6,6 +6,7 @@
 // are simplified: nothing runs two instances here.
 import { randomUUID } from "node:crypto";
 import type { WebhookStore } from "../../services/webhook/domain.js";
+import { attemptHour } from "../../services/webhook/health-window.js";
 import type { AttemptRow, AuditRow, DeliveryRow, DueDelivery, EndpointRow, EventRow, NewEvent, Pool } from "../../services/webhook/store.js";
 import { fakeAuditStatements } from "./fake-audit-log.js";
 
@@ -88,6 +89,9 @@ export function createFakeWebhookStore() {
         throw error;
       }
     },
+    async countWaitingDeliveries() {
+      return [...state.deliveries.values()].filter((row) => row.status === "pending").length;
+    },
     async ping() {},
 
     async lockEndpointsOfStore(_db, storeId) {
@@ -152,7 +156,7 @@ export function createFakeWebhookStore() {
     async endpointHealth(_db, storeId, since) {
       const recent = state.attempts
         .map((a) => ({ a, d: state.deliveries.get(a.delivery_id)! }))
-        .filter(({ a, d }) => d.store_id === storeId && a.started_at >= since);
+        .filter(({ a, d }) => d.store_id === storeId && attemptHour(a.started_at) >= attemptHour(since));
       const byEndpoint = new Map<string, typeof recent>();
       for (const entry of recent) byEndpoint.set(entry.d.endpoint_id, [...(byEndpoint.get(entry.d.endpoint_id) ?? []), entry]);
       return [...byEndpoint].map(([endpoint_id, entries]) => {
@@ -166,6 +170,10 @@ export function createFakeWebhookStore() {
           last_status_code: last.a.status_code,
         };
       });
+    },
+    // Health is counted from the attempts themselves here: there are no hours to delete.
+    async purgeAttemptHours() {
+      return 0;
     },
     async endpointLiveForShare(_db, endpointId) {
       const row = state.endpoints.get(endpointId);
@@ -249,7 +257,7 @@ export function createFakeWebhookStore() {
         .sort(byCreatedDesc)
         .slice(0, limit)
         .map((event) => ({
-          event: { ...event },
+          event: { ...event, ...(filter.withoutBodies ? { body: "" } : {}) },
           deliveries: [...state.deliveries.values()]
             .filter((d) => d.store_id === storeId && d.event_id === event.id)
             .sort(byCreatedAsc)
@@ -313,7 +321,7 @@ export function createFakeWebhookStore() {
       }
       return count;
     },
-    async listDeliveries(_db, storeId, filter, limit) {
+    async listDeliveries(_db, storeId, filter, limit, withAttempts = true) {
       return [...state.deliveries.values()]
         .filter(
           (d) =>
@@ -325,7 +333,7 @@ export function createFakeWebhookStore() {
         )
         .sort(byCreatedDesc)
         .slice(0, limit)
-        .map((d) => ({ delivery: deliveryRow(d), attempts: attemptsOf(d.id) }));
+        .map((d) => ({ delivery: { ...deliveryRow(d), body: "" }, attempts: withAttempts ? attemptsOf(d.id) : [] }));
     },
     async getDelivery(_db, storeId, deliveryId) {
       const row = state.deliveries.get(deliveryId);

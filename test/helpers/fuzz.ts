@@ -17,7 +17,7 @@ import net from "node:net";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 // Types only: prepareFuzzStores imports the stack lazily, so runFuzz stays usable alone.
 import type { Stack } from "./stack.js";
-import type { Sql } from "../../services/lib/db.js";
+import type { Sql } from "../../platform/db.js";
 
 // ---------------------------------------------------------------------------------------
 // Public types
@@ -755,7 +755,7 @@ function mutateJson(rng: Rng, spec: Spec, ctx: Context): string | undefined {
         break;
       case "dup-item-uppercase": {
         const copy = clone(first);
-        for (const k of ["product_id", "bundle_id"]) if (typeof copy[k] === "string") copy[k] = (copy[k] as string).toUpperCase();
+        for (const k of ["product_id", "bundle_id"]) if (typeof copy[k] === "string") copy[k] = copy[k].toUpperCase();
         items.push(copy);
         break;
       }
@@ -818,7 +818,7 @@ function mutateJson(rng: Rng, spec: Spec, ctx: Context): string | undefined {
 function mutateBodyBytes(rng: Rng, spec: Spec): string | undefined {
   const text = spec.body!.toString("utf8");
   // Where bytes go inside a string value: right after the opening quote of a random one.
-  const starts = [...text.matchAll(/"([^"\\]{0,64})":"/g)].map((m) => ({ at: m.index! + m[0].length, key: m[1]! }));
+  const starts = [...text.matchAll(/"([^"\\]{0,64})":"/g)].map((m) => ({ at: m.index + m[0].length, key: m[1]! }));
   const spot = starts.length > 0 ? rng.pick(starts) : undefined;
   const splice = (bytes: number[]) =>
     spot ? Buffer.concat([Buffer.from(text.slice(0, spot.at)), Buffer.from(bytes), Buffer.from(text.slice(spot.at))]) : Buffer.from(bytes);
@@ -941,7 +941,7 @@ function mutateAuth(rng: Rng, spec: Spec, ctx: Context) {
   return label;
 }
 
-function mutateHeaders(rng: Rng, spec: Spec, ctx: Context) {
+function mutateHeaders(rng: Rng, spec: Spec) {
   const op = rng.weighted<string>([
     ["request-id", 3],
     ["idempotency-key", spec.family === "orders.create" ? 4 : 0],
@@ -1205,7 +1205,7 @@ function genProducts(rng: Rng, ctx: Context, family: "products" | "payment-metho
       pairs.push(["status", value]);
       spec.mutations.push(`query:status=${JSON.stringify(value)}`);
     } else if (what === "auth") mutateAuth(rng, spec, ctx);
-    else if (what === "headers") mutateHeaders(rng, spec, ctx);
+    else if (what === "headers") mutateHeaders(rng, spec);
     else if (what === "body") {
       spec.json = { limit: 1 };
       spec.contentType = "application/json";
@@ -1260,7 +1260,7 @@ function genCreate(rng: Rng, ctx: Context): Spec {
     else if (what === "bytes") afterSerialise.push(() => mutateBodyBytes(rng, spec));
     else if (what === "content-type") mutateContentType(rng, spec);
     else if (what === "auth") mutateAuth(rng, spec, ctx);
-    else afterSerialise.push(() => mutateHeaders(rng, spec, ctx));
+    else afterSerialise.push(() => mutateHeaders(rng, spec));
   }
   spec.body = Buffer.from(jsonText(spec.json), "utf8");
   for (const step of afterSerialise) step();
@@ -1286,7 +1286,7 @@ function genGet(rng: Rng, ctx: Context): Spec {
       setHeader(spec, "Authorization", `Bearer ${ctx.otherKey}`);
       spec.mutations.push("auth:other-store-key");
       authLabel = "other-store-key";
-    } else if (what === "headers") mutateHeaders(rng, spec, ctx);
+    } else if (what === "headers") mutateHeaders(rng, spec);
     else {
       spec.query = rng.pick(["x=1", "order_id=abc", "limit=1&limit=2", "%ZZ"]);
       spec.mutations.push(`query:${spec.query}`);
@@ -1333,7 +1333,7 @@ function genNotification(rng: Rng, ctx: Context): Spec {
       ["key-auth", 1],
     ]);
     if (!isPlain(spec.json)) break;
-    const body = spec.json as Record<string, unknown>;
+    const body = spec.json;
     if (what === "order_id") {
       const [label, value] = rng.weighted<[string, unknown]>([
         [["bank-order-reference", ctx.bankOrders[0]?.reference ?? "SO-UNKNOWN00"], 2],
@@ -1400,7 +1400,7 @@ function genNotification(rng: Rng, ctx: Context): Spec {
       spec.mutations.push(`${field}=${label}`);
       if (/NUL|surrogate/.test(label)) spec.mustReject ??= `${field}=${label}`;
     } else if (what === "signature") {
-      const sig = String(body.signature_key ?? "");
+      const sig = typeof body.signature_key === "string" ? body.signature_key : "";
       const [label, value] = rng.pick<[string, unknown]>([
         ["uppercase", sig.toUpperCase()],
         ["truncated", sig.slice(0, -1)],
@@ -1434,7 +1434,7 @@ function genNotification(rng: Rng, ctx: Context): Spec {
         spec.mustReject = before;
       }
       if (field === "signature_key") spec.mustReject ??= "signature_key changed";
-      if (field === "order_id" && isPlain(spec.json) && (spec.json as Record<string, unknown>).order_id !== orderIdBefore) {
+      if (field === "order_id" && isPlain(spec.json) && spec.json.order_id !== orderIdBefore) {
         spec.mustReject ??= "order_id is no known reference";
       }
     } else if (what === "bytes") {
@@ -1446,13 +1446,13 @@ function genNotification(rng: Rng, ctx: Context): Spec {
     } else if (what === "content-type") {
       mutateContentType(rng, spec);
     } else if (what === "headers") {
-      after.push(() => mutateHeaders(rng, spec, ctx));
+      after.push(() => mutateHeaders(rng, spec));
     } else {
       mutateAuth(rng, spec, ctx);
     }
   }
   if (resign && isPlain(spec.json)) {
-    signed(ctx, spec.json as Record<string, unknown>);
+    signed(ctx, spec.json);
     spec.mutations.push("re-signed");
   }
   spec.body = Buffer.from(jsonText(spec.json), "utf8");
@@ -1468,7 +1468,7 @@ function genCheckout(rng: Rng, ctx: Context): Spec {
     header(spec, "Accept", "text/html,application/xhtml+xml");
     spec.acceptHtml = true;
   }
-  if (rng.chance(0.4)) mutateHeaders(rng, spec, ctx);
+  if (rng.chance(0.4)) mutateHeaders(rng, spec);
   if (rng.chance(0.2)) {
     spec.query = rng.pick(["x=1", "%ZZ", "a=%00"]);
     spec.mutations.push(`query:${spec.query}`);
@@ -1509,7 +1509,7 @@ function genSandbox(rng: Rng, ctx: Context, action: boolean): Spec {
     spec.contentType = rng.pick(["application/x-www-form-urlencoded", "application/json", "text/plain"]);
     spec.mutations.push(`form-body:${body.length > 20 ? `${body.length}-bytes` : JSON.stringify(body)}`);
   }
-  if (rng.chance(0.3)) mutateHeaders(rng, spec, ctx);
+  if (rng.chance(0.3)) mutateHeaders(rng, spec);
   return spec;
 }
 
@@ -1529,7 +1529,7 @@ function genStatic(rng: Rng, ctx: Context): Spec {
     ["/metrics", "/metrics"],
   ]);
   const spec = baseSpec("static", "GET", route, path);
-  if (rng.chance(0.4)) mutateHeaders(rng, spec, ctx);
+  if (rng.chance(0.4)) mutateHeaders(rng, spec);
   if (rng.chance(0.3)) {
     spec.query = rng.pick(["x=1", "%ZZ", "url=http://evil", "a=%00"]);
     spec.mutations.push(`query:${spec.query}`);
@@ -1538,10 +1538,10 @@ function genStatic(rng: Rng, ctx: Context): Spec {
   return spec;
 }
 
-function genHealth(rng: Rng, ctx: Context): Spec {
+function genHealth(rng: Rng, _ctx: Context): Spec {
   const path = rng.pick(["/healthz", "/readyz"]);
   const spec = baseSpec("health", "GET", path, path);
-  if (rng.chance(0.4)) mutateHeaders(rng, spec, ctx);
+  if (rng.chance(0.4)) mutateHeaders(rng, spec);
   if (rng.chance(0.2)) {
     spec.query = rng.pick(["verbose=1", "%ZZ", "a=%00"]);
     spec.mutations.push(`query:${spec.query}`);
@@ -1589,7 +1589,7 @@ function genUnknown(rng: Rng, ctx: Context): Spec {
     spec.body = Buffer.from(rng.pick(['{"a":1}', "{", "\u0000"]));
     spec.contentType = "application/json";
   }
-  if (rng.chance(0.3)) mutateHeaders(rng, spec, ctx);
+  if (rng.chance(0.3)) mutateHeaders(rng, spec);
   return spec;
 }
 
@@ -1620,7 +1620,7 @@ function genWrongMethod(rng: Rng, ctx: Context): Spec {
     spec.body = Buffer.from('{"a":1}');
     spec.contentType = "application/json";
   }
-  if (rng.chance(0.2)) mutateHeaders(rng, spec, ctx);
+  if (rng.chance(0.2)) mutateHeaders(rng, spec);
   return spec;
 }
 

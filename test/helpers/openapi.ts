@@ -51,6 +51,12 @@ export function createOpenApiValidator(document: any = openApiDocument) {
       const validate = compile(responsePointer(method, path, status));
       return validate(body) ? undefined : ajv.errorsText(validate.errors, { separator: "\n" });
     },
+    /** Errors as text, or undefined when `body` is a request body the operation documents. */
+    checkRequest(method: string, path: string, body: unknown): string | undefined {
+      if (!document.paths[path]?.[method.toLowerCase()]?.requestBody) throw new Error(`${method} ${path} documents no request body`);
+      const validate = compile(`/paths/${escape(path)}/${method.toLowerCase()}/requestBody/content/application~1json/schema`);
+      return validate(body) ? undefined : ajv.errorsText(validate.errors, { separator: "\n" });
+    },
     checkSchema(name: string, value: unknown): string | undefined {
       const validate = compile(`/components/schemas/${name}`);
       return validate(value) ? undefined : ajv.errorsText(validate.errors, { separator: "\n" });

@@ -1,5 +1,5 @@
 /**
- * Child process for test/lib/postgres-drops.test.ts: keeps the project's own pool
+ * Child process for test/platform/postgres-drops.test.ts: keeps the project's own pool
  * (`connectDb`) busy with plain selects, parameterised inserts over 1 KiB of protocol and
  * `sql.begin` transactions, while the test terminates the pool's backends from outside.
  *
@@ -16,7 +16,7 @@
  *                                              distinct backends 10 concurrent queries reach
  * SIGTERM ends the pool and exits 0.
  */
-import { connectDb } from "../../services/lib/db.js";
+import { connectDb } from "../../platform/db.js";
 
 const url = process.env.DATABASE_URL;
 if (!url) throw new Error("DATABASE_URL is required");
@@ -33,7 +33,7 @@ const failures = new Map<string, { count: number; sample: string }>();
 let ok = 0;
 
 function record(error: unknown) {
-  const e = error as { constructor?: { name?: string }; code?: unknown; message?: unknown; stack?: unknown };
+  const e = error as { constructor?: { name?: string }; code?: string | number; message?: unknown; stack?: unknown };
   const key = `${e?.constructor?.name ?? typeof error}:${e?.code === undefined ? "" : String(e.code)}`;
   const seen = failures.get(key);
   if (seen) seen.count++;
@@ -81,7 +81,11 @@ await sql`create table if not exists drops (id bigserial primary key, body text 
 const workers = Array.from({ length: concurrency }, (_, w) => worker(w));
 print("ready", { applicationName, concurrency });
 
-process.once("SIGUSR2", async () => {
+// The signal handlers' promises are not awaited, and a rejection in them is left unhandled
+// on purpose: like a driver bug, it kills this process, which the test reports.
+process.once("SIGUSR2", () => void drainAndProbe());
+
+async function drainAndProbe() {
   running = false;
   const drainStarted = Date.now();
   // 25 s: a query handed to a connection that is reconnecting waits out postgres.js's
@@ -127,10 +131,9 @@ process.once("SIGUSR2", async () => {
     backends = new Set(results.flatMap((result) => (result.status === "fulfilled" ? [result.value[0]!.pid] : []))).size;
   }
   print("probe", { ok: recoveredMs !== null, ms: recoveredMs, attempts, lastError, backends, wholeMs: Date.now() - started });
-});
+}
 
-process.once("SIGTERM", async () => {
+process.once("SIGTERM", () => {
   running = false;
-  await sql.end({ timeout: 5 });
-  process.exit(0);
+  void sql.end({ timeout: 5 }).then(() => process.exit(0));
 });

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-export { freePort } from "../../services/lib/net.js";
+export { freePort } from "../../platform/net.js";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -16,10 +16,10 @@ export interface Spawned {
   exited: Promise<number | null>;
 }
 
-/** Runs a command from the repository root as a real child process. */
-export function spawnProcess(command: string, args: string[], env: Record<string, string | undefined> = {}): Spawned {
+/** Runs a command from the repository root (or `cwd`) as a real child process. */
+export function spawnProcess(command: string, args: string[], env: Record<string, string | undefined> = {}, cwd = ROOT): Spawned {
   const child = spawn(command, args, {
-    cwd: ROOT,
+    cwd,
     env: { ...process.env, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -29,8 +29,8 @@ export function spawnProcess(command: string, args: string[], env: Record<string
     text += chunk.toString("utf8");
     for (const listener of listeners) listener();
   };
-  child.stdout!.on("data", onData);
-  child.stderr!.on("data", onData);
+  child.stdout.on("data", onData);
+  child.stderr.on("data", onData);
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return {
     child,
@@ -77,7 +77,11 @@ export function spawnProcess(command: string, args: string[], env: Record<string
   };
 }
 
-/** A TypeScript entry point run as its own Node process, as `npm run start:*` would. */
+/**
+ * A TypeScript entry point run as its own Node process, as `npm run start:*` would. Its
+ * metrics listener takes any free port unless METRICS_PORT is given: the default (its
+ * own port + 1000) could be a port another test process was just handed.
+ */
 export function spawnEntry(entry: string, env: Record<string, string | undefined> = {}, args: string[] = []): Spawned {
-  return spawnProcess(process.execPath, ["--import", "tsx", entry, ...args], env);
+  return spawnProcess(process.execPath, ["--import", "tsx", entry, ...args], { METRICS_PORT: "0", ...env });
 }

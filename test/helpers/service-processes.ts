@@ -12,7 +12,7 @@ import { Webhook } from "standardwebhooks";
 import { CatalogService, ItemStatus, Plan, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
 import { WebhookService } from "../../gen/webhook/v1/webhook_pb.js";
-import { createRpcChannel, type RpcChannel } from "../../services/lib/rpc-client.js";
+import { createRpcChannel, type RpcChannel } from "../../platform/rpc-client.js";
 import { OPERATOR } from "../../common/actor.js";
 import { createTestDatabase, type TestDatabase } from "./db.js";
 import { waitFor } from "./http.js";

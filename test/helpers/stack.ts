@@ -1,17 +1,18 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { TEST_SCRYPT } from "./scrypt.js";
 import { CATALOG_SCHEMA, startCatalogService } from "../../services/catalog/service.js";
 import { WebhookService } from "../../gen/webhook/v1/webhook_pb.js";
 import { SHARED_NATS_URL, uniqueBusNames } from "./nats.js";
-import { loadConfig } from "../../services/lib/config.js";
-import { connectDb } from "../../services/lib/db.js";
-import { createLogger, type Logger } from "../../services/lib/logger.js";
-import type { OutgoingMail } from "../../services/lib/mail.js";
-import { freePort } from "../../services/lib/net.js";
-import { createRpcChannel } from "../../services/lib/rpc-client.js";
+import { loadConfig } from "../../platform/config.js";
+import { connectDb } from "../../platform/db.js";
+import { createLogger, type Logger } from "../../platform/logger.js";
+import type { OutgoingMail } from "../../platform/mail.js";
+import { freePort } from "../../platform/net.js";
+import { createRpcChannel } from "../../platform/rpc-client.js";
 import { OPERATOR } from "../../common/actor.js";
-import { storeAuditLog } from "../../services/lib/audit-log.js";
+import { storeAuditLog } from "../../platform/audit-log.js";
 import { AccountService } from "../../gen/catalog/v1/account_pb.js";
 import { CatalogService, ItemStatus, Plan, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { BankReconciliationService } from "../../gen/order/v1/bank_pb.js";
@@ -27,6 +28,8 @@ export interface StackOptions {
   authCacheMs?: number;
   /** Extra configuration for the order service, as environment variables. */
   orderEnv?: Record<string, string>;
+  /** Extra configuration for every role, as environment variables (e.g. TRUST_PROXY). */
+  env?: Record<string, string>;
   /** How often the expiry sweeper runs (default 5 s). */
   sweepEveryMs?: number;
   /**
@@ -62,6 +65,7 @@ export async function startStack(options: StackOptions = {}) {
     WEBHOOK_ALLOW_PRIVATE: "true",
     ...options.webhooks?.env,
     ...options.orderEnv,
+    ...options.env,
     ...(options.webhooks?.bus === "nats" ? { NATS_URL: options.webhooks.natsUrl ?? SHARED_NATS_URL } : {}),
     ...busNames,
     HOST: "127.0.0.1",
@@ -80,14 +84,19 @@ export async function startStack(options: StackOptions = {}) {
     webhookTimeoutMs: options.webhooks?.timeoutMs,
     webhookDisableSweepEveryMs: options.webhooks?.disableSweepEveryMs,
     transport: options.transport,
+    metricsPort: 0,
+    scryptParams: TEST_SCRYPT,
   });
   // The test administers the stack as the operator would.
-  const admin = createRpcChannel(all.addrs.catalog, { actor: OPERATOR });
-  const orderAdmin = createRpcChannel(all.addrs.order, { actor: OPERATOR });
-  const webhookAdmin = all.addrs.webhook ? createRpcChannel(all.addrs.webhook, { actor: OPERATOR }) : undefined;
+  const adminOptions = { actor: OPERATOR, timeoutMs: 30_000 };
+  const admin = createRpcChannel(all.addrs.catalog, adminOptions);
+  const orderAdmin = createRpcChannel(all.addrs.order, adminOptions);
+  const webhookAdmin = all.addrs.webhook ? createRpcChannel(all.addrs.webhook, adminOptions) : undefined;
   return {
     db,
     baseUrl,
+    /** /metrics of every role of the stack: its own port, never the gateway's (baseUrl). */
+    metricsUrl: `http://127.0.0.1:${all.metricsPort}/metrics`,
     /** Where mails are written as .eml files when no smtpUrl was given. */
     mailDir: path.join(dataDir, "mail"),
     catalogAddr: all.addrs.catalog,
@@ -107,7 +116,7 @@ export async function startStack(options: StackOptions = {}) {
     dbUrl: db.url,
     /** The store's audit log as the dashboard and the CLI read it: every service's part, merged. */
     auditLog: async (storeId: string) =>
-      (await storeAuditLog({ catalog: admin.client(AccountService), order: orderAdmin.client(OrderService), webhook: webhookAdmin?.client(WebhookService) }, storeId, 500)).entries,
+      (await storeAuditLog({ catalog: admin.client(AccountService), order: orderAdmin.client(OrderService), webhook: webhookAdmin?.client(WebhookService) }, storeId, { limit: 500 })).entries,
     /** SQL on the order service's schema, for asserting what was (not) written. */
     orderSql: all.sql.order,
     async close() {
@@ -134,6 +143,7 @@ export async function startCatalogOnly() {
     host: "127.0.0.1",
     port: 0,
     mail: { mailer: { send: (mail) => mails.push(mail) }, publicBaseUrl: "http://dashboard.test" },
+    scryptParams: TEST_SCRYPT,
   });
   return {
     db,

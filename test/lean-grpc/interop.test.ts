@@ -198,7 +198,7 @@ test.after.always(() => grpcServer?.forceShutdown());
 function leanClient(interceptors: Interceptor[] = []) {
   const baseUrl = `http://127.0.0.1:${grpcPort}`;
   const sessionManager = new Http2SessionManager(baseUrl);
-  const transport = createLeanGrpcTransport({ baseUrl, interceptors, fallback: createGrpcTransport({ baseUrl, sessionManager }) });
+  const transport = createLeanGrpcTransport({ baseUrl, interceptors, fallback: () => createGrpcTransport({ baseUrl, sessionManager }) });
   return {
     client: createClient(OrderService, transport),
     close: () => {

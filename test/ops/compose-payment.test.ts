@@ -5,7 +5,7 @@ import test from "ava";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parse } from "yaml";
-import { ConfigError, loadConfig } from "../../services/lib/config.js";
+import { ConfigError, loadConfig } from "../../platform/config.js";
 import { ROOT } from "../helpers/process.js";
 
 const text = readFileSync(path.join(ROOT, "docker-compose.yml"), "utf8");
@@ -43,7 +43,7 @@ test("on a host that sets nothing every role runs the sandbox on its default key
 
 test("the order service and the gateway follow the host's PAYMENT_GATEWAY, and midtrans needs the host's key", (t) => {
   for (const role of ["order", "gateway"] as const) {
-    const error = t.throws(() => loadConfig(environmentOf(role, { PAYMENT_GATEWAY: "midtrans" })), { instanceOf: ConfigError }) as ConfigError;
+    const error = t.throws<ConfigError>(() => loadConfig(environmentOf(role, { PAYMENT_GATEWAY: "midtrans" })), { instanceOf: ConfigError });
     t.deepEqual(error.variables, ["MIDTRANS_SERVER_KEY"], role);
     const config = loadConfig(environmentOf(role, { PAYMENT_GATEWAY: "midtrans", MIDTRANS_SERVER_KEY: "Mid-server-from-host" }));
     t.is(config.PAYMENT_GATEWAY, "midtrans", role);

@@ -17,7 +17,7 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   return undefined;
 }
 
-test("the gateway's /metrics counts requests, gRPC calls, the outbox, webhook attempts and connections", async (t) => {
+test("the metrics port counts requests, gRPC calls, the outbox, webhook attempts and connections of every role", async (t) => {
   const stack = await startStack({ webhooks: { bus: "in-process" } });
   const receiver = await startReceiver();
   try {
@@ -34,10 +34,10 @@ test("the gateway's /metrics counts requests, gRPC calls, the outbox, webhook at
     t.is(created.status, 201);
     await waitFor(() => receiver.received.length >= 1);
 
-    const response = await api(stack.baseUrl, "/metrics");
+    const response = await fetch(stack.metricsUrl);
     t.is(response.status, 200);
     t.regex(response.headers.get("content-type") ?? "", /^text\/plain/);
-    const text = response.text;
+    const text = await response.text();
     t.true((sample(text, "http_requests_total", { route: "/v1/products", method: "GET", code: "200" }) ?? 0) >= 3);
     t.true((sample(text, "http_requests_total", { route: "/v1/products", method: "GET", code: "400" }) ?? 0) >= 1);
     t.true((sample(text, "http_request_duration_seconds_count", { route: "/v1/orders", method: "POST", code: "201" }) ?? 0) >= 1);
@@ -54,6 +54,58 @@ test("the gateway's /metrics counts requests, gRPC calls, the outbox, webhook at
   } finally {
     await receiver.close();
     await stack.close();
+  }
+});
+
+test("the gateway's public port does not serve /metrics: the JSON 404 of any unknown path", async (t) => {
+  const stack = await startStack();
+  try {
+    const response = await api(stack.baseUrl, "/metrics");
+    t.is(response.status, 404);
+    t.deepEqual(response.body, { success: false, error: { code: "NOT_FOUND", message: "no route for GET /metrics" } });
+    t.false(response.text.includes("http_requests_total"));
+    // The request itself is counted, on the metrics port, as any unmatched one.
+    const text = await (await fetch(stack.metricsUrl)).text();
+    t.true((sample(text, "http_requests_total", { route: "unmatched", method: "GET", code: "404" }) ?? 0) >= 1);
+  } finally {
+    await stack.close();
+  }
+});
+
+test("the gateway running alone serves /metrics on METRICS_PORT with its request metrics, and 404 on its public port", async (t) => {
+  const db = await createTestDatabase();
+  const [port, metricsPort] = [await freePort(), await freePort()];
+  // Services that do not answer are enough: /healthz needs none of them.
+  const [catalog, order, webhook] = [await freePort(), await freePort(), await freePort()];
+  const gateway = spawnEntry("gateway/main.ts", {
+    DATABASE_URL: db.url,
+    HOST: "127.0.0.1",
+    PORT: String(port),
+    METRICS_PORT: String(metricsPort),
+    CATALOG_ADDR: `http://127.0.0.1:${catalog}`,
+    ORDER_ADDR: `http://127.0.0.1:${order}`,
+    WEBHOOK_ADDR: `http://127.0.0.1:${webhook}`,
+  });
+  try {
+    await gateway.waitFor(/metrics listening/);
+    const base = `http://127.0.0.1:${port}`;
+    t.is((await api(base, "/healthz")).status, 200);
+    const onPublic = await api(base, "/metrics");
+    t.is(onPublic.status, 404);
+    t.is(onPublic.body?.error?.code, "NOT_FOUND");
+    const response = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    t.is(response.status, 200);
+    t.regex(response.headers.get("content-type") ?? "", /^text\/plain/);
+    const text = await response.text();
+    t.true((sample(text, "http_requests_total", { route: "/healthz", method: "GET", code: "200" }) ?? 0) >= 1, text.slice(0, 2000));
+    t.true((sample(text, "http_requests_total", { route: "unmatched", method: "GET", code: "404" }) ?? 0) >= 1);
+    t.regex(text, /^process_cpu_user_seconds_total/m);
+    const other = await fetch(`http://127.0.0.1:${metricsPort}/healthz`);
+    t.is(other.status, 404);
+    t.is(((await other.json()) as { error: { code: string } }).error.code, "NOT_FOUND");
+  } finally {
+    t.is(await gateway.stop(), 0, "exits 0 on SIGTERM");
+    await db.drop();
   }
 });
 

@@ -5,7 +5,7 @@
 import test from "ava";
 import { ORDER_SCHEMA } from "../../services/order/service.js";
 import { transferAmountUse } from "../../services/order/store.js";
-import { orderSchemaBefore } from "../helpers/order-migrations.js";
+import { bankTransferOrderRow, orderSchemaBefore } from "../helpers/order-migrations.js";
 
 const STORE = "5e1f0000-0000-4000-8000-000000000001";
 const OTHER_STORE = "5e1f0000-0000-4000-8000-000000000002";
@@ -18,29 +18,18 @@ test("existing orders keep their codes through the upgrade; the newest of a shar
   let n = 0;
   async function order(amount: number, status: string, created: number, changed = created, fields: Record<string, unknown> = {}) {
     n++;
-    const [row] = await sql<{ id: string }[]>`insert into orders ${sql({
-      store_id: STORE,
-      status,
-      payment_reference: `SO-MIGRATE${String(n).padStart(4, "0")}`,
-      payment_kind: "bank_transfer",
-      payment_method: "bank_transfer",
-      payment_provider: "manual",
-      settlement_channel: "seller_bank",
-      subtotal: 10_000,
-      unique_amount_code: amount - 10_000,
-      amount,
-      buyer_name: "Budi",
-      buyer_email: "budi@example.co.id",
-      buyer_phone: "+6281234567890",
-      store_name: "Toko",
-      success_url: "https://shop.example/ok",
-      return_url: "https://shop.example/back",
-      error_url: "https://shop.example/error",
-      expires_at: new Date(now + created + DAY),
-      created_at: new Date(now + created),
-      updated_at: new Date(now + changed),
-      ...fields,
-    })} returning id`;
+    const [row] = await sql<{ id: string }[]>`insert into orders ${sql(
+      bankTransferOrderRow({
+        store_id: STORE,
+        status,
+        payment_reference: `SO-MIGRATE${String(n).padStart(4, "0")}`,
+        amount,
+        expires_at: new Date(now + created + DAY),
+        created_at: new Date(now + created),
+        updated_at: new Date(now + changed),
+        ...fields,
+      }),
+    )} returning id`;
     return row!.id;
   }
   const pending = await order(10_001, "pending", -DAY / 2);

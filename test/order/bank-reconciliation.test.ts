@@ -9,7 +9,7 @@ import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { BankReconciliationService, type MutationResult } from "../../gen/order/v1/bank_pb.js";
 import { Health, HealthCheckResponse_ServingStatus } from "../../gen/grpc/health/v1/health_pb.js";
 import type { Order } from "../../gen/order/v1/order_pb.js";
-import { createRpcChannel, type RpcChannel } from "../../services/lib/rpc-client.js";
+import { createRpcChannel, type RpcChannel } from "../../platform/rpc-client.js";
 import { OPERATOR } from "../../common/actor.js";
 import { waitFor } from "../helpers/http.js";
 import { buyer, createProduct, createStore, startStack, type Stack } from "../helpers/stack.js";

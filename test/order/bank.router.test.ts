@@ -3,7 +3,7 @@
 // interceptors. Argument checks (each names its field and applies nothing), store
 // scoping, and what is logged. Matching against PostgreSQL is bank-reconciliation.test.ts.
 import { OPERATOR } from "../../common/actor.js";
-import { actorInterceptor } from "../../services/lib/rpc-client.js";
+import { actorInterceptor } from "../../platform/rpc-client.js";
 import test from "ava";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
@@ -14,7 +14,7 @@ import { FieldViolationSchema, OrderService } from "../../gen/order/v1/order_pb.
 import { createOrderDomain } from "../../services/order/domain.js";
 import type { PaymentGateway } from "../../services/order/payment-gateways/types.js";
 import { createOrderRoutes } from "../../services/order/routes.js";
-import { serverInterceptors } from "../../services/lib/rpc-server.js";
+import { serverInterceptors } from "../../platform/rpc-server.js";
 import { createFakeOrderStore } from "../helpers/fake-order-store.js";
 import { capturingLogger } from "../helpers/logs.js";
 

@@ -113,9 +113,63 @@ test("reads never show a pending order past expires_at, even before any sweep", 
   t.is(single.status, "expired");
   t.is(single.payment_url, single.checkout_url, "an expired order has no live payment page");
 
-  // The read wrote the change like any other: one history row and both events.
-  t.deepEqual(await historyOf(unswept, transfer.id), ["∅→pending", "pending→expired"]);
+  // Reading the one order wrote its change like any other: one history row and both events.
+  t.deepEqual(await historyOf(unswept, gateway.id), ["∅→pending", "pending→expired"]);
   t.deepEqual((await outboxOf(unswept, gateway.id)).map((event) => event.type).sort(), ["order.created", "order.expired", "orderUpdated"]);
+  // A list only shows it: writing a store's due orders is the sweeper's work, never a read's.
+  t.deepEqual(await historyOf(unswept, transfer.id), ["∅→pending"]);
+});
+
+test("orders due together are expired in one sweep's batch, each with its own history, events and transfer amount hold", async (t) => {
+  const store = await newStore(swept, "Batch Expiry Store");
+  const orders = [
+    await createOrder(t, swept, store, "bank_transfer"),
+    await createOrder(t, swept, store, "bank_transfer"),
+    await createOrder(t, swept, store, "qris"),
+    await createOrder(t, swept, store, "qris"),
+  ];
+  const ids = orders.map((order) => order.id as string);
+  // Due at once, so the next sweep takes them together.
+  await swept.orderSql`update orders set expires_at = clock_timestamp() - interval '1 second' where id = any(${ids}::uuid[])`;
+  await waitFor(async () => {
+    const rows = await swept.orderSql<{ status: string }[]>`select status from orders where id = any(${ids}::uuid[])`;
+    return rows.every((row) => row.status === "expired");
+  }, PATIENCE_MS);
+  for (const id of ids) {
+    t.deepEqual(await historyOf(swept, id), ["∅→pending", "pending→expired"], id);
+    t.deepEqual((await outboxOf(swept, id)).map((event) => event.type).sort(), ["order.created", "order.expired", "orderUpdated"], id);
+  }
+  // A bank transfer's amount stays reserved for the grace after expiry, then is free.
+  const holds = await swept.orderSql<{ order_id: string; reserved_until: Date }[]>`
+    select order_id, reserved_until from transfer_amount_reservations where order_id = any(${ids}::uuid[])`;
+  t.deepEqual(holds.map((hold) => hold.order_id).sort(), ids.slice(0, 2).sort());
+  t.true(holds.every((hold) => hold.reserved_until.getFullYear() < 9999), "held until a time, no longer for ever");
+});
+
+test("the status filter sees due orders as expired: written and unwritten ones page together, newest first", async (t) => {
+  const store = await newStore(unswept, "Filter Expiry Store");
+  const first = await createOrder(t, unswept, store, "bank_transfer");
+  const second = await createOrder(t, unswept, store, "qris");
+  const third = await createOrder(t, unswept, store, "bank_transfer");
+  const open = await createOrder(t, unswept, store, "qris");
+  for (const order of [first, second, third]) await pastExpiry(order);
+  // The second is written expired (a read of it did); the others are only due.
+  t.is((await getOrder(unswept, store, second.id)).status, "expired");
+  await unswept.orderSql`update orders set expires_at = clock_timestamp() + interval '1 hour' where id = ${open.id}`;
+
+  const list = async (query: string) => {
+    const response = await api(unswept.baseUrl, `/v1/orders?${query}`, { key: store.key });
+    t.is(response.status, 200, response.text);
+    return response.body.data as { items: { id: string; status: string }[]; has_more: boolean };
+  };
+  const expired = await list("status=expired");
+  t.deepEqual(expired.items.map((item) => item.id), [third.id, second.id, first.id]);
+  t.true(expired.items.every((item) => item.status === "expired"));
+  t.deepEqual((await list("status=expired&limit=1&offset=1")).items.map((item) => item.id), [second.id]);
+  const last = await list("status=expired&limit=2&offset=1");
+  t.deepEqual(last.items.map((item) => item.id), [second.id, first.id]);
+  t.false(last.has_more);
+  t.deepEqual((await list("status=pending")).items.map((item) => item.id), [open.id]);
 });
 
 test("the checkout page of an order past expires_at shows it expired, before any sweep", async (t) => {

@@ -74,7 +74,7 @@ test("refund arithmetic: all that is left by default, never more, never zero", (
   t.is(refundAmount(50_000, 50_000), 50_000);
   t.is(refundAmount(1, 50_000), 1);
   const field = (run: () => unknown) => {
-    const error = t.throws(run) as ConnectError;
+    const error = t.throws<ConnectError>(run);
     t.is(error.code, Code.InvalidArgument);
     return error.findDetails(FieldViolationSchema)[0]?.field;
   };

@@ -151,7 +151,7 @@ test("run: the first request creates and stores its answer; the same body replay
   t.deepEqual(made, [ORDER]);
 
   const other = await t.throwsAsync(idempotency.run(STORE, "k", "h2", steps(made)), { instanceOf: ConnectError });
-  t.is(other!.code, Code.AlreadyExists);
+  t.is(other.code, Code.AlreadyExists);
   t.deepEqual(made, [ORDER]);
 });
 
@@ -200,8 +200,8 @@ test("run: a live in-flight request is refused with ALREADY_EXISTS", async (t) =
   const { store, records } = memoryStore();
   records.set(`${STORE}/k`, { request_hash: "h", response: null, order_id: null, stale: false });
   const error = await t.throwsAsync(createIdempotency({ sql: pool, store }).run(STORE, "k", "h", steps([])), { instanceOf: ConnectError });
-  t.is(error!.code, Code.AlreadyExists);
-  t.regex(error!.message, /still in flight/);
+  t.is(error.code, Code.AlreadyExists);
+  t.regex(error.message, /still in flight/);
 });
 
 test("attach refuses a key another request already tied to its order", async (t) => {
@@ -210,6 +210,6 @@ test("attach refuses a key another request already tied to its order", async (t)
   records.set(`${STORE}/k`, { request_hash: "h", response: null, order_id: null, stale: false });
   await idempotency.attach(pool, STORE, "k", ORDER);
   const error = await t.throwsAsync(idempotency.attach(pool, STORE, "k", "88888888-8888-4888-8888-888888888888"), { instanceOf: ConnectError });
-  t.is(error!.code, Code.AlreadyExists);
-  t.is(error!.rawMessage, KEY_TAKEN_MESSAGE);
+  t.is(error.code, Code.AlreadyExists);
+  t.is(error.rawMessage, KEY_TAKEN_MESSAGE);
 });

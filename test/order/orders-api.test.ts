@@ -757,6 +757,33 @@ test("GET /v1/orders: newest first, pages, the status filter, and strict query p
     one.body.data.items.map((o: any) => o.id),
     [ids[0]],
   );
+
+  // starting_after: each page goes on after the last order of the one before, so a walk
+  // sees every order once, newest first, at the same cost on every page.
+  const walked: string[][] = [];
+  let after = "";
+  for (let page = 0; page < 5; page++) {
+    const response = await api(stack.baseUrl, `/v1/orders?limit=2${after ? `&starting_after=${after}` : ""}`, { key: store.key });
+    t.is(response.status, 200, response.text);
+    walked.push(response.body.data.items.map((o: any) => o.id));
+    if (!response.body.data.has_more) break;
+    after = walked.at(-1)!.at(-1)!;
+  }
+  t.deepEqual(walked, [newestFirst.slice(0, 2), newestFirst.slice(2, 4), newestFirst.slice(4)]);
+  const afterPaid = await api(stack.baseUrl, `/v1/orders?status=paid&starting_after=${ids[3]}`, { key: store.key });
+  t.deepEqual(afterPaid.body.data.items.map((o: any) => o.id), [ids[1]], "with a filter, after the named order");
+  t.deepEqual((await api(stack.baseUrl, `/v1/orders?starting_after=${ids[4]!.toUpperCase()}&limit=1`, { key: store.key })).body.data.items.map((o: any) => o.id), [ids[3]]);
+  for (const [query, field] of [
+    ["starting_after=not-a-uuid", "starting_after"],
+    [`starting_after=${ids[1]}&offset=2`, "offset"],
+  ] as const) {
+    const response = await api(stack.baseUrl, `/v1/orders?${query}`, { key: store.key });
+    assertError(t, response, 400, "INVALID_REQUEST");
+    t.is(response.body.error.details?.[0]?.field, field, query);
+  }
+  const other = await createStore(stack, Plan.GROWTH, "Other List Store");
+  assertError(t, await api(stack.baseUrl, `/v1/orders?starting_after=${ids[1]}`, { key: other.key }), 404, "NOT_FOUND");
+  assertError(t, await api(stack.baseUrl, "/v1/orders?starting_after=00000000-0000-4000-8000-000000000000", { key: store.key }), 404, "NOT_FOUND");
 });
 
 // ---------------------------------------------------------------------------------

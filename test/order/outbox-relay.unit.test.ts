@@ -3,7 +3,7 @@
 // its deadline and the events go out on the next run. No database, no NATS.
 import test from "ava";
 import { pino } from "pino";
-import type { BusEvent, EventBus } from "../../services/lib/bus.js";
+import type { BusEvent, EventBus } from "../../platform/bus.js";
 import { startOutboxRelay, type OutboxStore } from "../../services/order/outbox-relay.js";
 import type { OutboxRow, Pool } from "../../services/order/store.js";
 
@@ -24,6 +24,9 @@ test("a batch that never finishes is given up after its deadline; the events sti
     },
     async outboxBacklog() {
       return { count: rows.filter((row) => !row.sent).length, oldestSeconds: 0 };
+    },
+    async deletePublishedEvents() {
+      return 0;
     },
   };
   const published: string[] = [];

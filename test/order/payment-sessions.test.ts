@@ -441,7 +441,7 @@ test.serial("an expired session is replaced exactly once under 50 concurrent rea
   t.truthy(newToken);
   t.not(newToken, firstToken);
   t.is(newToken, ttlFake.requests.at(-1)!.token);
-  t.true(answers.every((a) => a.body.data.payment.payment_url === redirectUrlFor(ttlFake, newToken!)));
+  t.true(answers.every((a) => a.body.data.payment.payment_url === redirectUrlFor(ttlFake, newToken)));
 
   // The renewed page is asked for with the same order id, amount and items.
   const [first, second] = ttlFake.transactions();

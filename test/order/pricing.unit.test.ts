@@ -39,7 +39,7 @@ test("subtotalOf allows exactly MAX_ORDER_TOTAL and refuses one rupiah more with
   const error = t.throws(() => subtotalOf([{ unitPrice: MAX_ORDER_TOTAL, quantity: 1 }, { unitPrice: 1, quantity: 1 }]), {
     instanceOf: TotalTooLarge,
   });
-  t.regex(error!.message, /exceeds 1000000000000 IDR/);
+  t.regex(error.message, /exceeds 1000000000000 IDR/);
 });
 
 const NOW = new Date("2026-11-20T03:00:00Z");
@@ -116,14 +116,32 @@ test("priceItems names the field of an item the store lacks, of the wrong type, 
   const missing = t.throws(() => priceItems([want(P1, "product", 1)], []));
   t.is(fieldOf(missing), "items[0].product_id");
   t.is((missing as ConnectError).code, Code.InvalidArgument);
-  t.regex(missing!.message, /no such product in this store/);
+  t.regex(missing.message, /no such product in this store/);
 
   const wrongType = t.throws(() => priceItems([want(P1, "bundle", 1)], [item(P1, ItemType.PRODUCT, 1n)]));
   t.is(fieldOf(wrongType), "items[0].bundle_id");
-  t.regex(wrongType!.message, /no such bundle in this store/);
+  t.regex(wrongType.message, /no such bundle in this store/);
 
   const draft = t.throws(() => priceItems([want(P1, "product", 1)], [item(P1, ItemType.PRODUCT, 1n, ItemStatus.DRAFT)]));
-  t.regex(draft!.message, /product is not published/);
+  t.regex(draft.message, /product is not published/);
+});
+
+test("priceItems names every item the store lacks or has not published, in request order", (t) => {
+  const P2 = "33333333-3333-4333-8333-333333333333";
+  const error = t.throws<ConnectError>(() =>
+    priceItems(
+      [want(P1, "product", 1, 0), want(B1, "bundle", 1, 1), want(P2, "product", 1, 2)],
+      [item(P1, ItemType.PRODUCT, 1n, ItemStatus.DRAFT), item(P2, ItemType.PRODUCT, 1n)],
+    ),
+  );
+  t.deepEqual(
+    error.findDetails(FieldViolationSchema).map((v) => [v.field, v.description]),
+    [
+      ["items[0].product_id", "product is not published"],
+      ["items[1].bundle_id", "no such bundle in this store"],
+    ],
+  );
+  t.is(error.rawMessage, "items[0].product_id: product is not published");
 });
 
 test("priceItems turns TotalTooLarge into INVALID_ARGUMENT on items", (t) => {

@@ -4,8 +4,8 @@
 // gateway reports on its own, status checks and expiry at the gateway. Each test builds
 // its own service. Real PostgreSQL and a fake Midtrans on loopback are in
 // test/order/refunds.test.ts.
-import { OPERATOR, type Actor } from "../../common/actor.js";
-import { actorInterceptor } from "../../services/lib/rpc-client.js";
+import { OPERATOR, SYSTEM, type Actor } from "../../common/actor.js";
+import { actorInterceptor } from "../../platform/rpc-client.js";
 import test from "ava";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
@@ -18,7 +18,9 @@ import { createOrderDomain } from "../../services/order/domain.js";
 import type { ExpireAnswer, PaymentGateway, RefundAnswer, RefundRequest, StatusAnswer } from "../../services/order/payment-gateways/types.js";
 import { GatewayUnavailable } from "../../services/order/payment-gateways/types.js";
 import { createOrderRoutes } from "../../services/order/routes.js";
-import { serverInterceptors } from "../../services/lib/rpc-server.js";
+import { serverInterceptors } from "../../platform/rpc-server.js";
+import { auditEntry } from "../../platform/audit-log.js";
+import { checkPaging } from "../helpers/audit-pages.js";
 import { createFakeOrderStore } from "../helpers/fake-order-store.js";
 import { capturingLogger } from "../helpers/logs.js";
 import { failure } from "../helpers/rpc-failure.js";
@@ -314,7 +316,7 @@ test("status check: a silent gateway order is asked about, and a settlement it r
   t.is(row.status_checks, 1, "counted");
   t.true(row.next_status_check_at!.getTime() >= asked + 2, "the next check waits twice the interval");
 
-  const checked = await setup({ statusCheckAfterMs: 1 });
+  const checked = setup({ statusCheckAfterMs: 1 });
   const silent = await placed(checked.client, "qris");
   await new Promise((resolve) => setTimeout(resolve, 5));
   checked.gateway.statusAnswer = async () => ({ kind: "found", fields: gatewayWord(silent.paymentReference, Number(silent.amount), "settlement") });
@@ -476,4 +478,52 @@ test("the audit entry is written with its change: when the transaction fails hal
   fake.store.insertAudit = insertAudit;
   await client.markOrderPaid({ storeId: SHOP, orderId: order.id });
   t.is(fake.state.audit.filter((entry) => entry.target === `order:${order.id}`).length, 1);
+});
+
+test("ListAudit: orders are called by their payment reference, bank transfers by the bank's id; filters by actor and action; paging by position; an unknown action is INVALID_ARGUMENT", async (t) => {
+  const { client, bank, fake, as } = setup();
+  const paid = await paidTransfer(client);
+  const cancelled = await placed(client, "bank_transfer");
+  as.actor = member("support");
+  await client.cancelOrder({ storeId: SHOP, orderId: cancelled.id });
+  await client.refundOrder({ storeId: SHOP, orderId: paid.id, amount: 1_000n, reason: "r", requestHash: "x" });
+  as.actor = OPERATOR;
+  const waiting = await placed(client, "bank_transfer");
+  const credit = (id: string, amount: bigint) => ({ id, amount, type: "credit", occurredAt: new Date().toISOString(), description: "TRF" });
+  const { results } = await bank.reconcileMutations({ storeId: SHOP, mutations: [credit("BCA-001", 1n), credit("BCA-002", 2n)] });
+  t.deepEqual(results.map((r) => r.result), ["unmatched", "unmatched"]);
+  await bank.assignMutation({ storeId: SHOP, mutationId: "BCA-001", orderId: waiting.id });
+  await bank.dismissMutation({ storeId: SHOP, mutationId: "BCA-002" });
+
+  const list = (request: object) => client.listAudit({ storeId: SHOP, ...request });
+  const { entries } = await list({});
+  t.deepEqual(
+    entries.reverse().map((e) => [e.actor, e.action, e.target, e.targetLabel, e.changes.length]),
+    [
+      ["operator", "order.marked_paid", `order:${paid.id}`, paid.reference, 0],
+      ["support@toko.example", "order.cancelled", `order:${cancelled.id}`, cancelled.paymentReference, 0],
+      ["support@toko.example", "order.refunded", `order:${paid.id}`, paid.reference, 0],
+      ["operator", "bank_mutations.imported", `store:${SHOP}`, "", 0],
+      ["operator", "bank_mutation.assigned", "mutation:BCA-001", "BCA-001", 0],
+      ["operator", "bank_mutation.dismissed", "mutation:BCA-002", "BCA-002", 0],
+    ],
+  );
+  t.regex(paid.reference, /^SO-/);
+
+  t.deepEqual((await list({ actor: "support@toko.example" })).entries.map((e) => e.action), ["order.refunded", "order.cancelled"]);
+  t.deepEqual((await list({ action: "order.marked_paid" })).entries.map((e) => e.targetLabel), [paid.reference]);
+  t.deepEqual((await list({ actor: "support@toko.example", action: "order.marked_paid" })).entries, []);
+
+  // Entries written by one statement share their time: the sequence orders them.
+  await fake.store.insertAudit(fake.pool, [
+    auditEntry(SHOP, SYSTEM, "order.cancelled", "order:a", { label: "SO-A" }),
+    auditEntry(SHOP, SYSTEM, "order.cancelled", "order:b", { label: "SO-B" }),
+    auditEntry(SHOP, SYSTEM, "order.cancelled", "order:c", { label: "SO-C" }),
+  ]);
+  t.is((await checkPaging(t, list, { ties: true })).length, 9);
+  await checkPaging(t, list, { filters: { action: "order.cancelled" }, ties: true });
+  t.deepEqual((await list({ storeId: OTHER })).entries, [], "one store's entries only");
+
+  t.deepEqual(await failure(list({ action: "order.deleted" })), { code: Code.InvalidArgument, field: "action", message: "action: is not an action the audit log records" });
+  t.like(await failure(list({ limit: 501 })), { code: Code.InvalidArgument, field: "limit" });
 });

@@ -3,9 +3,9 @@
 // gateway. No database, no network, no process. Each RPC's happy path, its argument
 // errors (INVALID_ARGUMENT with a FieldViolation), NOT_FOUND, and the notification
 // checks. The routes run behind the same server interceptors as on a real server
-// (services/lib/rpc-server.ts: the text rule and the error mapping).
+// (platform/rpc-server.ts: the text rule and the error mapping).
 import { OPERATOR } from "../../common/actor.js";
-import { actorInterceptor } from "../../services/lib/rpc-client.js";
+import { actorInterceptor } from "../../platform/rpc-client.js";
 import test from "ava";
 import { clone, create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
@@ -13,10 +13,11 @@ import { pino } from "pino";
 import { GetOrderCatalogResponseSchema, GetStoreResponseSchema, ItemSchema, ItemStatus, ItemType, StoreSchema } from "../../gen/catalog/v1/catalog_pb.js";
 import { FieldViolationSchema, OrderService } from "../../gen/order/v1/order_pb.js";
 import { midtransSignature } from "../../common/midtrans.js";
+import { orderDetailJson } from "../../common/public-json.js";
 import { createOrderDomain } from "../../services/order/domain.js";
 import type { PaymentGateway } from "../../services/order/payment-gateways/types.js";
 import { createOrderRoutes } from "../../services/order/routes.js";
-import { serverInterceptors } from "../../services/lib/rpc-server.js";
+import { serverInterceptors } from "../../platform/rpc-server.js";
 import { createFakeOrderStore, type FakeOrderStore } from "../helpers/fake-order-store.js";
 import { capturingLogger } from "../helpers/logs.js";
 import { failure } from "../helpers/rpc-failure.js";
@@ -120,7 +121,7 @@ function setup(options: { paymentWindowMs?: number } = {}) {
     midtransServerKey: SERVER_KEY,
   });
   const client = createClient(OrderService, createRouterTransport(createOrderRoutes(domain), { router: { interceptors: serverInterceptors(silent) }, transport: { interceptors: [actorInterceptor(OPERATOR)] } }));
-  return { client, fake, gateway, logs, catalogNow, catalogCalls };
+  return { client, fake, gateway, logs, catalogNow, catalogCalls, domain };
 }
 
 type OrderClient = Client<typeof OrderService>;
@@ -326,6 +327,25 @@ test("GetOrder: the order of the store; only the public read (prepare_session) g
   t.is((await client.getOrder({ storeId: SHOP, orderId: created!.order!.id })).detail!.payment!.snap?.token, "tok-late");
 });
 
+test("GetOrder with public_json: the public API's JSON of the same detail, session prepared, and no message", async (t) => {
+  const { client, gateway } = setup();
+  let asked = 0;
+  gateway.createSession = async () => {
+    asked++;
+    return { token: "tok-json", redirectUrl: `${BASE}/sandbox/pay/tok-json` };
+  };
+  const { detail: created } = await newOrder(client, { paymentMethod: "gopay" });
+  const answer = await client.getOrder({ storeId: SHOP, orderId: created!.order!.id, prepareSession: true, publicJson: true });
+  t.is(answer.detail, undefined);
+  const parsed = JSON.parse(Buffer.from(answer.publicJson).toString("utf8"));
+  const { detail } = await client.getOrder({ storeId: SHOP, orderId: created!.order!.id });
+  t.deepEqual(parsed, JSON.parse(JSON.stringify(orderDetailJson(detail!))), "what the gateway would render from the message");
+  t.is(parsed.payment.snap.token, "tok-json");
+  t.is(parsed.order.amount, Number(detail!.order!.amount), "money as integers");
+  t.is(asked, 1);
+  t.like(await failure(client.getOrder({ storeId: KIOSK, orderId: created!.order!.id, publicJson: true })), { code: Code.NotFound }, "another store's order, as without it");
+});
+
 test("GetOrder: bad ids are INVALID_ARGUMENT (store_id first); absent or another store's order NOT_FOUND", async (t) => {
   const { client } = setup();
   const { detail } = await newOrder(client);
@@ -524,17 +544,45 @@ test("CountOrders: by status or all, per store", async (t) => {
   t.is(await count(NOWHERE, ""), 0n);
 });
 
-test("CountOrders: a pending order past its window counts as expired, and the count writes the expiry as a read does", async (t) => {
+test("CountOrders: a pending order past its window counts as expired, and the count writes nothing (the sweeper does)", async (t) => {
   const { client, fake } = setup({ paymentWindowMs: 0 });
   const id = (await newOrder(client)).detail!.order!.id;
   t.is(fake.state.orders.get(id)!.status, "pending");
   t.is((await client.countOrders({ storeId: SHOP, status: "pending" })).count, 0n);
   t.is((await client.countOrders({ storeId: SHOP, status: "expired" })).count, 1n);
-  t.is(fake.state.orders.get(id)!.status, "expired");
+  t.is(fake.state.orders.get(id)!.status, "pending");
   t.deepEqual(
     fake.state.outbox.map((event) => event.event_type),
-    ["order.created", "orderUpdated", "order.expired"],
+    ["order.created"],
   );
+});
+
+test("the sweeper expires due orders a batch at a time, in the same few statements however many: 120 due in batches of 50 take three", async (t) => {
+  const { client, fake, domain } = setup({ paymentWindowMs: 0 });
+  const ids: string[] = [];
+  for (let n = 0; n < 120; n++) ids.push((await newOrder(client, { paymentMethod: n % 2 ? "bank_transfer" : "qris" })).detail!.order!.id);
+  const calls = new Map<string, number>();
+  for (const name of ["lockDueOrders", "updateStatuses", "itemsOf", "liveSessionsOf", "refundsOf", "insertHistoryAndEvents", "holdTransferAmounts"] as const) {
+    const original = fake.store[name] as (...args: unknown[]) => unknown;
+    (fake.store as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
+      calls.set(name, (calls.get(name) ?? 0) + 1);
+      return original(...args);
+    };
+  }
+  const batches: number[] = [];
+  for (let expired = -1; expired !== 0; ) batches.push((expired = await domain.expiry.expireDue(50)));
+  t.deepEqual(batches, [50, 50, 20, 0]);
+  // Per batch: one statement each, not one per order.
+  for (const name of ["updateStatuses", "itemsOf", "liveSessionsOf", "refundsOf", "insertHistoryAndEvents", "holdTransferAmounts"]) t.is(calls.get(name), 3, name);
+  t.is(calls.get("lockDueOrders"), 4);
+  // Every order as if expired alone: its status, history, both events, and its transfer amount held for the grace.
+  t.true(ids.every((id) => fake.state.orders.get(id)!.status === "expired"));
+  for (const id of ids) t.deepEqual(fake.state.history.filter((entry) => entry.order_id === id).map((entry) => `${entry.from_status ?? "∅"}→${entry.to_status}:${entry.cause}`), ["∅→pending:created", "pending→expired:expiry"]);
+  t.is(fake.state.outbox.filter((event) => event.event_type === "order.expired").length, 120);
+  t.is(fake.state.outbox.filter((event) => event.event_type === "orderUpdated").length, 120);
+  const held = [...fake.state.reservations.values()].filter((reservation) => ids.includes(reservation.order_id));
+  t.is(held.length, 60, "each bank transfer's amount");
+  t.true(held.every((reservation) => Number.isFinite(reservation.until)), "held for the grace after expiry, not for ever");
 });
 
 test("CountOrders: a due order a concurrent sweep holds (so this read cannot expire it) still counts as expired", async (t) => {

@@ -5,7 +5,7 @@
 import test from "ava";
 import { pickUniqueCode } from "../../services/order/pricing.js";
 import { transferAmountUse } from "../../services/order/store.js";
-import { orderSchemaBefore } from "../helpers/order-migrations.js";
+import { bankTransferOrderRow, orderSchemaBefore } from "../helpers/order-migrations.js";
 
 const STORE = "5e1f0000-0000-4000-8000-000000000061";
 const DAY = 86_400_000;
@@ -18,28 +18,17 @@ test("amounts used before the upgrade keep the time they were last used; held on
   /** A bank-transfer order of 10 000 + code, made `created` ms from now and last changed `changed` ms from now. */
   async function order(code: number, status: string, created: number, changed = created, reserve?: Date | "infinity") {
     n++;
-    const [row] = await sql<{ id: string }[]>`insert into orders ${sql({
-      store_id: STORE,
-      status,
-      payment_reference: `SO-LRU${String(n).padStart(6, "0")}`,
-      payment_kind: "bank_transfer",
-      payment_method: "bank_transfer",
-      payment_provider: "manual",
-      settlement_channel: "seller_bank",
-      subtotal: 10_000,
-      unique_amount_code: code,
-      amount: 10_000 + code,
-      buyer_name: "Budi",
-      buyer_email: "budi@example.co.id",
-      buyer_phone: "+6281234567890",
-      store_name: "Toko",
-      success_url: "https://shop.example/ok",
-      return_url: "https://shop.example/back",
-      error_url: "https://shop.example/error",
-      expires_at: new Date(now + created + DAY),
-      created_at: new Date(now + created),
-      updated_at: new Date(now + changed),
-    })} returning id`;
+    const [row] = await sql<{ id: string }[]>`insert into orders ${sql(
+      bankTransferOrderRow({
+        store_id: STORE,
+        status,
+        payment_reference: `SO-LRU${String(n).padStart(6, "0")}`,
+        amount: 10_000 + code,
+        expires_at: new Date(now + created + DAY),
+        created_at: new Date(now + created),
+        updated_at: new Date(now + changed),
+      }),
+    )} returning id`;
     if (reserve) {
       await sql`insert into transfer_amount_reservations (store_id, amount, order_id, reserved_until)
         values (${STORE}, ${10_000 + code}, ${row!.id}, ${reserve === "infinity" ? sql`'infinity'` : reserve})`;

@@ -361,14 +361,37 @@ test("POST /v1/orders with malformed JSON is 400 INVALID_REQUEST, no order", asy
   t.is(await orderCount(f.storeId), before);
 });
 
-test("only the first problem is reported, in a single details entry", async (t) => {
-  const response = await api(stack.baseUrl, "/v1/orders", {
+test("every invalid field is in details, in the body's order, and the message names the first; no order", async (t) => {
+  const before = await orderCount(f.storeId);
+  const fields = (response: ApiResponse) => response.body.error.details.map((d: { field: string }) => d.field);
+  // Values the order service refuses: buyer written before items, so its fields come first.
+  const rules = await api(stack.baseUrl, "/v1/orders", {
     method: "POST",
     key: f.key,
-    json: { ...validBody(), buyer: { ...buyer, name: "", email: "nope" } },
+    json: {
+      buyer: { ...buyer, name: "", email: "nope" },
+      items: [{ product_id: f.product, quantity: 0 }],
+      payment_method: "bank_transfer",
+      redirect: { success_url: "/thanks" },
+    },
   });
-  assertInvalid(t, response, "buyer.name");
-  t.is(response.body.error.details.length, 1);
+  assertInvalid(t, rules, "buyer.name");
+  t.deepEqual(fields(rules), ["buyer.name", "buyer.email", "items[0].quantity", "redirect.success_url"], rules.text);
+  t.is(rules.body.error.message, "buyer.name: must be 1 to 100 characters");
+  // Types and unknown fields the gateway refuses before any service is asked.
+  const shape = await api(stack.baseUrl, "/v1/orders", {
+    method: "POST",
+    key: f.key,
+    json: { items: [{ product_id: f.product, quantity: "2" }], buyer: { ...buyer, phone: 6281234567890 }, coupon: "HEMAT10" },
+  });
+  assertInvalid(t, shape, "items[0].quantity");
+  t.deepEqual(shape.body.error.details, [
+    { field: "items[0].quantity", message: "must be a number" },
+    { field: "buyer.phone", message: "must be a string" },
+    { field: "coupon", message: "is not a known field" },
+  ]);
+  t.is(shape.body.error.message, "items[0].quantity: must be a number");
+  t.is(await orderCount(f.storeId), before);
 });
 
 test("a starter store gets 403 PLAN_REQUIRED before its body is validated", async (t) => {

@@ -7,10 +7,10 @@
 import test, { type ExecutionContext } from "ava";
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { createInProcessBus } from "../../services/lib/bus.js";
-import { loadConfig } from "../../services/lib/config.js";
-import { connectDb } from "../../services/lib/db.js";
-import { createLogger } from "../../services/lib/logger.js";
+import { createInProcessBus } from "../../platform/bus.js";
+import { loadConfig } from "../../platform/config.js";
+import { connectDb } from "../../platform/db.js";
+import { createLogger } from "../../platform/logger.js";
 import { createEventConsumer } from "../../services/webhook/consumer.js";
 import { createPurge } from "../../services/webhook/purge.js";
 import { startWebhookService, WEBHOOK_SCHEMA } from "../../services/webhook/service.js";
@@ -354,7 +354,7 @@ test("purge: events and settled deliveries older than EVENT_RETENTION go in batc
   const counts = await purge.run();
   // Other tests' rows are all fresh: only this test's old ones go.
   t.like(counts, { events: 2500, deliveries: 1200, attempts: 1200, endpoints: 0 });
-  t.is(counts.batches, 3 + 2 + 1, "events 1000+1000+500, deliveries 1000+200, endpoints 0");
+  t.is(counts.batches, 3 + 2 + 1 + 1, "events 1000+1000+500, deliveries 1000+200, endpoints 0, health hours 0");
   const [left] = await sql<{ events: number; deliveries: string[] }[]>`
     select (select count(*) from events where store_id = ${storeId})::int as events,
            (select coalesce(array_agg(id order by id), '{}') from deliveries where store_id = ${storeId}) as deliveries`;
@@ -387,7 +387,7 @@ test("the webhook service purges at start and logs what it removed (own database
       await service.close(100);
     }
     const logged = lines.find((line) => line.msg === "event log purged");
-    t.like(logged, { level: 30, events: 1500, deliveries: 0, attempts: 0, endpoints: 0, batches: 4 });
+    t.like(logged, { level: 30, events: 1500, deliveries: 0, attempts: 0, endpoints: 0, batches: 5 });
     const [row] = await sql<{ n: number }[]>`select count(*)::int as n from events`;
     t.is(row!.n, 1, "the hour-old event stays");
   } finally {

@@ -2,7 +2,7 @@
 // delays, up to 10 % of jitter, a longer Retry-After honoured (at most a day), and
 // nothing after the last delay. Pure functions, no I/O.
 import test from "ava";
-import { loadConfig } from "../../services/lib/config.js";
+import { loadConfig } from "../../platform/config.js";
 import { nextAttemptDelay, parseRetryAfter, RETRY_AFTER_STATUSES } from "../../services/webhook/retry-policy.js";
 
 const SCHEDULE = loadConfig({}).WEBHOOK_RETRY_SCHEDULE;
@@ -55,13 +55,39 @@ test("parseRetryAfter reads an HTTP date, in milliseconds from now, never negati
   t.is(parseRetryAfter("Sun, 01 Jun 2025 11:00:00 GMT", now), 0, "a date in the past: at once");
 });
 
-test("parseRetryAfter ignores what is neither, and nothing else it reads asks for a longer pause", (t) => {
+test("parseRetryAfter rounds fractional seconds up: never sooner than the receiver asked", (t) => {
+  t.is(parseRetryAfter("1.5"), 2 * S);
+  t.is(parseRetryAfter(" 1.5 "), 2 * S);
+  t.is(parseRetryAfter("0.2"), 1 * S);
+  t.is(parseRetryAfter("2.0"), 2 * S, "a zero fraction is the whole number");
+  t.is(parseRetryAfter("2.000000001"), 3 * S);
+  t.is(parseRetryAfter("59.999"), 60 * S);
+  // Honoured like any Retry-After: only when longer than the schedule's delay.
+  t.is(nextAttemptDelay([1 * S, 1 * S], 1, parseRetryAfter("1.5"), noJitter), 2 * S);
+  t.is(nextAttemptDelay(SCHEDULE, 1, parseRetryAfter("1.5"), noJitter), 5 * S);
+});
+
+test("parseRetryAfter ignores what is neither delay-seconds nor an HTTP date", (t) => {
   t.is(parseRetryAfter(undefined), undefined);
   t.is(parseRetryAfter(""), undefined);
   t.is(parseRetryAfter("soon"), undefined);
-  // Not delta-seconds; Date.parse reads these as dates long past, so at most "now".
-  t.is(parseRetryAfter("-5") ?? 0, 0);
-  t.is(parseRetryAfter("1.5") ?? 0, 0);
+  t.is(parseRetryAfter("-5"), undefined);
+  t.is(parseRetryAfter("1."), undefined);
+  t.is(parseRetryAfter(".5"), undefined);
+  t.is(parseRetryAfter("1,5"), undefined);
+  t.is(parseRetryAfter("1e3"), undefined);
+  t.is(parseRetryAfter("1.5s"), undefined);
+  t.is(parseRetryAfter("1234567890"), undefined, "more than 9 digits");
+  // Date.parse alone reads these as dates (5 January 2001; 1 February 2099).
+  t.is(parseRetryAfter("2.1.2099", Date.parse("2025-06-01T12:00:00Z")), undefined);
+  t.is(parseRetryAfter("2099-01-01T00:00:00Z", Date.parse("2025-06-01T12:00:00Z")), undefined, "ISO 8601 is not an HTTP date");
+  t.is(parseRetryAfter("Sun, 99 Foo 2025 12:00:00 GMT"), undefined, "a day name but no date");
+});
+
+test("parseRetryAfter reads the obsolete HTTP date forms too (RFC 850, asctime)", (t) => {
+  const now = Date.parse("2025-06-01T12:00:00Z");
+  t.is(parseRetryAfter("Sunday, 01-Jun-25 12:00:30 GMT", now), 30 * S);
+  t.not(parseRetryAfter("Sun Jun  1 12:01:00 2025", now), undefined, "asctime (no zone: read as this machine's, GMT in containers)");
 });
 
 test("Retry-After counts on 429, 502, 503 and 504 only", (t) => {

@@ -25,7 +25,7 @@ test.before(async () => {
 });
 test.after.always(async () => {
   await Promise.all(receivers.map((receiver) => receiver.close()));
-  await Promise.all(Object.values(stacks).map((stack) => stack?.close()));
+  await Promise.all(Object.values(stacks).filter((stack) => stack !== undefined).map((stack) => stack.close()));
 });
 
 const signaturesOf = (entry: Received) => String(entry.headers["webhook-signature"]).split(" ");

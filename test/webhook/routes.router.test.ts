@@ -1,19 +1,22 @@
 // The webhook service's Connect routes in memory (createRouterTransport) over the real
 // domain modules and an in-memory store: every RPC's answer, its argument errors, and
 // that one store never reaches another's endpoint or deliveries. No database, no server.
-import { OPERATOR, type Actor } from "../../common/actor.js";
-import { actorInterceptor } from "../../services/lib/rpc-client.js";
+import { OPERATOR, SYSTEM, type Actor } from "../../common/actor.js";
+import { actorInterceptor } from "../../platform/rpc-client.js";
 import test, { type ExecutionContext } from "ava";
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { WebhookService } from "../../gen/webhook/v1/webhook_pb.js";
-import { createLogger } from "../../services/lib/logger.js";
+import { createLogger } from "../../platform/logger.js";
 import { createEventConsumer } from "../../services/webhook/consumer.js";
 import { createWebhookDomain } from "../../services/webhook/domain.js";
 import { createPurge } from "../../services/webhook/purge.js";
 import { createWebhookRoutes } from "../../services/webhook/routes.js";
 import { createSecretBox } from "../../services/webhook/secret-box.js";
+import { auditEntry } from "../../platform/audit-log.js";
+import { checkPaging } from "../helpers/audit-pages.js";
 import { createFakeWebhookStore } from "../helpers/fake-webhook-store.js";
+import { failure } from "../helpers/rpc-failure.js";
 
 const OVERLAP_MS = 3_600_000;
 const RETENTION_MS = 30 * 86_400_000;
@@ -456,6 +459,8 @@ test("ListEvents: every event of the store, with or without endpoints, newest fi
   t.deepEqual((await client.listEvents({ storeId, type: "order.created" })).events.map((e) => e.id), [e3, e1]);
   t.deepEqual((await client.listEvents({ storeId, orderId: orderA, type: "order.created" })).events.map((e) => e.id), [e1]);
   t.deepEqual((await client.listEvents({ storeId, limit: 2 })).events.map((e) => e.id), [e3, e2]);
+  const lean = (await client.listEvents({ storeId, withoutBodies: true })).events;
+  t.deepEqual(lean.map((e) => [e.id, e.body, e.deliveries.length]), events.map((e) => [e.id, "", e.deliveries.length]), "the Events page's: the same, without bodies");
   const page = await client.listEvents({ storeId, before: events[1]!.createdAt });
   t.deepEqual(page.events.map((e) => e.id), [e1], "before: strictly older");
   t.deepEqual((await client.listEvents({ storeId: randomUUID() })).events, []);
@@ -565,6 +570,9 @@ test("ListDeliveries filters by endpoint, status and event; GetDelivery shows on
   const listed = (await client.listDeliveries({ storeId, status: "failed" })).deliveries[0]!;
   t.is(listed.body, "", "listings carry no bodies");
   t.is(listed.lastError, "HTTP 500");
+  t.is(listed.attempts.length, 1);
+  const lean = (await client.listDeliveries({ storeId, status: "failed", withoutAttempts: true })).deliveries[0]!;
+  t.like(lean, { id: failed.id, attemptsMade: 1, lastError: "HTTP 500", attempts: [] }, "a list page's: the count, not the attempts");
 
   await rejects(t, client.getDelivery({ storeId: otherStoreId, deliveryId: failed.id }), Code.NotFound, new RegExp(`^delivery ${failed.id} not found$`));
   await rejects(t, client.getDelivery({ storeId, deliveryId: randomUUID() }), Code.NotFound);
@@ -592,12 +600,13 @@ test("purge: events and settled deliveries (with attempts) past the retention go
   const purge = createPurge({ sql: fake.sql, store: fake.store, retentionMs: RETENTION_MS, batchSize: 2 });
   const counts = await purge.run();
   t.like(counts, { events: 5, deliveries: 4, attempts: 4, endpoints: 0 });
-  // 5 events in batches of 2: 2+2+1 (3 statements); 4 deliveries: 2+2+0 (3); endpoints: 1.
-  t.is(counts.batches, 7);
+  // 5 events in batches of 2: 2+2+1 (3 statements); 4 deliveries: 2+2+0 (3); endpoints: 1;
+  // health's hours: 1.
+  t.is(counts.batches, 8);
   t.deepEqual((await client.listEvents({ storeId })).events.map((e) => e.id), [recent]);
   const left = (await client.listDeliveries({ storeId })).deliveries;
   t.deepEqual(left.map((d) => d.eventId).sort(), [recent, oldIds[0]].sort());
-  t.like(await purge.run(), { events: 0, deliveries: 0, attempts: 0, batches: 3 });
+  t.like(await purge.run(), { events: 0, deliveries: 0, attempts: 0, batches: 4 });
 
   // A deleted endpoint goes once its deliveries have.
   await client.deleteEndpoint({ storeId, endpointId: endpoint!.id });
@@ -752,4 +761,96 @@ test("GetWebhookHealth: per endpoint, attempts and successes in 24 h and the lat
   t.like(health.endpoints[0], { endpointId: endpoint!.id, attempts24h: 3, succeeded24h: 1, lastResult: "http_error", lastStatusCode: 500 });
   t.is(Date.parse(health.endpoints[0]!.lastAttemptAt), now - 10_000);
   await rejects(t, client.getWebhookHealth({ storeId: "x" }), Code.InvalidArgument, /store_id/);
+});
+
+test("ListAudit: endpoints are called by their URL; their changes say before → after, a custom header by its name only", async (t) => {
+  const { client, as } = setup();
+  const storeId = randomUUID();
+  const { endpoint } = await client.createEndpoint({ storeId, url: "https://hooks.example/a", description: "kasir", events: { types: ["order.paid"] } });
+  const endpointId = endpoint!.id;
+  as.actor = { kind: "member", memberId: randomUUID(), role: "developer", email: "dev@toko.example" };
+  await client.updateEndpoint({ storeId, endpointId, url: "https://hooks.example/b", description: "akuntansi", events: { all: true }, maxPerSecond: 5 });
+  await client.updateEndpoint({ storeId, endpointId, enabled: false });
+  await client.updateEndpoint({ storeId, endpointId, enabled: true });
+  await client.setEndpointHeader({ storeId, endpointId, header: { name: "Authorization", value: "Bearer rahasia-1" } });
+  await client.setEndpointHeader({ storeId, endpointId, header: { name: "authorization", value: "Bearer rahasia-2" } });
+  await client.removeEndpointHeader({ storeId, endpointId, name: "AUTHORIZATION" });
+  await client.revealSecret({ storeId, endpointId });
+  await client.rotateSecret({ storeId, endpointId });
+  const { delivery } = await client.sendTestEvent({ storeId, endpointId });
+  await client.redeliver({ storeId, deliveryId: delivery!.id });
+  await client.deleteEndpoint({ storeId, endpointId });
+
+  const { entries } = await client.listAudit({ storeId });
+  const url = "https://hooks.example/b";
+  t.deepEqual(
+    entries.reverse().map((e) => [e.action, e.target, e.targetLabel, e.changes.map((c) => `${c.field}: ${c.before} → ${c.after}`)]),
+    [
+      ["endpoint.created", `endpoint:${endpointId}`, "https://hooks.example/a", []],
+      [
+        "endpoint.updated",
+        `endpoint:${endpointId}`,
+        url,
+        ["url: https://hooks.example/a → https://hooks.example/b", "description: kasir → akuntansi", "events: order.paid → all", "max_per_second: no limit → 5"],
+      ],
+      ["endpoint.disabled", `endpoint:${endpointId}`, url, ["enabled: true → false"]],
+      ["endpoint.enabled", `endpoint:${endpointId}`, url, ["enabled: false → true"]],
+      ["endpoint.header_set", `endpoint:${endpointId}`, url, ["header.Authorization:  → (hidden)"]],
+      ["endpoint.header_set", `endpoint:${endpointId}`, url, ["header.authorization: (hidden) → (hidden)"]],
+      ["endpoint.header_removed", `endpoint:${endpointId}`, url, ["header.authorization: (hidden) → "]],
+      ["endpoint.secret_revealed", `endpoint:${endpointId}`, url, []],
+      ["endpoint.secret_rotated", `endpoint:${endpointId}`, url, []],
+      ["endpoint.test_sent", `endpoint:${endpointId}`, url, []],
+      ["delivery.resent", `delivery:${delivery!.id}`, "webhook.test", []],
+      ["endpoint.deleted", `endpoint:${endpointId}`, url, []],
+    ],
+  );
+  t.false(JSON.stringify(entries.map((e) => e.changes)).includes("rahasia"), "a header's value is never in the log");
+});
+
+test("ListAudit: SetEndpoint's change of the store's one endpoint says what it replaced", async (t) => {
+  const { client, fake } = setup();
+  const storeId = randomUUID();
+  const first = await client.setEndpoint({ storeId, url: "https://one.example/" });
+  await fake.store.disableEndpoint(fake.sql, first.endpoint!.id, "receiver answered 410 Gone");
+  await client.setEndpoint({ storeId, url: "https://two.example/" });
+  const { entries } = await client.listAudit({ storeId });
+  t.deepEqual(
+    entries.map((e) => [e.action, e.targetLabel, e.changes.map((c) => `${c.field}: ${c.before} → ${c.after}`)]),
+    [
+      ["endpoint.updated", "https://two.example/", ["url: https://one.example/ → https://two.example/", "enabled: false → true"]],
+      ["endpoint.created", "https://one.example/", []],
+    ],
+  );
+});
+
+test("ListAudit: filtered by actor and by action, paged by position with nothing twice or missed; an unknown action is INVALID_ARGUMENT naming action", async (t) => {
+  const { client, fake, as } = setup();
+  const storeId = randomUUID();
+  const { endpoint } = await client.createEndpoint({ storeId, url: "https://hooks.example/a" });
+  const endpointId = endpoint!.id;
+  as.actor = { kind: "member", memberId: randomUUID(), role: "developer", email: "dev@toko.example" };
+  await client.revealSecret({ storeId, endpointId });
+  await client.updateEndpoint({ storeId, endpointId, description: "kasir" });
+  as.actor = OPERATOR;
+  await client.revealSecret({ storeId, endpointId });
+  // Entries written by one statement share their time: the sequence orders them.
+  await fake.store.insertAudit(fake.sql, [
+    auditEntry(storeId, SYSTEM, "endpoint.disabled", "endpoint:a", { label: "https://a.example/" }),
+    auditEntry(storeId, SYSTEM, "endpoint.disabled", "endpoint:b", { label: "https://b.example/" }),
+    auditEntry(storeId, SYSTEM, "endpoint.disabled", "endpoint:c", { label: "https://c.example/" }),
+  ]);
+  const list = (request: object) => client.listAudit({ storeId, ...request });
+
+  t.deepEqual((await list({ actor: "dev@toko.example" })).entries.map((e) => e.action), ["endpoint.updated", "endpoint.secret_revealed"]);
+  t.deepEqual((await list({ action: "endpoint.secret_revealed" })).entries.map((e) => e.actor), ["operator", "dev@toko.example"]);
+  t.deepEqual((await list({ actor: "system", action: "endpoint.disabled" })).entries.map((e) => e.targetLabel), ["https://c.example/", "https://b.example/", "https://a.example/"]);
+  t.deepEqual((await list({ actor: "dev@toko.example", action: "endpoint.created" })).entries, []);
+
+  t.is((await checkPaging(t, list, { ties: true })).length, 7);
+  await checkPaging(t, list, { filters: { actor: "system" }, ties: true });
+  t.deepEqual((await client.listAudit({ storeId: randomUUID() })).entries, [], "one store's entries only");
+
+  t.deepEqual(await failure(list({ action: "endpoint.renamed" })), { code: Code.InvalidArgument, field: "action", message: "action: is not an action the audit log records" });
+  t.like(await failure(list({ before: { micros: 1n, seq: -1n } })), { code: Code.InvalidArgument, field: "before" });
 });

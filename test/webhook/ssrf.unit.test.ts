@@ -1,6 +1,7 @@
 // Which destinations the SSRF guard refuses (CONTRACT §6): loopback, private,
 // link-local, CGNAT, unspecified, multicast and reserved addresses, in IPv4 and IPv6,
-// including IPv4-mapped IPv6 in either notation. Pure function, no I/O.
+// including every IPv6 form that carries an IPv4 address (mapped, translated,
+// compatible, 6to4) in either notation. Pure function, no I/O.
 import test from "ava";
 import { isPrivateAddress } from "../../services/webhook/ssrf.js";
 
@@ -32,6 +33,14 @@ const refused: [string, string][] = [
   ["::ffff:7f00:1", "IPv4-mapped loopback, hex (as URL hostnames write it)"],
   ["::ffff:a9fe:a9fe", "IPv4-mapped 169.254.169.254, hex"],
   ["64:ff9b::7f00:1", "NAT64 of loopback"],
+  ["::7f00:1", "IPv4-compatible loopback (deprecated ::/96), hex"],
+  ["::127.0.0.1", "IPv4-compatible loopback, dotted"],
+  ["::a9fe:a9fe", "IPv4-compatible 169.254.169.254"],
+  ["::ffff:0:7f00:1", "IPv4-translated loopback (::ffff:0:0/96), hex"],
+  ["::ffff:0:10.0.0.1", "IPv4-translated private, dotted"],
+  ["0:0:0:0:ffff:0:a9fe:a9fe", "IPv4-translated 169.254.169.254, written out"],
+  ["2002:7f00:1::", "6to4 of loopback"],
+  ["2002:a9fe:a9fe::1", "6to4 of 169.254.169.254"],
   ["localhost", "not an address at all"],
   ["", "empty"],
 ];
@@ -49,6 +58,8 @@ const allowed: [string, string][] = [
   ["fec0::1", "just above fe80::/10"],
   ["::ffff:8.8.8.8", "IPv4-mapped public, dotted"],
   ["::ffff:808:808", "IPv4-mapped public, hex"],
+  ["::ffff:0:808:808", "IPv4-translated public"],
+  ["2002:808:808::1", "6to4 of a public IPv4"],
 ];
 
 for (const [address, what] of refused) {

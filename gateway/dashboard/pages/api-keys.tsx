@@ -7,6 +7,7 @@ import { Time } from "../../views/components.js";
 import { field } from "../forms.js";
 import { notFoundPage, problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
+import { DataTable } from "../views/data-table.js";
 
 const iso = (value: ApiKey["createdAt"]) => (value ? timestampDate(value).toISOString() : "");
 
@@ -32,42 +33,26 @@ function KeysPage(props: { ctx: DashboardContext; keys: ApiKey[]; created?: { na
           <p>Create a key below, then send it as <code>Authorization: Bearer …</code> from your systems.</p>
         </Empty>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Prefix</th>
-                <th>Created</th>
-                <th>Last used</th>
-                <th>Status</th>
-                <th>
-                  <span class="muted">Action</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.keys.map((key) => (
-                <tr>
-                  <td>{key.name || <span class="muted">(no name)</span>}</td>
-                  <td class="mono nowrap">{key.prefix}…</td>
-                  <td>
-                    <Time iso={iso(key.createdAt)} />
-                  </td>
-                  <td>{key.lastUsedAt ? <Time iso={iso(key.lastUsedAt)} /> : <span class="muted">Never</span>}</td>
-                  <td>{key.revokedAt ? <span class="badge badge-revoked">Revoked</span> : <span class="badge badge-active">Active</span>}</td>
-                  <td>
-                    {!key.revokedAt && (
-                      <a class="button danger" href={storePath(store.id, `api-keys/${key.id}/revoke`)} aria-label={`Revoke ${key.name || key.prefix}`}>
-                        Revoke
-                      </a>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable head={["Name", "Prefix", "Created", "Last used", "Status", { name: "Action", hidden: true }]}>
+          {props.keys.map((key) => (
+            <tr>
+              <td>{key.name || <span class="muted">(no name)</span>}</td>
+              <td class="mono nowrap">{key.prefix}…</td>
+              <td>
+                <Time iso={iso(key.createdAt)} />
+              </td>
+              <td>{key.lastUsedAt ? <Time iso={iso(key.lastUsedAt)} /> : <span class="muted">Never</span>}</td>
+              <td>{key.revokedAt ? <span class="badge badge-revoked">Revoked</span> : <span class="badge badge-active">Active</span>}</td>
+              <td>
+                {!key.revokedAt && (
+                  <a class="button danger" href={storePath(store.id, `api-keys/${key.id}/revoke`)} aria-label={`Revoke ${key.name || key.prefix}`}>
+                    Revoke
+                  </a>
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <h2>Create a key</h2>
       <form class="inline card" method="post" action={storePath(store.id, "api-keys")}>

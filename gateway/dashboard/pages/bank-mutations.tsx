@@ -4,11 +4,12 @@ import type { RouterInstance as Router } from "@koa/router";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { StatementError } from "../../../common/bank-statement.js";
 import type { BankMutation, MutationResult } from "../../../gen/order/v1/bank_pb.js";
-import { ImportInterrupted, importStatement } from "../../../services/lib/bank-import.js";
+import { ImportInterrupted, importStatement } from "../../bank-import.js";
 import { Money, Time } from "../../views/components.js";
 import { field } from "../forms.js";
 import { may, problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
+import { DataTable } from "../views/data-table.js";
 
 const DONE: Record<string, string> = {
   assigned: "The transfer is assigned: the order is paid and your systems are told.",
@@ -25,6 +26,12 @@ function Badge({ value }: { value: string }) {
 // and a browser collapses a path segment of "." or ".." before it posts.
 const actionPath = (storeId: string, action: "assign" | "dismiss") => storePath(storeId, `bank-mutations/${action}`);
 
+/**
+ * Transfers to review listed at once, newest first. Each is a row with its own forms: a
+ * busy store's queue of hundreds made the page cost follow the queue.
+ */
+const REVIEW_PAGE = 50;
+
 function ReviewList(props: { ctx: DashboardContext; review: BankMutation[] }) {
   const { store, csrf } = props.ctx.state.scope;
   // Assign and dismiss are the payments permission's (CONTRACT §13); every role sees the list.
@@ -37,91 +44,76 @@ function ReviewList(props: { ctx: DashboardContext; review: BankMutation[] }) {
     );
   }
   return (
-    <div class="table-wrap">
-      <table style="min-width:640px">
-        <thead>
-          <tr>
-            <th>Transfer</th>
-            <th>Amount</th>
-            <th>Why it did not match</th>
-            <th>Decide</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.review.map((m) => (
-            <tr>
-              <td>
-                <span class="mono">{m.id}</span>
-                <div class="muted small">
-                  <Time iso={m.occurredAt} />
-                </div>
-                <div class="small">{m.description}</div>
-              </td>
-              <td>
-                <Money amount={m.amount} />
-              </td>
-              <td>{m.reason}</td>
-              <td>
-                {!decides && <span class="muted small">Your role may not assign or dismiss transfers.</span>}
-                {decides && (
-                  <>
-                    <form class="inline" method="post" action={actionPath(store.id, "assign")}>
-                      <Csrf token={csrf} />
-                      <input type="hidden" name="mutation_id" value={m.id} />
-                      <label>
-                        Payment reference
-                        <input type="text" name="payment_reference" placeholder="SO-…" required />
-                      </label>
-                      <button type="submit">Assign to order</button>
-                    </form>
-                    <form method="post" action={actionPath(store.id, "dismiss")} style="margin-top:8px">
-                      <Csrf token={csrf} />
-                      <input type="hidden" name="mutation_id" value={m.id} />
-                      <button type="submit" class="secondary">
-                        Dismiss
-                      </button>
-                    </form>
-                  </>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable head={["Transfer", "Amount", "Why it did not match", "Decide"]}>
+      {props.review.map((m) => (
+        <tr>
+          <td>
+            <span class="mono">{m.id}</span>
+            <div class="muted small">
+              <Time iso={m.occurredAt} />
+            </div>
+            <div class="small">{m.description}</div>
+          </td>
+          <td>
+            <Money amount={m.amount} />
+          </td>
+          <td>{m.reason}</td>
+          <td>
+            {!decides && <span class="muted small">Your role may not assign or dismiss transfers.</span>}
+            {decides && (
+              <>
+                <form class="inline" method="post" action={actionPath(store.id, "assign")}>
+                  <Csrf token={csrf} />
+                  <input type="hidden" name="mutation_id" value={m.id} />
+                  <label>
+                    Payment reference
+                    <input type="text" name="payment_reference" placeholder="SO-…" required />
+                  </label>
+                  <button type="submit">Assign to order</button>
+                </form>
+                <form method="post" action={actionPath(store.id, "dismiss")} style="margin-top:8px">
+                  <Csrf token={csrf} />
+                  <input type="hidden" name="mutation_id" value={m.id} />
+                  <button type="submit" class="secondary">
+                    Dismiss
+                  </button>
+                </form>
+              </>
+            )}
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
 function ResultsTable({ results, storeId }: { results: MutationResult[]; storeId: string }) {
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th>Mutation</th>
-            <th>Result</th>
-            <th>Order</th>
-            <th>Reason</th>
-          </tr>
-        </thead>
-        <tbody>
-          {results.map((r) => (
-            <tr>
-              <td class="mono">{r.id}</td>
-              <td>
-                <Badge value={r.result} />
-              </td>
-              <td class="nowrap">{r.orderId ? <a href={storePath(storeId, `orders/${r.orderId}`)}>Open order</a> : "—"}</td>
-              <td>{r.reason || "—"}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable head={["Mutation", "Result", "Order", "Reason"]}>
+      {results.map((r) => (
+        <tr>
+          <td class="mono">{r.id}</td>
+          <td>
+            <Badge value={r.result} />
+          </td>
+          <td class="nowrap">{r.orderId ? <a href={storePath(storeId, `orders/${r.orderId}`)}>Open order</a> : "—"}</td>
+          <td>{r.reason || "—"}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
-function BankPage(props: { ctx: DashboardContext; review: BankMutation[]; recent: BankMutation[]; results?: MutationResult[]; flash?: string; error?: string }) {
+function BankPage(props: {
+  ctx: DashboardContext;
+  review: BankMutation[];
+  /** How many wait for review in all: the list shows the newest REVIEW_PAGE. */
+  waiting: number;
+  recent: BankMutation[];
+  results?: MutationResult[];
+  flash?: string;
+  error?: string;
+}) {
   const { member, store, csrf } = props.ctx.state.scope;
   const counts = props.results?.reduce<Record<string, number>>((out, r) => ({ ...out, [r.result]: (out[r.result] ?? 0) + 1 }), {});
   return (
@@ -151,7 +143,12 @@ function BankPage(props: { ctx: DashboardContext; review: BankMutation[]; recent
           <ResultsTable results={props.results} storeId={store.id} />
         </section>
       )}
-      <h2>Waiting for review ({props.review.length})</h2>
+      <h2>Waiting for review ({props.waiting})</h2>
+      {props.waiting > props.review.length && (
+        <p class="muted small">
+          The newest {props.review.length} are shown: each one assigned or dismissed makes room for the next.
+        </p>
+      )}
       <ReviewList ctx={props.ctx} review={props.review} />
       <h2>Recent mutations</h2>
       {props.recent.length === 0 ? (
@@ -159,38 +156,25 @@ function BankPage(props: { ctx: DashboardContext; review: BankMutation[]; recent
           <p>Import a statement above, or let your bank feed send them to the API.</p>
         </Empty>
       ) : (
-        <div class="table-wrap">
-          <table style="min-width:600px">
-            <thead>
-              <tr>
-                <th>Time</th>
-                <th>Mutation</th>
-                <th>Amount</th>
-                <th>Status</th>
-                <th>Order</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.recent.map((m) => (
-                <tr>
-                  <td>
-                    <Time iso={m.occurredAt} />
-                  </td>
-                  <td class="mono">{m.id}</td>
-                  <td>
-                    {m.type === "debit" ? "−" : ""}
-                    <Money amount={m.amount} />
-                  </td>
-                  <td>
-                    <Badge value={m.status} />
-                    {m.reason && <div class="muted small">{m.reason}</div>}
-                  </td>
-                  <td class="nowrap">{m.orderId ? <a href={storePath(store.id, `orders/${m.orderId}`)}>{m.paymentReference || m.orderId}</a> : "—"}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable head={["Time", "Mutation", "Amount", "Status", "Order"]}>
+          {props.recent.map((m) => (
+            <tr>
+              <td>
+                <Time iso={m.occurredAt} />
+              </td>
+              <td class="mono">{m.id}</td>
+              <td>
+                {m.type === "debit" ? "−" : ""}
+                <Money amount={m.amount} />
+              </td>
+              <td>
+                <Badge value={m.status} />
+                {m.reason && <div class="muted small">{m.reason}</div>}
+              </td>
+              <td class="nowrap">{m.orderId ? <a href={storePath(store.id, `orders/${m.orderId}`)}>{m.paymentReference || m.orderId}</a> : "—"}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </Shell>
   );
@@ -202,11 +186,12 @@ export function bankMutationPages(router: Router, kit: Kit) {
 
   async function lists(ctx: DashboardContext) {
     const storeId = ctx.state.scope.store.id;
-    const [review, recent] = await Promise.all([
-      clients.bank.listMutations({ storeId, review: true, limit: 200 }),
+    const [review, waiting, recent] = await Promise.all([
+      clients.bank.listMutations({ storeId, review: true, limit: REVIEW_PAGE }),
+      clients.bank.countUnreviewed({ storeId }),
       clients.bank.listMutations({ storeId, review: false, limit: 50 }),
     ]);
-    return { review: review.mutations, recent: recent.mutations };
+    return { review: review.mutations, waiting: Math.max(Number(waiting.count), review.mutations.length), recent: recent.mutations };
   }
 
   router.get(

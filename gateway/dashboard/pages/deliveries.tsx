@@ -10,6 +10,7 @@ import type { ServiceClients } from "../../clients.js";
 import { Time } from "../../views/components.js";
 import { may, notFoundPage, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath, type Section } from "../views/layout.js";
+import { DataTable } from "../views/data-table.js";
 
 export type WebhookClient = NonNullable<ServiceClients["webhook"]>;
 
@@ -63,39 +64,26 @@ export function webhookClientOr(ctx: DashboardContext, kit: Kit, section: Sectio
 /** Deliveries, each linking to its page (on an endpoint's page and an order's). */
 export function DeliveriesTable(props: { storeId: string; deliveries: Delivery[] }) {
   return (
-    <div class="table-wrap">
-      <table style="min-width:600px">
-        <thead>
-          <tr>
-            <th>Event</th>
-            <th>Order</th>
-            <th>Status</th>
-            <th>Attempts</th>
-            <th>Time</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.deliveries.map((delivery) => (
-            <tr>
-              <td>
-                <a href={deliveryPath(props.storeId, delivery)}>
-                  <code style="white-space:nowrap">{delivery.eventType}</code>
-                </a>
-                {delivery.kind !== "event" && <span class="small muted"> ({delivery.kind})</span>}
-              </td>
-              <td class="mono small">{delivery.orderId ? <a href={orderPath(props.storeId, delivery.orderId)}>{delivery.orderId}</a> : <span class="muted">—</span>}</td>
-              <td>
-                <DeliveryBadge status={delivery.status} />
-              </td>
-              <td class="num">{delivery.attemptsMade}</td>
-              <td>
-                <Time iso={delivery.createdAt} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable head={["Event", "Order", "Status", "Attempts", "Time"]}>
+      {props.deliveries.map((delivery) => (
+        <tr>
+          <td>
+            <a href={deliveryPath(props.storeId, delivery)}>
+              <code style="white-space:nowrap">{delivery.eventType}</code>
+            </a>
+            {delivery.kind !== "event" && <span class="small muted"> ({delivery.kind})</span>}
+          </td>
+          <td class="mono small">{delivery.orderId ? <a href={orderPath(props.storeId, delivery.orderId)}>{delivery.orderId}</a> : <span class="muted">—</span>}</td>
+          <td>
+            <DeliveryBadge status={delivery.status} />
+          </td>
+          <td class="num">{delivery.attemptsMade}</td>
+          <td>
+            <Time iso={delivery.createdAt} />
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

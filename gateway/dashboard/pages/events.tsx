@@ -8,6 +8,7 @@ import type { Endpoint, Event } from "../../../gen/webhook/v1/webhook_pb.js";
 import { Time } from "../../views/components.js";
 import { sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Empty, Shell, storePath } from "../views/layout.js";
+import { DataTable } from "../views/data-table.js";
 import { DeliveryBadge, deliveryPath, orderPath, webhookClientOr } from "./deliveries.js";
 import { parseRfc3339 } from "../../../common/rfc3339.js";
 
@@ -91,51 +92,39 @@ function EventsPage(props: { ctx: DashboardContext; events: Event[]; endpoints: 
           </Empty>
         )
       ) : (
-        <div class="table-wrap">
-          <table style="min-width:640px">
-            <thead>
-              <tr>
-                <th>Time</th>
-                <th>Type</th>
-                <th>Order</th>
-                <th>Deliveries</th>
-              </tr>
-            </thead>
-            <tbody>
-              {events.map((event) => (
-                <tr>
-                  <td>
-                    <Time iso={event.createdAt} />
-                  </td>
-                  <td>
-                    <code style="white-space:nowrap">{event.type}</code>
-                  </td>
-                  <td class="mono small">{event.orderId ? <a href={orderPath(store.id, event.orderId)}>{event.orderId}</a> : <span class="muted">—</span>}</td>
-                  <td>
-                    {event.deliveries.length === 0 ? (
-                      <span class="muted small">None: no endpoint received it</span>
-                    ) : (
-                      <ul style="list-style:none;margin:0;padding:0;display:grid;gap:4px">
-                        {event.deliveries.map((delivery) => {
-                          const url = endpointUrl.get(delivery.endpointId);
-                          return (
-                            <li>
-                              <a href={deliveryPath(store.id, delivery)} title={url ?? "deleted endpoint"}>
-                                <DeliveryBadge status={delivery.status} />
-                              </a>{" "}
-                              <span class="small muted mono">{url ? hostOf(url) : "(deleted endpoint)"}</span>
-                              {delivery.kind !== "event" && <span class="small muted"> ({delivery.kind})</span>}
-                            </li>
-                          );
-                        })}
-                      </ul>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable head={["Time", "Type", "Order", "Deliveries"]}>
+          {events.map((event) => (
+            <tr>
+              <td>
+                <Time iso={event.createdAt} />
+              </td>
+              <td>
+                <code style="white-space:nowrap">{event.type}</code>
+              </td>
+              <td class="mono small">{event.orderId ? <a href={orderPath(store.id, event.orderId)}>{event.orderId}</a> : <span class="muted">—</span>}</td>
+              <td>
+                {event.deliveries.length === 0 ? (
+                  <span class="muted small">None: no endpoint received it</span>
+                ) : (
+                  <ul style="list-style:none;margin:0;padding:0;display:grid;gap:4px">
+                    {event.deliveries.map((delivery) => {
+                      const url = endpointUrl.get(delivery.endpointId);
+                      return (
+                        <li>
+                          <a href={deliveryPath(store.id, delivery)} title={url ?? "deleted endpoint"}>
+                            <DeliveryBadge status={delivery.status} />
+                          </a>{" "}
+                          <span class="small muted mono">{url ? hostOf(url) : "(deleted endpoint)"}</span>
+                          {delivery.kind !== "event" && <span class="small muted"> ({delivery.kind})</span>}
+                        </li>
+                      );
+                    })}
+                  </ul>
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {older && (
         <p>
@@ -174,7 +163,7 @@ export function eventPages(router: Router, kit: Kit) {
         return;
       }
       const [{ events }, { endpoints }] = await Promise.all([
-        webhook.listEvents({ storeId, type: filters.type, orderId, before: filters.before, limit: PAGE_SIZE }),
+        webhook.listEvents({ storeId, type: filters.type, orderId, before: filters.before, limit: PAGE_SIZE, withoutBodies: true }),
         webhook.listEndpoints({ storeId }),
       ]);
       sendPage(ctx, <EventsPage ctx={ctx} events={events} endpoints={endpoints} filters={filters} />);

@@ -21,6 +21,7 @@ import { requestHash } from "../../idempotency-key.js";
 import { field } from "../forms.js";
 import { notFoundPage, problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
+import { DataTable } from "../views/data-table.js";
 import { DeliveriesTable } from "./deliveries.js";
 
 const PAGE_SIZE = 50;
@@ -55,10 +56,11 @@ function refundOutcome(refund: Refund): { flash?: string; error?: string } {
   return { error: `${what} failed: ${refund.failureMessage ?? "the payment gateway refused it"}.` };
 }
 
-function OrdersPage(props: { ctx: DashboardContext; orders: Order[]; hasMore: boolean; status: string; search: string; offset: number; error?: string }) {
+function OrdersPage(props: { ctx: DashboardContext; orders: Order[]; hasMore: boolean; status: string; search: string; after: string; error?: string }) {
   const { member, store, csrf } = props.ctx.state.scope;
   const filtered = props.status !== "" || props.search !== "";
-  const query = (offset: number) => `?${new URLSearchParams({ status: props.status, q: props.search, offset: String(offset) })}`;
+  // Pages go on after the last order shown (keyset): the thousandth page costs what the first does.
+  const query = (after?: string) => `?${new URLSearchParams({ status: props.status, q: props.search, ...(after ? { after } : {}) })}`;
   return (
     <Shell title="Orders" member={member} store={store} section="orders" csrf={csrf} error={props.error}>
       <form class="inline card" method="get" action={storePath(store.id, "orders")} role="search">
@@ -98,50 +100,37 @@ function OrdersPage(props: { ctx: DashboardContext; orders: Order[]; hasMore: bo
           </Empty>
         )
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>Payment reference</th>
-                <th>Buyer</th>
-                <th>Amount</th>
-                <th>Status</th>
-                <th>Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.orders.map((order) => (
-                <tr>
-                  <td class="nowrap">
-                    <a href={storePath(store.id, `orders/${order.id}`)}>{order.paymentReference}</a>
-                  </td>
-                  <td>
-                    {order.buyer?.name}
-                    <div class="muted small mono">{order.buyer?.email}</div>
-                  </td>
-                  <td>
-                    <Money amount={order.amount} />
-                  </td>
-                  <td>
-                    <StatusBadge status={order.status} />
-                  </td>
-                  <td>
-                    <Time iso={order.createdAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable head={["Payment reference", "Buyer", "Amount", "Status", "Created"]}>
+          {props.orders.map((order) => (
+            <tr>
+              <td class="nowrap">
+                <a href={storePath(store.id, `orders/${order.id}`)}>{order.paymentReference}</a>
+              </td>
+              <td>
+                {order.buyer?.name}
+                <div class="muted small mono">{order.buyer?.email}</div>
+              </td>
+              <td>
+                <Money amount={order.amount} />
+              </td>
+              <td>
+                <StatusBadge status={order.status} />
+              </td>
+              <td>
+                <Time iso={order.createdAt} />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <div class="actions">
-        {props.offset > 0 && (
-          <a class="button secondary" href={query(Math.max(0, props.offset - PAGE_SIZE))}>
-            Newer orders
+        {props.after !== "" && (
+          <a class="button secondary" href={query()}>
+            Newest orders
           </a>
         )}
         {props.hasMore && (
-          <a class="button secondary" href={query(props.offset + PAGE_SIZE)}>
+          <a class="button secondary" href={query(props.orders.at(-1)!.id)}>
             Older orders
           </a>
         )}
@@ -220,64 +209,52 @@ function OrderPage(props: {
       </div>
 
       <h2>Items</h2>
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th>Item</th>
-              <th>Quantity</th>
-              <th>Unit price</th>
-              <th>Total</th>
-            </tr>
-          </thead>
-          <tbody>
-            {order.items.map((item) => (
-              <tr>
-                <td>{item.title}</td>
-                <td class="num">{String(item.quantity)}</td>
-                <td>
-                  <Money amount={item.unitPrice} />
-                </td>
-                <td>
-                  <Money amount={item.lineTotal} />
-                </td>
-              </tr>
-            ))}
-            <tr>
-              <td colSpan={3}>Subtotal</td>
-              <td>
-                <Money amount={order.subtotal} />
-              </td>
-            </tr>
-            {bank && bank.uniqueAmountCode > 0n && (
-              <tr>
-                <td colSpan={3}>Unique transfer code</td>
-                <td>
-                  <Money amount={bank.uniqueAmountCode} />
-                </td>
-              </tr>
-            )}
-            <tr>
-              <td colSpan={3}>
-                <strong>Total</strong>
-              </td>
-              <td>
-                <strong>
-                  <Money amount={order.amount} />
-                </strong>
-              </td>
-            </tr>
-            {order.refundedAmount > 0n && (
-              <tr>
-                <td colSpan={3}>Refunded</td>
-                <td>
-                  <Money amount={order.refundedAmount} />
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </div>
+      <DataTable head={["Item", "Quantity", "Unit price", "Total"]}>
+        {order.items.map((item) => (
+          <tr>
+            <td>{item.title}</td>
+            <td class="num">{String(item.quantity)}</td>
+            <td>
+              <Money amount={item.unitPrice} />
+            </td>
+            <td>
+              <Money amount={item.lineTotal} />
+            </td>
+          </tr>
+        ))}
+        <tr>
+          <td colSpan={3}>Subtotal</td>
+          <td>
+            <Money amount={order.subtotal} />
+          </td>
+        </tr>
+        {bank && bank.uniqueAmountCode > 0n && (
+          <tr>
+            <td colSpan={3}>Unique transfer code</td>
+            <td>
+              <Money amount={bank.uniqueAmountCode} />
+            </td>
+          </tr>
+        )}
+        <tr>
+          <td colSpan={3}>
+            <strong>Total</strong>
+          </td>
+          <td>
+            <strong>
+              <Money amount={order.amount} />
+            </strong>
+          </td>
+        </tr>
+        {order.refundedAmount > 0n && (
+          <tr>
+            <td colSpan={3}>Refunded</td>
+            <td>
+              <Money amount={order.refundedAmount} />
+            </td>
+          </tr>
+        )}
+      </DataTable>
 
       <h2>Payment</h2>
       <div class="card">
@@ -311,31 +288,20 @@ function OrderPage(props: {
       )}
 
       <h2>Status history</h2>
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th>Time</th>
-              <th>Change</th>
-              <th>Cause</th>
-            </tr>
-          </thead>
-          <tbody>
-            {props.history.map((change) => (
-              <tr>
-                <td>
-                  <Time iso={change.at} />
-                </td>
-                <td class="nowrap">{change.fromStatus ? `${change.fromStatus} → ${change.toStatus}` : change.toStatus}</td>
-                <td>
-                  {change.cause}
-                  {change.detail && <div class="muted small mono">{change.detail}</div>}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable head={["Time", "Change", "Cause"]}>
+        {props.history.map((change) => (
+          <tr>
+            <td>
+              <Time iso={change.at} />
+            </td>
+            <td class="nowrap">{change.fromStatus ? `${change.fromStatus} → ${change.toStatus}` : change.toStatus}</td>
+            <td>
+              {change.cause}
+              {change.detail && <div class="muted small mono">{change.detail}</div>}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
 
       <h2>Webhook deliveries</h2>
       {props.deliveries === undefined ? (
@@ -366,39 +332,27 @@ function OrderPage(props: {
 function RefundsTable({ refunds }: { refunds: Refund[] }) {
   // Four columns, the details under each: the table stays readable on a phone.
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th>Time</th>
-            <th>Amount</th>
-            <th>Status</th>
-            <th>Reason</th>
-          </tr>
-        </thead>
-        <tbody>
-          {refunds.map((refund) => (
-            <tr>
-              <td>
-                <Time iso={refund.createdAt} />
-              </td>
-              <td class="nowrap">
-                <Money amount={refund.amount} />
-              </td>
-              <td>
-                <RefundStatusBadge status={refund.status} />
-                <div class="muted small">{REFUND_METHOD_LABELS[refund.method] ?? refund.method}</div>
-                {refund.failureMessage !== undefined && <div class="muted small">{refund.failureMessage}</div>}
-              </td>
-              <td>
-                {refund.reason}
-                {refund.reference !== undefined && <div class="muted small mono">{refund.reference}</div>}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable head={["Time", "Amount", "Status", "Reason"]}>
+      {refunds.map((refund) => (
+        <tr>
+          <td>
+            <Time iso={refund.createdAt} />
+          </td>
+          <td class="nowrap">
+            <Money amount={refund.amount} />
+          </td>
+          <td>
+            <RefundStatusBadge status={refund.status} />
+            <div class="muted small">{REFUND_METHOD_LABELS[refund.method] ?? refund.method}</div>
+            {refund.failureMessage !== undefined && <div class="muted small">{refund.failureMessage}</div>}
+          </td>
+          <td>
+            {refund.reason}
+            {refund.reference !== undefined && <div class="muted small mono">{refund.reference}</div>}
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
@@ -538,14 +492,15 @@ export function orderPages(router: Router, kit: Kit) {
     handle(async (ctx: DashboardContext) => {
       const status = typeof ctx.query.status === "string" && (ORDER_STATUSES as readonly string[]).includes(ctx.query.status) ? ctx.query.status : "";
       const search = typeof ctx.query.q === "string" ? ctx.query.q.trim() : "";
-      const offset = Math.max(0, Math.min(1_000_000, Number.parseInt(String(ctx.query.offset ?? "0"), 10) || 0));
+      const after = typeof ctx.query.after === "string" && isUuid(ctx.query.after) ? ctx.query.after.toLowerCase() : "";
       try {
-        const page = await clients.order.listOrders({ storeId: ctx.state.scope.store.id, limit: PAGE_SIZE, offset, status, search });
-        sendPage(ctx, <OrdersPage ctx={ctx} orders={page.orders} hasMore={page.hasMore} status={status} search={search} offset={offset} />);
+        const page = await clients.order.listOrders({ storeId: ctx.state.scope.store.id, limit: PAGE_SIZE, status, search, startingAfter: after });
+        sendPage(ctx, <OrdersPage ctx={ctx} orders={page.orders} hasMore={page.hasMore} status={status} search={search} after={after} />);
       } catch (error) {
-        const problem = problemText(error);
+        // The order a page link goes on after is gone from this store's view: start over.
+        const problem = error instanceof ConnectError && error.code === Code.NotFound ? "The page link is not valid: start again from the newest orders." : problemText(error);
         if (!problem) throw error;
-        sendPage(ctx, <OrdersPage ctx={ctx} orders={[]} hasMore={false} status={status} search={search} offset={0} error={problem} />, 400);
+        sendPage(ctx, <OrdersPage ctx={ctx} orders={[]} hasMore={false} status={status} search={search} after="" error={problem} />, 400);
       }
     }),
   );
@@ -595,7 +550,7 @@ export function orderPages(router: Router, kit: Kit) {
     const order = found.detail!.order!;
     const [deliveries, endpointCount] = clients.webhook
       ? await Promise.all([
-          clients.webhook.listDeliveries({ storeId: order.storeId, orderId: order.id }).then((answer) => answer.deliveries),
+          clients.webhook.listDeliveries({ storeId: order.storeId, orderId: order.id, withoutAttempts: true }).then((answer) => answer.deliveries),
           clients.webhook.listEndpoints({ storeId: order.storeId }).then((answer) => answer.endpoints.length),
         ])
       : [undefined, 0];

@@ -13,6 +13,7 @@ import { Time } from "../../views/components.js";
 import { field, type Form } from "../forms.js";
 import { forbiddenPage, may, problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
+import { DataTable } from "../views/data-table.js";
 import { DeliveriesTable, DELIVERY_STATUSES, deliveryPath, endpointPath, webhookClientOr, webhookRoute, type WebhookClient } from "./deliveries.js";
 
 const DELIVERY_LIMIT = 100;
@@ -207,49 +208,35 @@ function EndpointsPage(props: {
           <p>Add an endpoint below to receive order events (order created, paid, failed, expired, cancelled, refunded; refunds succeeded or failed) on your server.</p>
         </Empty>
       ) : (
-        <div class="table-wrap">
-          <table style="min-width:760px">
-            <thead>
-              <tr>
-                <th>URL</th>
-                <th>Description</th>
-                <th>State</th>
-                <th>Last attempt</th>
-                <th>Success (24 h)</th>
-                <th>Events</th>
-              </tr>
-            </thead>
-            <tbody>
-              {endpoints.map((endpoint) => (
-                <tr>
-                  <td class="mono">
-                    <a href={endpointPath(store.id, endpoint.id)}>{endpoint.url}</a>
-                  </td>
-                  <td>{endpoint.description || <span class="muted">—</span>}</td>
-                  <td>
-                    <HealthBadge endpoint={endpoint} />
-                  </td>
-                  <td class="small">
-                    {healthOf(endpoint.id)?.lastAttemptAt ? (
-                      <>
-                        <Time iso={healthOf(endpoint.id)!.lastAttemptAt} />{" "}
-                        <span class="muted">
-                          {healthOf(endpoint.id)!.lastStatusCode ? `HTTP ${healthOf(endpoint.id)!.lastStatusCode}` : healthOf(endpoint.id)!.lastResult}
-                        </span>
-                      </>
-                    ) : (
-                      <span class="muted">none in 24 h</span>
-                    )}
-                  </td>
-                  <td class="small">
-                    <SuccessRate health={healthOf(endpoint.id)} />
-                  </td>
-                  <td class="small">{eventsText(endpoint)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable head={["URL", "Description", "State", "Last attempt", "Success (24 h)", "Events"]}>
+          {endpoints.map((endpoint) => (
+            <tr>
+              <td class="mono">
+                <a href={endpointPath(store.id, endpoint.id)}>{endpoint.url}</a>
+              </td>
+              <td>{endpoint.description || <span class="muted">—</span>}</td>
+              <td>
+                <HealthBadge endpoint={endpoint} />
+              </td>
+              <td class="small">
+                {healthOf(endpoint.id)?.lastAttemptAt ? (
+                  <>
+                    <Time iso={healthOf(endpoint.id)!.lastAttemptAt} />{" "}
+                    <span class="muted">
+                      {healthOf(endpoint.id)!.lastStatusCode ? `HTTP ${healthOf(endpoint.id)!.lastStatusCode}` : healthOf(endpoint.id)!.lastResult}
+                    </span>
+                  </>
+                ) : (
+                  <span class="muted">none in 24 h</span>
+                )}
+              </td>
+              <td class="small">
+                <SuccessRate health={healthOf(endpoint.id)} />
+              </td>
+              <td class="small">{eventsText(endpoint)}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {may(props.ctx, "developer_settings") && (
         <EndpointForm
@@ -581,7 +568,7 @@ export function webhookPages(router: Router, kit: Kit) {
   };
 
   const deliveriesOf = async (webhook: WebhookClient, ctx: DashboardContext, endpointId: string, status: string) =>
-    (await webhook.listDeliveries({ storeId: ctx.state.scope.store.id, endpointId, status, limit: DELIVERY_LIMIT })).deliveries;
+    (await webhook.listDeliveries({ storeId: ctx.state.scope.store.id, endpointId, status, limit: DELIVERY_LIMIT, withoutAttempts: true })).deliveries;
 
   /** A route of one endpoint of this store (webhookRoute). */
   const endpointRoute = (

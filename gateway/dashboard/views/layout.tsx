@@ -24,7 +24,8 @@ h2{font-size:1.0625rem;margin:24px 0 10px}
 .card{background:#fff;border:1px solid #e3e7ee;border-radius:12px;padding:16px;margin-bottom:16px}
 .muted{color:#5b6678}
 .small{font-size:.8125rem}
-.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;word-break:break-all}
+.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;overflow-wrap:anywhere}
+td .mono,td.mono{word-break:normal;overflow-wrap:break-word}
 .num{white-space:nowrap;font-variant-numeric:tabular-nums}
 .nowrap{white-space:nowrap}
 .table-wrap{overflow-x:auto;-webkit-overflow-scrolling:touch;border:1px solid #e3e7ee;border-radius:12px;background:#fff}
@@ -75,6 +76,21 @@ pre{white-space:pre-wrap;word-break:break-all;background:#f6f8fb;border:1px soli
 .side-by-side{display:grid;grid-template-columns:1fr 1fr;gap:12px}
 .side-by-side>*{min-width:0}
 .narrow{max-width:420px;margin:40px auto}
+ul.changes{margin:4px 0 0;padding-left:18px;overflow-wrap:anywhere}
+ul.changes .was{color:#5b6678}
+.visually-hidden{position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
+@media (max-width:640px){
+.table-wrap{overflow:visible;border:0;border-radius:0;background:none}
+table.list,table.list tbody,table.list tr,table.list td{display:block;width:100%}
+table.list thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+table.list tr{background:#fff;border:1px solid #e3e7ee;border-radius:12px;padding:8px 12px;margin-bottom:10px}
+table.list td{border:0;padding:3px 0;display:grid;grid-template-columns:minmax(0,34%) minmax(0,1fr);gap:10px}
+table.list td::before{content:attr(data-label);color:#5b6678;font-weight:600;font-size:.8125rem;white-space:normal}
+table.list td[data-label=""]{display:block}
+table.list td[data-label=""]::before{content:none}
+table.list tr.sum{display:flex;justify-content:space-between;gap:12px;background:none;border:0;border-radius:0;margin:0;padding:2px 12px}
+table.list tr.sum td{width:auto}
+}
 @media (max-width:420px){th,td{padding:6px 7px;font-size:.8125rem}.stat{font-size:1.3rem}.grid h2{font-size:.9375rem;margin-top:0}}
 @media (max-width:700px){nav.main a{padding:7px 8px;font-size:.8125rem}.side-by-side{grid-template-columns:1fr}dl.details{grid-template-columns:1fr;gap:2px}dl.details dd{margin-bottom:8px}main{padding:16px 10px 40px}}
 `;

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file audit/v1/audit.proto.
  */
 export const file_audit_v1_audit: GenFile = /*@__PURE__*/
-  fileDesc("ChRhdWRpdC92MS9hdWRpdC5wcm90bxIIYXVkaXQudjEigQEKCkF1ZGl0RW50cnkSCgoCaWQYASABKAkSEAoIc3RvcmVfaWQYAiABKAkSJgoCYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWFjdG9yGAQgASgJEg4KBmFjdGlvbhgFIAEoCRIOCgZ0YXJnZXQYBiABKAliBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("ChRhdWRpdC92MS9hdWRpdC5wcm90bxIIYXVkaXQudjEi6gEKCkF1ZGl0RW50cnkSCgoCaWQYASABKAkSEAoIc3RvcmVfaWQYAiABKAkSJgoCYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWFjdG9yGAQgASgJEg4KBmFjdGlvbhgFIAEoCRIOCgZ0YXJnZXQYBiABKAkSFAoMdGFyZ2V0X2xhYmVsGAcgASgJEiYKB2NoYW5nZXMYCCADKAsyFS5hdWRpdC52MS5BdWRpdENoYW5nZRIpCghwb3NpdGlvbhgJIAEoCzIXLmF1ZGl0LnYxLkF1ZGl0UG9zaXRpb24iOwoLQXVkaXRDaGFuZ2USDQoFZmllbGQYASABKAkSDgoGYmVmb3JlGAIgASgJEg0KBWFmdGVyGAMgASgJIiwKDUF1ZGl0UG9zaXRpb24SDgoGbWljcm9zGAEgASgDEgsKA3NlcRgCIAEoA2IGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * One entry of a store's audit log (CONTRACT §10, §13). Each service writes the entries
@@ -57,6 +57,29 @@ export type AuditEntry = Message<"audit.v1.AuditEntry"> & {
    * @generated from field: string target = 6;
    */
   target: string;
+
+  /**
+   * What the target was called when the change was made: an order's SO- reference, a
+   * key's or endpoint's name, a product's title. Empty where nothing more than the id is known.
+   *
+   * @generated from field: string target_label = 7;
+   */
+  targetLabel: string;
+
+  /**
+   * A settings change, field by field, before and after. A secret field is never shown:
+   * its values read "(hidden)".
+   *
+   * @generated from field: repeated audit.v1.AuditChange changes = 8;
+   */
+  changes: AuditChange[];
+
+  /**
+   * Where the entry sits in its service's part of the log, for paging.
+   *
+   * @generated from field: audit.v1.AuditPosition position = 9;
+   */
+  position?: AuditPosition | undefined;
 };
 
 /**
@@ -65,4 +88,56 @@ export type AuditEntry = Message<"audit.v1.AuditEntry"> & {
  */
 export const AuditEntrySchema: GenMessage<AuditEntry> = /*@__PURE__*/
   messageDesc(file_audit_v1_audit, 0);
+
+/**
+ * @generated from message audit.v1.AuditChange
+ */
+export type AuditChange = Message<"audit.v1.AuditChange"> & {
+  /**
+   * @generated from field: string field = 1;
+   */
+  field: string;
+
+  /**
+   * @generated from field: string before = 2;
+   */
+  before: string;
+
+  /**
+   * @generated from field: string after = 3;
+   */
+  after: string;
+};
+
+/**
+ * Describes the message audit.v1.AuditChange.
+ * Use `create(AuditChangeSchema)` to create a new message.
+ */
+export const AuditChangeSchema: GenMessage<AuditChange> = /*@__PURE__*/
+  messageDesc(file_audit_v1_audit, 1);
+
+/**
+ * An entry's place in a service's part of the log: its time in microseconds since the
+ * epoch and its sequence number. Entries are listed by (micros, seq), newest first.
+ *
+ * @generated from message audit.v1.AuditPosition
+ */
+export type AuditPosition = Message<"audit.v1.AuditPosition"> & {
+  /**
+   * @generated from field: int64 micros = 1;
+   */
+  micros: bigint;
+
+  /**
+   * @generated from field: int64 seq = 2;
+   */
+  seq: bigint;
+};
+
+/**
+ * Describes the message audit.v1.AuditPosition.
+ * Use `create(AuditPositionSchema)` to create a new message.
+ */
+export const AuditPositionSchema: GenMessage<AuditPosition> = /*@__PURE__*/
+  messageDesc(file_audit_v1_audit, 2);
 

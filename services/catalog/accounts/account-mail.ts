@@ -1,9 +1,9 @@
 // The accounts' mails (CONTRACT §13): an invitation and a password reset, each carrying
 // its one-time link. Handed to the mailer after the change commits; the mailer retries
-// and never fails the action (services/lib/mail.ts).
+// and never fails the action (platform/mail.ts).
 import { inviteUrl, passwordResetUrl } from "../../../common/dashboard-links.js";
 import type { Role } from "../../../common/roles.js";
-import type { Mailer, OutgoingMail } from "../../lib/mail.js";
+import type { Mailer, OutgoingMail } from "../../../platform/mail.js";
 
 export interface AccountMail {
   invitation(to: { email: string; storeName: string; role: Role; token: string; expiresAt: Date }): void;

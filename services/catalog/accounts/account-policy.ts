@@ -26,9 +26,6 @@ export const PASSWORD_MIN_LENGTH = 12;
 /** Long enough for any passphrase, short enough that nobody feeds scrypt megabytes. */
 export const PASSWORD_MAX_LENGTH = 1024;
 
-export const AUDIT_LIST_DEFAULT = 100;
-export const AUDIT_LIST_MAX = 500;
-
 /** The one answer to every failed authentication: it must not say which check failed. */
 export const AUTHENTICATION_FAILED = "invalid credentials";
 

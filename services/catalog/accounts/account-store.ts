@@ -4,7 +4,7 @@
 // helper may join stores; like ../store.ts, every helper takes `db: Db`, a pool or a
 // transaction, and times are compared against the database's clock.
 import type { Role } from "../../../common/roles.js";
-import { transaction, type Db, type Sql } from "../../lib/db.js";
+import { transaction, type Db, type Sql } from "../../../platform/db.js";
 
 /** The pool: the one thing that can open a transaction. */
 export type Pool = Sql;
@@ -430,15 +430,16 @@ export async function claimPasswordResetRequest(db: Db, key: string, max: number
 }
 
 // The catalog's part of the store's audit log: the same table and statements as every
-// service's (services/lib/audit-log.ts), plus an insert that answers with the rows.
-export { listAudit, type AuditRow, type NewAuditEntry } from "../../lib/audit-log.js";
-import type { AuditRow, NewAuditEntry } from "../../lib/audit-log.js";
+// service's (platform/audit-log.ts), plus an insert that answers with the rows.
+export { listAudit, type AuditRow, type NewAuditEntry } from "../../../platform/audit-log.js";
+import type { AuditRow, NewAuditEntry } from "../../../platform/audit-log.js";
 
 export async function insertAuditEntries(db: Db, entries: NewAuditEntry[]): Promise<AuditRow[]> {
   if (entries.length === 0) return [];
   return db<AuditRow[]>`
-    insert into audit_log ${db(entries.map((entry) => ({ ...entry })))}
-    returning id, store_id, created_at, actor, action, target`;
+    insert into audit_log ${db(entries.map((entry) => ({ ...entry, changes: db.json(entry.changes as never) })))}
+    returning id, store_id, created_at, (extract(epoch from created_at) * 1000000)::bigint::text as micros, seq::text as seq,
+      actor, action, target, target_label, changes`;
 }
 
 /**

@@ -5,7 +5,7 @@
 // its timing tells whether an email has an account. A sign-in whose stored hash has
 // older scrypt parameters stores a new one of the same password (passwords.ts).
 import { auditTarget } from "../../../common/audit.js";
-import type { Logger } from "../../lib/logger.js";
+import type { Logger } from "../../../platform/logger.js";
 import {
   authenticationFailed,
   SESSION_IDLE_SECONDS,
@@ -101,7 +101,7 @@ export function createMemberSessions({
     const session = await store.insertSession(tx, member.id, hashToken(token));
     await store.insertAuditEntries(
       tx,
-      stores.map((s) => ({ store_id: s.id, actor: member.email, action: "member.signed_in", target: auditTarget("member", member.email) })),
+      stores.map((s) => ({ store_id: s.id, actor: member.email, action: "member.signed_in", target: auditTarget("member", member.email), target_label: "", changes: [] })),
     );
     return { member, session: { token, expiresAt: sessionExpiresAt(session.created_at, session.last_seen_at) } };
   }
@@ -123,7 +123,7 @@ export function createMemberSessions({
       if (member?.password_hash && isPlausiblePassword(password)) {
         matches = await verifyPassword(password, member.password_hash);
       } else {
-        await spendVerification(password);
+        await spendVerification(password, scryptParams);
       }
       if (!member || !matches) {
         logger.info({ memberId: member?.id, reason: member ? "wrong or no password" : "unknown email" }, "sign-in refused");

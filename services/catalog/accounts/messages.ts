@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { InvitationSchema, MemberSchema, SessionSchema, type Invitation, type Member, type Session } from "../../../gen/catalog/v1/account_pb.js";
-import type { AuditRow, InvitationRow, MemberRow } from "./account-store.js";
+import type { InvitationRow, MemberRow } from "./account-store.js";
 
 // The accounts' rows → protobuf messages: the one place the two vocabularies meet.
 
@@ -31,4 +31,4 @@ export function sessionMessage(session: { token: string; expiresAt: Date }): Ses
   return create(SessionSchema, { token: session.token, expiresAt: timestampFromDate(session.expiresAt) });
 }
 
-export { auditEntryMessage } from "../../lib/audit-log.js";
+export { auditEntryMessage } from "../../../platform/audit-log.js";

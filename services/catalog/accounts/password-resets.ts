@@ -3,7 +3,7 @@
 // per email and per client address; a limit reached is silent too. Using the link sets
 // the new password, ends every session of the member and signs this browser in.
 import { auditTarget } from "../../../common/audit.js";
-import type { Logger } from "../../lib/logger.js";
+import type { Logger } from "../../../platform/logger.js";
 import type { AccountMail } from "./account-mail.js";
 import {
   authenticationFailed,
@@ -115,7 +115,7 @@ export function createPasswordResets({
         const stores = await store.memberStores(tx, member.id);
         await store.insertAuditEntries(
           tx,
-          stores.map((s) => ({ store_id: s.id, actor: member.email, action: "member.password_reset", target: auditTarget("member", member.email) })),
+          stores.map((s) => ({ store_id: s.id, actor: member.email, action: "member.password_reset", target: auditTarget("member", member.email), target_label: "", changes: [] })),
         );
         return started;
       });

@@ -5,9 +5,10 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { AccountService } from "../../../gen/catalog/v1/account_pb.js";
 import { DEFAULT_INVITE_ROLE, isRole, ROLES, type Role } from "../../../common/roles.js";
-import { requirePermission } from "../../lib/rpc-actor.js";
+import { requirePermission } from "../../../platform/rpc-actor.js";
 import { invalid, requireUuid } from "../validation.js";
-import { requireAuditLimit, type Audit } from "./audit.js";
+import { auditQuery } from "../../../platform/audit-log.js";
+import type { Audit } from "./audit.js";
 import { requireEmail } from "./member-email.js";
 import type { MemberSessions } from "./member-sessions.js";
 import type { Members } from "./members.js";
@@ -116,7 +117,7 @@ export function createAccountRoutes({ members, passwordResets, sessions, audit }
       },
 
       async listAudit(request) {
-        const rows = await audit.list(requireUuid(request.storeId, "store_id"), requireAuditLimit(request.limit));
+        const rows = await audit.list(requireUuid(request.storeId, "store_id"), auditQuery(request));
         return { entries: rows.map(auditEntryMessage) };
       },
     });

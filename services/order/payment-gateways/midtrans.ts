@@ -153,12 +153,14 @@ export function createMidtransGateway(options: {
       if (response.status !== 201 && response.status !== 200) {
         throw new GatewayUnavailable(`midtrans answered ${response.status}: ${text.slice(0, 200)}`);
       }
-      let parsed: { token?: unknown; redirect_url?: unknown };
+      let json: unknown;
       try {
-        parsed = JSON.parse(text);
+        json = JSON.parse(text);
       } catch {
         throw new GatewayUnavailable("midtrans answered with something other than JSON");
       }
+      // JSON's null or a bare value has no fields: the same answer as one that lacks them.
+      const parsed = (typeof json === "object" && json !== null ? json : {}) as { token?: unknown; redirect_url?: unknown };
       if (typeof parsed.token !== "string" || typeof parsed.redirect_url !== "string") {
         throw new GatewayUnavailable("midtrans answer lacks token or redirect_url");
       }

@@ -16,6 +16,7 @@ import {
   spendVerification,
   verifyPassword,
 } from "../../../services/catalog/accounts/passwords.js";
+import { TEST_SCRYPT } from "../../helpers/scrypt.js";
 import { generateToken, hashToken, isWellFormedToken } from "../../../services/catalog/accounts/tokens.js";
 
 const PASSWORD = "correct horse battery staple";
@@ -44,7 +45,7 @@ test("a hash is scrypt$N$r$p$salt$hash with the current parameters, and the pass
 });
 
 test("the right password verifies; a wrong one, another case or one character more does not", async (t) => {
-  const stored = await hashPassword(PASSWORD);
+  const stored = await hashPassword(PASSWORD, TEST_SCRYPT);
   t.true(await verifyPassword(PASSWORD, stored));
   t.false(await verifyPassword("correct horse battery stapl", stored));
   t.false(await verifyPassword("Correct horse battery staple", stored));
@@ -53,7 +54,7 @@ test("the right password verifies; a wrong one, another case or one character mo
 });
 
 test("each hash has its own salt: one password twice gives two strings, both verify", async (t) => {
-  const [a, b] = await Promise.all([hashPassword(PASSWORD), hashPassword(PASSWORD)]);
+  const [a, b] = await Promise.all([hashPassword(PASSWORD, TEST_SCRYPT), hashPassword(PASSWORD, TEST_SCRYPT)]);
   t.not(a, b);
   t.true(await verifyPassword(PASSWORD, a));
   t.true(await verifyPassword(PASSWORD, b));
@@ -129,7 +130,7 @@ test("the same password in another Unicode normalization verifies", async (t) =>
   const composed = "kata sandi café ok";
   const decomposed = composed.normalize("NFD");
   t.not(composed, decomposed);
-  t.true(await verifyPassword(decomposed, await hashPassword(composed)));
+  t.true(await verifyPassword(decomposed, await hashPassword(composed, TEST_SCRYPT)));
 });
 
 test("tokens: 43 base64url characters, random, stored as SHA-256", (t) => {

@@ -11,20 +11,19 @@ import { OPERATOR, type Actor } from "../../../common/actor.js";
 import { inviteUrl, passwordResetUrl } from "../../../common/dashboard-links.js";
 import { AccountService } from "../../../gen/catalog/v1/account_pb.js";
 import { StoreService } from "../../../gen/catalog/v1/catalog_pb.js";
-import type { ScryptParams } from "../../../services/catalog/accounts/passwords.js";
 import { createCatalogDomain } from "../../../services/catalog/domain.js";
 import { createCatalogRoutes } from "../../../services/catalog/routes.js";
-import { createLogger } from "../../../services/lib/logger.js";
-import type { OutgoingMail } from "../../../services/lib/mail.js";
-import { actorInterceptor } from "../../../services/lib/rpc-client.js";
+import { createLogger } from "../../../platform/logger.js";
+import type { OutgoingMail } from "../../../platform/mail.js";
+import { actorInterceptor } from "../../../platform/rpc-client.js";
 import { createFakeAccountStore } from "../../helpers/fake-account-store.js";
 import { createFakeCatalogStore } from "../../helpers/fake-catalog-store.js";
+import { TEST_SCRYPT } from "../../helpers/scrypt.js";
 
 const BASE = "https://shop.example.com";
 const PASSWORD = "kata sandi rahasia";
 const NEW_PASSWORD = "kata sandi yang baru";
 const HOUR = 3600;
-const CHEAP_SCRYPT: ScryptParams = { N: 2 ** 10, r: 8, p: 1 };
 
 async function setup() {
   const catalog = createFakeCatalogStore();
@@ -34,7 +33,7 @@ async function setup() {
     sql: catalog.sql,
     store: catalog.store,
     accountStore: fake.store,
-    scryptParams: CHEAP_SCRYPT,
+    scryptParams: TEST_SCRYPT,
     logger: createLogger("test", "silent"),
     mail: { mailer: { send: (mail) => mails.push(mail) }, publicBaseUrl: BASE },
   });

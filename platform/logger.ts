@@ -1,0 +1,36 @@
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from "pino";
+import { traceLogFields } from "./tracing.js";
+
+export type { Logger };
+
+/**
+ * One JSON line per event. Secrets never reach a log: the redaction list covers the
+ * places they could travel through by accident (headers, request bodies, configs).
+ * A line written inside a trace carries its `trace_id` and `span_id` (tracing.ts).
+ */
+export function createLogger(service: string, level = process.env.LOG_LEVEL ?? "info", destination?: DestinationStream): Logger {
+  const options: LoggerOptions<never> = {
+    level,
+    base: { service },
+    mixin: traceLogFields,
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    redact: {
+      paths: [
+        "authorization",
+        "*.authorization",
+        "headers.authorization",
+        "*.headers.authorization",
+        "secret",
+        "*.secret",
+        "key",
+        "*.key",
+        "DATABASE_URL",
+        "MIDTRANS_SERVER_KEY",
+        "WEBHOOK_SECRET_KEY",
+      ],
+      censor: "[redacted]",
+    },
+  };
+  return destination ? pino(options, destination) : pino(options);
+}

@@ -1,0 +1,107 @@
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { FieldViolationSchema } from "../gen/order/v1/order_pb.js";
+import { wellFormedError } from "../lean-grpc/index.js";
+import type { Logger } from "./logger.js";
+import { QUERY_CANCELED } from "./query-deadline.js";
+
+// What a service lets out of a handler. A ConnectError is the handler's own answer
+// and keeps its code; anything else is a dependency that went away (UNAVAILABLE, so
+// the gateway answers 503 and the client retries) or a bug (INTERNAL). Either way
+// the driver's message, which names hosts, ports and SQL, stays in the log.
+
+/** Error codes of postgres.js, Node's sockets and PostgreSQL that mean "the database is not there right now". */
+const OUTAGE_CODES = new Set([
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+  "ENOTFOUND",
+  // PostgreSQL SQLSTATEs: admin_shutdown (pg_terminate_backend, a restart),
+  // crash_shutdown, cannot_connect_now (starting up), too_many_connections.
+  "57P01",
+  "57P02",
+  "57P03",
+  "53300",
+  // Conflicts PostgreSQL asks the client to retry.
+  "40001",
+  "40P01",
+]);
+
+/** True when `error` means a dependency (database, socket) is unreachable or dropped the connection. */
+export function isOutage(error: unknown): boolean {
+  if (!error || typeof error !== "object") return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== "string") return false;
+  // SQLSTATE class 08: connection exception.
+  return OUTAGE_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code);
+}
+
+/** INVALID_ARGUMENT carrying the public field path, which the gateway puts in `details`. */
+export function fieldError(field: string, description: string): ConnectError {
+  return fieldErrors([{ field, description }]);
+}
+
+/** A field a request got wrong, named by its public path (`items[0].quantity`). */
+export interface FieldProblem {
+  field: string;
+  description: string;
+}
+
+/**
+ * How many fields one INVALID_ARGUMENT names at most. They travel in a gRPC trailer,
+ * which HTTP/2 peers refuse past 64 KiB of headers; a hundred stays far below that.
+ */
+export const MAX_FIELD_VIOLATIONS = 100;
+
+/**
+ * INVALID_ARGUMENT naming every field of `problems` (the first MAX_FIELD_VIOLATIONS),
+ * one FieldViolation each, so the gateway lists them all in `details`; its message
+ * names the first, for callers that read only the message (the CLI).
+ */
+export function fieldErrors(problems: readonly FieldProblem[]): ConnectError {
+  const first = problems[0]!;
+  return new ConnectError(
+    `${first.field}: ${first.description}`,
+    Code.InvalidArgument,
+    undefined,
+    problems.slice(0, MAX_FIELD_VIOLATIONS).map((p) => ({ desc: FieldViolationSchema, value: create(FieldViolationSchema, p) })),
+  );
+}
+
+/** Throws fieldErrors(problems) when there are any. */
+export function throwFieldProblems(problems: readonly FieldProblem[]): void {
+  if (problems.length > 0) throw fieldErrors(problems);
+}
+
+/** The error a client may see for whatever a handler threw. Logs what it hides. */
+export function toRpcError(error: unknown, logger: Logger, where: { service: string; method: string }): ConnectError {
+  // Its own answer, with a message every transport can carry (Connect's gRPC path
+  // percent-encodes it too).
+  if (error instanceof ConnectError) return wellFormedError(error);
+  // A query cancelled because its call was over (query-deadline.ts): the client has
+  // its deadline error already; this is no fault to alarm anyone with.
+  if ((error as { code?: unknown } | undefined)?.code === QUERY_CANCELED) {
+    logger.info({ ...where }, "query cancelled: its call was over");
+    return new ConnectError("the operation was cancelled at its deadline", Code.DeadlineExceeded);
+  }
+  if (isOutage(error)) {
+    logger.warn({ ...where, err: describe(error) }, "dependency unavailable");
+    return new ConnectError("a dependency is unavailable, try again shortly", Code.Unavailable);
+  }
+  logger.error({ ...where, err: error }, "handler failed");
+  return new ConnectError("internal error", Code.Internal);
+}
+
+/** The parts of a driver error worth a log line (postgres.js errors carry the query too). */
+function describe(error: unknown): Record<string, unknown> {
+  const e = error as { code?: string; message?: string };
+  return { code: e.code, message: e.message };
+}
