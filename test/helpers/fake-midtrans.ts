@@ -82,6 +82,8 @@ export interface FakeMidtrans {
   mode: FakeMidtransMode;
   /** How the Core API answers; see FakeMidtransCoreMode. Default "ok". */
   coreMode: FakeMidtransCoreMode;
+  /** How long a Core API answer takes, like a slow gateway. Default 0. */
+  coreDelayMs: number;
   /**
    * Whether a transaction only Snap made (no `setStatus` yet) is visible to the Core API
    * as `pending`. Default true. Real Midtrans answers "404" for it until the buyer picks a
@@ -366,6 +368,7 @@ export async function startFakeMidtrans(options: { serverKey: string }): Promise
       const action = core[2]!;
       record.orderId = orderId;
       if (fake.coreMode === "hang") return;
+      if (fake.coreDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, fake.coreDelayMs));
       if (fake.coreMode === "down") {
         record.status = 503;
         const page = "<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>";
@@ -464,6 +467,7 @@ export async function startFakeMidtrans(options: { serverKey: string }): Promise
     requests,
     mode: "ok",
     coreMode: "ok",
+    coreDelayMs: 0,
     snapTransactionsVisible: true,
     transactions(orderId?: string) {
       return requests.filter(
