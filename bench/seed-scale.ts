@@ -641,10 +641,10 @@ export function createSeeder(target: SeedTarget, options: { seed?: number; batch
       rows += held.length;
       // The overview's sales by Jakarta day (012_sales_days.sql), as the payments added them.
       const sold = await sql`
-        insert into orders.sales_days as s (store_id, day, paid_count, paid_amount)
-        select store_id, (paid_at at time zone 'Asia/Jakarta')::date, count(*), sum(amount)
+        insert into orders.sales_days as s (store_id, day, slot, paid_count, paid_amount)
+        select store_id, (paid_at at time zone 'Asia/Jakarta')::date, 0, count(*), sum(amount)
         from orders.orders where store_id = ${target.storeId} and paid_at is not null group by 1, 2
-        on conflict (store_id, day) do update set paid_count = excluded.paid_count, paid_amount = excluded.paid_amount`;
+        on conflict (store_id, day, slot) do update set paid_count = excluded.paid_count, paid_amount = excluded.paid_amount`;
       counts["orders.sales_days"] = sold.count;
       rows += sold.count;
       const indexSeconds = await createIndexes(dropped);

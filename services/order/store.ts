@@ -429,9 +429,10 @@ export async function updateStatuses(db: Db, changes: { id: string; expireAtGate
     status === "paid"
       ? await db<OrderRow[]>`
           with changed as (${update}), sold as (
-            insert into sales_days (store_id, day, paid_count, paid_amount)
-            select store_id, (paid_at at time zone 'Asia/Jakarta')::date, count(*), sum(amount) from changed group by 1, 2 order by 1, 2
-            on conflict (store_id, day) do update
+            insert into sales_days (store_id, day, slot, paid_count, paid_amount)
+            select store_id, (paid_at at time zone 'Asia/Jakarta')::date, pg_backend_pid() % 16, count(*), sum(amount)
+            from changed group by 1, 2 order by 1, 2
+            on conflict (store_id, day, slot) do update
               set paid_count = sales_days.paid_count + excluded.paid_count, paid_amount = sales_days.paid_amount + excluded.paid_amount
           )
           select * from changed`
@@ -459,9 +460,9 @@ export async function salesSummary(db: Db, storeId: string, starts: { today: Dat
   const day = (start: Date) => db`(${start}::timestamptz at time zone 'Asia/Jakarta')::date`;
   const from = new Date(Math.min(starts.month.getTime(), starts.chart.getTime()));
   const sold = await db<{ day: string; count: number; amount: number }[]>`
-    select to_char(day, 'YYYY-MM-DD') as day, paid_count as count, paid_amount::bigint as amount
+    select to_char(day, 'YYYY-MM-DD') as day, sum(paid_count)::int as count, sum(paid_amount)::bigint as amount
     from sales_days where store_id = ${storeId} and day >= ${day(from)}
-    order by day`;
+    group by day order by day`;
   const [pending] = await db<{ pending_count: number; pending_amount: number }[]>`
     select count(*)::int as pending_count, coalesce(sum(amount), 0)::bigint as pending_amount
     from orders where store_id = ${storeId} and status = 'pending' and expires_at > clock_timestamp()`;

@@ -26,5 +26,5 @@ export async function schemaBefore(t: ExecutionContext, schema: string, director
   await migrate(sql, schema, before, logger);
   /** Applies the rest, as the new release does at start. */
   const upgrade = () => migrate(sql, schema, directory, logger);
-  return { sql, upgrade };
+  return { sql, upgrade, url: db.url };
 }

@@ -8,6 +8,8 @@ import test from "ava";
 import { jakartaDate, jakartaDayStart, jakartaMonthStart } from "../../common/jakarta-time.js";
 import { createSales } from "../../services/order/sales.js";
 import * as sqlStore from "../../services/order/store.js";
+import { connectDb } from "../../platform/db.js";
+import { ORDER_SCHEMA } from "../../services/order/service.js";
 import { bankTransferOrderRow, orderSchemaBefore } from "../helpers/order-migrations.js";
 
 const DAY = 86_400_000;
@@ -88,4 +90,40 @@ test("paid before the upgrade, paid after it, ten paid at once: each counted onc
   await sqlStore.updateStatuses(sql, [{ id: cancelled, expireAtGateway: false }], "cancelled");
   await check("and the twelve paid since", { count: 1, amount: 12_000 });
   t.deepEqual((await sales.summary(otherStore, now)).paidToday, { count: 1, amount: 5_000_000 }, "the other store's own");
+});
+
+test("two payments of one store on one day, from two connections: neither waits for the other's commit, and both count", async (t) => {
+  const { sql, upgrade, url } = await orderSchemaBefore(t, "012");
+  await upgrade();
+  const storeId = randomUUID();
+  const now = new Date();
+  const pool = connectDb(url, { schema: ORDER_SCHEMA, max: 20 });
+  t.teardown(() => pool.end({ timeout: 1 }));
+  const pending = async (n: number) => {
+    const [row] = await sql<{ id: string }[]>`insert into orders ${sql(
+      bankTransferOrderRow({ store_id: storeId, status: "pending", payment_reference: `SO-SLOT${n}`, amount: 10_000 + n, created_at: now, updated_at: now, expires_at: new Date(now.getTime() + DAY) }),
+    )} returning id`;
+    return row!.id;
+  };
+  const [first, second] = [await pending(1), await pending(2)];
+  // Two connections of different slots (a slot is the connection's backend pid modulo 16).
+  const pidOf = async (db: typeof sql) => (await db<{ pid: number }[]>`select pg_backend_pid() as pid`)[0]!.pid;
+  const a = await pool.reserve();
+  const held: (typeof a)[] = [];
+  let b = await pool.reserve();
+  while ((await pidOf(b)) % 16 === (await pidOf(a)) % 16) {
+    held.push(b);
+    b = await pool.reserve();
+  }
+  t.teardown(() => [a, b, ...held].forEach((connection) => connection.release()));
+  await a`begin`;
+  await sqlStore.updateStatuses(a, [{ id: first, expireAtGateway: false }], "paid");
+  // The first payment is not committed: a second one that waited for its day row would run into this.
+  await b`begin`;
+  await b`set local lock_timeout = '5s'`;
+  await t.notThrowsAsync(sqlStore.updateStatuses(b, [{ id: second, expireAtGateway: false }], "paid"), "the second payment did not wait for the first's commit");
+  await b`commit`;
+  await a`commit`;
+  const summary = await createSales({ sql, store: sqlStore }).summary(storeId, now);
+  t.deepEqual(summary.paidToday, { count: 2, amount: 20_003 });
 });
