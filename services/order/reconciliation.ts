@@ -13,7 +13,7 @@ import { decideMatch, type MatchDecision } from "./bank-matching.js";
 import type { Expiry } from "./expiry.js";
 import { renderMutation } from "./messages.js";
 import type { StatusChanges } from "./status-changes.js";
-import type { BankMutationRow, Db, Pool } from "./store.js";
+import type { BankMutationRow, Db, OrderRow, Pool } from "./store.js";
 import type * as sqlStore from "./store.js";
 import type { OrderKey, ValidMutation } from "./validation.js";
 
@@ -59,15 +59,20 @@ export function createReconciliation(deps: ReconciliationDeps) {
    * decision is taken again on the order's locked row: another mutation, a person or
    * the sweeper may have changed it since it was read, and only one payment may win.
    */
-  async function matchCredit(tx: Db, storeId: string, mutation: ValidMutation): Promise<MatchDecision> {
-    const orders = await store.transferOrdersFor(tx, storeId, mutation.amount, mutation.occurredAt, graceMs);
+  async function matchCredit(tx: Db, storeId: string, mutation: ValidMutation, candidates: Promise<OrderRow[]>): Promise<MatchDecision> {
+    const orders = await candidates;
     const first = decideMatch(mutation, orders, graceMs);
     if (first.result !== "matched") return first;
     const locked = await store.findOrder(tx, first.orderId, { storeId, forUpdate: true });
     if (!locked) throw new Error(`order ${first.orderId} vanished while being matched`);
     const decision = decideMatch(mutation, orders.map((order) => (order.id === locked.id ? locked : order)), graceMs);
     if (decision.result !== "matched") return decision;
-    await statusChanges.apply(tx, await expiry.expireIfDue(tx, locked), "paid", BANK_MUTATION_CAUSE, mutation.id);
+    // The mutation's result goes down the same connection as the payment, in one
+    // pipeline: both are in this transaction, so neither is kept without the other.
+    await Promise.all([
+      expiry.expireIfDue(tx, locked).then((row) => statusChanges.apply(tx, row, "paid", BANK_MUTATION_CAUSE, mutation.id)),
+      store.settleMutation(tx, storeId, mutation.id, { status: "matched", order_id: decision.orderId }),
+    ]);
     return decision;
   }
 
@@ -80,6 +85,10 @@ export function createReconciliation(deps: ReconciliationDeps) {
     const result = (kind: ResultKind, orderId = "", reason = "") =>
       create(MutationResultSchema, { id: mutation.id, result: kind, orderId, reason });
     return store.transaction(sql, async (tx) => {
+      // A credit's candidate orders are read in the same round trip as its row is
+      // written (pipelined on the transaction's connection); a duplicate ignores them.
+      const candidates = mutation.type === "credit" ? store.transferOrdersFor(tx, storeId, mutation.amount, mutation.occurredAt, graceMs) : undefined;
+      candidates?.catch(() => {}); // its failure, if any, is the transaction's: awaited below or rolled back with it
       const fresh = await store.insertMutation(tx, {
         store_id: storeId,
         mutation_id: mutation.id,
@@ -96,12 +105,9 @@ export function createReconciliation(deps: ReconciliationDeps) {
         if (!earlier) throw new Error(`bank mutation ${mutation.id} conflicted but cannot be read`);
         return result("duplicate", earlier.order_id ?? "");
       }
-      if (mutation.type === "debit") return result("ignored");
-      const decision = await matchCredit(tx, storeId, mutation);
-      if (decision.result === "matched") {
-        await store.settleMutation(tx, storeId, mutation.id, { status: "matched", order_id: decision.orderId });
-        return result("matched", decision.orderId);
-      }
+      if (!candidates) return result("ignored");
+      const decision = await matchCredit(tx, storeId, mutation, candidates);
+      if (decision.result === "matched") return result("matched", decision.orderId);
       await store.settleMutation(tx, storeId, mutation.id, { status: "unmatched", reason: decision.reason });
       return result("unmatched", "", decision.reason);
     });

@@ -73,16 +73,19 @@ export function createStatusChanges(deps: {
       const now = updated.get(row.id)!;
       return statusChangeEvents(now, renderOrder(render, now, items.get(row.id)!, sessions.get(row.id), refunds.get(row.id)), row.status);
     });
-    await store.insertHistoryAndEvents(
-      tx,
-      changing.map((row) => ({ order_id: row.id, from_status: row.status, to_status: to, cause, ...(detail === undefined ? {} : { detail }) })),
-      events,
-    );
     const holds = changing.flatMap((row) => {
       const until = reservationAfter(updated.get(row.id)!, to, deps.bankMatchGraceMs);
       return until === undefined ? [] : [{ orderId: row.id, until }];
     });
-    await store.holdTransferAmounts(tx, holds);
+    // Independent writes of one transaction: one round trip.
+    await Promise.all([
+      store.insertHistoryAndEvents(
+        tx,
+        changing.map((row) => ({ order_id: row.id, from_status: row.status, to_status: to, cause, ...(detail === undefined ? {} : { detail }) })),
+        events,
+      ),
+      store.holdTransferAmounts(tx, holds),
+    ]);
     for (const row of changing) logger.info({ orderId: row.id, from: row.status, to, cause }, "order status changed");
     return rows.map((row) => (updated.has(row.id) ? { row: updated.get(row.id)!, changed: true } : { row, changed: false }));
   }
