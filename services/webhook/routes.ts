@@ -14,7 +14,7 @@ import { requireRate } from "./endpoint-rate.js";
 import type { EndpointUpdate, Endpoints } from "./endpoints.js";
 import type { Events } from "./events.js";
 import type { AuditRow } from "./store.js";
-import { optionalDeliveryStatus, optionalEventType, optionalUuid, parseRfc3339, requireUuid } from "./validation.js";
+import { invalidField, optionalDeliveryStatus, optionalEventType, optionalUuid, parseRfc3339, requireUuid } from "./validation.js";
 
 export interface WebhookRouteDeps {
   endpoints: Pick<Endpoints, "set" | "create" | "list" | "get" | "update" | "remove" | "reveal" | "rotate" | "setHeader" | "removeHeader" | "revealHeaders">;
@@ -147,8 +147,10 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
           orderId: optionalUuid(request.orderId, "order_id"),
           type: optionalEventType(request.type, "type"),
           before: request.before === "" ? undefined : parseRfc3339(request.before, "before"),
+          beforeId: optionalUuid(request.beforeId, "before_id"),
           withoutBodies: request.withoutBodies,
         };
+        if (filter.beforeId && !filter.before) throw invalidField("before_id", "must come with before");
         const rows = await events.list(storeId, filter, request.limit);
         return { events: rows.map(({ event, deliveries }) => eventMessage(event, deliveries)) };
       },

@@ -98,8 +98,10 @@ export type NewEvent = Omit<EventRow, "created_at"> & {
 export interface EventFilter {
   orderId?: string;
   type?: string;
-  /** Only events created before this. */
+  /** Only events created before this… */
   before?: Date;
+  /** …or at it, with a smaller id (the last event of the page before). */
+  beforeId?: string;
   /** Only events created at or after this (the retention's start). */
   notBefore: Date;
   /** Each body left out (empty). */
@@ -422,8 +424,8 @@ export async function listEvents(db: Db, storeId: string, filter: EventFilter, l
     where store_id = ${storeId} and created_at >= ${filter.notBefore}
       ${filter.orderId ? db`and order_id = ${filter.orderId}` : db``}
       ${filter.type ? db`and type = ${filter.type}` : db``}
-      ${filter.before ? db`and created_at < ${filter.before}` : db``}
-    order by created_at desc, id
+      ${filter.before ? (filter.beforeId ? db`and created_at <= ${filter.before} and (created_at < ${filter.before} or id < ${filter.beforeId}::uuid)` : db`and created_at < ${filter.before}`) : db``}
+    order by created_at desc, id desc
     limit ${limit}`;
   const ids = events.map((e) => e.id);
   const deliveries = ids.length

@@ -41,7 +41,7 @@ async function member(name: string) {
   return { ...store, token, post, get, order, statusOf };
 }
 
-test("the orders list pages by the last order shown: Older orders goes on after it, Newest orders starts over; a stale link says so", async (t) => {
+test("the orders and events lists page by the last one shown: Older goes on after it, Newest orders starts over; a stale link says so", async (t) => {
   const m = await member("Long List Store");
   const ids: string[] = [];
   for (let n = 0; n < 52; n++) ids.push((await m.order("bank_transfer")).id);
@@ -64,6 +64,17 @@ test("the orders list pages by the last order shown: Older orders goes on after 
   const stale = await m.get("orders?after=00000000-0000-4000-8000-000000000000");
   t.is(stale.status, 400);
   t.regex(await stale.text(), /The page link is not valid: start again from the newest orders\./);
+
+  // Events page the same way, by the last one shown (its time and id): each order's order.created once.
+  await waitFor(async () => (await stack.webhooks!.listEvents({ storeId: m.storeId, limit: 100 })).events.length === ids.length, 15_000);
+  const events = await (await m.get("events")).text();
+  const olderEvents = hrefOf(events, "Older");
+  t.regex(olderEvents ?? "", /[?&]before=[^&]+&before_id=[0-9a-f-]{36}$/);
+  const moreEvents = await (await m.get(`events${olderEvents!.slice(olderEvents!.indexOf("?"))}`)).text();
+  t.is(idsOn(events).length, 50);
+  t.deepEqual([...idsOn(events), ...idsOn(moreEvents)].sort(), [...ids].sort());
+  t.is(hrefOf(moreEvents, "Older"), undefined, "the last page");
+  t.is((await m.get("events?before=2026-11-25T00:00:00.000Z&before_id=x")).status, 400);
 });
 
 test("a post the order page does not offer changes nothing: a QRIS order cannot be marked paid, a paid one not cancelled", async (t) => {

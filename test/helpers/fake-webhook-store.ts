@@ -252,9 +252,11 @@ export function createFakeWebhookStore() {
             e.created_at >= filter.notBefore &&
             (filter.orderId === undefined || e.order_id === filter.orderId) &&
             (filter.type === undefined || e.type === filter.type) &&
-            (filter.before === undefined || e.created_at < filter.before),
+            (filter.before === undefined ||
+              e.created_at < filter.before ||
+              (filter.beforeId !== undefined && e.created_at.getTime() === filter.before.getTime() && e.id < filter.beforeId)),
         )
-        .sort(byCreatedDesc)
+        .sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
         .slice(0, limit)
         .map((event) => ({
           event: { ...event, ...(filter.withoutBodies ? { body: "" } : {}) },
