@@ -639,12 +639,13 @@ export function createSeeder(target: SeedTarget, options: { seed?: number; batch
       await copyReservations(held);
       counts["orders.transfer_amount_reservations"] = held.length;
       rows += held.length;
-      // The overview's sales by Jakarta day (012_sales_days.sql), as the payments added them.
+      // The overview's sales by Jakarta day (012_sales_days.sql), as the payments added
+      // them, in slot 0: the store's rows are replaced, whatever slots held before.
+      await sql`delete from orders.sales_days where store_id = ${target.storeId}`;
       const sold = await sql`
-        insert into orders.sales_days as s (store_id, day, slot, paid_count, paid_amount)
+        insert into orders.sales_days (store_id, day, slot, paid_count, paid_amount)
         select store_id, (paid_at at time zone 'Asia/Jakarta')::date, 0, count(*), sum(amount)
-        from orders.orders where store_id = ${target.storeId} and paid_at is not null group by 1, 2
-        on conflict (store_id, day, slot) do update set paid_count = excluded.paid_count, paid_amount = excluded.paid_amount`;
+        from orders.orders where store_id = ${target.storeId} and paid_at is not null group by 1, 2`;
       counts["orders.sales_days"] = sold.count;
       rows += sold.count;
       const indexSeconds = await createIndexes(dropped);

@@ -69,10 +69,12 @@ export function createReconciliation(deps: ReconciliationDeps) {
     if (decision.result !== "matched") return decision;
     // The mutation's result goes down the same connection as the payment, in one
     // pipeline: both are in this transaction, so neither is kept without the other.
-    await Promise.all([
+    // Both settle before a failure is thrown: no statement of either is sent after the rollback.
+    const outcomes = await Promise.allSettled([
       expiry.expireIfDue(tx, locked).then((row) => statusChanges.apply(tx, row, "paid", BANK_MUTATION_CAUSE, mutation.id)),
       store.settleMutation(tx, storeId, mutation.id, { status: "matched", order_id: decision.orderId }),
     ]);
+    for (const outcome of outcomes) if (outcome.status === "rejected") throw outcome.reason;
     return decision;
   }
 

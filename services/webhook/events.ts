@@ -8,7 +8,7 @@ import { auditEntry } from "../../platform/audit-log.js";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Logger } from "../../platform/logger.js";
 import { listLimit } from "./deliveries.js";
-import type { DeliveryRow, EventRow, Pool } from "./store.js";
+import type { DeliveryRow, EventFilter, EventRow, Pool } from "./store.js";
 import type * as sqlStore from "./store.js";
 
 export type EventsStore = Pick<typeof sqlStore, "transaction" | "listEvents" | "lockEndpoint" | "insertReplayDeliveries" | "insertAudit">;
@@ -28,7 +28,7 @@ export function createEvents(deps: {
     /** The store's kept events, newest first, each with its deliveries. */
     async list(
       storeId: string,
-      filter: { orderId?: string; type?: string; before?: Date; withoutBodies?: boolean },
+      filter: Omit<EventFilter, "notBefore">,
       limit: number,
     ): Promise<{ event: EventRow; deliveries: DeliveryRow[] }[]> {
       return store.listEvents(sql, storeId, { ...filter, notBefore: retainedSince() }, listLimit(limit));

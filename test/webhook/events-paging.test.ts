@@ -41,7 +41,10 @@ test("paging through events that share a millisecond lists each once, newest fir
   const listed: string[] = [];
   let page = await client.listEvents({ storeId, limit: 2, withoutBodies: true });
   for (let pages = 1; page.events.length > 0; pages++) {
-    t.true(pages <= 5, "paging ends");
+    if (pages > 5) {
+      t.fail("paging does not end");
+      break;
+    }
     listed.push(...page.events.map((e) => e.id));
     const last = page.events.at(-1)!;
     page = await client.listEvents({ storeId, limit: 2, withoutBodies: true, before: last.createdAt, beforeId: last.id });
