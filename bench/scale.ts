@@ -518,7 +518,8 @@ async function explainAll(url: string, storeId: string, subject: { orderId: stri
     [`GET /v1/orders?offset=${subject.deep} (orders listOrders)`]: (db) => orderStore.listOrders(db, storeId, 20, subject.deep),
     "the same page through the cursor (orders listOrders)": (db) => orderStore.listOrders(db, storeId, 20, 0, {}, subject.cursor),
     "orders search by buyer email (orders listOrders)": (db) => orderStore.listOrders(db, storeId, 50, 0, { search: { text: subject.email } }),
-    "events page (webhooks listEvents)": (db) => webhookStore.listEvents(db, storeId, { notBefore: new Date(Date.now() - (SEEDED_DAYS + 1) * DAY) }, 100),
+    "orders page, pending ones (orders listOrders by status)": (db) => orderStore.listOrders(db, storeId, 50, 0, { status: "pending" }),
+    "events page (webhooks listEvents)": (db) => webhookStore.listEvents(db, storeId, { notBefore: new Date(Date.now() - (SEEDED_DAYS + 1) * DAY), withoutBodies: true }, 50),
   };
   try {
     for (const [name, call] of Object.entries(calls)) {
