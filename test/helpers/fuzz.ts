@@ -16,6 +16,7 @@ import { createHash } from "node:crypto";
 import net from "node:net";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 // Types only: prepareFuzzStores imports the stack lazily, so runFuzz stays usable alone.
+import { ERROR_CODES } from "../../common/api-shapes.js";
 import type { Stack } from "./stack.js";
 import type { Sql } from "../../platform/db.js";
 
@@ -1841,17 +1842,7 @@ function exchange(ctx: Context, bytes: Buffer, head: boolean, timeoutMs: number)
 // ---------------------------------------------------------------------------------------
 // Checks
 
-const CODES = new Set([
-  "INVALID_REQUEST",
-  "UNAUTHORIZED",
-  "PLAN_REQUIRED",
-  "NOT_FOUND",
-  "METHOD_NOT_ALLOWED",
-  "CONFLICT",
-  "RATE_LIMITED",
-  "INTERNAL_ERROR",
-  "SERVICE_UNAVAILABLE",
-]);
+const CODES = new Set<string>(ERROR_CODES);
 const STATUS_OF: Record<string, number[]> = {
   INVALID_REQUEST: [400, 413, 415, 431],
   UNAUTHORIZED: [401],
