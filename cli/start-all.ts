@@ -2,7 +2,7 @@
 // and the test stack (test/helpers/stack.ts) both call startAll. Each role's own main
 // (services/*/main.ts, gateway/main.ts) wires one role alone.
 import { createServiceClients } from "../gateway/clients.js";
-import { GATEWAY_SCHEMA, startGateway } from "../gateway/service.js";
+import { GATEWAY_SCHEMA, loopbackHost, startGateway } from "../gateway/service.js";
 import type { ScryptParams } from "../services/catalog/accounts/passwords.js";
 import { CATALOG_SCHEMA, startCatalogService } from "../services/catalog/service.js";
 import { createMailer } from "../platform/mail.js";
@@ -58,7 +58,7 @@ export interface AllRoles {
   close(graceMs?: number): Promise<void>;
 }
 
-const loopback = (host: string, port: number) => `http://${host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host}:${port}`;
+const loopback = (host: string, port: number) => `http://${loopbackHost(host)}:${port}`;
 
 /**
  * Starts catalog, webhook, order and gateway against `databaseUrl`, in dependency

@@ -69,7 +69,7 @@ export interface LeanLog {
  * one lookup per channel every 5 s costs nothing. (A stopped instance leaves the
  * rotation sooner than that: its GOAWAY or refused connection takes it out at once.)
  */
-export const RESOLVE_EVERY_MS = 5_000;
+const RESOLVE_EVERY_MS = 5_000;
 
 const systemLookup = async (host: string) => (await dns.lookup(host, { all: true })).map((entry) => entry.address);
 
@@ -96,7 +96,7 @@ interface Endpoint {
 }
 
 /** "http://a:1, http://b:2" → its targets; throws on anything but h2c URLs. */
-export function parseTargets(baseUrl: string): Target[] {
+function parseTargets(baseUrl: string): Target[] {
   const entries = baseUrl.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "");
   if (entries.length === 0) throw new Error("no base URL given");
   return entries.map((entry) => {

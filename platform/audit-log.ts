@@ -107,7 +107,7 @@ export function auditQuery(request: { limit: number; before?: AuditPosition; act
 }
 
 /** 0 means the default; otherwise 1 to AUDIT_LIST_MAX, else INVALID_ARGUMENT naming `limit`. */
-export function requireAuditLimit(limit: number): number {
+function requireAuditLimit(limit: number): number {
   if (limit === 0) return AUDIT_LIST_DEFAULT;
   if (!Number.isInteger(limit) || limit < 1 || limit > AUDIT_LIST_MAX) throw fieldError("limit", `must be from 1 to ${AUDIT_LIST_MAX}`);
   return limit;

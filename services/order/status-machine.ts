@@ -1,6 +1,6 @@
 // The order status machine of CONTRACT §5, in one place.
 
-import type { OrderEventType, OrderStatus, OrderStatusEventType } from "../../common/order-status.js";
+import type { OrderStatus, OrderStatusEventType } from "../../common/order-status.js";
 
 export { ORDER_STATUSES, type OrderStatus } from "../../common/order-status.js";
 
@@ -20,8 +20,6 @@ export function checkTransition(from: OrderStatus, to: OrderStatus): TransitionC
   if (from === to) return { kind: "repeat" };
   return allowed[from].includes(to) ? { kind: "change" } : { kind: "refused" };
 }
-
-export type EventType = OrderEventType;
 
 /** Every status change announces itself twice: `orderUpdated` and the status event. */
 export function eventsForChange(to: OrderStatus): OrderStatusEventType[] {
