@@ -266,6 +266,14 @@ export interface OrderFilter {
 }
 
 /**
+ * A pending order past expires_at reads as expired before the sweeper has written it
+ * (CONTRACT §5), so no read waits for that work: `due` picks those, or (false) the ones
+ * still awaiting payment. statement_timestamp(), unlike clock_timestamp(), is stable, so
+ * it can bound an index scan (003_order_search.sql's pending index).
+ */
+const pendingWhere = (db: Db, due: boolean) => db`status = 'pending' and expires_at ${due ? db`<=` : db`>`} statement_timestamp()`;
+
+/**
  * A page of the store's orders, newest first: by offset, or after `cursor` (keyset: the
  * page costs the same however deep the walk). Each row carries its `cursor_at` (created_at
  * to the microsecond) for the next page's cursor.
@@ -279,12 +287,10 @@ export async function listOrders(db: Db, storeId: string, limit: number, offset:
         ${search.reference ? db`or payment_reference = ${search.reference}` : db``})`
     : db``;
   const after = cursor ? db`and (created_at, id) < (${cursor.at}::timestamptz, ${cursor.id}::uuid)` : db``;
-  // A pending order past expires_at is shown, filtered and counted as expired before
-  // the sweeper has written it (CONTRACT §5), so no read waits for that work.
-  // statement_timestamp() is stable, so it can bound an index scan.
+  // A due order (pendingWhere) is shown, filtered and counted as expired.
   const arm = (where: postgres.PendingQuery<postgres.Row[]>) => db`
     select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at,
-      (status = 'pending' and expires_at <= statement_timestamp()) as due
+      (${pendingWhere(db, true)}) as due
     from orders
     where store_id = ${storeId} ${where} ${matches} ${after}
     order by created_at desc, id desc`;
@@ -295,10 +301,10 @@ export async function listOrders(db: Db, storeId: string, limit: number, offset:
   const upToPageEnd = db`limit ${offset + limit + 1}`;
   const query =
     status === "expired"
-      ? db`select * from ((${arm(db`and status = 'expired'`)} ${upToPageEnd}) union all (${arm(db`and status = 'pending' and expires_at <= statement_timestamp()`)} ${upToPageEnd})) u
+      ? db`select * from ((${arm(db`and status = 'expired'`)} ${upToPageEnd}) union all (${arm(db`and ${pendingWhere(db, true)}`)} ${upToPageEnd})) u
           order by created_at desc, id desc ${page}`
       : status === "pending"
-        ? db`${arm(db`and status = 'pending' and expires_at > statement_timestamp()`)} ${page}`
+        ? db`${arm(db`and ${pendingWhere(db, false)}`)} ${page}`
         : db`${arm(status ? db`and status = ${status}` : db``)} ${page}`;
   const rows = await db<(OrderRow & { cursor_at: string; due: boolean })[]>`${query}`;
   const shown = rows.map(({ due, ...row }) => (due ? { ...row, status: "expired" as const } : row));
@@ -318,11 +324,8 @@ export async function orderPlace(db: Db, storeId: string, orderId: string): Prom
  * order past expires_at counts as expired whether or not it has been written so yet.
  */
 export async function countOrders(db: Db, storeId: string, status?: OrderStatus): Promise<number> {
-  // statement_timestamp(), unlike clock_timestamp(), is stable, so it can bound an index
-  // scan: each arm is one index-only range (003_order_search.sql's pending index).
-  const dueSplit = (due: boolean) => db`
-    select count(*) from orders where store_id = ${storeId} and status = 'pending'
-      and expires_at ${due ? db`<=` : db`>`} statement_timestamp()`;
+  // Each arm is one index-only range (pendingWhere).
+  const dueSplit = (due: boolean) => db`select count(*) from orders where store_id = ${storeId} and ${pendingWhere(db, due)}`;
   const [row] = await db<{ count: number }[]>`select (${
     status === "pending"
       ? dueSplit(false)
@@ -465,7 +468,7 @@ export async function salesSummary(db: Db, storeId: string, starts: { today: Dat
     group by day order by day`;
   const [pending] = await db<{ pending_count: number; pending_amount: number }[]>`
     select count(*)::int as pending_count, coalesce(sum(amount), 0)::bigint as pending_amount
-    from orders where store_id = ${storeId} and status = 'pending' and expires_at > clock_timestamp()`;
+    from orders where store_id = ${storeId} and ${pendingWhere(db, false)}`;
   const since = (start: Date) => {
     const first = jakartaDate(start);
     return sold.filter((row) => row.day >= first);
