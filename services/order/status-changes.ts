@@ -36,10 +36,16 @@ export function createStatusChanges(deps: {
 }) {
   const { store, render, logger } = deps;
 
+  /** The orders as events show them, read in the caller's transaction, in the order of `rows`. */
+  async function orderMessages(tx: Db, rows: OrderRow[]): Promise<Order[]> {
+    const ids = rows.map((row) => row.id);
+    const [items, sessions, refunds] = await Promise.all([store.itemsOf(tx, ids), store.liveSessionsOf(tx, ids), store.refundsOf(tx, ids)]);
+    return rows.map((row) => renderOrder(render, row, items.get(row.id)!, sessions.get(row.id), refunds.get(row.id)));
+  }
+
   /** The order as events show it, read in the caller's transaction. */
   async function orderMessage(tx: Db, row: OrderRow): Promise<Order> {
-    const [items, sessions, refunds] = await Promise.all([store.itemsOf(tx, [row.id]), store.liveSessionsOf(tx, [row.id]), store.refundsOf(tx, [row.id])]);
-    return renderOrder(render, row, items.get(row.id)!, sessions.get(row.id), refunds.get(row.id));
+    return (await orderMessages(tx, [row]))[0]!;
   }
 
   /**
@@ -67,12 +73,8 @@ export function createStatusChanges(deps: {
     if (changing.length === 0) return rows.map((row) => ({ row, changed: false }));
     const expiresAtGateway = (row: OrderRow) => deps.gatewayExpires === true && row.payment_kind === "gateway" && (to === "expired" || to === "cancelled");
     const updated = await store.updateStatuses(tx, changing.map((row) => ({ id: row.id, expireAtGateway: expiresAtGateway(row) })), to);
-    const ids = changing.map((row) => row.id);
-    const [items, sessions, refunds] = await Promise.all([store.itemsOf(tx, ids), store.liveSessionsOf(tx, ids), store.refundsOf(tx, ids)]);
-    const events = changing.flatMap((row) => {
-      const now = updated.get(row.id)!;
-      return statusChangeEvents(now, renderOrder(render, now, items.get(row.id)!, sessions.get(row.id), refunds.get(row.id)), row.status);
-    });
+    const rendered = await orderMessages(tx, changing.map((row) => updated.get(row.id)!));
+    const events = changing.flatMap((row, i) => statusChangeEvents(updated.get(row.id)!, rendered[i]!, row.status));
     const holds = changing.flatMap((row) => {
       const until = reservationAfter(updated.get(row.id)!, to, deps.bankMatchGraceMs);
       return until === undefined ? [] : [{ orderId: row.id, until }];
