@@ -1,6 +1,6 @@
 // store-admin: the operator CLI (CONTRACT §8). JSON on stdout; errors on stderr, exit 1.
 import { OPERATOR } from "../common/actor.js";
-import { AUDIT_ACTIONS } from "../common/audit.js";
+import { AUDIT_ACTIONS, isAuditAction } from "../common/audit.js";
 import { DEFAULT_INVITE_ROLE, isRole, ROLES, type Role } from "../common/roles.js";
 import { AUDIT_LIST_MAX, decodeAuditCursor, storeAuditLog } from "../platform/audit-log.js";
 import { readFile } from "node:fs/promises";
@@ -461,7 +461,7 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
       // Each service keeps the entries of its own changes: the log is their parts merged by time.
       const limit = values.limit === undefined ? undefined : Number(values.limit);
       if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= AUDIT_LIST_MAX)) throw new UsageError(`--limit must be a whole number from 1 to ${AUDIT_LIST_MAX}`);
-      if (values.action !== undefined && !(AUDIT_ACTIONS as readonly string[]).includes(values.action)) throw new UsageError(`--action must be one of: ${AUDIT_ACTIONS.join(", ")}`);
+      if (values.action !== undefined && !isAuditAction(values.action)) throw new UsageError(`--action must be one of: ${AUDIT_ACTIONS.join(", ")}`);
       if (values.cursor !== undefined && !decodeAuditCursor(values.cursor)) throw new UsageError("--cursor must be a next_cursor printed by an earlier page");
       const page = await storeAuditLog({ catalog: accounts, order: orders, webhook: webhooks }, required(values, "store"), {
         limit,

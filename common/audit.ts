@@ -45,6 +45,12 @@ export const AUDIT_ACTIONS = [
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
+/** Whether `value` names an action the audit log records (a filter's check). */
+export const isAuditAction = (value: string): value is AuditAction => (AUDIT_ACTIONS as readonly string[]).includes(value);
+
+/** The longest actor a filter may name: an email address's limit. */
+export const MAX_AUDIT_ACTOR_LENGTH = 320;
+
 /** A target as the log shows it: "key:<id>", "endpoint:<id>", "order:<id>", "member:<email>". */
 export function auditTarget(kind: "store" | "product" | "bundle" | "key" | "endpoint" | "delivery" | "order" | "member" | "mutation", id: string): string {
   return `${kind}:${id}`;

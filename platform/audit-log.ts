@@ -5,7 +5,7 @@
 // shared because the table is; no service reaches another's schema with them.
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { AUDIT_ACTIONS, type AuditAction } from "../common/audit.js";
+import { isAuditAction, MAX_AUDIT_ACTOR_LENGTH, type AuditAction } from "../common/audit.js";
 import { auditActorName, type Actor } from "../common/actor.js";
 import { AuditChangeSchema, AuditEntrySchema, AuditPositionSchema, type AuditEntry, type AuditPosition } from "../gen/audit/v1/audit_pb.js";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -94,8 +94,8 @@ export function fieldChanges(before: Record<string, string>, after: Record<strin
 
 /** A ListAudit request checked: the store, a page size, a position and known filters, else INVALID_ARGUMENT naming the field. */
 export function auditQuery(request: { limit: number; before?: AuditPosition; actor: string; action: string }): AuditQuery {
-  if (request.action && !(AUDIT_ACTIONS as readonly string[]).includes(request.action)) throw fieldError("action", "is not an action the audit log records");
-  if (request.actor.length > 320) throw fieldError("actor", "must be at most 320 characters");
+  if (request.action && !isAuditAction(request.action)) throw fieldError("action", "is not an action the audit log records");
+  if (request.actor.length > MAX_AUDIT_ACTOR_LENGTH) throw fieldError("actor", `must be at most ${MAX_AUDIT_ACTOR_LENGTH} characters`);
   const before = request.before;
   if (before && (before.micros < 0n || before.seq < 0n)) throw fieldError("before", "must be a position from an earlier page");
   return {

@@ -4,7 +4,7 @@
 // while new ones arrive.
 import type { RouterInstance as Router } from "@koa/router";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { AUDIT_ACTIONS } from "../../../common/audit.js";
+import { isAuditAction, MAX_AUDIT_ACTOR_LENGTH } from "../../../common/audit.js";
 import { AUDIT_ACTION_CHOICES, auditActorText, auditFieldText, auditSentence } from "../../../common/audit-text.js";
 import { decodeAuditCursor, storeAuditLog, type AuditEntryLike } from "../../../platform/audit-log.js";
 import { Time } from "../../views/components.js";
@@ -149,8 +149,8 @@ export function auditLogPages(router: Router, kit: Kit) {
       const text = (name: string) => (typeof ctx.query[name] === "string" ? ctx.query[name].trim() : "");
       // An unknown action or an over-long actor filters nothing rather than failing the page.
       const filters: Filters = {
-        actor: text("actor").slice(0, 320),
-        action: (AUDIT_ACTIONS as readonly string[]).includes(text("action")) ? text("action") : "",
+        actor: text("actor").slice(0, MAX_AUDIT_ACTOR_LENGTH),
+        action: isAuditAction(text("action")) ? text("action") : "",
       };
       // A mangled cursor starts from the newest rather than failing the page.
       const cursor = decodeAuditCursor(text("cursor")) ? text("cursor") : "";
