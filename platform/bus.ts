@@ -115,7 +115,10 @@ export async function createJetStreamBus(url: string, names: BusNames, logger: L
   // inside the client (waitOnFirstConnect), which waits without a word.
   const nc: NatsConnection = await untilAvailable(
     "nats",
-    () => connect({ servers: url, name: "store-order", maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 2_000 }),
+    // noAsyncTraces: otherwise every JetStream publish builds two errors up front (for
+    // their stack, should it time out); their stacks would only show nats.js's own
+    // frames, and the errors are logged by message.
+    () => connect({ servers: url, name: "store-order", maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 2_000, noAsyncTraces: true }),
     logger,
     () => true,
   );
