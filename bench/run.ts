@@ -213,6 +213,19 @@ async function main() {
           requests: [{ method: "POST", headers: { ...auth, "content-type": "application/json" }, setupRequest: (req) => ({ ...req, body: orderBody() }) }],
         })
       : undefined;
+    // The same with an Idempotency-Key, as careful clients send: what the key's record costs.
+    let keyed = 0;
+    const createKeyed = wanted("create-keyed")
+      ? await cannon("POST /v1/orders (with Idempotency-Key)", {
+          url: `${one.url}/v1/orders`,
+          requests: [
+            {
+              method: "POST",
+              setupRequest: (req) => ({ ...req, headers: { ...auth, "content-type": "application/json", "idempotency-key": `bench-${process.pid}-${++keyed}` }, body: orderBody() }),
+            },
+          ],
+        })
+      : undefined;
 
     // Webhook latency: N status changes, time from the change committing (the order's
     // updated_at) to the receiver having the signed request.
@@ -389,6 +402,7 @@ async function main() {
       "order read / koa→postgres.js (order queries)": ratio(getOrder, koaOrderSql),
       "order list / koa→postgres.js": ratio(listOrders, koaSql),
       "create order / transactional insert": ratio(createOrders, insert),
+      "create with a key / transactional insert": ratio(createKeyed, insert),
       "products / koa bare": ratio(products, bare),
     };
     process.stdout.write("\nratios (same run)\n");
