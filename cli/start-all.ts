@@ -77,7 +77,7 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
   // Catalog change hints: this process's gateway hears its catalog synchronously (a
   // write is visible to the next read), and NATS, when set, carries them between processes.
   const catalogChanges = createCatalogChanges(config, log("catalog"), createLocalCatalogChanges(log("catalog")));
-  const catalogSql = connectDb(databaseUrl, { schema: CATALOG_SCHEMA, max: overrides.poolSize?.catalog, role: "catalog" });
+  const catalogSql = connectDb(databaseUrl, { schema: CATALOG_SCHEMA, max: overrides.poolSize?.catalog ?? config.DATABASE_POOL_SIZE, role: "catalog" });
   const catalogAt = where(config.CATALOG_ADDR);
   // Invitations, password resets and "endpoint disabled": SMTP_URL, or .eml files under DATA_DIR/mail.
   const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR, logger: log("mail") });
@@ -92,7 +92,7 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
   if (!overrides.withoutWebhooks) {
     // One bus for both ends: NATS JetStream when NATS_URL is set, else in this process.
     bus = overrides.bus ?? (await createEventBus(config, { stream: config.EVENTS_STREAM, consumer: config.EVENTS_CONSUMER }, log("bus")));
-    webhookSql = connectDb(databaseUrl, { schema: WEBHOOK_SCHEMA, max: overrides.poolSize?.webhook, role: "webhook" });
+    webhookSql = connectDb(databaseUrl, { schema: WEBHOOK_SCHEMA, max: overrides.poolSize?.webhook ?? config.DATABASE_POOL_SIZE, role: "webhook" });
     const webhookAt = where(config.WEBHOOK_ADDR);
     webhook = await startWebhookService({
       sql: webhookSql,
@@ -108,7 +108,7 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
     webhookAddr = loopback(webhookAt.host, webhook.port);
   }
 
-  const orderSql = connectDb(databaseUrl, { schema: ORDER_SCHEMA, max: overrides.poolSize?.order, role: "order" });
+  const orderSql = connectDb(databaseUrl, { schema: ORDER_SCHEMA, max: overrides.poolSize?.order ?? config.DATABASE_POOL_SIZE, role: "order" });
   const orderAt = where(config.ORDER_ADDR);
   const order = await startOrderService({
     sql: orderSql,
@@ -121,7 +121,7 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
   });
   const orderAddr = loopback(orderAt.host, order.port);
 
-  const gatewaySql = connectDb(databaseUrl, { schema: GATEWAY_SCHEMA, asyncCommit: true, max: overrides.poolSize?.gateway, role: "gateway" });
+  const gatewaySql = connectDb(databaseUrl, { schema: GATEWAY_SCHEMA, asyncCommit: true, max: overrides.poolSize?.gateway ?? config.DATABASE_POOL_SIZE, role: "gateway" });
   const clients = createServiceClients({ catalog: catalogAddr, order: orderAddr, webhook: webhookAddr }, undefined, {
     catalog: inProcess(catalog.inProcess),
     order: inProcess(order.inProcess),

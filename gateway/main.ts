@@ -15,7 +15,7 @@ reportProcessFailures(logger);
 // OTEL_EXPORTER_OTLP_ENDPOINT set: spans of this role go there (before anything makes one).
 startTracing(config, { logger });
 const database = await openDatabaseServer(config, logger);
-const sql = connectDb(database.url, { schema: GATEWAY_SCHEMA, role: "gateway", asyncCommit: true });
+const sql = connectDb(database.url, { schema: GATEWAY_SCHEMA, role: "gateway", asyncCommit: true, max: config.DATABASE_POOL_SIZE });
 const clients = createServiceClients({ catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR, webhook: config.WEBHOOK_ADDR }, undefined, {}, logger);
 const nats = config.NATS_URL ? createNatsProbe(config.NATS_URL) : undefined;
 // Alone, the gateway hears the catalog only over NATS: without it, no page cache.

@@ -71,6 +71,9 @@ const schema = z.object({
   HOST: z.string().min(1).default("0.0.0.0"),
   PUBLIC_BASE_URL: url.optional(),
   DATABASE_URL: z.string().min(1).optional(),
+  // Connections each role keeps to PostgreSQL, sized against its max_connections. The
+  // reconciliation's four transactions at once need a few beside them.
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(6).max(100).default(10),
   DATA_DIR: z.string().min(1).default("./.data"),
   NATS_URL: z.string().min(1).optional(),
   CATALOG_ADDR: serviceAddress.default("http://127.0.0.1:50051"),

@@ -15,7 +15,7 @@ reportProcessFailures(logger);
 // OTEL_EXPORTER_OTLP_ENDPOINT set: spans of this role go there (before anything makes one).
 startTracing(config, { logger });
 const database = await openDatabaseServer(config, logger);
-const sql = connectDb(database.url, { schema: CATALOG_SCHEMA, role: "catalog" });
+const sql = connectDb(database.url, { schema: CATALOG_SCHEMA, role: "catalog", max: config.DATABASE_POOL_SIZE });
 // Alone, the catalog reaches gateways only over NATS (gateways without it cache no pages).
 const catalogChanges = createCatalogChanges(config, logger);
 const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR, logger });

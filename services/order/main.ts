@@ -14,7 +14,7 @@ reportProcessFailures(logger);
 // OTEL_EXPORTER_OTLP_ENDPOINT set: spans of this role go there (before anything makes one).
 startTracing(config, { logger });
 const database = await openDatabaseServer(config, logger);
-const sql = connectDb(database.url, { schema: ORDER_SCHEMA, role: "order" });
+const sql = connectDb(database.url, { schema: ORDER_SCHEMA, role: "order", max: config.DATABASE_POOL_SIZE });
 // Alone, the order service needs NATS to hand its events on: without NATS_URL they
 // wait in the outbox (the in-process bus only works inside `npm start`).
 const bus = config.NATS_URL

@@ -15,7 +15,7 @@ reportProcessFailures(logger);
 // OTEL_EXPORTER_OTLP_ENDPOINT set: spans of this role go there (before anything makes one).
 startTracing(config, { logger });
 const database = await openDatabaseServer(config, logger);
-const sql = connectDb(database.url, { schema: WEBHOOK_SCHEMA, role: "webhook" });
+const sql = connectDb(database.url, { schema: WEBHOOK_SCHEMA, role: "webhook", max: config.DATABASE_POOL_SIZE });
 if (!config.NATS_URL) logger.warn("NATS_URL is not set: alone, the webhook service receives no events");
 const bus = await createEventBus(config, { stream: config.EVENTS_STREAM, consumer: config.EVENTS_CONSUMER }, logger);
 // "Endpoint disabled" mails: SMTP_URL, or .eml files under DATA_DIR/mail.

@@ -28,6 +28,7 @@ test("an empty environment gives the contract's defaults", (t) => {
   // Unset, the Core API goes with the Snap host: production Snap, production Core API.
   t.is(loadConfig({ MIDTRANS_BASE_URL: "https://app.midtrans.com" }).MIDTRANS_API_BASE_URL, "https://api.midtrans.com");
   t.is(config.PAYMENT_STATUS_CHECK_AFTER, 15 * MINUTE);
+  t.is(config.DATABASE_POOL_SIZE, 10);
 });
 
 test("empty strings count as unset", (t) => {
@@ -57,6 +58,7 @@ test("set values are parsed into their types", (t) => {
     ORDER_PAYMENT_WINDOW: "30m",
     CATALOG_ADDR: "http://catalog:6000",
     CATALOG_EVENTS_SUBJECT: "shop.catalog-hints",
+    DATABASE_POOL_SIZE: "6",
   });
   t.is(config.RATE_LIMIT_PER_MINUTE, 6);
   t.is(config.PAYMENT_GATEWAY, "midtrans");
@@ -69,6 +71,7 @@ test("set values are parsed into their types", (t) => {
   t.is(config.ORDER_PAYMENT_WINDOW, 30 * MINUTE);
   t.is(config.CATALOG_ADDR, "http://catalog:6000");
   t.is(config.CATALOG_EVENTS_SUBJECT, "shop.catalog-hints");
+  t.is(config.DATABASE_POOL_SIZE, 6);
 });
 
 for (const [name, value] of [
@@ -77,6 +80,9 @@ for (const [name, value] of [
   ["PAYMENT_GATEWAY", "paypal"],
   ["ORDER_PAYMENT_WINDOW", "soon"],
   ["RATE_LIMIT_PER_MINUTE", "0"],
+  // Below six, the reconciliation's four transactions at once would leave too few.
+  ["DATABASE_POOL_SIZE", "5"],
+  ["DATABASE_POOL_SIZE", "ten"],
   ["WEBHOOK_RETRY_SCHEDULE", "5s,later"],
   ["WEBHOOK_ALLOW_HTTP", "maybe"],
   ["CATALOG_ADDR", "not a url"],
