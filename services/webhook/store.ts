@@ -70,7 +70,8 @@ export interface DeliveryRow {
 }
 
 /** A leased delivery with where it goes; `enabled` is false for a deleted endpoint too. */
-export type DueDelivery = DeliveryRow & { url: string; enabled: boolean; headers_sealed: string | null };
+/** A leased delivery, with its endpoint's URL, state, sealed headers and live secrets (sealed, newest first). */
+export type DueDelivery = DeliveryRow & { url: string; enabled: boolean; headers_sealed: string | null; secrets: string[] };
 
 export type NewDelivery = Pick<DeliveryRow, "endpoint_id" | "store_id" | "event_id" | "event_type" | "order_id" | "body" | "kind">;
 
@@ -205,14 +206,6 @@ export async function disableEndpoint(db: Db, endpointId: string, reason: string
   await db`update endpoints set enabled = false, disabled_reason = ${reason}, updated_at = clock_timestamp() where id = ${endpointId}`;
 }
 
-/**
- * After a sent attempt: a success clears the endpoint's failing streak, a failure starts
- * one at `at` unless one is running.
- */
-export async function noteEndpointAttempt(db: Db, endpointId: string, succeeded: boolean, at: Date): Promise<void> {
-  if (succeeded) await db`update endpoints set failing_since = null where id = ${endpointId} and failing_since is not null`;
-  else await db`update endpoints set failing_since = ${at} where id = ${endpointId} and failing_since is null`;
-}
 
 export interface DisabledForFailing {
   id: string;
@@ -524,7 +517,11 @@ export async function leaseDue(db: Db, limit: number, leaseMs: number, skipEndpo
         + coalesce((${steps}::float8[])[d.attempts + d.unrecorded_sends + 1], ${leaseMs / 1000}) * interval '1 second'
     from due, endpoints e
     where d.id = due.id and not due.spent and e.id = d.endpoint_id
-    returning d.*, e.url, (e.enabled and e.deleted_at is null) as enabled, e.headers_sealed`;
+    returning d.*, e.url, (e.enabled and e.deleted_at is null) as enabled, e.headers_sealed,
+      -- The secrets that sign it, as liveSecrets reads them, in the same round trip.
+      array(select s.secret from endpoint_secrets s
+            where s.endpoint_id = e.id and (s.expires_at is null or s.expires_at > clock_timestamp())
+            order by s.created_at desc) as secrets`;
 }
 
 /** Gives a lease back unused, so the delivery is due again at once. */
@@ -534,31 +531,51 @@ export async function releaseLease(db: Db, deliveryId: string): Promise<void> {
     where id = ${deliveryId}`;
 }
 
-/** Counts an attempt on the delivery, applies its outcome and ends the lease; the attempt's number. */
-export async function finishAttempt(db: Db, deliveryId: string, outcome: AttemptOutcome): Promise<number> {
-  const [row] = await db<{ attempts: number }[]>`
-    update deliveries set
-      attempts = attempts + 1,
-      status = ${outcome.status},
-      next_attempt_at = coalesce(${outcome.nextAttemptAt ?? null}, next_attempt_at),
-      leased_until = null,
-      unrecorded_sends = 0,
-      last_error = ${outcome.error ?? null},
-      updated_at = clock_timestamp()
-    where id = ${deliveryId}
-    returning attempts`;
-  return row!.attempts;
+/** A sent attempt's endpoint, whose failing streak moves with its result (failing-endpoints.ts). */
+export interface SentTo {
+  endpointId: string;
+  succeeded: boolean;
 }
 
-/** Records the attempt, and counts it in its endpoint's hour of health, in one statement. */
-export async function insertAttempt(db: Db, attempt: AttemptRow): Promise<void> {
+/**
+ * One attempt, in one statement: with `sent`, a success clears the endpoint's failing
+ * streak and a failure starts one at the attempt's start unless one is running; the
+ * delivery counts the attempt, takes its outcome and ends its lease; the attempt is
+ * written with the next number and counted in its endpoint's hour of health.
+ *
+ * Rows are locked endpoint, delivery, hour, as on every path that locks more than one
+ * of them (a disabled endpoint's attempt, switching an endpoint off), so two never wait
+ * on each other: the delivery's update waits for the streak's, through the subquery
+ * its condition reads. A delivery gone meanwhile (purged) records nothing.
+ */
+export async function recordAttempt(db: Db, attempt: Omit<AttemptRow, "number">, outcome: AttemptOutcome, sent?: SentTo): Promise<void> {
   await db`
-    with recorded as (
-      insert into delivery_attempts ${db({ ...attempt })} returning delivery_id, started_at, result, status_code
+    with streak as (
+      update endpoints set failing_since = case when ${sent?.succeeded ?? true}::boolean then null else ${attempt.started_at}::timestamptz end
+      where id = ${sent?.endpointId ?? null}::uuid
+        and (case when ${sent?.succeeded ?? true}::boolean then failing_since is not null else failing_since is null end)
+      returning id
+    ), finished as (
+      update deliveries set
+        attempts = attempts + 1,
+        status = ${outcome.status},
+        next_attempt_at = coalesce(${outcome.nextAttemptAt ?? null}::timestamptz, next_attempt_at),
+        leased_until = null,
+        unrecorded_sends = 0,
+        last_error = ${outcome.error ?? null},
+        updated_at = clock_timestamp()
+      where id = ${attempt.delivery_id} and (select count(*) from streak) >= 0
+      returning id, endpoint_id, store_id, attempts
+    ), recorded as (
+      insert into delivery_attempts (delivery_id, number, started_at, status_code, latency_ms, result, error, response_excerpt)
+      select f.id, f.attempts, ${attempt.started_at}::timestamptz, ${attempt.status_code}::int, ${attempt.latency_ms}::int,
+        ${attempt.result}::text, ${attempt.error}::text, ${attempt.response_excerpt}::text
+      from finished f
+      returning delivery_id, started_at, result, status_code
     )
     insert into endpoint_attempt_hours as h (endpoint_id, store_id, hour, attempts, succeeded, last_at, last_result, last_status_code)
-    select d.endpoint_id, d.store_id, ${attemptHour(attempt.started_at)}, 1, (r.result = 'succeeded')::int, r.started_at, r.result, r.status_code
-    from recorded r join deliveries d on d.id = r.delivery_id
+    select f.endpoint_id, f.store_id, ${attemptHour(attempt.started_at)}, 1, (r.result = 'succeeded')::int, r.started_at, r.result, r.status_code
+    from recorded r join finished f on f.id = r.delivery_id
     on conflict (endpoint_id, hour) do update set
       attempts = h.attempts + 1,
       succeeded = h.succeeded + excluded.succeeded,

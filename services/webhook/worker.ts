@@ -7,7 +7,7 @@ import { nextAttemptDelay, parseRetryAfter, RETRY_AFTER_STATUSES } from "./retry
 import type { SecretBox } from "./secret-box.js";
 import { sendWebhook, type SendResult } from "./sender.js";
 import { signatureHeader } from "./signing.js";
-import type { AttemptOutcome, AttemptRow, DueDelivery, Pool } from "./store.js";
+import type { AttemptOutcome, AttemptRow, DueDelivery, Pool, SentTo } from "./store.js";
 import type * as sqlStore from "./store.js";
 
 export type WorkerStore = Pick<
@@ -15,11 +15,8 @@ export type WorkerStore = Pick<
   | "transaction"
   | "leaseDue"
   | "releaseLease"
-  | "liveSecrets"
   | "disableEndpoint"
-  | "finishAttempt"
-  | "insertAttempt"
-  | "noteEndpointAttempt"
+  | "recordAttempt"
   | "endpointLiveForShare"
 >;
 
@@ -59,37 +56,28 @@ export function startDeliveryWorker(options: WorkerOptions) {
   let pumping = false;
   let again = false;
 
-  /** A request that went out: its endpoint's failing streak moves with its result (failing-endpoints.ts). */
-  type Sent = { endpointId: string; succeeded: boolean };
-
-  /** The attempt's row, its delivery's new state and its endpoint's streak, in one transaction. */
-  async function writeAttempt(attempt: Omit<AttemptRow, "number">, outcome: AttemptOutcome, sent?: Sent) {
-    await store.transaction(sql, async (tx) => {
-      // The endpoint's row before the hour of its health (insertAttempt), as the
-      // disabled path below locks them: in the other order, an attempt recorded while
-      // its endpoint is being switched off could deadlock with that path.
-      if (sent) await store.noteEndpointAttempt(tx, sent.endpointId, sent.succeeded, attempt.started_at);
-      const number = await store.finishAttempt(tx, attempt.delivery_id, outcome);
-      await store.insertAttempt(tx, { ...attempt, number });
-    });
-  }
-
   /**
    * Records the attempt. What came from the receiver (its answer, an error text) is the
    * one part of the record we do not control: if the record is refused for anything but
    * an outage, it is written again without them, so the delivery still moves on. Should
    * that fail too, the lease lapses and leaseDue's step rule ends the delivery.
    */
-  async function recordAttempt(attempt: Omit<AttemptRow, "number">, outcome: AttemptOutcome, sent?: Sent) {
+  async function recordAttempt(attempt: Omit<AttemptRow, "number">, outcome: AttemptOutcome, sent?: SentTo) {
     try {
-      await writeAttempt(attempt, outcome, sent);
+      // The attempt's row, its delivery's new state and its endpoint's streak, in one statement.
+      await store.recordAttempt(sql, attempt, outcome, sent);
     } catch (error) {
       if (isOutage(error)) throw error;
       logger.error(
         { deliveryId: attempt.delivery_id, err: { message: (error as Error).message, code: (error as { code?: unknown }).code } },
         "webhook attempt could not be recorded as received; recording it without the receiver's answer",
       );
-      await writeAttempt({ ...attempt, error: attempt.error === null ? null : "(not recordable)", response_excerpt: null }, { ...outcome, error: outcome.error === undefined ? undefined : "(not recordable)" }, sent);
+      await store.recordAttempt(
+        sql,
+        { ...attempt, error: attempt.error === null ? null : "(not recordable)", response_excerpt: null },
+        { ...outcome, error: outcome.error === undefined ? undefined : "(not recordable)" },
+        sent,
+      );
     }
   }
 
@@ -108,17 +96,11 @@ export function startDeliveryWorker(options: WorkerOptions) {
       // the delivery goes out after all instead of falling between the two.
       const failed = await store.transaction(sql, async (tx) => {
         if (await store.endpointLiveForShare(tx, delivery.endpoint_id)) return false;
-        const number = await store.finishAttempt(tx, delivery.id, { status: "failed", error: "endpoint is disabled" });
-        await store.insertAttempt(tx, {
-          delivery_id: delivery.id,
-          number,
-          started_at: started,
-          status_code: null,
-          latency_ms: 0,
-          result: "endpoint_disabled",
-          error: "endpoint is disabled",
-          response_excerpt: null,
-        });
+        await store.recordAttempt(
+          tx,
+          { delivery_id: delivery.id, started_at: started, status_code: null, latency_ms: 0, result: "endpoint_disabled", error: "endpoint is disabled", response_excerpt: null },
+          { status: "failed", error: "endpoint is disabled" },
+        );
         return true;
       });
       if (!failed) {
@@ -127,7 +109,7 @@ export function startDeliveryWorker(options: WorkerOptions) {
       }
       return;
     }
-    const secrets = (await store.liveSecrets(sql, delivery.endpoint_id)).map((sealed) => options.box.open(sealed));
+    const secrets = delivery.secrets.map((sealed) => options.box.open(sealed));
     const timestamp = Math.floor(Date.now() / 1000);
     const result = await post(
       delivery.url,
@@ -171,7 +153,7 @@ export function startDeliveryWorker(options: WorkerOptions) {
       response_excerpt: result.responseExcerpt?.slice(0, 1_024) ?? null,
     };
     const attemptsMade = delivery.attempts + 1;
-    const sent: Sent = { endpointId: delivery.endpoint_id, succeeded: result.result === "succeeded" };
+    const sent: SentTo = { endpointId: delivery.endpoint_id, succeeded: result.result === "succeeded" };
     if (result.result === "succeeded") {
       await recordAttempt(attempt, { status: "succeeded" }, sent);
     } else if (result.result === "refused") {

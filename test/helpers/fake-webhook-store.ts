@@ -36,6 +36,11 @@ export function createFakeWebhookStore() {
   // Strictly increasing creation times, so "newest first" is well defined.
   const stamp = () => new Date((last = Math.max(Date.now(), last + 1)));
   const live = (row: SecretRow, at = Date.now()) => row.expires_at === null || row.expires_at.getTime() > at;
+  const liveSecretsOf = (endpointId: string) =>
+    state.secrets
+      .filter((row) => row.endpoint_id === endpointId && live(row))
+      .sort((a, b) => b.created_at.getTime() - a.created_at.getTime())
+      .map((row) => row.secret);
   const copy = (from: State): State => ({
     endpoints: new Map([...from.endpoints].map(([id, row]) => [id, { ...row, event_types: row.event_types && [...row.event_types] }])),
     secrets: from.secrets.map((row) => ({ ...row })),
@@ -184,10 +189,6 @@ export function createFakeWebhookStore() {
       Object.assign(row, { header_names: [...names], headers_sealed: sealed, updated_at: stamp() });
       return endpointRow(row);
     },
-    async noteEndpointAttempt(_db, endpointId, succeeded, at) {
-      const row = state.endpoints.get(endpointId);
-      if (row) row.failing_since = succeeded ? null : (row.failing_since ?? at);
-    },
     async disableFailingEndpoints(_db, before, forHowLong) {
       const due = [...state.endpoints.values()].filter((e) => e.enabled && !e.deleted_at && e.failing_since && e.failing_since <= before);
       return due.map((row) => {
@@ -219,10 +220,7 @@ export function createFakeWebhookStore() {
       }
     },
     async liveSecrets(_db, endpointId) {
-      return state.secrets
-        .filter((row) => row.endpoint_id === endpointId && live(row))
-        .sort((a, b) => b.created_at.getTime() - a.created_at.getTime())
-        .map((row) => row.secret);
+      return liveSecretsOf(endpointId);
     },
     async deleteSecrets(_db, endpointId) {
       state.secrets = state.secrets.filter((row) => row.endpoint_id !== endpointId);
@@ -294,25 +292,31 @@ export function createFakeWebhookStore() {
       return due.map((d): DueDelivery => {
         d.leased_until = new Date(now + leaseMs);
         const endpoint = state.endpoints.get(d.endpoint_id)!;
-        return { ...deliveryRow(d), url: endpoint.url, enabled: endpoint.enabled && endpoint.deleted_at === null, headers_sealed: endpoint.headers_sealed };
+        return {
+          ...deliveryRow(d),
+          url: endpoint.url,
+          enabled: endpoint.enabled && endpoint.deleted_at === null,
+          headers_sealed: endpoint.headers_sealed,
+          secrets: liveSecretsOf(d.endpoint_id),
+        };
       });
     },
     async releaseLease(_db, deliveryId) {
       const row = state.deliveries.get(deliveryId);
       if (row) row.leased_until = null;
     },
-    async finishAttempt(_db, deliveryId, outcome) {
-      const row = state.deliveries.get(deliveryId)!;
+    async recordAttempt(_db, attempt, outcome, sent) {
+      const endpoint = sent && state.endpoints.get(sent.endpointId);
+      if (endpoint) endpoint.failing_since = sent.succeeded ? null : (endpoint.failing_since ?? attempt.started_at);
+      const row = state.deliveries.get(attempt.delivery_id);
+      if (!row) return;
       row.attempts += 1;
       row.status = outcome.status;
       row.next_attempt_at = outcome.nextAttemptAt ?? row.next_attempt_at;
       row.leased_until = null;
       row.last_error = outcome.error ?? null;
       row.updated_at = stamp();
-      return row.attempts;
-    },
-    async insertAttempt(_db, attempt) {
-      state.attempts.push({ ...attempt });
+      state.attempts.push({ ...attempt, number: row.attempts });
     },
     async failPendingDeliveries(_db, endpointId, error) {
       let count = 0;

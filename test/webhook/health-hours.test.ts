@@ -66,10 +66,16 @@ test("counted before the upgrade and after it, ten at once, one recorded late; p
   };
   t.deepEqual(await health(), { failed: 1, endpoints: 1, row: { id: mine, attempts: 2, succeeded: 1, last: [now - HOUR, "succeeded", 200] } }, "from the attempts of the release before; 26 h ago is out");
 
-  // After it: one, ten at once, and one that started before the others but is recorded last.
-  await sqlStore.insertAttempt(sql, attemptRow(a, new Date(now - 1_000), 502));
-  await Promise.all(Array.from({ length: 10 }, (_, i) => sqlStore.transaction(sql, (tx) => sqlStore.insertAttempt(tx, attemptRow(b, new Date(now - 500 + i), 200)))));
-  await sqlStore.insertAttempt(sql, attemptRow(a, new Date(now - 2_000), 500));
+  // After it, as the worker records them: one, ten at once, and one that started before
+  // the others but is recorded last.
+  const record = (deliveryId: string, startedAt: Date, statusCode: number) =>
+    sqlStore.recordAttempt(sql, attemptRow(deliveryId, startedAt, statusCode), statusCode < 300 ? { status: "succeeded" } : { status: "pending", error: `HTTP ${statusCode}` }, {
+      endpointId: mine,
+      succeeded: statusCode < 300,
+    });
+  await record(a, new Date(now - 1_000), 502);
+  await Promise.all(Array.from({ length: 10 }, (_, i) => record(b, new Date(now - 500 + i), 200)));
+  await record(a, new Date(now - 2_000), 500);
   t.deepEqual(await health(), { failed: 3, endpoints: 1, row: { id: mine, attempts: 14, succeeded: 11, last: [now - 491, "succeeded", 200] } });
   t.is((await client.getWebhookHealth({ storeId: otherStore })).endpoints[0]?.endpointId, theirs, "the other store's own");
 

@@ -136,17 +136,11 @@ test("ListDeliveries: the store's deliveries, newest first, with attempts; --ord
 
   const [leased] = await fake.store.leaseDue(fake.sql, 1, 20_000, []);
   t.is(leased!.event_id, first);
-  const number = await fake.store.finishAttempt(fake.sql, leased!.id, { status: "failed", error: "HTTP 500" });
-  await fake.store.insertAttempt(fake.sql, {
-    delivery_id: leased!.id,
-    number,
-    started_at: new Date(),
-    status_code: 500,
-    latency_ms: 12,
-    result: "http_error",
-    error: "HTTP 500",
-    response_excerpt: "oops",
-  });
+  await fake.store.recordAttempt(
+    fake.sql,
+    { delivery_id: leased!.id, started_at: new Date(), status_code: 500, latency_ms: 12, result: "http_error", error: "HTTP 500", response_excerpt: "oops" },
+    { status: "failed", error: "HTTP 500" },
+  );
 
   const { deliveries } = await client.listDeliveries({ storeId });
   t.deepEqual(deliveries.map((d) => d.eventId), [second, first]);
@@ -171,7 +165,11 @@ test("Redeliver: the delivery is queued again now and the worker woken; another 
   await client.setEndpoint({ storeId, url: "https://a.example/" });
   const eventId = await event(storeId, randomUUID());
   const [leased] = await fake.store.leaseDue(fake.sql, 1, 20_000, []);
-  await fake.store.finishAttempt(fake.sql, leased!.id, { status: "failed", error: "HTTP 500" });
+  await fake.store.recordAttempt(
+    fake.sql,
+    { delivery_id: leased!.id, started_at: new Date(), status_code: 500, latency_ms: 3, result: "http_error", error: "HTTP 500", response_excerpt: null },
+    { status: "failed", error: "HTTP 500" },
+  );
 
   await rejects(
     t,
@@ -543,8 +541,11 @@ test("ListDeliveries filters by endpoint, status and event; GetDelivery shows on
 
   const leased = await fake.store.leaseDue(fake.sql, 1, 20_000, []);
   const failed = leased[0]!;
-  const number = await fake.store.finishAttempt(fake.sql, failed.id, { status: "failed", error: "HTTP 500" });
-  await fake.store.insertAttempt(fake.sql, { delivery_id: failed.id, number, started_at: new Date(), status_code: 500, latency_ms: 9, result: "http_error", error: "HTTP 500", response_excerpt: "no" });
+  await fake.store.recordAttempt(
+    fake.sql,
+    { delivery_id: failed.id, started_at: new Date(), status_code: 500, latency_ms: 9, result: "http_error", error: "HTTP 500", response_excerpt: "no" },
+    { status: "failed", error: "HTTP 500" },
+  );
 
   t.is((await client.listDeliveries({ storeId })).deliveries.length, 4);
   const ofA = (await client.listDeliveries({ storeId, endpointId: a!.id })).deliveries;
@@ -589,8 +590,11 @@ test("purge: events and settled deliveries (with attempts) past the retention go
   const recent = await event(storeId, randomUUID(), "order.paid");
   // Settle every delivery but the newest, with one attempt each.
   for (const d of await fake.store.leaseDue(fake.sql, 5, 20_000, [])) {
-    const number = await fake.store.finishAttempt(fake.sql, d.id, { status: "succeeded" });
-    await fake.store.insertAttempt(fake.sql, { delivery_id: d.id, number, started_at: new Date(), status_code: 200, latency_ms: 1, result: "succeeded", error: null, response_excerpt: "" });
+    await fake.store.recordAttempt(
+      fake.sql,
+      { delivery_id: d.id, started_at: new Date(), status_code: 200, latency_ms: 1, result: "succeeded", error: null, response_excerpt: "" },
+      { status: "succeeded" },
+    );
   }
   for (const id of oldIds) fake.age(id, RETENTION_MS + 60_000);
   // An old delivery still pending is not purged: it is still to be sent.
@@ -734,17 +738,19 @@ test("GetWebhookHealth: per endpoint, attempts and successes in 24 h and the lat
   for (let i = 0; i < 3; i++) await event(storeId, randomUUID());
   await event(other, randomUUID());
   const attempt = async (deliveryId: string, statusCode: number, startedAt: Date) => {
-    const number = await fake.store.finishAttempt(fake.sql, deliveryId, { status: statusCode < 300 ? "succeeded" : "pending", error: statusCode < 300 ? undefined : `HTTP ${statusCode}` });
-    await fake.store.insertAttempt(fake.sql, {
-      delivery_id: deliveryId,
-      number,
-      started_at: startedAt,
-      status_code: statusCode,
-      latency_ms: 5,
-      result: statusCode < 300 ? "succeeded" : "http_error",
-      error: null,
-      response_excerpt: null,
-    });
+    await fake.store.recordAttempt(
+      fake.sql,
+      {
+        delivery_id: deliveryId,
+        started_at: startedAt,
+        status_code: statusCode,
+        latency_ms: 5,
+        result: statusCode < 300 ? "succeeded" : "http_error",
+        error: null,
+        response_excerpt: null,
+      },
+      { status: statusCode < 300 ? "succeeded" : "pending", error: statusCode < 300 ? undefined : `HTTP ${statusCode}` },
+    );
   };
   const leased = await fake.store.leaseDue(fake.sql, 10, 20_000, []);
   const mine = leased.filter((d) => d.store_id === storeId);
