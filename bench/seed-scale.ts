@@ -319,7 +319,7 @@ export function createSeeder(target: SeedTarget, options: { seed?: number; batch
             : { code: 200, latency: random.int(4, 180), result: "succeeded", error: null, excerpt: "" };
       attempts.push({ number, started: at, ...attempt });
       updated = at + attempt.latency;
-      // Each lease moved next_attempt_at one step on; a success keeps it (finishAttempt).
+      // Each lease moved next_attempt_at one step on; a success keeps it (recordAttempt).
       if (attempt.result === "succeeded") return { status: "succeeded" as const, attempts, next: at + (RETRY_SCHEDULE_MS[number - 1] ?? 30_000), error: null, updated };
       lastError = attempt.error ?? `HTTP ${attempt.code}`;
       const step = RETRY_SCHEDULE_MS[number - 1];

@@ -1,7 +1,7 @@
 // Endpoints that keep failing (CONTRACT §6): when every attempt to an endpoint has
 // failed for WEBHOOK_DISABLE_AFTER, it is disabled with the reason on its page, audited
 // as `system`, and the store's owners are mailed. The worker keeps each endpoint's
-// failing streak (store.noteEndpointAttempt); a sweep every 15 s turns the streaks that
+// failing streak (store.recordAttempt); a sweep every 15 s turns the streaks that
 // are long enough into disables, so it happens within 60 s of the bound even when no
 // attempt is due.
 import { SYSTEM } from "../../common/actor.js";
@@ -28,7 +28,7 @@ export function dueForDisable(failingSince: Date | null, now: Date, disableAfter
 /**
  * The failing streak after one more attempt: a success ends it, a failure starts one
  * at its time unless one is running. Pure, so the rule can be read and tested alone; the
- * worker applies the same rule in SQL (store.noteEndpointAttempt).
+ * worker applies the same rule in SQL (store.recordAttempt).
  */
 export function failingSinceAfter(failingSince: Date | null, attempt: { succeeded: boolean; at: Date }): Date | null {
   if (attempt.succeeded) return null;

@@ -69,8 +69,10 @@ export interface DeliveryRow {
   traceparent?: string | null;
 }
 
-/** A leased delivery with where it goes; `enabled` is false for a deleted endpoint too. */
-/** A leased delivery, with its endpoint's URL, state, sealed headers and live secrets (sealed, newest first). */
+/**
+ * A leased delivery with where it goes, its endpoint's sealed headers and live secrets
+ * (sealed, newest first); `enabled` is false for a deleted endpoint too.
+ */
 export type DueDelivery = DeliveryRow & { url: string; enabled: boolean; headers_sealed: string | null; secrets: string[] };
 
 export type NewDelivery = Pick<DeliveryRow, "endpoint_id" | "store_id" | "event_id" | "event_type" | "order_id" | "body" | "kind">;
@@ -205,7 +207,6 @@ export async function markEndpointDeleted(db: Db, storeId: string, endpointId: s
 export async function disableEndpoint(db: Db, endpointId: string, reason: string): Promise<void> {
   await db`update endpoints set enabled = false, disabled_reason = ${reason}, updated_at = clock_timestamp() where id = ${endpointId}`;
 }
-
 
 export interface DisabledForFailing {
   id: string;
@@ -543,10 +544,12 @@ export interface SentTo {
  * delivery counts the attempt, takes its outcome and ends its lease; the attempt is
  * written with the next number and counted in its endpoint's hour of health.
  *
- * Rows are locked endpoint, delivery, hour, as on every path that locks more than one
- * of them (a disabled endpoint's attempt, switching an endpoint off), so two never wait
- * on each other: the delivery's update waits for the streak's, through the subquery
- * its condition reads. A delivery gone meanwhile (purged) records nothing.
+ * Rows are locked endpoint (when its streak changes), delivery, hour, as on every path
+ * that locks more than one of them (a disabled endpoint's attempt, deleting or
+ * switching off an endpoint), so two never wait on each other. A sub-statement nothing
+ * reads would run last, so the delivery's update reads the streak's result: that
+ * makes it wait for the streak's. A delivery gone meanwhile (purged) records nothing,
+ * the streak included.
  */
 export async function recordAttempt(db: Db, attempt: Omit<AttemptRow, "number">, outcome: AttemptOutcome, sent?: SentTo): Promise<void> {
   await db`
@@ -554,6 +557,7 @@ export async function recordAttempt(db: Db, attempt: Omit<AttemptRow, "number">,
       update endpoints set failing_since = case when ${sent?.succeeded ?? true}::boolean then null else ${attempt.started_at}::timestamptz end
       where id = ${sent?.endpointId ?? null}::uuid
         and (case when ${sent?.succeeded ?? true}::boolean then failing_since is not null else failing_since is null end)
+        and exists (select 1 from deliveries where id = ${attempt.delivery_id})
       returning id
     ), finished as (
       update deliveries set

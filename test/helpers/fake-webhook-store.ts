@@ -306,10 +306,10 @@ export function createFakeWebhookStore() {
       if (row) row.leased_until = null;
     },
     async recordAttempt(_db, attempt, outcome, sent) {
-      const endpoint = sent && state.endpoints.get(sent.endpointId);
-      if (endpoint) endpoint.failing_since = sent.succeeded ? null : (endpoint.failing_since ?? attempt.started_at);
       const row = state.deliveries.get(attempt.delivery_id);
       if (!row) return;
+      const endpoint = sent && state.endpoints.get(sent.endpointId);
+      if (endpoint) endpoint.failing_since = sent.succeeded ? null : (endpoint.failing_since ?? attempt.started_at);
       row.attempts += 1;
       row.status = outcome.status;
       row.next_attempt_at = outcome.nextAttemptAt ?? row.next_attempt_at;

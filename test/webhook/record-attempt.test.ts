@@ -80,13 +80,14 @@ test("the lease carries the live secrets, newest first; each attempt is numbered
   t.is((await sql`select 1 from delivery_attempts where delivery_id = ${other} and number = 1 and result = 'endpoint_disabled'`).length, 1);
 });
 
-test("an attempt whose delivery was purged meanwhile records nothing", async (t) => {
-  const { sql, delivery, attempt } = await setup(t);
+test("an attempt whose delivery was purged meanwhile records nothing, its endpoint's streak included", async (t) => {
+  const { sql, endpoint, delivery, attempt, failingSince } = await setup(t);
   const id = await delivery();
   await sql`delete from deliveries where id = ${id}`;
-  await sqlStore.recordAttempt(sql, attempt(id, new Date(), 200), { status: "succeeded" });
+  await sqlStore.recordAttempt(sql, attempt(id, new Date(), 500), { status: "pending", error: "HTTP 500" }, { endpointId: endpoint.id, succeeded: false });
   t.is((await sql`select 1 from delivery_attempts`).length, 0);
   t.is((await sql`select 1 from endpoint_attempt_hours`).length, 0);
+  t.is(await failingSince(), null);
 });
 
 test("a failed attempt recorded while its endpoint is being deleted waits for the delete, and both complete", async (t) => {
