@@ -19,6 +19,7 @@ import { createSecretBox } from "../../services/webhook/secret-box.js";
 import { WEBHOOK_SCHEMA } from "../../services/webhook/service.js";
 import * as sqlStore from "../../services/webhook/store.js";
 import { schemaBefore } from "../helpers/migrations.js";
+import { attemptOf, outcomeOf } from "../helpers/webhook-attempts.js";
 
 const MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), "../../services/webhook/migrations");
 const HOUR = 3_600_000;
@@ -37,16 +38,7 @@ test("counted before the upgrade and after it, ten at once, one recorded late; p
     return (await sql<{ id: string }[]>`select id from deliveries where event_id = ${id}`)[0]!.id;
   };
   let number = 0;
-  const attemptRow = (deliveryId: string, startedAt: Date, statusCode: number) => ({
-    delivery_id: deliveryId,
-    number: ++number,
-    started_at: startedAt,
-    status_code: statusCode,
-    latency_ms: 5,
-    result: statusCode < 300 ? "succeeded" : "http_error",
-    error: null,
-    response_excerpt: null,
-  });
+  const attemptRow = (deliveryId: string, startedAt: Date, statusCode: number) => ({ ...attemptOf(deliveryId, startedAt, statusCode), number: ++number });
   const now = Date.now();
   const a = await event(storeId);
   const b = await event(storeId);
@@ -69,10 +61,7 @@ test("counted before the upgrade and after it, ten at once, one recorded late; p
   // After it, as the worker records them: one, ten at once, and one that started before
   // the others but is recorded last.
   const record = (deliveryId: string, startedAt: Date, statusCode: number) =>
-    sqlStore.recordAttempt(sql, attemptRow(deliveryId, startedAt, statusCode), statusCode < 300 ? { status: "succeeded" } : { status: "pending", error: `HTTP ${statusCode}` }, {
-      endpointId: mine,
-      succeeded: statusCode < 300,
-    });
+    sqlStore.recordAttempt(sql, attemptOf(deliveryId, startedAt, statusCode), outcomeOf(statusCode), { endpointId: mine, succeeded: statusCode < 300 });
   await record(a, new Date(now - 1_000), 502);
   await Promise.all(Array.from({ length: 10 }, (_, i) => record(b, new Date(now - 500 + i), 200)));
   await record(a, new Date(now - 2_000), 500);

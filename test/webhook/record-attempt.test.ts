@@ -11,6 +11,7 @@ import { connectDb } from "../../platform/db.js";
 import { WEBHOOK_SCHEMA } from "../../services/webhook/service.js";
 import * as sqlStore from "../../services/webhook/store.js";
 import { schemaBefore } from "../helpers/migrations.js";
+import { attemptOf } from "../helpers/webhook-attempts.js";
 
 const MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), "../../services/webhook/migrations");
 
@@ -23,21 +24,12 @@ async function setup(t: Parameters<typeof schemaBefore>[0]) {
     await sqlStore.recordEvents(sql, [{ id, store_id: storeId, type: "order.paid", order_id: randomUUID(), body: "{}" }]);
     return (await sql<{ id: string }[]>`select id from deliveries where event_id = ${id}`)[0]!.id;
   };
-  const attempt = (deliveryId: string, startedAt: Date, statusCode: number) => ({
-    delivery_id: deliveryId,
-    started_at: startedAt,
-    status_code: statusCode,
-    latency_ms: 7,
-    result: statusCode < 300 ? "succeeded" : "http_error",
-    error: statusCode < 300 ? null : `HTTP ${statusCode}`,
-    response_excerpt: "ok",
-  });
   const failingSince = async () => (await sql<{ failing_since: Date | null }[]>`select failing_since from endpoints where id = ${endpoint.id}`)[0]!.failing_since;
-  return { sql, url, storeId, endpoint, delivery, attempt, failingSince };
+  return { sql, url, storeId, endpoint, delivery, failingSince };
 }
 
 test("the lease carries the live secrets, newest first; each attempt is numbered, moves the streak and counts in its hour", async (t) => {
-  const { sql, endpoint, delivery, attempt, failingSince } = await setup(t);
+  const { sql, endpoint, delivery, failingSince } = await setup(t);
   await sqlStore.insertSecret(sql, endpoint.id, "sealed-old");
   await sqlStore.insertSecret(sql, endpoint.id, "sealed-expired");
   await sql`update endpoint_secrets set expires_at = now() - interval '1 second' where secret = 'sealed-expired'`;
@@ -50,11 +42,11 @@ test("the lease carries the live secrets, newest first; each attempt is numbered
 
   const first = new Date(Date.now() - 3_000);
   const sent = (succeeded: boolean) => ({ endpointId: endpoint.id, succeeded });
-  await sqlStore.recordAttempt(sql, attempt(id, first, 500), { status: "pending", nextAttemptAt: new Date(Date.now() + 60_000), error: "HTTP 500" }, sent(false));
+  await sqlStore.recordAttempt(sql, attemptOf(id, first, 500), { status: "pending", nextAttemptAt: new Date(Date.now() + 60_000), error: "HTTP 500" }, sent(false));
   t.deepEqual(await failingSince(), first, "a failure starts the streak at the attempt's start");
-  await sqlStore.recordAttempt(sql, attempt(id, new Date(Date.now() - 2_000), 503), { status: "pending", nextAttemptAt: new Date(Date.now() + 60_000), error: "HTTP 503" }, sent(false));
+  await sqlStore.recordAttempt(sql, attemptOf(id, new Date(Date.now() - 2_000), 503), { status: "pending", nextAttemptAt: new Date(Date.now() + 60_000), error: "HTTP 503" }, sent(false));
   t.deepEqual(await failingSince(), first, "a second failure keeps it");
-  await sqlStore.recordAttempt(sql, attempt(id, new Date(Date.now() - 1_000), 200), { status: "succeeded" }, sent(true));
+  await sqlStore.recordAttempt(sql, attemptOf(id, new Date(Date.now() - 1_000), 200), { status: "succeeded" }, sent(true));
   t.is(await failingSince(), null, "a success ends it");
 
   const [row] = await sql<{ status: string; attempts: number; leased_until: Date | null; unrecorded_sends: number; last_error: string | null }[]>`
@@ -75,23 +67,23 @@ test("the lease carries the live secrets, newest first; each attempt is numbered
   // Without `sent` (an attempt never sent: its endpoint was off), the streak stays.
   await sql`update endpoints set failing_since = ${first} where id = ${endpoint.id}`;
   const other = await delivery();
-  await sqlStore.recordAttempt(sql, { ...attempt(other, new Date(), 0), status_code: null, result: "endpoint_disabled", error: "endpoint is disabled" }, { status: "failed", error: "endpoint is disabled" });
+  await sqlStore.recordAttempt(sql, { ...attemptOf(other, new Date(), 0), status_code: null, result: "endpoint_disabled", error: "endpoint is disabled" }, { status: "failed", error: "endpoint is disabled" });
   t.deepEqual(await failingSince(), first);
   t.is((await sql`select 1 from delivery_attempts where delivery_id = ${other} and number = 1 and result = 'endpoint_disabled'`).length, 1);
 });
 
 test("an attempt whose delivery was purged meanwhile records nothing, its endpoint's streak included", async (t) => {
-  const { sql, endpoint, delivery, attempt, failingSince } = await setup(t);
+  const { sql, endpoint, delivery, failingSince } = await setup(t);
   const id = await delivery();
   await sql`delete from deliveries where id = ${id}`;
-  await sqlStore.recordAttempt(sql, attempt(id, new Date(), 500), { status: "pending", error: "HTTP 500" }, { endpointId: endpoint.id, succeeded: false });
+  await sqlStore.recordAttempt(sql, attemptOf(id, new Date(), 500), { status: "pending", error: "HTTP 500" }, { endpointId: endpoint.id, succeeded: false });
   t.is((await sql`select 1 from delivery_attempts`).length, 0);
   t.is((await sql`select 1 from endpoint_attempt_hours`).length, 0);
   t.is(await failingSince(), null);
 });
 
 test("a failed attempt recorded while its endpoint is being deleted waits for the delete, and both complete", async (t) => {
-  const { sql, url, storeId, endpoint, delivery, attempt, failingSince } = await setup(t);
+  const { sql, url, storeId, endpoint, delivery, failingSince } = await setup(t);
   // The two connections of `sql` are the delete's and the recording's; this one watches.
   const watcher = connectDb(url, { max: 1 });
   t.teardown(() => watcher.end({ timeout: 1 }));
@@ -111,7 +103,7 @@ test("a failed attempt recorded while its endpoint is being deleted waits for th
   });
   await endpointLocked;
   const started = new Date();
-  const recording = sqlStore.recordAttempt(sql, attempt(id, started, 500), { status: "pending", nextAttemptAt: new Date(Date.now() + 60_000), error: "HTTP 500" }, { endpointId: endpoint.id, succeeded: false });
+  const recording = sqlStore.recordAttempt(sql, attemptOf(id, started, 500), { status: "pending", nextAttemptAt: new Date(Date.now() + 60_000), error: "HTTP 500" }, { endpointId: endpoint.id, succeeded: false });
   // The recording is waiting on a row lock before the delete touches the delivery.
   for (let waited = 0; ; waited++) {
     const waiting = await watcher`

@@ -16,6 +16,7 @@ import { createSecretBox } from "../../services/webhook/secret-box.js";
 import { auditEntry } from "../../platform/audit-log.js";
 import { checkPaging } from "../helpers/audit-pages.js";
 import { createFakeWebhookStore } from "../helpers/fake-webhook-store.js";
+import { attemptOf, outcomeOf } from "../helpers/webhook-attempts.js";
 import { failure } from "../helpers/rpc-failure.js";
 
 const OVERLAP_MS = 3_600_000;
@@ -738,19 +739,7 @@ test("GetWebhookHealth: per endpoint, attempts and successes in 24 h and the lat
   for (let i = 0; i < 3; i++) await event(storeId, randomUUID());
   await event(other, randomUUID());
   const attempt = async (deliveryId: string, statusCode: number, startedAt: Date) => {
-    await fake.store.recordAttempt(
-      fake.sql,
-      {
-        delivery_id: deliveryId,
-        started_at: startedAt,
-        status_code: statusCode,
-        latency_ms: 5,
-        result: statusCode < 300 ? "succeeded" : "http_error",
-        error: null,
-        response_excerpt: null,
-      },
-      { status: statusCode < 300 ? "succeeded" : "pending", error: statusCode < 300 ? undefined : `HTTP ${statusCode}` },
-    );
+    await fake.store.recordAttempt(fake.sql, attemptOf(deliveryId, startedAt, statusCode), outcomeOf(statusCode));
   };
   const leased = await fake.store.leaseDue(fake.sql, 10, 20_000, []);
   const mine = leased.filter((d) => d.store_id === storeId);
