@@ -337,12 +337,15 @@ export async function retireSecretsAt(db: Db, endpointId: string, until: Date): 
     where endpoint_id = ${endpointId} and (expires_at is null or expires_at > ${until})`;
 }
 
+/** The endpoint's sealed secrets that sign now, newest first: for one endpoint, or per leased delivery. */
+const liveSecretsOf = (db: Db, endpointId: ReturnType<Db>) => db`
+  select s.secret from endpoint_secrets s
+  where s.endpoint_id = ${endpointId} and (s.expires_at is null or s.expires_at > clock_timestamp())
+  order by s.created_at desc`;
+
 /** Sealed secrets that sign now, newest first. */
 export async function liveSecrets(db: Db, endpointId: string): Promise<string[]> {
-  const rows = await db<{ secret: string }[]>`
-    select secret from endpoint_secrets
-    where endpoint_id = ${endpointId} and (expires_at is null or expires_at > clock_timestamp())
-    order by created_at desc`;
+  const rows = await db<{ secret: string }[]>`${liveSecretsOf(db, db`${endpointId}::uuid`)}`;
   return rows.map((row) => row.secret);
 }
 
@@ -519,10 +522,8 @@ export async function leaseDue(db: Db, limit: number, leaseMs: number, skipEndpo
     from due, endpoints e
     where d.id = due.id and not due.spent and e.id = d.endpoint_id
     returning d.*, e.url, (e.enabled and e.deleted_at is null) as enabled, e.headers_sealed,
-      -- The secrets that sign it, as liveSecrets reads them, in the same round trip.
-      array(select s.secret from endpoint_secrets s
-            where s.endpoint_id = e.id and (s.expires_at is null or s.expires_at > clock_timestamp())
-            order by s.created_at desc) as secrets`;
+      -- The secrets that sign it, in the same round trip.
+      array(${liveSecretsOf(db, db`e.id`)}) as secrets`;
 }
 
 /** Gives a lease back unused, so the delivery is due again at once. */
