@@ -35,11 +35,16 @@ async function tempDir(t: { teardown(fn: () => Promise<void>): void }) {
   return dir;
 }
 
+/** A mailer sending to `smtpUrl`, its log lines captured in `lines`. */
+async function smtpMailer(t: { teardown(fn: () => Promise<void>): void }, smtpUrl: string, lines: object[], retryDelaysMs?: number[]) {
+  return createMailer({ smtpUrl, from: FROM, dataDir: await tempDir(t), logger: capturingLogger(lines, { labels: true }), retryDelaysMs });
+}
+
 test("with SMTP_URL a mail reaches the SMTP server with its From, To, Subject and body", async (t) => {
   const receiver = await startSmtpReceiver({ auth: { user: "mailer", pass: "s3cret" } });
   t.teardown(() => receiver.close());
   const lines: Record<string, any>[] = [];
-  const mailer = createMailer({ smtpUrl: receiver.url, from: FROM, dataDir: await tempDir(t), logger: capturingLogger(lines, { labels: true }) });
+  const mailer = await smtpMailer(t, receiver.url, lines);
 
   mailer.send(invitation());
   await mailer.flush();
@@ -106,13 +111,7 @@ test("a server that refuses for a while: send returns at once, warns on each fai
   t.teardown(() => receiver.close());
   receiver.refuse = true;
   const lines: Record<string, any>[] = [];
-  const mailer = createMailer({
-    smtpUrl: receiver.url,
-    from: FROM,
-    dataDir: await tempDir(t),
-    logger: capturingLogger(lines, { labels: true }),
-    retryDelaysMs: [50, 50, 50, 50, 50, 50, 50, 50, 50, 50],
-  });
+  const mailer = await smtpMailer(t, receiver.url, lines, Array.from({ length: 10 }, () => 50));
   t.teardown(() => mailer.close());
 
   const started = performance.now();
@@ -141,13 +140,7 @@ test("a server that is down: the mail waits and is delivered when the server is 
   t.teardown(() => receiver.close());
   await receiver.stop();
   const lines: Record<string, any>[] = [];
-  const mailer = createMailer({
-    smtpUrl: receiver.url,
-    from: FROM,
-    dataDir: await tempDir(t),
-    logger: capturingLogger(lines, { labels: true }),
-    retryDelaysMs: [100, 100, 100, 100, 100, 100, 100, 100, 100, 100],
-  });
+  const mailer = await smtpMailer(t, receiver.url, lines, Array.from({ length: 10 }, () => 100));
   t.teardown(() => mailer.close());
 
   mailer.send(invitation());
@@ -168,7 +161,7 @@ test("after the last retry the mail is given up with one error line; a 5xx refus
   t.teardown(() => receiver.close());
   receiver.refuse = true;
   const lines: Record<string, any>[] = [];
-  const mailer = createMailer({ smtpUrl: receiver.url, from: FROM, dataDir: await tempDir(t), logger: capturingLogger(lines, { labels: true }), retryDelaysMs: [20, 20] });
+  const mailer = await smtpMailer(t, receiver.url, lines, [20, 20]);
 
   mailer.send(invitation());
   await mailer.flush();
@@ -194,7 +187,7 @@ test("close stops waiting retries, logging each mail it gives up, and later send
   t.teardown(() => receiver.close());
   receiver.refuse = true;
   const lines: Record<string, any>[] = [];
-  const mailer = createMailer({ smtpUrl: receiver.url, from: FROM, dataDir: await tempDir(t), logger: capturingLogger(lines, { labels: true }), retryDelaysMs: [60_000] });
+  const mailer = await smtpMailer(t, receiver.url, lines, [60_000]);
 
   mailer.send(invitation());
   while (!lines.some((l) => l.level === "warn")) await new Promise((resolve) => setTimeout(resolve, 10));
