@@ -15,8 +15,8 @@ import { OrderService } from "../../gen/order/v1/order_pb.js";
 import { actorInterceptor } from "../../platform/rpc-client.js";
 import { serverInterceptors } from "../../platform/rpc-server.js";
 import { createOrderDomain } from "../../services/order/domain.js";
-import type { PaymentGateway } from "../../services/order/payment-gateways/types.js";
 import { createOrderRoutes } from "../../services/order/routes.js";
+import { fakeGateway } from "../helpers/fake-payment-gateway.js";
 import { checkPaging } from "../helpers/audit-pages.js";
 import { orderSchemaBefore } from "../helpers/order-migrations.js";
 import { failure } from "../helpers/rpc-failure.js";
@@ -28,17 +28,7 @@ const silent = pino({ level: "silent" });
 const bankAccount = { bankName: "BCA", bankCode: "014", accountNumber: "1234567890", accountHolder: "Budi" };
 const kopi = create(ItemSchema, { id: KOPI, storeId: SHOP, type: ItemType.PRODUCT, title: "Kopi", price: 15_000n, status: ItemStatus.PUBLISHED });
 
-const gateway: PaymentGateway = {
-  provider: "sandbox",
-  snapScriptUrl: "https://shop.example/sandbox/snap.js",
-  clientKey: "client-key",
-  async createSession() {
-    return { token: "tok", redirectUrl: "https://shop.example/sandbox/pay/tok" };
-  },
-  async refund() {
-    return { kind: "succeeded" };
-  },
-};
+const gateway = fakeGateway();
 
 /** The schema as the release before left it, with one entry of then; upgraded; the routes over it. */
 async function setup(t: ExecutionContext) {

@@ -12,9 +12,9 @@ import { GetOrderCatalogResponseSchema, GetStoreResponseSchema, ItemSchema, Item
 import { BankReconciliationService } from "../../gen/order/v1/bank_pb.js";
 import { FieldViolationSchema, OrderService } from "../../gen/order/v1/order_pb.js";
 import { createOrderDomain } from "../../services/order/domain.js";
-import type { PaymentGateway } from "../../services/order/payment-gateways/types.js";
 import { createOrderRoutes } from "../../services/order/routes.js";
 import { serverInterceptors } from "../../platform/rpc-server.js";
+import { fakeGateway } from "../helpers/fake-payment-gateway.js";
 import { createFakeOrderStore } from "../helpers/fake-order-store.js";
 import { capturingLogger } from "../helpers/logs.js";
 
@@ -31,17 +31,7 @@ const items = [
 ];
 const bankAccount = { bankName: "BCA", bankCode: "014", accountNumber: "1234567890", accountHolder: "Budi" };
 
-const gateway: PaymentGateway = {
-  provider: "sandbox",
-  snapScriptUrl: "https://shop.example/sandbox/snap.js",
-  clientKey: "client-key",
-  async createSession() {
-    return { token: "tok", redirectUrl: "https://shop.example/sandbox/pay/tok" };
-  },
-  async refund() {
-    return { kind: "succeeded" };
-  },
-};
+const gateway = fakeGateway();
 
 function setup() {
   const fake = createFakeOrderStore();

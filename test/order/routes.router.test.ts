@@ -15,9 +15,9 @@ import { FieldViolationSchema, OrderService } from "../../gen/order/v1/order_pb.
 import { midtransSignature } from "../../common/midtrans.js";
 import { orderDetailJson } from "../../common/public-json.js";
 import { createOrderDomain } from "../../services/order/domain.js";
-import type { PaymentGateway } from "../../services/order/payment-gateways/types.js";
 import { createOrderRoutes } from "../../services/order/routes.js";
 import { serverInterceptors } from "../../platform/rpc-server.js";
+import { fakeGateway } from "../helpers/fake-payment-gateway.js";
 import { createFakeOrderStore, type FakeOrderStore } from "../helpers/fake-order-store.js";
 import { capturingLogger } from "../helpers/logs.js";
 import { failure } from "../helpers/rpc-failure.js";
@@ -85,27 +85,10 @@ function fakeCatalog() {
   return { stores, catalog, items, calls };
 }
 
-function fakeGateway(): PaymentGateway & { sessions: number } {
-  const gateway = {
-    provider: "sandbox" as const,
-    snapScriptUrl: `${BASE}/sandbox/snap.js`,
-    clientKey: "client-key",
-    sessions: 0,
-    async createSession() {
-      gateway.sessions++;
-      return { token: `tok-${gateway.sessions}`, redirectUrl: `${BASE}/sandbox/pay/tok-${gateway.sessions}` };
-    },
-    async refund() {
-      return { kind: "succeeded" as const };
-    },
-  };
-  return gateway;
-}
-
 /** A fresh service: its own store, gateway and log. */
 function setup(options: { paymentWindowMs?: number } = {}) {
   const fake = createFakeOrderStore();
-  const gateway = fakeGateway();
+  const gateway = fakeGateway(BASE);
   const { stores, catalog, items: catalogNow, calls: catalogCalls } = fakeCatalog();
   const logs: { level: string; msg: string }[] = [];
   const logger = capturingLogger(logs, { labels: true });
