@@ -31,7 +31,18 @@ export function spawnProcess(command: string, args: string[], env: Record<string
   };
   child.stdout.on("data", onData);
   child.stderr.on("data", onData);
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  // "exit" can come before the child's last output has been read (the probe tests saw an
+  // empty output); "close" comes once its pipes are drained. A grandchild still holding
+  // the pipes would keep "close" away, so that wait is bounded.
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => {
+      const late = setTimeout(() => resolve(code), 1_000);
+      child.once("close", () => {
+        clearTimeout(late);
+        resolve(code);
+      });
+    }),
+  );
   return {
     child,
     exited,
