@@ -6,21 +6,19 @@
 // into the audit entry of the change.
 import { OPERATOR_ACTOR } from "./audit.js";
 import { isRole, roleMay, type Permission, type Role } from "./roles.js";
+import { parseScopes, scopesAllow, type Scope } from "./scopes.js";
 
 export type Actor =
   | { kind: "member"; memberId: string; role: Role; email: string }
   | { kind: "operator" }
   | { kind: "system" }
-  | { kind: "api_key"; keyId: string };
+  | { kind: "api_key"; keyId: string; scopes: Scope[] };
 
 export const OPERATOR: Actor = { kind: "operator" };
 export const SYSTEM: Actor = { kind: "system" };
 
 /** The headers an actor travels in. */
-export const ACTOR_HEADERS = { kind: "x-actor", id: "x-actor-id", role: "x-actor-role", email: "x-actor-email" } as const;
-
-/** What the store's own systems may do through the public API with a key. */
-const API_KEY_PERMISSIONS: readonly Permission[] = ["view", "payments"];
+export const ACTOR_HEADERS = { kind: "x-actor", id: "x-actor-id", role: "x-actor-role", email: "x-actor-email", scopes: "x-actor-scopes" } as const;
 
 /** The request headers that state `actor`. */
 export function actorHeaders(actor: Actor): Record<string, string> {
@@ -28,7 +26,7 @@ export function actorHeaders(actor: Actor): Record<string, string> {
     case "member":
       return { [ACTOR_HEADERS.kind]: "member", [ACTOR_HEADERS.id]: actor.memberId, [ACTOR_HEADERS.role]: actor.role, [ACTOR_HEADERS.email]: actor.email };
     case "api_key":
-      return { [ACTOR_HEADERS.kind]: "api_key", [ACTOR_HEADERS.id]: actor.keyId };
+      return { [ACTOR_HEADERS.kind]: "api_key", [ACTOR_HEADERS.id]: actor.keyId, [ACTOR_HEADERS.scopes]: actor.scopes.join(",") };
     default:
       return { [ACTOR_HEADERS.kind]: actor.kind };
   }
@@ -43,8 +41,11 @@ export function actorFromHeaders(header: { get(name: string): string | null }): 
       return OPERATOR;
     case "system":
       return SYSTEM;
-    case "api_key":
-      return id ? { kind: "api_key", keyId: id } : undefined;
+    case "api_key": {
+      const listed = header.get(ACTOR_HEADERS.scopes) ?? "";
+      const scopes = parseScopes(listed === "" ? [] : listed.split(","));
+      return id && scopes ? { kind: "api_key", keyId: id, scopes } : undefined;
+    }
     case "member": {
       const role = header.get(ACTOR_HEADERS.role) ?? "";
       const email = header.get(ACTOR_HEADERS.email) ?? "";
@@ -61,7 +62,7 @@ export function actorMay(actor: Actor, permission: Permission): boolean {
     case "member":
       return roleMay(actor.role, permission);
     case "api_key":
-      return API_KEY_PERMISSIONS.includes(permission);
+      return scopesAllow(actor.scopes, permission);
     default:
       return true;
   }

@@ -20,6 +20,8 @@ export const PERMISSIONS = {
   payments: ["owner", "support"],
   /** Settings (bank account, redirects) and the team (invite, change role, remove). */
   store_admin: ["owner"],
+  /** Products, bundles, prices and stock. */
+  catalog: ["owner", "developer"],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof PERMISSIONS;
@@ -32,6 +34,7 @@ export const PERMISSION_TEXT: Record<Permission, string> = {
   developer_settings: "manage API keys and webhook endpoints",
   payments: "mark orders paid, cancel or refund them, and import, assign or dismiss bank mutations",
   store_admin: "change the store's settings and its team",
+  catalog: "change products, bundles, prices and stock",
 };
 
 export function isRole(value: string): value is Role {

@@ -16,7 +16,7 @@ import { createMemoryRateLimiter, createPostgresRateLimiter } from "./rate-limit
 import { dashboardRoutes } from "./dashboard/index.js";
 import { notFoundPage as dashboardNotFound } from "./dashboard/kit.js";
 import { pageRoutes } from "./pages/index.js";
-import { BANK_MUTATIONS_BODY_BYTES, bankMutationRoutes } from "./routes/bank-mutations.js";
+import { bankMutationRoutes } from "./routes/bank-mutations.js";
 import { docsRoutes } from "./routes/docs.js";
 import { healthRoutes } from "./routes/health.js";
 import { notificationRoutes } from "./routes/notifications.js";
@@ -79,7 +79,7 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
   productRoutes(router, guards, deps.clients, catalogPages);
   paymentMethodRoutes(router, guards, deps.clients);
   orderRoutes(router, guards, deps.clients);
-  bankMutationRoutes(router, guards.withBodyLimit(BANK_MUTATIONS_BODY_BYTES), deps.clients);
+  bankMutationRoutes(router, guards, deps.clients);
   notificationRoutes(router, deps.clients);
   pageRoutes(router, {
     clients: deps.clients,

@@ -1,12 +1,14 @@
 import { createHash } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { planName, type PlanName } from "../common/plans.js";
+import { parseScopes, type Scope } from "../common/scopes.js";
 import type { ServiceClients } from "./clients.js";
 
 export interface Principal {
   keyId: string;
   storeId: string;
   plan: PlanName;
+  scopes: Scope[];
 }
 
 /**
@@ -37,7 +39,9 @@ export function createAuthenticator(
     const lookup = (async () => {
       try {
         const answer = await clients.store.authenticateApiKey({ secret });
-        const principal = { keyId: answer.keyId, storeId: answer.storeId, plan: planName(answer.plan) ?? "starter" };
+        // A scope this gateway does not know grants nothing here.
+        const scopes = parseScopes(answer.scopes.filter((scope) => parseScopes([scope]))) ?? [];
+        const principal = { keyId: answer.keyId, storeId: answer.storeId, plan: planName(answer.plan) ?? "starter", scopes };
         cache.delete(digest);
         if (cache.size >= maxEntries) cache.delete(cache.keys().next().value!);
         cache.set(digest, { principal, expires: asked + ttlMs });

@@ -83,6 +83,9 @@ export const unauthorized = (message: string, invalidToken = false) =>
     "WWW-Authenticate": invalidToken ? 'Bearer error="invalid_token"' : "Bearer",
   });
 
+/** 403: the key lacks the scope the call needs, or the service refused the actor. */
+export const forbidden = (message: string) => new ApiError(403, "FORBIDDEN", message);
+
 export const notFound = (message = "not found") => new ApiError(404, "NOT_FOUND", message);
 
 export const serviceUnavailable = (message = "a service is unavailable, try again shortly") =>
@@ -107,7 +110,7 @@ export function fromConnectError(error: ConnectError, body?: unknown): ApiError 
     case Code.Unauthenticated:
       return unauthorized(error.rawMessage, true);
     case Code.PermissionDenied:
-      return new ApiError(403, "PLAN_REQUIRED", error.rawMessage);
+      return forbidden(error.rawMessage);
     case Code.AlreadyExists:
     case Code.FailedPrecondition:
       return new ApiError(409, "CONFLICT", error.rawMessage);

@@ -1,10 +1,11 @@
 import type { Next } from "koa";
 import { actingAs } from "../platform/acting-as.js";
 import { planHasApiAccess } from "../common/plans.js";
+import { missingScopeMessage, ROUTE_SCOPES, type Scope, type ScopedRoute } from "../common/scopes.js";
 import type { Authenticator } from "./auth.js";
 import { readJsonBody } from "./body.js";
 import type { GatewayContext } from "./context.js";
-import { ApiError, unauthorized } from "./errors.js";
+import { ApiError, forbidden, unauthorized } from "./errors.js";
 import type { RateLimiter } from "./rate-limit.js";
 
 const BEARER = /^bearer[ \t]+([^\s]+)[ \t]*$/i;
@@ -25,8 +26,8 @@ function rateLimited(retryAfterSeconds: number, message = "rate limit exceeded")
 }
 
 /**
- * The checks every keyed `/v1` call passes, in the contract's order: authentication,
- * plan, rate limit, then the body (validation proper is the route's).
+ * The checks every keyed `/v1` call passes, in this order: authentication, plan, rate
+ * limit, the key's scope, then the body (validation proper is the route's).
  */
 export function createGuards(options: GuardOptions) {
   const { authenticator, storeLimiter, failureLimiter, ratePerMinute, authFailuresPerMinute } = options;
@@ -46,8 +47,9 @@ export function createGuards(options: GuardOptions) {
     const principal = await authenticator.authenticate(match[1]!);
     if (!principal) throw await fail("invalid API key", true);
     ctx.state.principal = principal;
-    // Every RPC this request makes is the key's (CONTRACT §13).
-    await actingAs({ kind: "api_key", keyId: principal.keyId }, next);
+    // Every RPC this request makes is the key's, with its scopes: the services check
+    // them again for what moves money.
+    await actingAs({ kind: "api_key", keyId: principal.keyId, scopes: principal.scopes }, next);
   }
 
   async function requirePlan(ctx: GatewayContext, next: Next) {
@@ -65,14 +67,26 @@ export function createGuards(options: GuardOptions) {
     await next();
   }
 
+  // After the rate limit, so a refusal carries the rate headers like every answer
+  // with a key; before the body, so a refused call reads and changes nothing.
+  const requireScope = (scope: Scope) =>
+    async function requireScope(ctx: GatewayContext, next: Next) {
+      if (!ctx.state.principal!.scopes.includes(scope)) throw forbidden(missingScopeMessage(scope));
+      await next();
+    };
+
   const body = (limit?: number) =>
     async function body(ctx: GatewayContext, next: Next) {
       ctx.state.body = await readJsonBody(ctx, limit);
       await next();
     };
 
-  return Object.assign([authenticate, requirePlan, rateLimit, body()], {
-    /** The same guards for a route that accepts larger bodies (CONTRACT §11: 1 MiB). */
-    withBodyLimit: (bytes: number) => [authenticate, requirePlan, rateLimit, body(bytes)],
-  });
+  return {
+    /** The guards of a keyed operation, with the scope ROUTE_SCOPES gives it; `bodyBytes` for a route that accepts larger bodies. */
+    for(route: ScopedRoute, bodyBytes?: number): Guard[] {
+      return [authenticate, requirePlan, rateLimit, requireScope(ROUTE_SCOPES[route]), body(bodyBytes)];
+    },
+  };
 }
+
+export type KeyedGuards = ReturnType<typeof createGuards>;

@@ -4,6 +4,7 @@
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import { actorFromHeaders, actorMay, type Actor } from "../common/actor.js";
 import { PERMISSION_TEXT, type Permission } from "../common/roles.js";
+import { missingScopeMessage, scopeGranting } from "../common/scopes.js";
 
 /** The actor the request states; PERMISSION_DENIED when it states none. */
 export function actorOf(context: Pick<HandlerContext, "requestHeader">): Actor {
@@ -16,6 +17,8 @@ export function actorOf(context: Pick<HandlerContext, "requestHeader">): Actor {
 export function requirePermission(context: Pick<HandlerContext, "requestHeader">, permission: Permission): Actor {
   const actor = actorOf(context);
   if (!actorMay(actor, permission)) {
+    const scope = actor.kind === "api_key" ? scopeGranting(permission) : undefined;
+    if (scope) throw new ConnectError(missingScopeMessage(scope), Code.PermissionDenied);
     const who = actor.kind === "member" ? `the ${actor.role} role` : "an API key";
     throw new ConnectError(`${who} may not ${PERMISSION_TEXT[permission]}`, Code.PermissionDenied);
   }

@@ -1,18 +1,18 @@
 import type { RouterInstance as Router } from "@koa/router";
 import type { BankMutationResults } from "../../common/api-shapes.js";
 import type { ServiceClients } from "../clients.js";
-import type { Guard } from "../guards.js";
+import type { KeyedGuards } from "../guards.js";
 import { ok, type GatewayContext } from "../context.js";
 import { bankMutationsBody, mutationFields, parseBody } from "../order-request.js";
 
 type MutationResult = BankMutationResults["results"][number];
 
 /** CONTRACT §11: up to 500 mutations in one body of at most 1 MiB. */
-export const BANK_MUTATIONS_BODY_BYTES = 1024 * 1024;
+const BANK_MUTATIONS_BODY_BYTES = 1024 * 1024;
 
 /** POST /v1/bank-mutations: a bank feed's incoming mutations, matched to orders by their unique amount. */
-export function bankMutationRoutes(router: Router, guards: Guard[], clients: ServiceClients) {
-  router.post("/v1/bank-mutations", ...guards, async (ctx: GatewayContext) => {
+export function bankMutationRoutes(router: Router, guards: KeyedGuards, clients: ServiceClients) {
+  router.post("/v1/bank-mutations", ...guards.for("POST /v1/bank-mutations", BANK_MUTATIONS_BODY_BYTES), async (ctx: GatewayContext) => {
     const body = parseBody(bankMutationsBody, ctx.state.body);
     const { results } = await clients.bank.reconcileMutations({
       storeId: ctx.state.principal!.storeId,

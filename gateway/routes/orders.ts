@@ -1,6 +1,6 @@
 import type { RouterInstance as Router } from "@koa/router";
 import type { ServiceClients } from "../clients.js";
-import type { Guard } from "../guards.js";
+import type { KeyedGuards } from "../guards.js";
 import { ok, okData, type GatewayContext, type RouteContext } from "../context.js";
 import { invalidField } from "../errors.js";
 import { idempotencyKeyOf, requestHash } from "../idempotency-key.js";
@@ -19,8 +19,8 @@ function orderIdOf(ctx: RouteContext): string {
 }
 
 /** POST /v1/orders, GET /v1/orders, GET /v1/orders/{order_id}, POST /v1/orders/{order_id}/refunds. */
-export function orderRoutes(router: Router, guards: Guard[], clients: ServiceClients) {
-  router.post("/v1/orders", ...guards, async (ctx: GatewayContext) => {
+export function orderRoutes(router: Router, guards: KeyedGuards, clients: ServiceClients) {
+  router.post("/v1/orders", ...guards.for("POST /v1/orders"), async (ctx: GatewayContext) => {
     const idempotencyKey = idempotencyKeyOf(ctx);
     const body = parseCreateOrderBody(ctx.state.body);
     const response = await clients.order.createOrder({
@@ -33,7 +33,7 @@ export function orderRoutes(router: Router, guards: Guard[], clients: ServiceCli
     ok(ctx, orderDetailJson(response.detail!), 201);
   });
 
-  router.get("/v1/orders", ...guards, async (ctx: GatewayContext) => {
+  router.get("/v1/orders", ...guards.for("GET /v1/orders"), async (ctx: GatewayContext) => {
     const query = queryReader(ctx.query);
     const limit = query.int("limit", PAGE_LIMIT);
     const offset = query.int("offset", PAGE_OFFSET);
@@ -46,7 +46,7 @@ export function orderRoutes(router: Router, guards: Guard[], clients: ServiceCli
 
   // The one read that prepares a payment session (CONTRACT §4, §7): the dashboard and
   // the CLI read orders without it.
-  router.get("/v1/orders/:order_id", ...guards, async (ctx: RouteContext) => {
+  router.get("/v1/orders/:order_id", ...guards.for("GET /v1/orders/{order_id}"), async (ctx: RouteContext) => {
     const orderId = orderIdOf(ctx);
     const answer = await clients.order.getOrder({ storeId: ctx.state.principal!.storeId, orderId, prepareSession: true, publicJson: true });
     // An order service of the release before ignores public_json and sends the detail.
@@ -55,7 +55,7 @@ export function orderRoutes(router: Router, guards: Guard[], clients: ServiceCli
   });
 
   // CONTRACT §12: 201 whatever the refund's status (a gateway refund may be pending).
-  router.post("/v1/orders/:order_id/refunds", ...guards, async (ctx: RouteContext) => {
+  router.post("/v1/orders/:order_id/refunds", ...guards.for("POST /v1/orders/{order_id}/refunds"), async (ctx: RouteContext) => {
     const orderId = orderIdOf(ctx);
     const idempotencyKey = idempotencyKeyOf(ctx);
     const body = parseBody(refundOrderBody, ctx.state.body);

@@ -1,12 +1,12 @@
 import type { RouterInstance as Router } from "@koa/router";
 import type { PaymentMethodJson, PaymentMethodList } from "../../common/api-shapes.js";
 import type { ServiceClients } from "../clients.js";
-import type { Guard } from "../guards.js";
+import type { KeyedGuards } from "../guards.js";
 import { ok, type GatewayContext } from "../context.js";
 
 /** GET /v1/payment-methods. */
-export function paymentMethodRoutes(router: Router, guards: Guard[], clients: ServiceClients) {
-  router.get("/v1/payment-methods", ...guards, async (ctx: GatewayContext) => {
+export function paymentMethodRoutes(router: Router, guards: KeyedGuards, clients: ServiceClients) {
+  router.get("/v1/payment-methods", ...guards.for("GET /v1/payment-methods"), async (ctx: GatewayContext) => {
     const { methods } = await clients.order.listPaymentMethods({ storeId: ctx.state.principal!.storeId });
     ok(ctx, {
       // The order service names these from the shape's lists (services/order/payment-methods.ts).

@@ -3,7 +3,7 @@ import type { CatalogPage } from "../../common/api-shapes.js";
 import { ItemType } from "../../gen/catalog/v1/catalog_pb.js";
 import type { CatalogPageCache } from "../catalog-cache.js";
 import type { ServiceClients } from "../clients.js";
-import type { Guard } from "../guards.js";
+import type { KeyedGuards } from "../guards.js";
 import { envelopeBytes, okBytes, type GatewayContext } from "../context.js";
 import { PAGE_LIMIT, PAGE_OFFSET, queryReader } from "../query.js";
 
@@ -12,7 +12,7 @@ import { PAGE_LIMIT, PAGE_OFFSET, queryReader } from "../query.js";
  * `cache` (a gateway that hears catalog changes) pages come from it; keys are
  * authenticated and rate-limited by the guards either way.
  */
-export function productRoutes(router: Router, guards: Guard[], clients: ServiceClients, cache?: CatalogPageCache) {
+export function productRoutes(router: Router, guards: KeyedGuards, clients: ServiceClients, cache?: CatalogPageCache) {
   async function load(storeId: string, limit: number, offset: number): Promise<Buffer> {
     const page = await clients.catalog.listPublishedItems({ storeId, limit, offset });
     return envelopeBytes({
@@ -28,7 +28,7 @@ export function productRoutes(router: Router, guards: Guard[], clients: ServiceC
     } satisfies CatalogPage);
   }
 
-  router.get("/v1/products", ...guards, async (ctx: GatewayContext) => {
+  router.get("/v1/products", ...guards.for("GET /v1/products"), async (ctx: GatewayContext) => {
     const query = queryReader(ctx.query);
     const limit = query.int("limit", PAGE_LIMIT);
     const offset = query.int("offset", PAGE_OFFSET);

@@ -2,10 +2,12 @@
 // authentication finds the live key by its hash and answers with its store's plan.
 import { createHash, randomBytes } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { Actor } from "../../common/actor.js";
+import { auditActorName, type Actor } from "../../common/actor.js";
 import { auditTarget } from "../../common/audit.js";
 import type { PlanName } from "../../common/plans.js";
+import { grantableScopes, parseScopes, SCOPES, type Scope } from "../../common/scopes.js";
 import { auditEntry } from "../../platform/audit-log.js";
+import { fieldError } from "../../platform/rpc-errors.js";
 import type { Logger } from "../../platform/logger.js";
 import type { AuditWriter } from "./accounts/account-store.js";
 import type { Stores } from "./merchant-stores.js";
@@ -59,14 +61,49 @@ export interface AuthenticatedKey {
   keyId: string;
   storeId: string;
   plan: PlanName;
+  scopes: Scope[];
+}
+
+/** What `actor` may put on a key: a member what their role may do, the operator everything. */
+function grantable(actor: Actor): readonly Scope[] {
+  switch (actor.kind) {
+    case "member":
+      return grantableScopes(actor.role);
+    case "api_key":
+      return [];
+    default:
+      return SCOPES;
+  }
+}
+
+/**
+ * The scopes a new key gets: those asked for, or when none are, all that `actor` may
+ * grant. INVALID_ARGUMENT naming `scopes` for an unknown one; PERMISSION_DENIED naming
+ * the first scope beyond what the actor may grant, whatever the form offered.
+ */
+export function scopesToGrant(asked: readonly string[], actor: Actor): Scope[] {
+  const allowed = grantable(actor);
+  const scopes = parseScopes(asked);
+  if (!scopes) throw fieldError("scopes", `unknown scope; scopes are ${SCOPES.join(", ")}`);
+  const wanted = scopes.length > 0 ? scopes : [...allowed];
+  const beyond = wanted.find((scope) => !allowed.includes(scope));
+  if (beyond || wanted.length === 0) {
+    const who = actor.kind === "member" ? `the ${actor.role} role` : "this caller";
+    throw new ConnectError(`${who} may not grant ${beyond ?? "any scope"}`, Code.PermissionDenied);
+  }
+  return wanted;
 }
 
 export type ApiKeysStore = Pick<typeof sqlStore, "transaction" | "insertApiKey" | "revokeApiKey" | "listApiKeys" | "findLiveKey" | "touchApiKey">;
 
 export function createApiKeys({ sql, store, audit, stores, logger }: { sql: Pool; store: ApiKeysStore; audit: AuditWriter; stores: Pick<Stores, "get">; logger: Logger }) {
   return {
-    /** A new key for the store: the row, and the key itself, which is never stored. Audited as `actor`. */
-    async create(storeId: string, name: string, actor: Actor): Promise<{ apiKey: ApiKeyRow; secret: string }> {
+    /**
+     * A new key for the store with the scopes asked for (scopesToGrant): the row, and the
+     * key itself, which is never stored. Audited as `actor`, who is named as its maker.
+     */
+    async create(storeId: string, name: string, askedScopes: readonly string[], actor: Actor): Promise<{ apiKey: ApiKeyRow; secret: string }> {
+      const scopes = scopesToGrant(askedScopes, actor);
       const owner = await stores.get(storeId);
       const secret = generateApiKey();
       const apiKey = await store.transaction(sql, async (tx) => {
@@ -75,11 +112,14 @@ export function createApiKeys({ sql, store, audit, stores, logger }: { sql: Pool
           name: keyName(name),
           prefix: keyPrefix(secret),
           key_hash: hashApiKey(secret),
+          scopes,
+          created_by_member: actor.kind === "member" ? actor.memberId : null,
+          created_by: auditActorName(actor),
         });
         await audit.insertAuditEntries(tx, [auditEntry(owner.id, actor, "key.created", auditTarget("key", row.id), { label: keyLabel(row) })]);
         return row;
       });
-      logger.info({ storeId: owner.id, keyId: apiKey.id }, "api key created");
+      logger.info({ storeId: owner.id, keyId: apiKey.id, scopes }, "api key created");
       return { apiKey, secret };
     },
 
@@ -100,13 +140,13 @@ export function createApiKeys({ sql, store, audit, stores, logger }: { sql: Pool
       return store.listApiKeys(sql, owner.id);
     },
 
-    /** The live key's id, store and plan; UNAUTHENTICATED for a malformed, unknown or revoked key. */
+    /** The live key's id, store, plan and scopes; UNAUTHENTICATED for a malformed, unknown or revoked key. */
     async authenticate(secret: string): Promise<AuthenticatedKey> {
       if (!API_KEY_PATTERN.test(secret)) throw new ConnectError("malformed key", Code.Unauthenticated);
       const found = await store.findLiveKey(sql, hashApiKey(secret), LAST_USED_RESOLUTION_SECONDS);
       if (!found) throw new ConnectError("unknown or revoked key", Code.Unauthenticated);
       if (found.stale) await store.touchApiKey(sql, found.key_id, LAST_USED_RESOLUTION_SECONDS);
-      return { keyId: found.key_id, storeId: found.store_id, plan: found.plan };
+      return { keyId: found.key_id, storeId: found.store_id, plan: found.plan, scopes: found.scopes };
     },
   };
 }

@@ -55,7 +55,7 @@ export function createCatalogDomain(deps: CatalogDomainDeps) {
   const { scryptParams } = deps;
   const sessions = createMemberSessions({ sql, store: accountStore, scryptParams, logger });
   const mail = createAccountMail(deps.mail?.mailer ?? noMailer(logger), deps.mail?.publicBaseUrl ?? "");
-  const members = createMembers({ sql, store: accountStore, stores, sessions, mail, scryptParams, logger });
+  const members = createMembers({ sql, store: accountStore, keys: store, stores, sessions, mail, scryptParams, logger });
   const passwordResets = createPasswordResets({ sql, store: accountStore, sessions, mail, scryptParams, logger });
   const audit = createAudit({ sql, store: accountStore, stores });
   return { stores, apiKeys, items, sessions, members, passwordResets, audit };

@@ -55,6 +55,8 @@ export function apiKeyMessage(row: ApiKeyRow): ApiKey {
     storeId: row.store_id,
     name: row.name,
     prefix: row.prefix,
+    scopes: row.scopes,
+    createdBy: row.created_by ?? "",
     createdAt: timestampFromDate(row.created_at),
     revokedAt: row.revoked_at ? timestampFromDate(row.revoked_at) : undefined,
     lastUsedAt: row.last_used_at ? timestampFromDate(row.last_used_at) : undefined,

@@ -5,6 +5,7 @@
 // module of services/catalog runs SQL.
 import { ping, transaction, type Db, type Sql } from "../../platform/db.js";
 import type { PlanName } from "../../common/plans.js";
+import type { Scope } from "../../common/scopes.js";
 
 export type { PlanName };
 
@@ -42,6 +43,8 @@ export interface ApiKeyRow {
   store_id: string;
   name: string;
   prefix: string;
+  scopes: Scope[];
+  created_by: string | null;
   created_at: Date;
   revoked_at: Date | null;
   last_used_at: Date | null;
@@ -81,6 +84,9 @@ export interface NewApiKey {
   name: string;
   prefix: string;
   key_hash: Buffer;
+  scopes: Scope[];
+  created_by_member: string | null;
+  created_by: string;
 }
 
 /** A live key found by its hash, with its store's plan. */
@@ -88,6 +94,7 @@ export interface LiveKey {
   key_id: string;
   store_id: string;
   plan: PlanName;
+  scopes: Scope[];
   /** last_used_at is unset or older than the resolution asked for. */
   stale: boolean;
 }
@@ -146,17 +153,19 @@ export async function updateStoreSettings(db: Db, id: string, settings: StoreSet
 
 // API keys.
 
+const apiKeyColumns = (db: Db) => db`id, store_id, name, prefix, scopes, created_by, created_at, revoked_at, last_used_at`;
+
 export async function insertApiKey(db: Db, key: NewApiKey): Promise<ApiKeyRow> {
   const [row] = await db<ApiKeyRow[]>`
     insert into api_keys ${db({ ...key })}
-    returning id, store_id, name, prefix, created_at, revoked_at, last_used_at`;
+    returning ${apiKeyColumns(db)}`;
   return row!;
 }
 
 /** Every key of the store, newest first (the hash stays here). */
 export async function listApiKeys(db: Db, storeId: string): Promise<ApiKeyRow[]> {
   return db<ApiKeyRow[]>`
-    select id, store_id, name, prefix, created_at, revoked_at, last_used_at from api_keys
+    select ${apiKeyColumns(db)} from api_keys
     where store_id = ${storeId}
     order by created_at desc, id desc`;
 }
@@ -166,7 +175,7 @@ export async function revokeApiKey(db: Db, storeId: string, keyId: string): Prom
   const [row] = await db<ApiKeyRow[]>`
     update api_keys set revoked_at = coalesce(revoked_at, clock_timestamp())
     where id = ${keyId} and store_id = ${storeId}
-    returning id, store_id, name, prefix, created_at, revoked_at, last_used_at`;
+    returning ${apiKeyColumns(db)}`;
   return row;
 }
 
@@ -176,11 +185,30 @@ export async function revokeApiKey(db: Db, storeId: string, keyId: string): Prom
  */
 export async function findLiveKey(db: Db, keyHash: Buffer, staleAfterSeconds: number): Promise<LiveKey | undefined> {
   const [row] = await db<LiveKey[]>`
-    select k.id as key_id, k.store_id, s.plan,
+    select k.id as key_id, k.store_id, s.plan, k.scopes,
            (k.last_used_at is null or k.last_used_at < now() - ${staleAfterSeconds} * interval '1 second') as stale
     from api_keys k join stores s on s.id = k.store_id
     where k.key_hash = ${keyHash} and k.revoked_at is null`;
   return row;
+}
+
+/**
+ * Revokes the live keys of this store that the member made, returning them; for a
+ * member leaving the store.
+ */
+export async function revokeKeysOfMember(db: Db, storeId: string, memberId: string): Promise<ApiKeyRow[]> {
+  return db<ApiKeyRow[]>`
+    update api_keys set revoked_at = clock_timestamp()
+    where store_id = ${storeId} and created_by_member = ${memberId} and revoked_at is null
+    returning ${apiKeyColumns(db)}`;
+}
+
+/** The live keys of this store that the member made. */
+export async function liveKeysOfMember(db: Db, storeId: string, memberId: string): Promise<ApiKeyRow[]> {
+  return db<ApiKeyRow[]>`
+    select ${apiKeyColumns(db)} from api_keys
+    where store_id = ${storeId} and created_by_member = ${memberId} and revoked_at is null
+    order by created_at, id`;
 }
 
 /**

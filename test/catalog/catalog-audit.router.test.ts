@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { auditActorName, OPERATOR, SYSTEM, type Actor } from "../../common/actor.js";
 import { ROLES } from "../../common/roles.js";
+import { SCOPES } from "../../common/scopes.js";
 import { ItemStatus, Plan } from "../../gen/catalog/v1/catalog_pb.js";
 import { auditEntry } from "../../platform/audit-log.js";
 import { checkPaging } from "../helpers/audit-pages.js";
@@ -87,7 +88,7 @@ async function rejects(t: ExecutionContext, call: Promise<unknown>, code: Code, 
 const ACTORS: { name: string; actor: (s: Setup) => Promise<Actor> }[] = [
   { name: "the operator", actor: async () => OPERATOR },
   { name: "the system", actor: async () => SYSTEM },
-  { name: "an API key", actor: async () => ({ kind: "api_key", keyId: randomUUID() }) },
+  { name: "an API key", actor: async () => ({ kind: "api_key", keyId: randomUUID(), scopes: [...SCOPES] }) },
   ...ROLES.map((role) => ({ name: `a ${role}`, actor: (s: Setup) => s.member(role) })),
 ];
 

@@ -8,6 +8,7 @@ import type { ApiKeyRow, ItemRow, Pool, StoreRow } from "../../services/catalog/
 
 interface KeyRecord extends ApiKeyRow {
   key_hash: Buffer;
+  created_by_member: string | null;
 }
 
 interface State {
@@ -40,7 +41,7 @@ export function createFakeCatalogStore() {
     items: new Map([...from.items].map(([id, row]) => [id, { ...row }])),
     bundles: new Map([...from.bundles].map(([id, ids]) => [id, [...ids]])),
   });
-  const keyRow = ({ key_hash: _hash, ...row }: KeyRecord): ApiKeyRow => ({ ...row });
+  const keyRow = ({ key_hash: _hash, created_by_member: _member, ...row }: KeyRecord): ApiKeyRow => ({ ...row, scopes: [...row.scopes] });
   const itemRow = (row: Omit<ItemRow, "product_ids">): ItemRow => ({ ...row, product_ids: [...(state.bundles.get(row.id) ?? [])] });
 
   const store: CatalogStore = {
@@ -95,7 +96,7 @@ export function createFakeCatalogStore() {
 
     async insertApiKey(_db, key) {
       if ([...state.keys.values()].some((k) => k.key_hash.equals(key.key_hash))) throw new UniqueViolation("key_hash");
-      const row: KeyRecord = { id: randomUUID(), ...key, created_at: now(), revoked_at: null, last_used_at: null };
+      const row: KeyRecord = { id: randomUUID(), ...key, scopes: [...key.scopes], created_at: now(), revoked_at: null, last_used_at: null };
       state.keys.set(row.id, row);
       return keyRow(row);
     },
@@ -115,7 +116,15 @@ export function createFakeCatalogStore() {
       const row = [...state.keys.values()].find((k) => k.key_hash.equals(keyHash) && k.revoked_at === null);
       if (!row) return undefined;
       const stale = row.last_used_at === null || row.last_used_at.getTime() < Date.now() - staleAfterSeconds * 1000;
-      return { key_id: row.id, store_id: row.store_id, plan: state.stores.get(row.store_id)!.plan, stale };
+      return { key_id: row.id, store_id: row.store_id, plan: state.stores.get(row.store_id)!.plan, scopes: [...row.scopes], stale };
+    },
+    async revokeKeysOfMember(_db, storeId, memberId) {
+      const mine = [...state.keys.values()].filter((k) => k.store_id === storeId && k.created_by_member === memberId && k.revoked_at === null);
+      for (const row of mine) row.revoked_at = now();
+      return mine.map(keyRow);
+    },
+    async liveKeysOfMember(_db, storeId, memberId) {
+      return [...state.keys.values()].filter((k) => k.store_id === storeId && k.created_by_member === memberId && k.revoked_at === null).map(keyRow);
     },
     async touchApiKey(_db, keyId) {
       calls.touchApiKey++;

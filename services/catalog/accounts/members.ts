@@ -7,7 +7,9 @@ import { auditTarget } from "../../../common/audit.js";
 import type { Role } from "../../../common/roles.js";
 import { auditEntry, fieldChanges } from "../../../platform/audit-log.js";
 import type { Logger } from "../../../platform/logger.js";
+import { keyLabel } from "../api-keys.js";
 import type { Stores } from "../merchant-stores.js";
+import type * as catalogSql from "../store.js";
 import { authenticationFailed, INVITATION_TTL_SECONDS } from "./account-policy.js";
 import type { AccountMail } from "./account-mail.js";
 import type { Db, InvitationRow, LinkState, Pool, StoreMemberRow } from "./account-store.js";
@@ -53,9 +55,13 @@ export function lastOwner(): ConnectError {
   return new ConnectError("a store must keep at least one owner: make another member owner first", Code.FailedPrecondition);
 }
 
+/** The API keys a member made, for their leaving. */
+export type MemberKeysStore = Pick<typeof catalogSql, "revokeKeysOfMember" | "liveKeysOfMember">;
+
 export function createMembers({
   sql,
   store,
+  keys,
   stores,
   sessions,
   mail,
@@ -64,6 +70,7 @@ export function createMembers({
 }: {
   sql: Pool;
   store: MembersStore;
+  keys: MemberKeysStore;
   stores: Pick<Stores, "get">;
   sessions: Pick<MemberSessions, "start">;
   /** Mails each invitation's link once the invitation is stored. */
@@ -162,26 +169,32 @@ export function createMembers({
 
     /**
      * Removes the member from the store and ends all their sessions at once (a session
-     * is not tied to one store). NOT_FOUND for an unknown store or a member of another.
+     * is not tied to one store). The API keys they made in the store are revoked with
+     * them, unless `keepApiKeys`: a key must not outlive the person who may answer for
+     * it by accident. The audit entry names the keys either way. NOT_FOUND for an
+     * unknown store or a member of another.
      */
-    async remove(storeId: string, memberId: string, actor: Actor): Promise<StoreMemberRow> {
+    async remove(storeId: string, memberId: string, actor: Actor, { keepApiKeys = false } = {}): Promise<{ member: StoreMemberRow; apiKeys: string[] }> {
       const owner = await stores.get(storeId);
-      const member = await store.transaction(sql, async (tx) => {
+      const result = await store.transaction(sql, async (tx) => {
         await store.lockTeam(tx, owner.id);
         const current = await store.findMembership(tx, owner.id, memberId);
         if (!current) return undefined;
         if (current.role === "owner") await keepAnOwner(tx, owner.id);
         const removed = await store.removeMembership(tx, owner.id, memberId);
         if (!removed) return undefined;
-        await store.insertAuditEntries(tx, [auditEntry(owner.id, actor, "member.removed", auditTarget("member", removed.email))]);
+        const touched = keepApiKeys ? await keys.liveKeysOfMember(tx, owner.id, memberId) : await keys.revokeKeysOfMember(tx, owner.id, memberId);
+        const apiKeys = touched.map(keyLabel);
+        const changes = apiKeys.length > 0 ? [{ field: "API keys", before: apiKeys.join(", "), after: keepApiKeys ? "kept" : "revoked" }] : [];
+        await store.insertAuditEntries(tx, [auditEntry(owner.id, actor, "member.removed", auditTarget("member", removed.email), { changes })]);
         await store.deleteSessionsOfMember(tx, memberId);
         await store.dropInvitations(tx, memberId, owner.id);
         await store.clearPasswordIfStoreless(tx, memberId);
-        return removed;
+        return { member: removed, apiKeys };
       });
-      if (!member) throw new ConnectError(`member ${memberId} not found in store ${owner.id}`, Code.NotFound);
-      logger.info({ storeId: owner.id, memberId }, "member removed");
-      return member;
+      if (!result) throw new ConnectError(`member ${memberId} not found in store ${owner.id}`, Code.NotFound);
+      logger.info({ storeId: owner.id, memberId, apiKeys: result.apiKeys.length, keptApiKeys: keepApiKeys }, "member removed");
+      return result;
     },
 
     /**

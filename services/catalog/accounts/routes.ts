@@ -73,8 +73,8 @@ export function createAccountRoutes({ members, passwordResets, sessions, audit }
       async removeMember(request, context) {
         const storeId = requireUuid(request.storeId, "store_id");
         const memberId = requireUuid(request.memberId, "member_id");
-        const member = await members.remove(storeId, memberId, requirePermission(context, "store_admin"));
-        return { member: memberMessage(member) };
+        const removed = await members.remove(storeId, memberId, requirePermission(context, "store_admin"), { keepApiKeys: request.keepApiKeys });
+        return { member: memberMessage(removed.member), apiKeys: removed.apiKeys };
       },
 
       async setMemberRole(request, context) {
