@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { planName, type PlanName } from "../common/plans.js";
-import { parseScopes, type Scope } from "../common/scopes.js";
+import { isScope, parseScopes, type Scope } from "../common/scopes.js";
 import type { ServiceClients } from "./clients.js";
 
 export interface Principal {
@@ -40,7 +40,7 @@ export function createAuthenticator(
       try {
         const answer = await clients.store.authenticateApiKey({ secret });
         // A scope this gateway does not know grants nothing here.
-        const scopes = parseScopes(answer.scopes.filter((scope) => parseScopes([scope]))) ?? [];
+        const scopes = parseScopes(answer.scopes.filter(isScope)) ?? [];
         const principal = { keyId: answer.keyId, storeId: answer.storeId, plan: planName(answer.plan) ?? "starter", scopes };
         cache.delete(digest);
         if (cache.size >= maxEntries) cache.delete(cache.keys().next().value!);

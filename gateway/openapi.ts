@@ -28,6 +28,7 @@ import {
   webhookEventShape,
 } from "../common/api-shapes.js";
 import { MAX_MUTATIONS_PER_CALL } from "../common/bank-mutations.js";
+import { missingScopeMessage, ROUTE_SCOPES } from "../common/scopes.js";
 import { MAX_IDEMPOTENCY_KEY_LENGTH, MAX_UNIQUE_CODE } from "../common/order-limits.js";
 import { ORDER_EVENT_TYPES, REFUND_EVENT_TYPES } from "../common/order-status.js";
 import { bankMutationsBody, createOrderBody, refundOrderBody } from "./order-request.js";
@@ -102,7 +103,7 @@ const errorResponse = (description: string, headers: Record<string, object> = {}
 const keyedErrors = {
   "400": { $ref: "#/components/responses/InvalidRequest" },
   "401": { $ref: "#/components/responses/Unauthorized" },
-  "403": { $ref: "#/components/responses/PlanRequired" },
+  "403": { $ref: "#/components/responses/Forbidden" },
   "429": { $ref: "#/components/responses/RateLimited" },
   "500": { $ref: "#/components/responses/InternalError" },
   "503": { $ref: "#/components/responses/ServiceUnavailable" },
@@ -131,6 +132,22 @@ const strictInt = (name: string, { min, max, fallback }: { min: number; max: num
   schema: { type: "integer", minimum: min, maximum: max, default: fallback },
 });
 
+/**
+ * Each keyed operation says which scope it needs (ROUTE_SCOPES, the table the gateway
+ * registers its routes with), in its description and as `x-required-scope`.
+ */
+function withScopes<T extends object>(paths: T): T {
+  const operations = paths as Record<string, Record<string, { description?: string }> | undefined>;
+  for (const [route, scope] of Object.entries(ROUTE_SCOPES)) {
+    const [method, path] = route.split(" ") as [string, string];
+    const operation = operations[path]?.[method.toLowerCase()];
+    if (!operation) throw new Error(`the OpenAPI document has no ${route}`);
+    operation.description = `${operation.description ?? ""}\n\nNeeds the \`${scope}\` scope.`.trim();
+    Object.assign(operation, { "x-required-scope": scope });
+  }
+  return paths;
+}
+
 export const openApiDocument = {
   openapi: "3.1.0",
   info: {
@@ -141,8 +158,12 @@ export const openApiDocument = {
       "Every call is scoped to the store of its API key. Amounts are integers in IDR.",
       "",
       "Every JSON response is `{\"success\":true,\"data\":…}` or `{\"success\":false,\"error\":{\"code\",\"message\",\"details\"?}}`.",
-      "Checks run in this order: authentication, plan, rate limit, validation. An unknown path is 404 and a",
+      "Checks run in this order: authentication, plan, rate limit, the key's scope, validation. An unknown path is 404 and a",
       "wrong method 405 (with `Allow`) before any of them.",
+      "",
+      "Scopes: every key carries some of `catalog:read`, `catalog:write`, `orders:read`, `orders:write` and",
+      "`payments:write`; each operation names the one it needs (`x-required-scope`). A call outside the key's scopes is",
+      "403 `FORBIDDEN` naming the scope, and changes nothing. A member can give a key only what their own role may do.",
       "",
       "Rate limit: a token bucket per store (all its keys together) of `RATE_LIMIT_PER_MINUTE` (default 300)",
       "with that burst, shared by every gateway instance. Failed authentications are limited per client address.",
@@ -171,7 +192,7 @@ export const openApiDocument = {
     { name: "Reconciliation" },
     { name: "Meta" },
   ],
-  paths: {
+  paths: withScopes({
     "/v1/products": {
       get: {
         operationId: "listProducts",
@@ -478,7 +499,7 @@ export const openApiDocument = {
         responses: { "200": { description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } } },
       },
     },
-  },
+  }),
   webhooks: Object.fromEntries(
     ORDER_EVENT_TYPES.map((type) => [
       type,
@@ -564,7 +585,14 @@ export const openApiDocument = {
       Unauthorized: errorResponse("UNAUTHORIZED: header missing or malformed, key unknown or revoked.", {
         "WWW-Authenticate": { schema: { type: "string", pattern: "^Bearer" } },
       }),
-      PlanRequired: errorResponse("PLAN_REQUIRED: the store is not on the Growth or Scale plan."),
+      Forbidden: errorResponse(
+        "PLAN_REQUIRED: the store is not on the Growth or Scale plan (checked before the rate limit). FORBIDDEN: the key lacks the scope this operation needs, named in the message; nothing was changed.",
+        {},
+        {
+          plan: { value: { success: false, error: { code: "PLAN_REQUIRED", message: "the API is available on the Growth and Scale plans" } } },
+          scope: { value: { success: false, error: { code: "FORBIDDEN", message: missingScopeMessage("payments:write") } } },
+        },
+      ),
       NotFound: errorResponse("NOT_FOUND: no such route, or no such order in this store."),
       Conflict: errorResponse("CONFLICT: Idempotency-Key reused with another body or still in flight, or no unique amount code left."),
       RateLimited: errorResponse("RATE_LIMITED: over the store's rate, or too many failed authentications.", {

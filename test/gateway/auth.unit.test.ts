@@ -13,7 +13,7 @@ function fakeCatalog() {
     answerAll() {
       for (const { resolve, reject } of waiting.splice(0)) {
         if (revoked) reject(new ConnectError("invalid api key", Code.Unauthenticated));
-        else resolve({ keyId: "key-1", storeId: "store-1", plan: 0 });
+        else resolve({ keyId: "key-1", storeId: "store-1", plan: 0, scopes: ["orders:read"] });
       }
     },
     failAll() {

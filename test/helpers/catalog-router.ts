@@ -7,6 +7,7 @@ import { OPERATOR, type Actor } from "../../common/actor.js";
 import type { Role } from "../../common/roles.js";
 import { AccountService } from "../../gen/catalog/v1/account_pb.js";
 import { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
+import type { ScryptParams } from "../../services/catalog/accounts/passwords.js";
 import { createCatalogDomain } from "../../services/catalog/domain.js";
 import { createCatalogRoutes } from "../../services/catalog/routes.js";
 import { createLogger } from "../../platform/logger.js";
@@ -14,11 +15,11 @@ import { actorInterceptor } from "../../platform/rpc-client.js";
 import { createFakeAccountStore } from "./fake-account-store.js";
 import { createFakeCatalogStore } from "./fake-catalog-store.js";
 
-export async function catalogRouterSetup(storeName: string) {
+export async function catalogRouterSetup(storeName: string, { scryptParams }: { scryptParams?: ScryptParams } = {}) {
   const as: { actor: Actor | undefined } = { actor: OPERATOR };
   const catalog = createFakeCatalogStore();
   const accountsFake = createFakeAccountStore(catalog);
-  const domain = createCatalogDomain({ sql: catalog.sql, store: catalog.store, accountStore: accountsFake.store, logger: createLogger("test", "silent") });
+  const domain = createCatalogDomain({ sql: catalog.sql, store: catalog.store, accountStore: accountsFake.store, scryptParams, logger: createLogger("test", "silent") });
   const transport = createRouterTransport(createCatalogRoutes(domain), { transport: { interceptors: [actorInterceptor(() => as.actor)] } });
   const stores = createClient(StoreService, transport);
   const items = createClient(CatalogService, transport);

@@ -1,0 +1,62 @@
+// The scopes of API keys as data: which operation needs which scope, which role may
+// grant which, and what a key's scopes let it do in the services.
+import test from "ava";
+import { actorMay } from "../../common/actor.js";
+import { ROLES, type Role } from "../../common/roles.js";
+import { grantableScopes, parseScopes, ROUTE_SCOPES, SCOPES, scopesAllow, type Scope } from "../../common/scopes.js";
+import { openApiDocument } from "../../gateway/openapi.js";
+
+// The scope table, written out: each keyed operation and the one scope it needs.
+const EXPECTED_ROUTES: Record<string, Scope> = {
+  "GET /v1/products": "catalog:read",
+  "GET /v1/payment-methods": "catalog:read",
+  "GET /v1/orders": "orders:read",
+  "GET /v1/orders/{order_id}": "orders:read",
+  "POST /v1/orders": "orders:write",
+  "POST /v1/orders/{order_id}/refunds": "payments:write",
+  "POST /v1/bank-mutations": "payments:write",
+};
+
+test("each keyed operation needs the scope of the table", (t) => {
+  t.deepEqual({ ...ROUTE_SCOPES }, EXPECTED_ROUTES);
+});
+
+test("every keyed operation the OpenAPI document lists names its scope, and only those", (t) => {
+  const keyed: Record<string, string> = {};
+  for (const [path, item] of Object.entries(openApiDocument.paths)) {
+    for (const [method, operation] of Object.entries(item as Record<string, { security?: unknown[]; "x-required-scope"?: string }>)) {
+      if (operation.security?.length === 0) {
+        t.is(operation["x-required-scope"], undefined, `${method} ${path} needs no key, so no scope`);
+        continue;
+      }
+      keyed[`${method.toUpperCase()} ${path}`] = operation["x-required-scope"] ?? "(none)";
+    }
+  }
+  t.deepEqual(keyed, EXPECTED_ROUTES);
+});
+
+test("a role grants what it may do itself: an owner all five, a developer all but payments:write, the others none", (t) => {
+  const expected: Record<Role, Scope[]> = {
+    owner: [...SCOPES],
+    developer: ["catalog:read", "catalog:write", "orders:read", "orders:write"],
+    support: [],
+    viewer: [],
+  };
+  for (const role of ROLES) t.deepEqual(grantableScopes(role), expected[role], role);
+});
+
+test("a key moves money only with payments:write and changes the catalog only with catalog:write; every key sees", (t) => {
+  t.true(scopesAllow([], "view"));
+  t.false(scopesAllow(["orders:read", "orders:write", "catalog:read", "catalog:write"], "payments"));
+  t.true(scopesAllow(["payments:write"], "payments"));
+  t.true(scopesAllow(["catalog:write"], "catalog"));
+  for (const permission of ["developer_settings", "store_admin"] as const) t.false(scopesAllow([...SCOPES], permission), permission);
+  t.false(actorMay({ kind: "api_key", keyId: "k", scopes: ["orders:write"] }, "payments"));
+});
+
+test("scopes parse into the table's order, each once; anything else is no scope list", (t) => {
+  t.deepEqual(parseScopes(["payments:write", "orders:read", "orders:read"]), ["orders:read", "payments:write"]);
+  t.deepEqual(parseScopes([]), []);
+  t.is(parseScopes(["orders:read", "orders:*"]), undefined);
+  t.is(parseScopes(["Orders:Read"]), undefined);
+});
