@@ -6,7 +6,8 @@ import type { Authenticator } from "./auth.js";
 import { readJsonBody } from "./body.js";
 import type { GatewayContext } from "./context.js";
 import { ApiError, forbidden, unauthorized } from "./errors.js";
-import type { RateLimiter } from "./rate-limit.js";
+import { perAddressFailures } from "./per-address.js";
+import type { RateLimiter, RefundableRateLimiter } from "./rate-limit.js";
 
 const BEARER = /^bearer[ \t]+([^\s]+)[ \t]*$/i;
 
@@ -16,7 +17,7 @@ export type Guard = (ctx: GatewayContext, next: Next) => Promise<void>;
 export interface GuardOptions {
   authenticator: Authenticator;
   storeLimiter: RateLimiter;
-  failureLimiter: RateLimiter & { peek(bucket: string, perMinute: number): { allowed: boolean; retryAfterSeconds: number } };
+  failureLimiter: RefundableRateLimiter;
   ratePerMinute: number;
   authFailuresPerMinute: number;
 }
@@ -32,20 +33,29 @@ function rateLimited(retryAfterSeconds: number, message = "rate limit exceeded")
 export function createGuards(options: GuardOptions) {
   const { authenticator, storeLimiter, failureLimiter, ratePerMinute, authFailuresPerMinute } = options;
 
+  const authFailures = perAddressFailures(failureLimiter, "auth-failures", authFailuresPerMinute);
+
   async function authenticate(ctx: GatewayContext, next: Next) {
-    const failureBucket = `auth-failures:${ctx.ip}`;
-    const standing = failureLimiter.peek(failureBucket, authFailuresPerMinute);
-    if (!standing.allowed) throw rateLimited(standing.retryAfterSeconds, "too many failed authentications");
-    const fail = async (message: string, invalidToken: boolean) => {
-      await failureLimiter.take(failureBucket, authFailuresPerMinute);
+    // The token is taken before the key is looked at and comes back if the key is good:
+    // requests in flight at once can never try more keys than the budget holds.
+    const attempt = await authFailures.begin(ctx.ip);
+    if (!attempt.allowed) throw rateLimited(attempt.retryAfterSeconds, "too many failed authentications");
+    const fail = (message: string, invalidToken: boolean) => {
+      attempt.failed();
       return unauthorized(message, invalidToken);
     };
-    const header = ctx.get("authorization");
-    if (header === "") throw await fail("missing Authorization header", false);
-    const match = BEARER.exec(header);
-    if (!match) throw await fail("Authorization header must be 'Bearer <API key>'", false);
-    const principal = await authenticator.authenticate(match[1]!);
-    if (!principal) throw await fail("invalid API key", true);
+    let principal;
+    try {
+      const header = ctx.get("authorization");
+      if (header === "") throw fail("missing Authorization header", false);
+      const match = BEARER.exec(header);
+      if (!match) throw fail("Authorization header must be 'Bearer <API key>'", false);
+      principal = await authenticator.authenticate(match[1]!);
+      if (!principal) throw fail("invalid API key", true);
+    } finally {
+      // Settled before the route runs; an outage (503) is no failure of the client's.
+      await attempt.end();
+    }
     ctx.state.principal = principal;
     // Every RPC this request makes is the key's, with its scopes: the services check
     // them again for what moves money.

@@ -595,7 +595,7 @@ export const openApiDocument = {
       ),
       NotFound: errorResponse("NOT_FOUND: no such route, or no such order in this store."),
       Conflict: errorResponse("CONFLICT: Idempotency-Key reused with another body or still in flight, or no unique amount code left."),
-      RateLimited: errorResponse("RATE_LIMITED: over the store's rate, or too many failed authentications.", {
+      RateLimited: errorResponse("RATE_LIMITED: over the store's rate, or too many failed authentications from this client address (an IPv6 client is its /64).", {
         "Retry-After": { $ref: "#/components/headers/Retry-After" },
       }),
       InternalError: errorResponse("INTERNAL_ERROR: a bug; the message is generic, details are in the log."),

@@ -94,11 +94,18 @@ export function createPostgresRateLimiter(sql: Sql, options: { leaseMs?: number 
   };
 }
 
+/** A limiter that can take a token back, for limits that count only failed attempts. */
+export interface RefundableRateLimiter extends RateLimiter {
+  /** Returns one token that take() handed out (the bucket never holds more than its burst). */
+  giveBack(bucket: string, perMinute: number): Promise<void>;
+}
+
 /**
  * The same buckets in this process's memory: for limits that need not be shared,
- * such as failed authentications per client address.
+ * such as failed authentications per client address. A take is one synchronous step
+ * (refill, compare, spend), so concurrent requests can never spend the same token.
  */
-export function createMemoryRateLimiter(maxBuckets = 100_000): RateLimiter & { peek(bucket: string, perMinute: number): RateDecision } {
+export function createMemoryRateLimiter(maxBuckets = 100_000): RefundableRateLimiter {
   const buckets = new Map<string, { tokens: number; at: number }>();
   const refill = (bucket: string, perMinute: number) => {
     const now = Date.now();
@@ -117,9 +124,9 @@ export function createMemoryRateLimiter(maxBuckets = 100_000): RateLimiter & { p
       if (allowed) state.tokens -= 1;
       return decision(allowed, state.tokens, perMinute);
     },
-    peek(bucket, perMinute) {
+    async giveBack(bucket, perMinute) {
       const state = refill(bucket, perMinute);
-      return decision(state.tokens >= 1, state.tokens, perMinute);
+      state.tokens = Math.min(perMinute, state.tokens + 1);
     },
   };
 }

@@ -1,11 +1,12 @@
 // Sign-in, invitations, "Forgot password?" and sign-out (CONTRACT §10, §13). A failure
 // never says whether the email exists; failures are limited per client address here and
-// per email by the catalog service's lockout; reset requests by the catalog, per email
-// and per address.
+// per email by the catalog service's lockout; reset requests per client address here,
+// and by the catalog per email and per address.
 import type { RouterInstance as Router } from "@koa/router";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { GatewayContext, RouteContext } from "../context.js";
-import type { RateLimiter, RateDecision } from "../rate-limit.js";
+import { addressBucket, perAddress, perAddressFailures } from "../per-address.js";
+import type { RefundableRateLimiter } from "../rate-limit.js";
 import { field, readForm } from "./forms.js";
 import { afterSignIn } from "../../common/dashboard-links.js";
 import { seeOther, sendPage, type Kit } from "./kit.js";
@@ -26,7 +27,8 @@ const INVALID = "Invalid email or password";
 const PASSWORD_CALL_TIMEOUT_MS = 15_000;
 
 export interface SignInLimits {
-  limiter: RateLimiter & { peek(bucket: string, perMinute: number): RateDecision };
+  limiter: RefundableRateLimiter;
+  /** Failed sign-ins, and separately reset requests, per client address and minute. */
   perMinute: number;
 }
 
@@ -34,6 +36,9 @@ const isUnauthenticated = (error: unknown) => error instanceof ConnectError && e
 
 export function signInRoutes(router: Router, kit: Kit, sessions: SessionCookies, limits: SignInLimits) {
   const { clients, handle, logger } = kit;
+  const signInFailures = perAddressFailures(limits.limiter, "dashboard-sign-in", limits.perMinute);
+  const resetRequests = perAddress(limits.limiter, "password-reset", limits.perMinute);
+  const TRY_LATER = "Too many attempts. Wait a minute, then try again.";
 
   /** The pre-sign-in form token must match its cookie: another site cannot sign a browser in to its own account. */
   function preSessionCsrfOk(ctx: GatewayContext, given: string): boolean {
@@ -76,9 +81,12 @@ export function signInRoutes(router: Router, kit: Kit, sessions: SessionCookies,
       const form = await readForm(ctx);
       if (!preSessionCsrfOk(ctx, field(form, "csrf"))) return expiredForm(ctx);
       const email = field(form, "email").trim();
-      const bucket = `dashboard-sign-in:${ctx.ip}`;
-      if (!limits.limiter.peek(bucket, limits.perMinute).allowed) {
-        return sendPage(ctx, <SignInPage csrf={sessions.preSessionCsrf(ctx)} email={email} error="Too many attempts. Wait a minute, then try again." next={field(form, "next") || undefined} />, 429);
+      // Taken before the password is hashed, given back when it was right: however many
+      // tries arrive at once, no more than the budget are checked.
+      const attempt = await signInFailures.begin(ctx.ip);
+      if (!attempt.allowed) {
+        ctx.set("Retry-After", String(attempt.retryAfterSeconds));
+        return sendPage(ctx, <SignInPage csrf={sessions.preSessionCsrf(ctx)} email={email} error={TRY_LATER} next={field(form, "next") || undefined} />, 429);
       }
       try {
         const { session } = await clients.accounts.signIn({ email, password: field(form, "password") }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS });
@@ -88,9 +96,11 @@ export function signInRoutes(router: Router, kit: Kit, sessions: SessionCookies,
         seeOther(ctx, afterSignIn(field(form, "next")));
       } catch (error) {
         if (!isUnauthenticated(error) && !(error instanceof ConnectError && error.code === Code.InvalidArgument)) throw error;
-        await limits.limiter.take(bucket, limits.perMinute);
+        attempt.failed();
         logger.info({ requestId: ctx.state.requestId }, "dashboard sign-in refused");
         sendPage(ctx, <SignInPage csrf={sessions.preSessionCsrf(ctx)} email={email} error={INVALID} next={field(form, "next") || undefined} />, 401);
+      } finally {
+        await attempt.end();
       }
     }),
   );
@@ -169,9 +179,17 @@ export function signInRoutes(router: Router, kit: Kit, sessions: SessionCookies,
       const form = await readForm(ctx);
       if (!preSessionCsrfOk(ctx, field(form, "csrf"))) return expiredForm(ctx);
       const email = field(form, "email").trim();
-      // The catalog decides whether a link goes out (a member, within the limits per
-      // email and per address); the answer here is the same either way.
-      await clients.accounts.requestPasswordReset({ email, clientAddress: ctx.ip }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS });
+      // Every request costs a token, taken before the catalog is asked; a refusal says
+      // nothing about the email.
+      const taken = await resetRequests.take(ctx.ip);
+      if (!taken.allowed) {
+        ctx.set("Retry-After", String(taken.retryAfterSeconds));
+        return sendPage(ctx, <MessagePage title="Too many attempts" message={TRY_LATER} link={{ href: "/dashboard/forgot-password", label: "Back" }} />, 429);
+      }
+      // The catalog decides whether a link goes out (a member, within its own limits per
+      // email and per address, the address counted as the limits here count it); the
+      // answer here is the same either way.
+      await clients.accounts.requestPasswordReset({ email, clientAddress: addressBucket(ctx.ip) }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS });
       sendPage(
         ctx,
         <MessagePage
