@@ -82,9 +82,11 @@ export function createOrderDomain(deps: OrderDomainDeps) {
     store,
     logger,
     midtransServerKey: deps.midtransServerKey,
+    gateway: deps.gateway,
     changeStatus: (orderId, to, cause, detail) => orders.changeStatus(orderId, to, cause, { detail }),
     recordRefunds: refunds.recordReported,
     onPendingWord: (row) => gatewayChecks.heard(row),
+    onUnconfirmed: (row) => gatewayChecks.askSoon(row),
   });
   const gatewayChecks = createGatewayChecks({ sql, store, gateway: deps.gateway, notifications, logger, checkAfterMs: statusCheckAfterMs });
   const bank = createReconciliation({ sql, store, logger, statusChanges, expiry, bankMatchGraceMs, onEventsCommitted });

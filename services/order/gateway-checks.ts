@@ -1,7 +1,8 @@
 // When the gateway is silent (CONTRACT §12). A notification can be lost; then the
 // gateway's Status API is asked instead: a pending gateway order with no word for
 // PAYMENT_STATUS_CHECK_AFTER is checked, again at growing intervals, and once more just
-// before it would expire; the answer goes through the notification's own path. An
+// before it would expire; the answer goes through the notification's own path (the
+// same asking confirms a notification that would move money, notifications.ts). An
 // order that expires anyway (or is cancelled) is expired at the gateway too, so the
 // buyer cannot pay it after.
 //
@@ -9,9 +10,8 @@
 // before the gateway is called, so each order has at most one check in flight and is
 // checked once per interval whatever the number of instances. A gateway that is away
 // only moves the next try on.
-import { Code, ConnectError } from "@connectrpc/connect";
 import type { Logger } from "../../platform/logger.js";
-import type { Notifications } from "./notifications.js";
+import type { GatewayWord, Notifications } from "./notifications.js";
 import type { PaymentGateway } from "./payment-gateways/types.js";
 import type { OrderRow, Pool } from "./store.js";
 import type * as sqlStore from "./store.js";
@@ -71,7 +71,7 @@ export function createGatewayChecks(deps: {
   sql: Pool;
   store: GatewayCheckStore;
   gateway: Pick<PaymentGateway, "status" | "expire">;
-  notifications: Pick<Notifications, "handleStatusAnswer">;
+  notifications: Pick<Notifications, "askGateway">;
   logger: Logger;
   /** PAYMENT_STATUS_CHECK_AFTER. */
   checkAfterMs: number;
@@ -80,31 +80,29 @@ export function createGatewayChecks(deps: {
 
   /** Asks the gateway about the order and applies its answer; false when the gateway was away. */
   async function ask(row: OrderRow): Promise<boolean> {
-    let answer;
+    let word: GatewayWord;
     try {
-      answer = await gateway.status!(row.payment_reference);
+      word = await notifications.askGateway(row, "status check");
     } catch (error) {
-      logger.warn({ orderId: row.id, err: (error as Error).message }, "gateway status check failed: the payment gateway could not be reached; will retry");
+      // Our side (the database) failed applying a verified answer: a check not made, it comes again.
+      logger.warn({ orderId: row.id, err: (error as Error).message }, "gateway status answer could not be applied; will retry");
       return false;
     }
-    if (answer.kind === "not_found") {
-      logger.info({ orderId: row.id }, "gateway status checked: no transaction at the gateway (the buyer has not started paying)");
-      return true;
-    }
-    try {
-      const outcome = await notifications.handleStatusAnswer(answer.fields);
-      logger.info({ orderId: row.id, transactionStatus: answer.fields.transaction_status, status: outcome.status, changed: outcome.changed }, "gateway status checked");
-    } catch (error) {
-      // A forged or mismatched answer changes nothing; it is not worth asking again soon.
-      // Anything else (our database away) is a check not made: it comes again.
-      const answerProblem = error instanceof ConnectError && [Code.Unauthenticated, Code.InvalidArgument, Code.NotFound].includes(error.code);
-      if (!answerProblem) {
-        logger.warn({ orderId: row.id, err: (error as Error).message }, "gateway status answer could not be applied; will retry");
+    switch (word.kind) {
+      case "away":
+        logger.warn({ orderId: row.id, err: word.reason }, "gateway status check failed: the payment gateway could not be reached; will retry");
         return false;
-      }
-      logger.error({ orderId: row.id, err: (error as Error).message }, "gateway status answer not applied");
+      case "no_transaction":
+        logger.info({ orderId: row.id }, "gateway status checked: no transaction at the gateway (the buyer has not started paying)");
+        return true;
+      case "rejected":
+        // A forged or mismatched answer changes nothing; it is not worth asking again soon.
+        logger.error({ orderId: row.id, err: word.reason }, "gateway status answer not applied");
+        return true;
+      case "applied":
+        logger.info({ orderId: row.id, transactionStatus: word.transactionStatus, status: word.outcome.status, changed: word.outcome.changed }, "gateway status checked");
+        return true;
     }
-    return true;
   }
 
   async function checkOne(row: OrderRow) {
@@ -153,7 +151,18 @@ export function createGatewayChecks(deps: {
     await store.scheduleStatusCheck(sql, row.id, firstStatusCheckAt(new Date(), row.expires_at, deps.checkAfterMs), false);
   }
 
-  return { checkDue, expireDue, heard };
+  /**
+   * A notification that would move money came while the gateway could not confirm it: a
+   * pending order is asked again within AWAY_RETRY_MS rather than at its next interval
+   * (hours off, later on), should Midtrans stop re-sending it first.
+   */
+  async function askSoon(row: OrderRow) {
+    const at = new Date(Date.now() + AWAY_RETRY_MS);
+    if (!gateway.status || row.status !== "pending" || row.next_status_check_at === null || row.next_status_check_at <= at) return;
+    await store.scheduleStatusCheck(sql, row.id, at, false);
+  }
+
+  return { checkDue, expireDue, heard, askSoon };
 }
 
 export type GatewayChecks = ReturnType<typeof createGatewayChecks>;

@@ -5,12 +5,19 @@
 // refuses. Both kinds go through `apply`, so a status check changes an order exactly
 // as the notification it stands in for would. The checks are pure functions;
 // `createNotifications` looks the order up and applies the change.
+//
+// A notification's signature covers only order_id, status_code and gross_amount, so a
+// signed body can be replayed with another transaction_status (a settlement's as a
+// refund). A notification that would move money is therefore never applied on its own
+// word when the gateway can be asked: the gateway's status answer is, and only what it
+// says. The sandbox has no status to ask; its own signed notifications count.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { isPaymentReference } from "../../common/ids.js";
 import { verifyMidtransSignature } from "../../common/midtrans.js";
 import { textProblem } from "../../common/text.js";
 import type { Logger } from "../../platform/logger.js";
 import type { StatusChangeResult } from "./status-changes.js";
+import type { PaymentGateway, StatusAnswer } from "./payment-gateways/types.js";
 import type { OrderStatus } from "./status-machine.js";
 import type { OrderRow, Pool } from "./store.js";
 import type * as sqlStore from "./store.js";
@@ -38,6 +45,15 @@ export interface ReportedRefund {
 
 /** Transaction statuses that report a refund rather than a change of the order's status. */
 export const REFUND_STATUSES = ["refund", "partial_refund"];
+
+/**
+ * Whether a notification would move money: pay the order, or record a refund. Only
+ * these wait for the gateway's status answer; the others (pending, deny, failure,
+ * cancel, expire) take no money in and give none back.
+ */
+export function movesMoney(n: Pick<MidtransNotification, "transaction_status" | "fraud_status">): boolean {
+  return statusFromMidtrans(n) === "paid" || REFUND_STATUSES.includes(n.transaction_status);
+}
 
 /** "150000.00" → 150000; anything that is not a whole rupiah amount → undefined. */
 export function parseGrossAmount(text: string): number | undefined {
@@ -149,6 +165,17 @@ export function verifiedFields(notification: MidtransNotification | undefined, s
   return notification;
 }
 
+/**
+ * The gateway's status answer about the transaction `reference`: a notification's
+ * fields, signed with our server key (else UNAUTHENTICATED), and about that transaction
+ * (else INVALID_ARGUMENT), so an answer can never move another order.
+ */
+export function verifiedAnswer(fields: Record<string, unknown>, reference: string, serverKey: string): MidtransNotification {
+  const answer = verifiedFields(midtransFields(fields), serverKey);
+  if (answer.order_id !== reference) throw new ConnectError("the status answer is about another transaction", Code.InvalidArgument);
+  return answer;
+}
+
 /** Whether the notification is for this order's amount (to the rupiah). */
 export function amountMatches(notification: Pick<MidtransNotification, "gross_amount">, orderAmount: number): boolean {
   return parseGrossAmount(notification.gross_amount) === orderAmount;
@@ -175,16 +202,37 @@ export type NotificationStore = Pick<typeof sqlStore, "findOrderByReference" | "
 
 /** The cause a status check writes into the order's history (CONTRACT §12); the transaction status goes in its detail. */
 export const STATUS_CHECK_CAUSE = "gateway status check";
+/** The history detail of a change a notification asked for and the gateway's status answer confirmed. */
+export const CONFIRMED_DETAIL = "confirmed by the gateway's status answer";
+
+/**
+ * What asking the gateway about an order came to: `away` (no answer: unreachable, timed
+ * out, 5xx…), `no_transaction` (the gateway has none for the order), `rejected` (an
+ * answer that is not the gateway's word about this order: bad signature, another
+ * amount or transaction), or `applied` with what the answer did.
+ */
+export type GatewayWord =
+  | { kind: "away"; reason: string }
+  | { kind: "no_transaction" }
+  | { kind: "rejected"; reason: string }
+  | { kind: "applied"; transactionStatus: string; outcome: NotificationOutcome };
+
+/** Errors that say the answer was not the gateway's word about the order, rather than that we could not apply it. */
+const ANSWER_PROBLEMS = [Code.Unauthenticated, Code.InvalidArgument, Code.NotFound];
 
 export function createNotifications(deps: {
   sql: Pool;
   store: NotificationStore;
   logger: Logger;
   midtransServerKey: string;
+  /** The gateway's Status API; absent (the sandbox) when there is nothing to ask. */
+  gateway: Pick<PaymentGateway, "status">;
   changeStatus: (orderId: string, to: OrderStatus, cause: string, detail?: string) => Promise<StatusChangeResult>;
   recordRefunds: (orderId: string, reported: ReportedRefund[], totalReported?: number) => Promise<number>;
   /** A notification left the order pending: the gateway is not silent, so its next status check moves on. */
   onPendingWord?: (row: OrderRow) => Promise<void>;
+  /** A notification that would move money could not be confirmed (no answer, or none that could be verified): ask again soon. */
+  onUnconfirmed?: (row: OrderRow) => Promise<void>;
 }) {
   const { sql, store, logger } = deps;
 
@@ -198,10 +246,20 @@ export function createNotifications(deps: {
     return row;
   }
 
+  /** The order a notification names, if the notification is for its amount (else INVALID_ARGUMENT). */
+  async function matchingOrder(notification: MidtransNotification): Promise<OrderRow> {
+    const row = await orderOf(notification);
+    if (!amountMatches(notification, row.amount)) {
+      logger.warn({ orderId: row.id }, "notification amount does not match the order");
+      throw new ConnectError("gross_amount does not match the order amount", Code.InvalidArgument);
+    }
+    return row;
+  }
+
   /** A Midtrans HTTP notification, as received. */
   async function handle(provider: string, body: Uint8Array): Promise<NotificationOutcome> {
     const notification = readNotification(provider, body, deps.midtransServerKey);
-    const outcome = await apply(notification, `midtrans ${notification.transaction_status}`);
+    const outcome = movesMoney(notification) && deps.gateway.status ? await confirmed(notification) : await apply(notification, `midtrans ${notification.transaction_status}`);
     if (outcome.status === "pending" && deps.onPendingWord) {
       const row = await store.findOrder(sql, outcome.orderId);
       if (row?.status === "pending") await deps.onPendingWord(row);
@@ -209,18 +267,63 @@ export function createNotifications(deps: {
     return outcome;
   }
 
-  /** The Status API's answer about an order: verified and applied as a notification would be. */
-  async function handleStatusAnswer(fields: Record<string, unknown>): Promise<NotificationOutcome> {
-    const notification = verifiedFields(midtransFields(fields), deps.midtransServerKey);
-    return apply(notification, STATUS_CHECK_CAUSE, notification.transaction_status);
+  /**
+   * A notification that would move money, applied as the gateway's status answer says:
+   * a replayed or altered one changes nothing the gateway does not confirm. With the
+   * gateway away it is not applied: UNAVAILABLE, so the sender tries again later.
+   */
+  async function confirmed(notification: MidtransNotification): Promise<NotificationOutcome> {
+    const row = await matchingOrder(notification);
+    const word = await askGateway(row, "notification");
+    const claimed = { orderId: row.id, claimed: notification.transaction_status };
+    switch (word.kind) {
+      case "applied":
+        if (word.transactionStatus !== notification.transaction_status) {
+          logger.warn({ ...claimed, confirmed: word.transactionStatus }, "notification differs from the gateway's status answer: the answer was applied");
+        }
+        return word.outcome;
+      case "no_transaction":
+        logger.warn(claimed, "notification not confirmed: the gateway has no transaction for the order; nothing changed");
+        return { orderId: row.id, status: row.status, changed: false };
+      case "rejected":
+        logger.error({ ...claimed, err: word.reason }, "notification not applied: the gateway's status answer could not be verified; will be asked again");
+        break;
+      case "away":
+        logger.warn({ ...claimed, err: word.reason }, "notification not applied yet: the payment gateway could not be asked to confirm it; Midtrans will send it again");
+        break;
+    }
+    await deps.onUnconfirmed?.(row);
+    throw new ConnectError("the payment gateway could not confirm this notification; send it again later", Code.Unavailable);
+  }
+
+  /**
+   * Asks the gateway about the order and applies its answer: the one path for a status
+   * check and for a notification it confirms. A status check's history names the check
+   * (the transaction status in its detail); a confirmed notification's names the
+   * transaction status the gateway confirmed. Errors applying a verified answer (our
+   * database away) are thrown.
+   */
+  async function askGateway(row: OrderRow, via: "status check" | "notification"): Promise<GatewayWord> {
+    let answer: StatusAnswer;
+    try {
+      answer = await deps.gateway.status!(row.payment_reference);
+    } catch (error) {
+      return { kind: "away", reason: (error as Error).message };
+    }
+    if (answer.kind === "not_found") return { kind: "no_transaction" };
+    try {
+      const word = verifiedAnswer(answer.fields, row.payment_reference, deps.midtransServerKey);
+      const status = word.transaction_status;
+      const outcome = via === "status check" ? await apply(word, STATUS_CHECK_CAUSE, status) : await apply(word, `midtrans ${status}`, CONFIRMED_DETAIL);
+      return { kind: "applied", transactionStatus: status, outcome };
+    } catch (error) {
+      if (error instanceof ConnectError && ANSWER_PROBLEMS.includes(error.code)) return { kind: "rejected", reason: error.message };
+      throw error;
+    }
   }
 
   async function apply(notification: MidtransNotification, cause: string, detail?: string): Promise<NotificationOutcome> {
-    const row = await orderOf(notification);
-    if (!amountMatches(notification, row.amount)) {
-      logger.warn({ orderId: row.id }, "notification amount does not match the order");
-      throw new ConnectError("gross_amount does not match the order amount", Code.InvalidArgument);
-    }
+    const row = await matchingOrder(notification);
     if (REFUND_STATUSES.includes(notification.transaction_status)) {
       // A full refund that says no amount refunded the whole order.
       const total = notification.refund_amount ?? (notification.transaction_status === "refund" ? row.amount : undefined);
@@ -250,7 +353,7 @@ export function createNotifications(deps: {
     }
   }
 
-  return { handle, handleStatusAnswer };
+  return { handle, askGateway };
 }
 
 export type Notifications = ReturnType<typeof createNotifications>;

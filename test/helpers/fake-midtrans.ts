@@ -21,7 +21,8 @@ export interface FakeMidtransRefund {
   refund_amount: number;
   created_at: string;
   reason: string;
-  refund_key: string;
+  /** The merchant's refund_key; absent for a refund made at the gateway itself (its dashboard). */
+  refund_key?: string;
 }
 
 /** The fake's state for one order_id (a copy; change it with `setStatus`). */
@@ -99,6 +100,17 @@ export interface FakeMidtrans {
   setStatus(orderId: string, transactionStatus: string, options?: FakeMidtransSetStatusOptions): void;
   /** A copy of the fake's state for the order_id, or undefined. */
   transaction(orderId: string): FakeMidtransTransaction | undefined;
+  /**
+   * A refund made at the gateway itself, not through the Core API (in the Midtrans
+   * dashboard, say): recorded without a refund_key, the transaction turns
+   * partial_refund or refund. Whole rupiah; at most what is left.
+   */
+  refundAtGateway(orderId: string, amount: number, reason?: string): void;
+  /**
+   * The HTTP notification Midtrans would send about the transaction now: the fields of
+   * its status answer, signed (undefined for an order_id the Core API does not know).
+   */
+  notification(orderId: string): Record<string, unknown> | undefined;
   /** Recorded `POST /v2/{id}/refund` requests, optionally for one order_id. */
   refunds(orderId?: string): FakeMidtransRequest[];
   /** Recorded `GET /v2/{id}/status` requests, optionally for one order_id. */
@@ -262,6 +274,21 @@ export async function startFakeMidtrans(options: { serverKey: string }): Promise
 
   const refunded = (tx: FakeMidtransTransaction) => tx.refunds.reduce((sum, r) => sum + r.refund_amount, 0);
 
+  /** Gives `amount` back on the transaction: partial_refund, or refund once nothing is left. */
+  function recordRefund(tx: FakeMidtransTransaction, amount: number, reason: string, key?: string): FakeMidtransRefund {
+    const left = tx.gross_amount - refunded(tx);
+    const refund: FakeMidtransRefund = {
+      refund_chargeback_id: ++chargebackIds,
+      refund_amount: amount,
+      created_at: jakartaWallClock(new Date()),
+      reason,
+      ...(key === undefined ? {} : { refund_key: key }),
+    };
+    tx.refunds.push(refund);
+    tx.transaction_status = amount === left ? "refund" : "partial_refund";
+    return refund;
+  }
+
   /** `GET /v2/{id}/status`: a notification's fields, signed, with the refunds once there are some. */
   function statusAnswer(orderId: string): Record<string, unknown> {
     const tx = visible(orderId);
@@ -310,15 +337,7 @@ export async function startFakeMidtrans(options: { serverKey: string }): Promise
     if (amount > left) {
       return { status_code: "412", status_message: `Refund amount exceeds the remaining amount of the transaction (${money(left)})` };
     }
-    const refund: FakeMidtransRefund = {
-      refund_chargeback_id: ++chargebackIds,
-      refund_amount: amount,
-      created_at: jakartaWallClock(new Date()),
-      reason: body.reason ?? "",
-      refund_key: key,
-    };
-    tx.refunds.push(refund);
-    tx.transaction_status = amount === left ? "refund" : "partial_refund";
+    const refund = recordRefund(tx, amount, body.reason ?? "", key);
     const answer = {
       status_code: "200",
       status_message: "Success, refund request is approved",
@@ -509,6 +528,19 @@ export async function startFakeMidtrans(options: { serverKey: string }): Promise
     transaction(orderId) {
       const tx = transactions.get(orderId);
       return tx && { ...tx, refunds: tx.refunds.map((r) => ({ ...r })) };
+    },
+    refundAtGateway(orderId, amount, reason = "refunded in the Midtrans dashboard") {
+      const tx = transactions.get(orderId);
+      if (!tx || !["settlement", "capture", "partial_refund"].includes(tx.transaction_status)) {
+        throw new Error(`fake midtrans: ${orderId} is not a paid transaction`);
+      }
+      if (!Number.isInteger(amount) || amount < 1 || amount > tx.gross_amount - refunded(tx)) throw new Error(`fake midtrans: cannot refund ${amount} on ${orderId}`);
+      recordRefund(tx, amount, reason);
+    },
+    notification(orderId) {
+      if (!visible(orderId)) return undefined;
+      const { status_message: _answerOnly, ...fields } = statusAnswer(orderId);
+      return { ...fields, status_message: "midtrans payment notification" };
     },
     refunds(orderId?: string) {
       return coreRequests("refund", orderId);

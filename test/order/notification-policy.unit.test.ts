@@ -1,17 +1,20 @@
 // The Midtrans notification policy of CONTRACT §7 as pure functions: what each
 // transaction status means, how gross_amount is read, the signature and text checks,
-// and how a refused transition is acknowledged. No database, no process.
+// how a refused transition is acknowledged, which notifications wait for the gateway's
+// status answer and when that answer counts. No database, no process.
 import test from "ava";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { FieldViolationSchema } from "../../gen/order/v1/order_pb.js";
 import { midtransSignature } from "../../common/midtrans.js";
 import {
   amountMatches,
+  movesMoney,
   parseGrossAmount,
   parseMidtransNotification,
   readNotification,
   refusalLog,
   statusFromMidtrans,
+  verifiedAnswer,
 } from "../../services/order/notifications.js";
 import type { OrderStatus } from "../../services/order/status-machine.js";
 
@@ -125,4 +128,36 @@ test("refusalLog: money for a cancelled order is an error asking for a refund; t
   t.is(refusalLog("paid", "refunded").level, "warn");
   t.is(refusalLog("failed", "cancelled").level, "warn");
   t.is(refusalLog("expired", "paid").message, "notification refused by the status machine");
+});
+
+test("movesMoney: paying (settlement, capture accepted) and refunds wait for the gateway's status answer; the rest do not", (t) => {
+  const cases: [string, string | undefined, boolean][] = [
+    ["settlement", undefined, true],
+    ["capture", "accept", true],
+    ["capture", undefined, true],
+    ["refund", undefined, true],
+    ["partial_refund", undefined, true],
+    ["capture", "challenge", false],
+    ["pending", undefined, false],
+    ["deny", undefined, false],
+    ["failure", undefined, false],
+    ["cancel", undefined, false],
+    ["expire", undefined, false],
+    ["authorize", undefined, false],
+    ["something_new", undefined, false],
+  ];
+  for (const [status, fraud, expected] of cases) {
+    t.is(movesMoney({ transaction_status: status, ...(fraud === undefined ? {} : { fraud_status: fraud }) }), expected, `${status}+${fraud}`);
+  }
+});
+
+test("verifiedAnswer: a status answer counts only signed with our key and about the transaction asked about", (t) => {
+  const answer = { ...signed({ transaction_status: "partial_refund" }), refund_amount: "1000.00", refunds: [{ refund_key: "rf-1", refund_amount: "1000.00" }] };
+  t.like(verifiedAnswer(answer, "SO-ABCDEFGHJKLM", KEY), { transaction_status: "partial_refund", refund_amount: 1_000, refunds: [{ key: "rf-1", amount: 1_000 }] });
+  const other = t.throws(() => verifiedAnswer(answer, "SO-OTHERORDER1", KEY), { instanceOf: ConnectError });
+  t.is(other.code, Code.InvalidArgument);
+  const forged = t.throws(() => verifiedAnswer(answer, "SO-ABCDEFGHJKLM", "another-key"), { instanceOf: ConnectError });
+  t.is(forged.code, Code.Unauthenticated);
+  const notAnAnswer = t.throws(() => verifiedAnswer({ status_code: "404", status_message: "Transaction doesn't exist." }, "SO-ABCDEFGHJKLM", KEY), { instanceOf: ConnectError });
+  t.is(notAnAnswer.code, Code.InvalidArgument);
 });

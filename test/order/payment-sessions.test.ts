@@ -357,6 +357,8 @@ test.serial("a paid order gets no new session: snap null, payment_url = checkout
   const data = await createOrder(stack, shop, mixedOrder(shop));
   t.not(data.payment.snap, null);
 
+  // The buyer pays: the gateway's status answer confirms the notification.
+  fake.setStatus(data.order.payment_reference, "settlement");
   const notified = await api(stack.baseUrl, "/v1/payments/notifications/midtrans", {
     method: "POST",
     json: signedNotification(data.order, "settlement"),
@@ -385,6 +387,8 @@ test.serial("an order paid while the gateway was down never gets a session", asy
   const data = await createOrder(stack, shop, simpleOrder(shop));
   t.is(data.payment.snap, null);
   fake.mode = "ok";
+  // Paid some other way Midtrans knows of (the gateway has the transaction settled).
+  fake.setStatus(data.order.payment_reference, "settlement", { gross_amount: data.order.amount });
   const notified = await api(stack.baseUrl, "/v1/payments/notifications/midtrans", {
     method: "POST",
     json: signedNotification(data.order, "settlement"),

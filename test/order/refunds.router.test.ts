@@ -37,16 +37,25 @@ const shop = create(StoreSchema, {
 });
 const kopi = create(ItemSchema, { id: KOPI, storeId: SHOP, type: ItemType.PRODUCT, title: "Kopi", price: 50_000n, status: ItemStatus.PUBLISHED });
 
-/** A Midtrans-like gateway whose answers a test sets. */
+/**
+ * A Midtrans-like gateway whose answers a test sets. Its status answer is, unless a test
+ * sets `statusAnswer`, the last word `says` gave for the transaction (none: not found).
+ */
 function scriptedGateway() {
   const calls = { refunds: [] as RefundRequest[], status: [] as string[], expire: [] as string[] };
+  const words = new Map<string, Record<string, unknown>>();
   const gateway = {
     provider: "midtrans" as const,
     snapScriptUrl: "https://gateway.example/snap.js",
     clientKey: "client-key",
     calls,
     refundAnswer: (): Promise<RefundAnswer> => Promise.resolve({ kind: "succeeded" }),
-    statusAnswer: (_ref: string): Promise<StatusAnswer> => Promise.resolve({ kind: "not_found" }),
+    statusAnswer: (ref: string): Promise<StatusAnswer> => Promise.resolve(words.has(ref) ? { kind: "found", fields: words.get(ref)! } : { kind: "not_found" }),
+    /** What the gateway says of the transaction from now on, in its status answers and its notifications. */
+    says(word: Record<string, unknown> & { order_id: string }) {
+      words.set(word.order_id, word);
+      return word;
+    },
     expireAnswer: (): Promise<ExpireAnswer> => Promise.resolve({ kind: "expired" }),
     async createSession(): Promise<{ token: string; redirectUrl: string }> {
       return { token: `snap-${calls.status.length}-${Math.random()}`, redirectUrl: "https://gateway.example/pay" };
@@ -124,11 +133,18 @@ async function paidTransfer(client: OrderClient) {
   return { id: order.id, amount: Number(order.amount), reference: order.paymentReference };
 }
 
+type Gateway = ReturnType<typeof scriptedGateway>;
+
+/** A genuine notification: the gateway says `word` (its status answer confirms it), and sends it. */
+function notifyGenuine(client: OrderClient, gateway: Gateway, word: ReturnType<typeof gatewayWord>) {
+  const body = new TextEncoder().encode(JSON.stringify(gateway.says(word)));
+  return client.handlePaymentNotification({ provider: "midtrans", body });
+}
+
 /** A gateway order the gateway's notification paid. */
-async function paidAtGateway(client: OrderClient) {
+async function paidAtGateway(client: OrderClient, gateway: Gateway) {
   const order = await placed(client, "qris");
-  const body = new TextEncoder().encode(JSON.stringify(gatewayWord(order.paymentReference, Number(order.amount), "settlement")));
-  await client.handlePaymentNotification({ provider: "midtrans", body });
+  await notifyGenuine(client, gateway, gatewayWord(order.paymentReference, Number(order.amount), "settlement"));
   return { id: order.id, amount: Number(order.amount), reference: order.paymentReference };
 }
 
@@ -182,7 +198,7 @@ test("RefundOrder refuses bad input naming the field, an unpaid order, and anoth
 
 test("a gateway order is refunded through the gateway with the refund's id as its key", async (t) => {
   const { client, gateway, fake } = setup();
-  const order = await paidAtGateway(client);
+  const order = await paidAtGateway(client, gateway);
   const { refund, order: after } = await client.refundOrder({ storeId: SHOP, orderId: order.id, amount: 10_000n, reason: "late delivery", requestHash: "a" });
   t.like(refund, { status: "succeeded", method: "gateway", amount: 10_000n });
   t.deepEqual(gateway.calls.refunds, [{ orderId: order.reference, refundKey: refund!.id, amount: 10_000, reason: "late delivery" }]);
@@ -192,7 +208,7 @@ test("a gateway order is refunded through the gateway with the refund's id as it
 
 test("a refund the gateway refuses is failed with its message, and the amount is free again", async (t) => {
   const { client, gateway, fake } = setup();
-  const order = await paidAtGateway(client);
+  const order = await paidAtGateway(client, gateway);
   gateway.refundAnswer = async () => ({ kind: "refused", message: "Transaction status cannot be updated." });
   const { refund, order: after } = await client.refundOrder({ storeId: SHOP, orderId: order.id, reason: "r", requestHash: "a" });
   t.like(refund, { status: "failed", failureMessage: "Transaction status cannot be updated.", amount: BigInt(order.amount) });
@@ -205,7 +221,7 @@ test("a refund the gateway refuses is failed with its message, and the amount is
 
 test("a gateway that is away leaves the refund pending, counted against what is left, and a retry settles it once with the same key", async (t) => {
   const { client, gateway, domain, fake } = setup();
-  const order = await paidAtGateway(client);
+  const order = await paidAtGateway(client, gateway);
   gateway.refundAnswer = async () => Promise.reject(new GatewayUnavailable("midtrans unreachable"));
   const { refund } = await client.refundOrder({ storeId: SHOP, orderId: order.id, amount: 30_000n, reason: "r", requestHash: "a" });
   t.is(refund!.status, "pending");
@@ -274,15 +290,14 @@ test("a gateway's session token never opens the sandbox checkout", async (t) => 
 });
 
 test("a partial_refund notification we did not ask for is recorded once", async (t) => {
-  const { client, fake } = setup();
-  const order = await paidAtGateway(client);
+  const { client, fake, gateway } = setup();
+  const order = await paidAtGateway(client, gateway);
   const word = gatewayWord(order.reference, order.amount, "partial_refund", {
     refund_amount: "15000.00",
     refunds: [{ refund_chargeback_id: 4411, refund_amount: "15000.00", created_at: "2026-11-24 10:00:00", reason: "buyer asked at the counter" }],
   });
-  const body = new TextEncoder().encode(JSON.stringify(word));
-  t.like(await client.handlePaymentNotification({ provider: "midtrans", body }), { status: "paid", changed: true });
-  t.like(await client.handlePaymentNotification({ provider: "midtrans", body }), { status: "paid", changed: false });
+  t.like(await notifyGenuine(client, gateway, word), { status: "paid", changed: true });
+  t.like(await notifyGenuine(client, gateway, word), { status: "paid", changed: false });
   const { detail } = await client.getOrder({ storeId: SHOP, orderId: order.id });
   t.is(detail!.order!.refundedAmount, 15_000n);
   t.like(detail!.order!.refunds, [{ amount: 15_000n, status: "succeeded", method: "gateway", reason: "buyer asked at the counter" }]);
@@ -291,14 +306,14 @@ test("a partial_refund notification we did not ask for is recorded once", async 
 
 test("a refund notification for a refund we asked for settles it instead of adding another", async (t) => {
   const { client, gateway } = setup();
-  const order = await paidAtGateway(client);
+  const order = await paidAtGateway(client, gateway);
   gateway.refundAnswer = async () => Promise.reject(new GatewayUnavailable("timeout"));
   const { refund } = await client.refundOrder({ storeId: SHOP, orderId: order.id, reason: "r", requestHash: "a" });
   const word = gatewayWord(order.reference, order.amount, "refund", {
     refund_amount: `${order.amount}.00`,
     refunds: [{ refund_chargeback_id: 9, refund_key: refund!.id, refund_amount: `${order.amount}.00` }],
   });
-  t.like(await client.handlePaymentNotification({ provider: "midtrans", body: new TextEncoder().encode(JSON.stringify(word)) }), { status: "refunded", changed: true });
+  t.like(await notifyGenuine(client, gateway, word), { status: "refunded", changed: true });
   const { detail } = await client.getOrder({ storeId: SHOP, orderId: order.id });
   t.like(detail!.order!.refunds, [{ id: refund!.id, status: "succeeded" }]);
   t.is(detail!.order!.refunds.length, 1);
@@ -349,6 +364,63 @@ test("status check: a forged answer changes nothing, and a gateway that is away 
   t.truthy(fake);
 });
 
+/** A signed notification of the gateway's word, sent whatever the gateway says. */
+function notifyAs(client: OrderClient, word: ReturnType<typeof gatewayWord>) {
+  return client.handlePaymentNotification({ provider: "midtrans", body: new TextEncoder().encode(JSON.stringify(word)) });
+}
+
+test("a notification that would move money is applied as the gateway's status answer says, never on its own word", async (t) => {
+  const { client, gateway, fake } = setup();
+  const order = await paidAtGateway(client, gateway);
+  t.deepEqual(gateway.calls.status, [order.reference], "the settlement was confirmed");
+  // The settlement's signed fields replayed as a refund, while the gateway says settlement.
+  t.like(await notifyAs(client, gatewayWord(order.reference, order.amount, "refund")), { status: "paid", changed: false });
+  t.is((await client.getOrder({ storeId: SHOP, orderId: order.id })).detail!.order!.refundedAmount, 0n);
+  t.false(eventsOf(fake, order.id).some((type) => type === "order.refunded" || type === "refund.succeeded"));
+
+  // A settlement the gateway has no transaction for, then one it says is still pending.
+  const pending = await placed(client, "qris");
+  const settlement = gatewayWord(pending.paymentReference, Number(pending.amount), "settlement");
+  t.like(await notifyAs(client, settlement), { status: "pending", changed: false });
+  gateway.says(gatewayWord(pending.paymentReference, Number(pending.amount), "pending"));
+  t.like(await notifyAs(client, settlement), { status: "pending", changed: false });
+  // An answer about another transaction confirms nothing about this one.
+  gateway.statusAnswer = async () => ({ kind: "found", fields: gatewayWord(order.reference, order.amount, "settlement") });
+  t.like(await failure(notifyAs(client, settlement)), { code: Code.Unavailable });
+  t.is((await client.getOrder({ storeId: SHOP, orderId: pending.id })).detail!.order!.status, "pending");
+});
+
+test("a notification that moves no money (deny) is applied on its own word, without asking the gateway", async (t) => {
+  const { client, gateway } = setup();
+  const order = await placed(client, "qris");
+  t.like(await notifyAs(client, gatewayWord(order.paymentReference, Number(order.amount), "deny")), { status: "failed", changed: true });
+  t.deepEqual(gateway.calls.status, [], "not asked");
+});
+
+test("with the gateway away, or its answer forged, a settlement is UNAVAILABLE and not applied; the order is asked about again soon", async (t) => {
+  const { client, gateway, fake, logs } = setup();
+  const order = await placed(client, "qris");
+  const settlement = gatewayWord(order.paymentReference, Number(order.amount), "settlement");
+  const firstCheck = fake.state.orders.get(order.id)!.next_status_check_at!.getTime();
+  t.true(firstCheck > Date.now() + 10 * 60_000, "first check after the 15 min of silence");
+
+  gateway.statusAnswer = async () => Promise.reject(new GatewayUnavailable("midtrans status: no answer within 5000 ms"));
+  t.like(await failure(notifyAs(client, settlement)), { code: Code.Unavailable });
+  const row = fake.state.orders.get(order.id)!;
+  t.is(row.status, "pending");
+  t.true(row.next_status_check_at!.getTime() <= Date.now() + 30_000, "the sweeper asks within 30 s");
+  t.true(logs.some((line) => line.level === "warn" && /could not be asked to confirm/.test(line.msg)));
+
+  gateway.statusAnswer = async () => ({ kind: "found", fields: gatewayWord(order.paymentReference, Number(order.amount), "settlement", {}, "someone-else") });
+  t.like(await failure(notifyAs(client, settlement)), { code: Code.Unavailable });
+  t.is(fake.state.orders.get(order.id)!.status, "pending");
+
+  gateway.statusAnswer = async () => ({ kind: "found", fields: settlement });
+  t.like(await notifyAs(client, settlement), { status: "paid", changed: true });
+  const { history } = await client.getOrder({ storeId: SHOP, orderId: order.id, includeHistory: true });
+  t.like(history.at(-1), { fromStatus: "pending", toStatus: "paid", cause: "midtrans settlement", detail: "confirmed by the gateway's status answer" });
+});
+
 test("an expired gateway order is expired at the gateway too; one the gateway will not expire is settled by its status", async (t) => {
   const { client, gateway, domain } = setup({ paymentWindowMs: 0 });
   const order = await placed(client, "qris");
@@ -368,25 +440,24 @@ test("an expired gateway order is expired at the gateway too; one the gateway wi
   t.like(history.at(-1), { fromStatus: "expired", toStatus: "paid", cause: "gateway status check" });
 });
 
-/** Sends a signed notification of `transactionStatus` for the order, with `extra` fields. */
-function notifyRefund(client: OrderClient, order: { reference: string; amount: number }, transactionStatus: string, extra: Record<string, unknown>) {
-  const body = new TextEncoder().encode(JSON.stringify(gatewayWord(order.reference, order.amount, transactionStatus, extra)));
-  return client.handlePaymentNotification({ provider: "midtrans", body });
+/** A genuine notification of `transactionStatus` for the order, with `extra` fields. */
+function notifyRefund(client: OrderClient, gateway: Gateway, order: { reference: string; amount: number }, transactionStatus: string, extra: Record<string, unknown>) {
+  return notifyGenuine(client, gateway, gatewayWord(order.reference, order.amount, transactionStatus, extra));
 }
 
 test("one refund reported under the gateway's own id, or first as a bare total, is still counted once", async (t) => {
   const { client, gateway } = setup();
-  const order = await paidAtGateway(client);
+  const order = await paidAtGateway(client, gateway);
   gateway.refundAnswer = async () => ({ kind: "succeeded", gatewayRefundId: "cb-1" });
   await client.refundOrder({ storeId: SHOP, orderId: order.id, amount: 40_000n, reason: "r", requestHash: "a" });
   // The gateway's report names only its own id for our refund.
-  await notifyRefund(client, order, "partial_refund", { refund_amount: "40000.00", refunds: [{ refund_chargeback_id: "cb-1", refund_amount: "40000.00" }] });
+  await notifyRefund(client, gateway, order, "partial_refund", { refund_amount: "40000.00", refunds: [{ refund_chargeback_id: "cb-1", refund_amount: "40000.00" }] });
   t.is((await client.getOrder({ storeId: SHOP, orderId: order.id })).detail!.order!.refundedAmount, 40_000n);
 
-  const second = await paidAtGateway(client);
+  const second = await paidAtGateway(client, gateway);
   // First a bare total (no list), then the list naming the same money under its id.
-  await notifyRefund(client, second, "partial_refund", { refund_amount: "30000.00" });
-  await notifyRefund(client, second, "partial_refund", { refund_amount: "30000.00", refunds: [{ refund_chargeback_id: 9, refund_amount: "30000.00" }] });
+  await notifyRefund(client, gateway, second, "partial_refund", { refund_amount: "30000.00" });
+  await notifyRefund(client, gateway, second, "partial_refund", { refund_amount: "30000.00", refunds: [{ refund_chargeback_id: 9, refund_amount: "30000.00" }] });
   const { detail } = await client.getOrder({ storeId: SHOP, orderId: second.id });
   t.is(detail!.order!.refundedAmount, 30_000n);
   t.is(detail!.order!.refunds.length, 1);
@@ -394,7 +465,7 @@ test("one refund reported under the gateway's own id, or first as a bare total, 
 
 test("a refusal of a repeated refund is checked against the gateway's status: made means succeeded", async (t) => {
   const { client, gateway, domain } = setup();
-  const order = await paidAtGateway(client);
+  const order = await paidAtGateway(client, gateway);
   gateway.refundAnswer = async () => Promise.reject(new GatewayUnavailable("timeout"));
   const { refund } = await client.refundOrder({ storeId: SHOP, orderId: order.id, amount: 25_000n, reason: "r", requestHash: "a" });
   // The first attempt went through at the gateway; the repeat is refused, and its status shows our key.
@@ -411,13 +482,13 @@ test("a refusal of a repeated refund is checked against the gateway's status: ma
 
 test("a refund we recorded as failed that the gateway reports made turns succeeded, once", async (t) => {
   const { client, gateway, fake } = setup();
-  const order = await paidAtGateway(client);
+  const order = await paidAtGateway(client, gateway);
   gateway.refundAnswer = async () => ({ kind: "refused", message: "Denied by the bank." });
   const { refund } = await client.refundOrder({ storeId: SHOP, orderId: order.id, amount: 10_000n, reason: "r", requestHash: "a" });
   t.is(refund!.status, "failed");
   const report = { refund_amount: "10000.00", refunds: [{ refund_key: refund!.id, refund_amount: "10000.00" }] };
-  await notifyRefund(client, order, "partial_refund", report);
-  await notifyRefund(client, order, "partial_refund", report);
+  await notifyRefund(client, gateway, order, "partial_refund", report);
+  await notifyRefund(client, gateway, order, "partial_refund", report);
   const { detail } = await client.getOrder({ storeId: SHOP, orderId: order.id });
   t.like(detail!.order!.refunds, [{ id: refund!.id, status: "succeeded" }]);
   t.is(detail!.order!.refundedAmount, 10_000n);
