@@ -349,6 +349,31 @@ test("UpdateEndpoint: only the fields set change; disabling records why, enablin
   t.like((await client.getEndpoint({ storeId, endpointId: id })).endpoint, { url: "https://b.example/", description: "" });
 });
 
+test("UpdateEndpoint max_per_second: 1–1000 sets the rate, empty removes it; 0, 1001 and non-integers are INVALID_ARGUMENT naming it and change nothing", async (t) => {
+  const { client } = setup();
+  const storeId = randomUUID();
+  const { endpoint } = await client.createEndpoint({ storeId, url: "https://a.example/" });
+  const endpointId = endpoint!.id;
+  t.is((await client.updateEndpoint({ storeId, endpointId, maxPerSecond: "1" })).endpoint!.maxPerSecond, 1);
+  t.is((await client.updateEndpoint({ storeId, endpointId, maxPerSecond: "1000" })).endpoint!.maxPerSecond, 1000);
+  t.is((await client.updateEndpoint({ storeId, endpointId, maxPerSecond: "20" })).endpoint!.maxPerSecond, 20);
+  const before = (await client.getEndpoint({ storeId, endpointId })).endpoint!;
+  for (const typed of ["0", "1001", "1.5", "-1", "2e2", "abc", " 5", "00000"]) {
+    const error = ConnectError.from(await t.throwsAsync(client.updateEndpoint({ storeId, endpointId, maxPerSecond: typed, description: "changed" })));
+    t.is(error.code, Code.InvalidArgument, typed);
+    t.is(error.rawMessage, "max_per_second must be a whole number from 1 to 1000, or empty for no limit", typed);
+    t.is(error.details.length, 1, "the field travels in the details too");
+  }
+  t.deepEqual((await client.getEndpoint({ storeId, endpointId })).endpoint, before, "nothing changed, the description neither");
+  t.is((await client.updateEndpoint({ storeId, endpointId, maxPerSecond: "" })).endpoint!.maxPerSecond, 0, "empty: no limit");
+  const { entries } = await client.listAudit({ storeId, action: "endpoint.updated" });
+  t.deepEqual(
+    entries.map((entry) => entry.changes.map((change) => `${change.field}: ${change.before} → ${change.after}`)),
+    [["max_per_second: 20 → no limit"], ["max_per_second: 1000 → 20"], ["max_per_second: 1 → 1000"], ["max_per_second: no limit → 1"]],
+    "only the accepted changes are audited",
+  );
+});
+
 test("DeleteEndpoint: gone from every lookup, its secrets forgotten, its pending deliveries never sent; its history stays readable", async (t) => {
   const { client, fake, event } = setup();
   const storeId = randomUUID();
@@ -764,7 +789,7 @@ test("ListAudit: endpoints are called by their URL; their changes say before →
   const { endpoint } = await client.createEndpoint({ storeId, url: "https://hooks.example/a", description: "kasir", events: { types: ["order.paid"] } });
   const endpointId = endpoint!.id;
   as.actor = { kind: "member", memberId: randomUUID(), role: "developer", email: "dev@toko.example" };
-  await client.updateEndpoint({ storeId, endpointId, url: "https://hooks.example/b", description: "akuntansi", events: { all: true }, maxPerSecond: 5 });
+  await client.updateEndpoint({ storeId, endpointId, url: "https://hooks.example/b", description: "akuntansi", events: { all: true }, maxPerSecond: "5" });
   await client.updateEndpoint({ storeId, endpointId, enabled: false });
   await client.updateEndpoint({ storeId, endpointId, enabled: true });
   await client.setEndpointHeader({ storeId, endpointId, header: { name: "Authorization", value: "Bearer rahasia-1" } });
