@@ -683,6 +683,56 @@ test("the webhook service enforces the role table: support and viewer manage no 
   );
 });
 
+test("endpoint URLs: roles that may not manage webhooks (viewer, support) and a call naming no actor read the origin only, in endpoints and the audit log; owner, developer and operator the whole URL", async (t) => {
+  const { client, as } = setup();
+  const storeId = randomUUID();
+  const first = "https://hooks.example:8443/T0K3N/abc?key=s3cr3t#frag";
+  const second = "https://relay.example/hook/T0K3N-2?key=s3cr3t-2";
+  as.actor = { kind: "member", memberId: randomUUID(), role: "owner", email: "owner@toko.example" };
+  const { endpoint } = await client.createEndpoint({ storeId, url: first });
+  const endpointId = endpoint!.id;
+  await client.updateEndpoint({ storeId, endpointId, url: second, description: "ERP" });
+  await client.revealSecret({ storeId, endpointId });
+
+  const read = async () => ({
+    listed: (await client.listEndpoints({ storeId })).endpoints.map((e) => e.url),
+    got: (await client.getEndpoint({ storeId, endpointId })).endpoint!.url,
+    audit: (await client.listAudit({ storeId })).entries
+      .reverse()
+      .map((e) => [e.action, e.targetLabel, ...e.changes.filter((c) => c.field === "url").map((c) => `${c.before} → ${c.after}`)]),
+  });
+  const whole = {
+    listed: [second],
+    got: second,
+    audit: [
+      ["endpoint.created", first],
+      ["endpoint.updated", second, `${first} → ${second}`],
+      ["endpoint.secret_revealed", second],
+    ],
+  };
+  const origins = {
+    listed: ["https://relay.example"],
+    got: "https://relay.example",
+    audit: [
+      ["endpoint.created", "https://hooks.example:8443"],
+      ["endpoint.updated", "https://relay.example", "https://hooks.example:8443 → https://relay.example"],
+      ["endpoint.secret_revealed", "https://relay.example"],
+    ],
+  };
+  for (const role of ["viewer", "support"] as const) {
+    as.actor = { kind: "member", memberId: randomUUID(), role, email: `${role}@toko.example` };
+    t.deepEqual(await read(), origins, role);
+  }
+  as.actor = undefined as unknown as Actor;
+  t.deepEqual(await read(), origins, "a read that names no actor");
+  for (const role of ["owner", "developer"] as const) {
+    as.actor = { kind: "member", memberId: randomUUID(), role, email: `${role}@toko.example` };
+    t.deepEqual(await read(), whole, role);
+  }
+  as.actor = OPERATOR;
+  t.deepEqual(await read(), whole, "the operator");
+});
+
 test("custom headers: set (a name in any case replaces), listed by name, values sealed, revealed only with an audit entry, removed", async (t) => {
   const { client, fake, box } = setup();
   const storeId = randomUUID();

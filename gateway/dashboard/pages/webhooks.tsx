@@ -325,7 +325,11 @@ function EndpointPage(props: {
         </h2>
         <dl class="details">
           <dt>URL</dt>
-          <dd class="mono">{endpoint.url}</dd>
+          <dd>
+            <span class="mono">{endpoint.url}</span>
+            {/* The webhook service gives this role the origin only: a path or query often holds the receiver's token. */}
+            {!manages && <span class="small muted"> (its path is shown only to roles that manage webhooks)</span>}
+          </dd>
           <dt>Description</dt>
           <dd>{endpoint.description || <span class="muted">—</span>}</dd>
           <dt>Events</dt>
