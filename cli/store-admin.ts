@@ -177,11 +177,9 @@ function enabled(values: Values): boolean | undefined {
   return values.enabled === "true";
 }
 
-/** --max-per-second: a whole number (the webhook service checks 1–1000), or "none" for no limit (0). */
-function rateOption(value: string): number {
-  if (value === "none") return 0;
-  if (!/^\d{1,4}$/.test(value)) throw new UsageError("--max-per-second must be a whole number from 1 to 1000, or none");
-  return Number(value);
+/** --max-per-second: N as typed (the webhook service checks 1–1000), or "none" for no limit (empty). */
+function rateOption(value: string): string {
+  return value === "none" ? "" : value;
 }
 
 interface Channels {

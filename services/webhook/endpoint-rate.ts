@@ -4,7 +4,7 @@
 // keeps the bucket on the endpoint's row with this same arithmetic, so every
 // webhook-service instance shares it; this is the rule as data, for the unit tests and
 // the in-memory store.
-import { Code, ConnectError } from "@connectrpc/connect";
+import { invalidField } from "./validation.js";
 
 export const MAX_RATE = 1000;
 
@@ -22,11 +22,14 @@ export function takeTokens(bucket: Bucket, rate: number, now: Date, wanted: numb
   return { taken, bucket: { tokens: available - taken, at: now } };
 }
 
-/** The rate as UpdateEndpoint takes it: 0 removes the limit; else 1 to 1000. */
-export function requireRate(value: number): number | null {
-  if (value === 0) return null;
-  if (!Number.isInteger(value) || value < 1 || value > MAX_RATE) {
-    throw new ConnectError(`max_per_second must be from 1 to ${MAX_RATE}, or 0 for no limit`, Code.InvalidArgument);
-  }
-  return value;
+/**
+ * The rate as UpdateEndpoint takes it, as typed: empty is no limit (null); otherwise a
+ * whole number from 1 to 1000. Anything else, 0 included, is INVALID_ARGUMENT naming
+ * max_per_second: 0 used to remove the limit without a word.
+ */
+export function requireRate(value: string): number | null {
+  if (value === "") return null;
+  const rate = /^\d{1,4}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(rate >= 1 && rate <= MAX_RATE)) throw invalidField("max_per_second", `must be a whole number from 1 to ${MAX_RATE}, or empty for no limit`);
+  return rate;
 }

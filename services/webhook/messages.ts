@@ -1,14 +1,30 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
+import { actorMay, type Actor } from "../../common/actor.js";
+import { parseAuditTarget } from "../../common/audit-text.js";
+import { urlOrigin } from "../../common/url-origin.js";
+import type { AuditEntry } from "../../gen/audit/v1/audit_pb.js";
 import type { DeliverySchema, EndpointSchema, EventSchema } from "../../gen/webhook/v1/webhook_pb.js";
+import { auditEntryMessage, type AuditRow } from "../../platform/audit-log.js";
 import type { AttemptRow, DeliveryRow, EndpointRow, EventRow } from "./store.js";
 
-// Rows → protobuf messages: the one place the two vocabularies meet.
+// Rows → protobuf messages: the one place the two vocabularies meet, and so where an
+// endpoint's URL is cut to what the reader may see.
 
-export function endpointMessage(row: EndpointRow): MessageInitShape<typeof EndpointSchema> {
+/**
+ * An endpoint's URL as `reader` may see it: whole for whoever may manage webhooks (the
+ * operator and the system too), its origin only for everyone else, a call that states
+ * no actor included. A receiver's path or query often carries its token, which is as
+ * good as a credential to whoever can post to it.
+ */
+export function endpointUrlFor(reader: Actor | undefined, url: string): string {
+  return reader && actorMay(reader, "developer_settings") ? url : urlOrigin(url);
+}
+
+export function endpointMessage(row: EndpointRow, reader: Actor | undefined): MessageInitShape<typeof EndpointSchema> {
   return {
     id: row.id,
     storeId: row.store_id,
-    url: row.url,
+    url: endpointUrlFor(reader, row.url),
     enabled: row.enabled,
     createdAt: row.created_at.toISOString(),
     description: row.description,
@@ -64,4 +80,18 @@ export function eventMessage(event: EventRow, deliveries: DeliveryRow[]): Messag
     body: event.body,
     deliveries: deliveries.map((delivery) => deliveryMessage(delivery, [])),
   };
+}
+
+/**
+ * An entry of this service's part of the audit log as `reader` may see it: an entry about
+ * an endpoint is labelled with its URL, and a change of the URL lists the old and the new
+ * one, so both are cut as endpointUrlFor says.
+ */
+export function auditMessage(row: AuditRow, reader: Actor | undefined): AuditEntry {
+  const url = (text: string) => endpointUrlFor(reader, text);
+  return auditEntryMessage({
+    ...row,
+    target_label: parseAuditTarget(row.target).kind === "endpoint" ? url(row.target_label) : row.target_label,
+    changes: row.changes.map((change) => (change.field === "url" ? { ...change, before: url(change.before), after: url(change.after) } : change)),
+  });
 }

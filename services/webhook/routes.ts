@@ -3,12 +3,13 @@
 // events.ts and deliveries.ts (domain.ts wires them); SQL is in store.ts, which this
 // file never touches. Every call is scoped to its store_id: another store's endpoint or
 // delivery is NOT_FOUND, exactly like one that does not exist.
-import { auditEntryMessage, auditQuery, type AuditQuery } from "../../platform/audit-log.js";
+import { actorFromHeaders } from "../../common/actor.js";
+import { auditQuery, type AuditQuery } from "../../platform/audit-log.js";
 import { requirePermission } from "../../platform/rpc-actor.js";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { WebhookService } from "../../gen/webhook/v1/webhook_pb.js";
-import { deliveryMessage, endpointMessage, eventMessage } from "./messages.js";
+import { auditMessage, deliveryMessage, endpointMessage, eventMessage } from "./messages.js";
 import type { Deliveries } from "./deliveries.js";
 import { requireRate } from "./endpoint-rate.js";
 import type { EndpointUpdate, Endpoints } from "./endpoints.js";
@@ -36,26 +37,31 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
     router.service(WebhookService, {
       async setEndpoint(request, context) {
         const storeId = requireUuid(request.storeId, "store_id");
-        const { endpoint, secret } = await endpoints.set(storeId, request.url, requirePermission(context, "developer_settings"));
-        return { endpoint: endpointMessage(endpoint), secret };
+        const actor = requirePermission(context, "developer_settings");
+        const { endpoint, secret } = await endpoints.set(storeId, request.url, actor);
+        return { endpoint: endpointMessage(endpoint, actor), secret };
       },
 
       async createEndpoint(request, context) {
         const storeId = requireUuid(request.storeId, "store_id");
         const input = { url: request.url, description: request.description, events: request.events && { all: request.events.all, types: request.events.types } };
-        const { endpoint, secret } = await endpoints.create(storeId, input, requirePermission(context, "developer_settings"));
-        return { endpoint: endpointMessage(endpoint), secret };
+        const actor = requirePermission(context, "developer_settings");
+        const { endpoint, secret } = await endpoints.create(storeId, input, actor);
+        return { endpoint: endpointMessage(endpoint, actor), secret };
       },
 
-      async listEndpoints(request) {
+      // Reads are every role's; what each sees of an endpoint's URL is messages.ts's endpointUrlFor.
+      async listEndpoints(request, context) {
         const rows = await endpoints.list(requireUuid(request.storeId, "store_id"));
-        return { endpoints: rows.map(endpointMessage) };
+        const reader = actorFromHeaders(context.requestHeader);
+        return { endpoints: rows.map((row) => endpointMessage(row, reader)) };
       },
 
-      async getEndpoint(request) {
+      async getEndpoint(request, context) {
         const storeId = requireUuid(request.storeId, "store_id");
         const endpointId = requireUuid(request.endpointId, "endpoint_id");
-        return { endpoint: endpointMessage(found(await endpoints.get(storeId, endpointId), endpointNotFound(endpointId))) };
+        const endpoint = found(await endpoints.get(storeId, endpointId), endpointNotFound(endpointId));
+        return { endpoint: endpointMessage(endpoint, actorFromHeaders(context.requestHeader)) };
       },
 
       async updateEndpoint(request, context) {
@@ -68,14 +74,16 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
         if (request.enabled !== undefined) update.enabled = request.enabled;
         if (request.maxPerSecond !== undefined) update.maxPerSecond = requireRate(request.maxPerSecond);
         if (request.resendFailedSince !== undefined) update.resendFailedSince = parseRfc3339(request.resendFailedSince, "resend_failed_since");
-        const endpoint = found(await endpoints.update(storeId, endpointId, update, requirePermission(context, "developer_settings")), endpointNotFound(endpointId));
-        return { endpoint: endpointMessage(endpoint) };
+        const actor = requirePermission(context, "developer_settings");
+        const endpoint = found(await endpoints.update(storeId, endpointId, update, actor), endpointNotFound(endpointId));
+        return { endpoint: endpointMessage(endpoint, actor) };
       },
 
       async deleteEndpoint(request, context) {
         const storeId = requireUuid(request.storeId, "store_id");
         const endpointId = requireUuid(request.endpointId, "endpoint_id");
-        return { endpoint: endpointMessage(found(await endpoints.remove(storeId, endpointId, requirePermission(context, "developer_settings")), endpointNotFound(endpointId))) };
+        const actor = requirePermission(context, "developer_settings");
+        return { endpoint: endpointMessage(found(await endpoints.remove(storeId, endpointId, actor), endpointNotFound(endpointId)), actor) };
       },
 
       async revealSecret(request, context) {
@@ -103,15 +111,17 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
         const storeId = requireUuid(request.storeId, "store_id");
         const endpointId = requireUuid(request.endpointId, "endpoint_id");
         const header = { name: request.header?.name ?? "", value: request.header?.value ?? "" };
-        const endpoint = found(await endpoints.setHeader(storeId, endpointId, header, requirePermission(context, "developer_settings")), endpointNotFound(endpointId));
-        return { endpoint: endpointMessage(endpoint) };
+        const actor = requirePermission(context, "developer_settings");
+        const endpoint = found(await endpoints.setHeader(storeId, endpointId, header, actor), endpointNotFound(endpointId));
+        return { endpoint: endpointMessage(endpoint, actor) };
       },
 
       async removeEndpointHeader(request, context) {
         const storeId = requireUuid(request.storeId, "store_id");
         const endpointId = requireUuid(request.endpointId, "endpoint_id");
-        const endpoint = found(await endpoints.removeHeader(storeId, endpointId, request.name, requirePermission(context, "developer_settings")), endpointNotFound(endpointId));
-        return { endpoint: endpointMessage(endpoint) };
+        const actor = requirePermission(context, "developer_settings");
+        const endpoint = found(await endpoints.removeHeader(storeId, endpointId, request.name, actor), endpointNotFound(endpointId));
+        return { endpoint: endpointMessage(endpoint, actor) };
       },
 
       async revealEndpointHeaders(request, context) {
@@ -123,12 +133,13 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
       async rotateSecret(request, context) {
         const storeId = requireUuid(request.storeId, "store_id");
         const endpointId = optionalUuid(request.endpointId, "endpoint_id");
+        const actor = requirePermission(context, "developer_settings");
         const rotated = found(
-          await endpoints.rotate(storeId, endpointId, requirePermission(context, "developer_settings")),
+          await endpoints.rotate(storeId, endpointId, actor),
           endpointId ? endpointNotFound(endpointId) : `store ${storeId} has no webhook endpoint`,
         );
         return {
-          endpoint: endpointMessage(rotated.endpoint),
+          endpoint: endpointMessage(rotated.endpoint, actor),
           secret: rotated.secret,
           previousSecretExpiresAt: rotated.previousExpiresAt.toISOString(),
         };
@@ -189,9 +200,10 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
         return { delivery: deliveryMessage(row, []) };
       },
 
-      async listAudit(request) {
+      async listAudit(request, context) {
         const storeId = requireUuid(request.storeId, "store_id");
-        return { entries: (await audit.list(storeId, auditQuery(request))).map(auditEntryMessage) };
+        const reader = actorFromHeaders(context.requestHeader);
+        return { entries: (await audit.list(storeId, auditQuery(request))).map((row) => auditMessage(row, reader)) };
       },
     });
 }

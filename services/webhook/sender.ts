@@ -1,7 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
-import { guardedLookup, isPrivateAddress, RefusedDestination } from "./ssrf.js";
+import { guardedLookup, refusedRange, RefusedDestination } from "./ssrf.js";
 
 export interface SendResult {
   /** succeeded | http_error | timeout | network_error | refused */
@@ -70,8 +70,9 @@ export function sendWebhook(url: string, headers: Record<string, string>, body: 
     return Promise.resolve(done({ result: "refused", error: `${target.protocol} destinations are not allowed` }));
   }
   const literal = target.hostname.replace(/^\[|\]$/g, "");
-  if (isIP(literal) && !options.allowPrivate && isPrivateAddress(literal)) {
-    return Promise.resolve(done({ result: "refused", error: `${literal} is a private address` }));
+  const range = isIP(literal) && !options.allowPrivate ? refusedRange(literal) : undefined;
+  if (range !== undefined) {
+    return Promise.resolve(done({ result: "refused", error: `${literal} is a private or reserved address (${range})` }));
   }
   const payload = Buffer.from(body, "utf8");
   const client = target.protocol === "https:" ? https : http;

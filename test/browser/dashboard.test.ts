@@ -278,6 +278,43 @@ test("a viewer's dashboard: no API keys or Settings in the navigation, at 360 an
   assertNoCspViolations(t, page);
 });
 
+test("a viewer sees a tokenised endpoint URL as its origin only: on Webhooks, the endpoint, its delivery, an order's deliveries, Events and the audit log", async (t) => {
+  const m = await signedInMember(t, "Toko Token Tersembunyi", "viewer");
+  const { page } = m;
+  const product = await createProduct(stack, m.storeId, "Kopi Gayo", 60_000);
+  // Set up by the operator (a viewer may not manage endpoints): created, then moved to another tokenised URL.
+  const { endpoint } = await stack.webhooks!.createEndpoint({ storeId: m.storeId, url: "https://hooks.example:8443/T0K3N-A/in?key=R4HASIA" });
+  await stack.webhooks!.updateEndpoint({ storeId: m.storeId, endpointId: endpoint!.id, url: "https://hooks.example:8443/T0K3N-B/in?key=R4HASIA" });
+  const { order } = await createApiOrder(m.key, { items: [{ product_id: product.id, quantity: 1 }], payment_method: "bank_transfer" });
+  let deliveryId = "";
+  await waitFor(async () => {
+    deliveryId = (await stack.webhooks!.listDeliveries({ storeId: m.storeId, orderId: order.id })).deliveries[0]?.id ?? "";
+    return deliveryId !== "";
+  }, 15_000);
+
+  const origin = "https://hooks.example:8443";
+  const pages: [string, string][] = [
+    ["Webhooks", "webhooks"],
+    ["the endpoint page", `webhooks/${endpoint!.id}`],
+    ["the delivery page", `webhooks/${endpoint!.id}/deliveries/${deliveryId}`],
+    ["the order's deliveries", `orders/${order.id}`],
+    ["Events", "events"],
+    ["the audit log", "audit-log"],
+  ];
+  for (const [name, path] of pages) {
+    const answer = await page.goto(storeUrl(m.storeId, path));
+    t.is(answer?.status(), 200, name);
+    const html = await page.content();
+    t.false(/T0K3N|R4HASIA/.test(html), `${name}: no path or query of the URL, not even in an attribute`);
+    if (name !== "the order's deliveries" && name !== "Events") t.true((await bodyText(page)).includes(origin), `${name} shows the origin`);
+  }
+  // The audit log names the endpoint by its origin, and its change of URL from origin to origin.
+  const rows = await auditLog(page);
+  assertAudited(t, rows, "Operator (store-admin)", new RegExp(`Added webhook endpoint ${origin.replace(/[.]/g, "\\.")}`));
+  await shoot(t, page, "audit-log-viewer-origins");
+  assertNoCspViolations(t, page);
+});
+
 test("API keys: a new key is shown once, works, shows its last use, and once revoked is refused; forms without CSRF and other stores change nothing", async (t) => {
   const m = await signedInMember(t, "Toko Kunci API");
   const { page } = m;

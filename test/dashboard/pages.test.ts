@@ -120,6 +120,27 @@ test("a refund post: the service decides what may be refunded; a bad amount show
   t.deepEqual(entries.filter((e) => e.action === "order.refunded").map((e) => e.target), [`order:${transfer.id}`], "only the refund made is audited");
 });
 
+test("Max deliveries per second: 0, 1001 or a fraction is a field error with what was typed, and the rate stays; empty removes it", async (t) => {
+  const m = await member("Rate Form Store");
+  const { endpoint } = await stack.webhooks!.createEndpoint({ storeId: m.storeId, url: "https://hooks.example/rate" });
+  const rateOf = async () => (await stack.webhooks!.getEndpoint({ storeId: m.storeId, endpointId: endpoint!.id })).endpoint!.maxPerSecond;
+  t.is((await m.post(`webhooks/${endpoint!.id}/rate`, { max_per_second: "20" })).status, 303);
+  t.is(await rateOf(), 20);
+  for (const typed of ["0", "1001", "1.5"]) {
+    const refused = await m.post(`webhooks/${endpoint!.id}/rate`, { max_per_second: typed });
+    t.is(refused.status, 400, typed);
+    const page = await refused.text();
+    const input = /<input[^>]*id="max-per-second"[^>]*>/.exec(page)?.[0] ?? "";
+    t.regex(input, new RegExp(`value="${typed.replace(".", "\\.")}"`), "the field keeps what was typed");
+    t.regex(input, /aria-invalid="true"/);
+    t.regex(input, /aria-describedby="max-per-second-error"/);
+    t.regex(page, /id="max-per-second-error"[^>]*>\s*Not saved: Max deliveries per second must be a whole number from 1 to 1000, or empty for no limit\./);
+    t.is(await rateOf(), 20, `${typed} changed nothing`);
+  }
+  t.is((await m.post(`webhooks/${endpoint!.id}/rate`, { max_per_second: "" })).status, 303);
+  t.is(await rateOf(), 0, "empty: no limit");
+});
+
 test("revoking a key twice revokes and records it once", async (t) => {
   const m = await member("Revoke Twice Store");
   const { apiKeys } = await stack.stores.listApiKeys({ storeId: m.storeId });

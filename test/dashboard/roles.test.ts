@@ -120,7 +120,8 @@ test.serial("a role sees webhooks and bank mutations without secrets or buttons 
   const { endpoint } = await stack.webhooks!.createEndpoint({ storeId: m.storeId, url: "https://example.com/hooks", description: "ERP", events: { all: true, types: [] } });
   for (const role of ["support", "viewer"] as const) {
     const list = await (await m.members[role].get("webhooks")).text();
-    t.regex(list, /example\.com\/hooks/, role);
+    t.regex(list, />https:\/\/example\.com</, role);
+    t.notRegex(list, /example\.com\/hooks/, `${role}: the endpoint's origin only`);
     t.notRegex(list, /Save endpoint|Add endpoint/, role);
     const one = await (await m.members[role].get(`webhooks/${endpoint!.id}`)).text();
     t.regex(one, /Deliveries/, role);
@@ -132,6 +133,7 @@ test.serial("a role sees webhooks and bank mutations without secrets or buttons 
   const developerView = await (await m.members.developer.get(`webhooks/${endpoint!.id}`)).text();
   t.regex(developerView, /Reveal secret/);
   t.regex(developerView, /Edit endpoint/);
+  t.regex(developerView, /https:\/\/example\.com\/hooks/, "the whole URL for a role that manages webhooks");
   for (const role of ["developer", "viewer"] as const) {
     const bank = await (await m.members[role].get("bank-mutations")).text();
     t.notRegex(bank, /Statement file \(CSV\)|>Import</, role);

@@ -60,8 +60,8 @@ test("an entry of the release before reads with no label; endpoints are named by
   const { endpoint } = await client.createEndpoint({ storeId, url: "https://hooks.example/a", description: "kasir", events: { types: ["order.paid", "order.created"] } });
   const endpointId = endpoint!.id;
   s.as.actor = developer;
-  await client.updateEndpoint({ storeId, endpointId, url: "https://hooks.example/b", events: { all: true }, maxPerSecond: 20 });
-  await client.updateEndpoint({ storeId, endpointId, description: "akuntansi", maxPerSecond: 0 });
+  await client.updateEndpoint({ storeId, endpointId, url: "https://hooks.example/b", events: { all: true }, maxPerSecond: "20" });
+  await client.updateEndpoint({ storeId, endpointId, description: "akuntansi", maxPerSecond: "" });
   await client.updateEndpoint({ storeId, endpointId, enabled: false });
   await client.updateEndpoint({ storeId, endpointId, enabled: true });
   await client.setEndpointHeader({ storeId, endpointId, header: { name: "X-Tenant", value: "toko-rahasia" } });

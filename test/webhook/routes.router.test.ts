@@ -38,7 +38,7 @@ function setup({ allowHttp = false } = {}) {
     onRequeued: () => requeued.push(Date.now()),
   });
   // Every call is the one of whoever `as.actor` names at the time (the operator unless a test says).
-  const as: { actor: Actor } = { actor: OPERATOR };
+  const as: { actor: Actor | undefined } = { actor: OPERATOR };
   const client = createClient(WebhookService, createRouterTransport(createWebhookRoutes(domain), { transport: { interceptors: [actorInterceptor(() => as.actor)] } }));
   const consume = createEventConsumer({ sql: fake.sql, store: fake.store, logger, onRecorded: () => {} });
   /** An order event for the store, as the bus hands it to the consumer. */
@@ -347,6 +347,31 @@ test("UpdateEndpoint: only the fields set change; disabling records why, enablin
   await rejects(t, client.updateEndpoint({ storeId, endpointId: id, events: { types: ["nope"] } }), Code.InvalidArgument, /^events\.types /);
   await rejects(t, client.updateEndpoint({ storeId, endpointId: id, events: { types: [] } }), Code.InvalidArgument, /^events\.types /);
   t.like((await client.getEndpoint({ storeId, endpointId: id })).endpoint, { url: "https://b.example/", description: "" });
+});
+
+test("UpdateEndpoint max_per_second: 1–1000 sets the rate, empty removes it; 0, 1001 and non-integers are INVALID_ARGUMENT naming it and change nothing", async (t) => {
+  const { client } = setup();
+  const storeId = randomUUID();
+  const { endpoint } = await client.createEndpoint({ storeId, url: "https://a.example/" });
+  const endpointId = endpoint!.id;
+  t.is((await client.updateEndpoint({ storeId, endpointId, maxPerSecond: "1" })).endpoint!.maxPerSecond, 1);
+  t.is((await client.updateEndpoint({ storeId, endpointId, maxPerSecond: "1000" })).endpoint!.maxPerSecond, 1000);
+  t.is((await client.updateEndpoint({ storeId, endpointId, maxPerSecond: "20" })).endpoint!.maxPerSecond, 20);
+  const before = (await client.getEndpoint({ storeId, endpointId })).endpoint!;
+  for (const typed of ["0", "1001", "1.5", "-1", "2e2", "abc", " 5", "00000"]) {
+    const error = ConnectError.from(await t.throwsAsync(client.updateEndpoint({ storeId, endpointId, maxPerSecond: typed, description: "changed" })));
+    t.is(error.code, Code.InvalidArgument, typed);
+    t.is(error.rawMessage, "max_per_second must be a whole number from 1 to 1000, or empty for no limit", typed);
+    t.is(error.details.length, 1, "the field travels in the details too");
+  }
+  t.deepEqual((await client.getEndpoint({ storeId, endpointId })).endpoint, before, "nothing changed, the description neither");
+  t.is((await client.updateEndpoint({ storeId, endpointId, maxPerSecond: "" })).endpoint!.maxPerSecond, 0, "empty: no limit");
+  const { entries } = await client.listAudit({ storeId, action: "endpoint.updated" });
+  t.deepEqual(
+    entries.map((entry) => entry.changes.map((change) => `${change.field}: ${change.before} → ${change.after}`)),
+    [["max_per_second: 20 → no limit"], ["max_per_second: 1000 → 20"], ["max_per_second: 1 → 1000"], ["max_per_second: no limit → 1"]],
+    "only the accepted changes are audited",
+  );
 });
 
 test("DeleteEndpoint: gone from every lookup, its secrets forgotten, its pending deliveries never sent; its history stays readable", async (t) => {
@@ -658,6 +683,56 @@ test("the webhook service enforces the role table: support and viewer manage no 
   );
 });
 
+test("endpoint URLs: roles that may not manage webhooks (viewer, support) and a call naming no actor read the origin only, in endpoints and the audit log; owner, developer and operator the whole URL", async (t) => {
+  const { client, as } = setup();
+  const storeId = randomUUID();
+  const first = "https://hooks.example:8443/T0K3N/abc?key=s3cr3t#frag";
+  const second = "https://relay.example/hook/T0K3N-2?key=s3cr3t-2";
+  as.actor = { kind: "member", memberId: randomUUID(), role: "owner", email: "owner@toko.example" };
+  const { endpoint } = await client.createEndpoint({ storeId, url: first });
+  const endpointId = endpoint!.id;
+  await client.updateEndpoint({ storeId, endpointId, url: second, description: "ERP" });
+  await client.revealSecret({ storeId, endpointId });
+
+  const read = async () => ({
+    listed: (await client.listEndpoints({ storeId })).endpoints.map((e) => e.url),
+    got: (await client.getEndpoint({ storeId, endpointId })).endpoint!.url,
+    audit: (await client.listAudit({ storeId })).entries
+      .reverse()
+      .map((e) => [e.action, e.targetLabel, ...e.changes.filter((c) => c.field === "url").map((c) => `${c.before} → ${c.after}`)]),
+  });
+  const whole = {
+    listed: [second],
+    got: second,
+    audit: [
+      ["endpoint.created", first],
+      ["endpoint.updated", second, `${first} → ${second}`],
+      ["endpoint.secret_revealed", second],
+    ],
+  };
+  const origins = {
+    listed: ["https://relay.example"],
+    got: "https://relay.example",
+    audit: [
+      ["endpoint.created", "https://hooks.example:8443"],
+      ["endpoint.updated", "https://relay.example", "https://hooks.example:8443 → https://relay.example"],
+      ["endpoint.secret_revealed", "https://relay.example"],
+    ],
+  };
+  for (const role of ["viewer", "support"] as const) {
+    as.actor = { kind: "member", memberId: randomUUID(), role, email: `${role}@toko.example` };
+    t.deepEqual(await read(), origins, role);
+  }
+  as.actor = undefined;
+  t.deepEqual(await read(), origins, "a read that names no actor");
+  for (const role of ["owner", "developer"] as const) {
+    as.actor = { kind: "member", memberId: randomUUID(), role, email: `${role}@toko.example` };
+    t.deepEqual(await read(), whole, role);
+  }
+  as.actor = OPERATOR;
+  t.deepEqual(await read(), whole, "the operator");
+});
+
 test("custom headers: set (a name in any case replaces), listed by name, values sealed, revealed only with an audit entry, removed", async (t) => {
   const { client, fake, box } = setup();
   const storeId = randomUUID();
@@ -764,7 +839,7 @@ test("ListAudit: endpoints are called by their URL; their changes say before →
   const { endpoint } = await client.createEndpoint({ storeId, url: "https://hooks.example/a", description: "kasir", events: { types: ["order.paid"] } });
   const endpointId = endpoint!.id;
   as.actor = { kind: "member", memberId: randomUUID(), role: "developer", email: "dev@toko.example" };
-  await client.updateEndpoint({ storeId, endpointId, url: "https://hooks.example/b", description: "akuntansi", events: { all: true }, maxPerSecond: 5 });
+  await client.updateEndpoint({ storeId, endpointId, url: "https://hooks.example/b", description: "akuntansi", events: { all: true }, maxPerSecond: "5" });
   await client.updateEndpoint({ storeId, endpointId, enabled: false });
   await client.updateEndpoint({ storeId, endpointId, enabled: true });
   await client.setEndpointHeader({ storeId, endpointId, header: { name: "Authorization", value: "Bearer rahasia-1" } });

@@ -7,7 +7,6 @@ import { waitFor } from "../helpers/http.js";
 import { startReceiver } from "../helpers/receiver.js";
 import { startStack, type Stack } from "../helpers/stack.js";
 import { createOrder, newShop, settled, type Receiver } from "../helpers/webhooks.js";
-import { isPrivateAddress } from "../../services/webhook/ssrf.js";
 import { sendWebhook } from "../../services/webhook/sender.js";
 import { generateSecret } from "../../services/webhook/signing.js";
 
@@ -132,19 +131,4 @@ test("sendWebhook refuses http:// and private destinations unless allowed, and s
   t.is(allowed.statusCode, 200);
   t.is(local.received.length, 1);
   t.is(local.received[0]!.body, body);
-});
-
-const PRIVATE = ["127.0.0.1", "127.255.255.254", "10.0.0.1", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "::1", "::", "fe80::1", "fc00::1", "fd12:3456::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "::ffff:7f00:1", "224.0.0.1"];
-const PUBLIC = ["8.8.8.8", "1.1.1.1", "2606:4700::1111", "172.32.0.1", "100.128.0.1", "::ffff:8.8.8.8", "2001:4860:4860::8888"];
-
-test("isPrivateAddress: loopback, private, link-local, CGNAT, unspecified, ULA and v4-mapped are private", (t) => {
-  for (const address of PRIVATE) t.true(isPrivateAddress(address), address);
-});
-
-test("isPrivateAddress: public addresses are not", (t) => {
-  for (const address of PUBLIC) t.false(isPrivateAddress(address), address);
-});
-
-test("isPrivateAddress: something that is not an address is refused", (t) => {
-  for (const text of ["", "localhost", "example.com", "999.1.1.1"]) t.true(isPrivateAddress(text), text);
 });

@@ -274,6 +274,12 @@ function CreatedPage(props: { ctx: DashboardContext; endpoint: Endpoint; secret:
   );
 }
 
+/** A refused "Max deliveries per second": the text typed and the service's reason, for the field. */
+interface RateInput {
+  typed: string;
+  problem: string;
+}
+
 type ShownSecret = { kind: "revealed"; secret: string } | { kind: "rotated"; secret: string; previousExpiresAt: string };
 
 function EndpointPage(props: {
@@ -291,6 +297,8 @@ function EndpointPage(props: {
   revealedHeaders?: { name: string; value: string }[];
   /** What was typed into "Add header", shown again with its problem. */
   headerInput?: { name: string; value: string };
+  /** What was typed into "Max deliveries per second", shown again with its problem. */
+  rateInput?: RateInput;
 }) {
   const { member, store, csrf } = props.ctx.state.scope;
   const { endpoint, deliveries, shown } = props;
@@ -317,7 +325,11 @@ function EndpointPage(props: {
         </h2>
         <dl class="details">
           <dt>URL</dt>
-          <dd class="mono">{endpoint.url}</dd>
+          <dd>
+            <span class="mono">{endpoint.url}</span>
+            {/* The webhook service gives this role the origin only: a path or query often holds the receiver's token. */}
+            {!manages && <span class="small muted"> (its path is shown only to roles that manage webhooks)</span>}
+          </dd>
           <dt>Description</dt>
           <dd>{endpoint.description || <span class="muted">—</span>}</dd>
           <dt>Events</dt>
@@ -441,7 +453,23 @@ function EndpointPage(props: {
             <Csrf token={csrf} />
             <div class="field">
               <label for="max-per-second">Max deliveries per second</label>
-              <input id="max-per-second" type="number" name="max_per_second" min={1} max={1000} step={1} value={endpoint.maxPerSecond || ""} placeholder="no limit" />
+              <input
+                id="max-per-second"
+                type="number"
+                name="max_per_second"
+                min={1}
+                max={1000}
+                step={1}
+                value={props.rateInput ? props.rateInput.typed : endpoint.maxPerSecond || ""}
+                placeholder="no limit"
+                aria-invalid={props.rateInput ? "true" : undefined}
+                aria-describedby={props.rateInput ? "max-per-second-error" : undefined}
+              />
+              {props.rateInput && (
+                <p id="max-per-second-error" class="error small" role="alert" style="margin:4px 0 0">
+                  Not saved: {props.rateInput.problem}.
+                </p>
+              )}
             </div>
             <button type="submit" class="secondary">
               Save rate
@@ -582,7 +610,14 @@ export function webhookPages(router: Router, kit: Kit) {
     webhook: WebhookClient,
     ctx: DashboardContext,
     endpoint: Endpoint,
-    extra: { shown?: ShownSecret; values?: EndpointValues; error?: string; revealedHeaders?: { name: string; value: string }[]; headerInput?: { name: string; value: string } },
+    extra: {
+      shown?: ShownSecret;
+      values?: EndpointValues;
+      error?: string;
+      revealedHeaders?: { name: string; value: string }[];
+      headerInput?: { name: string; value: string };
+      rateInput?: RateInput;
+    },
     status = 200,
   ) => {
     const deliveries = await deliveriesOf(webhook, ctx, endpoint.id, "");
@@ -686,15 +721,14 @@ export function webhookPages(router: Router, kit: Kit) {
   endpointRoute("post", "/rate", async (ctx, webhook, endpoint) => {
     const storeId = ctx.state.scope.store.id;
     const typed = field(ctx.state.scope.form, "max_per_second").trim();
-    const maxPerSecond = typed === "" ? 0 : /^\d{1,4}$/.test(typed) ? Number(typed) : -1;
     try {
-      // The webhook service checks the role and the range; 0 removes the limit.
-      await webhook.updateEndpoint({ storeId, endpointId: endpoint.id, maxPerSecond });
+      // The webhook service checks the role and the value as typed (empty: no limit).
+      await webhook.updateEndpoint({ storeId, endpointId: endpoint.id, maxPerSecond: typed });
       seeOther(ctx, `${endpointPath(storeId, endpoint.id)}?done=rate`);
     } catch (error) {
       const problem = problemText(error);
-      if (!problem) throw error;
-      await showEndpoint(webhook, ctx, endpoint, { error: `Not saved: ${problem.replace(/^max_per_second/, "Max deliveries per second")}.` }, 400);
+      if (!problem?.startsWith("max_per_second ")) throw error;
+      await showEndpoint(webhook, ctx, endpoint, { rateInput: { typed, problem: problem.replace(/^max_per_second/, "Max deliveries per second") } }, 400);
     }
   });
 
