@@ -126,7 +126,7 @@ test("RevokeInvitation: the link stops working at once and the revocation is aud
 // sign that person out everywhere by removing the member it had made.
 
 test("InviteMember of an address that already has an account: no member until accepted, and every answer reads as for a new address", async (t) => {
-  const { accounts, stores, activeMember } = await setup();
+  const { accounts, stores, activeMember, lastMailTo } = await setup();
   const member = await activeMember("owner");
   const other = (await stores.createStore({ name: "Toko Lain" })).store!.id;
   const existing = await accounts.inviteMember({ storeId: other, email: member.email, role: "viewer" });
@@ -147,6 +147,11 @@ test("InviteMember of an address that already has an account: no member until ac
     await rejects(t, accounts.removeMember({ storeId: other, memberId: invited.member!.id }), Code.NotFound, /not found/);
   }
   t.deepEqual((await accounts.resolveSession({ token: member.token })).stores.map((s) => s.name), ["Toko Tim"], "the invitation gave them no store");
+  const mailText = (email: string) => {
+    const { mail, link } = lastMailTo(email);
+    return mail!.text.replace(link!, "LINK");
+  };
+  t.is(mailText(member.email), mailText("baru@example.co.id"), "one mail for both");
 });
 
 test("RevokeInvitation of an existing account's invitation, again and again, ends none of their sessions and changes no membership", async (t) => {
