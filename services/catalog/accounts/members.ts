@@ -2,7 +2,8 @@
 // email with a one-time link, a member of the store once they accept it. One account per
 // email: an invitation to a second store adds that store to the same account, and only
 // when it is accepted. Until then the inviting store sees a pending invitation that
-// looks the same whether or not the address already has an account (README, "Team").
+// looks the same whether or not the address already has an account (README, "Decisions
+// where the contract is silent").
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Actor } from "../../../common/actor.js";
 import { auditTarget } from "../../../common/audit.js";
