@@ -243,6 +243,36 @@ test("roles change and members go from the Team page; the last owner stays; a re
   assertNoCspViolations(t, o, d, revoked);
 });
 
+test("an invitation to someone who already has an account is only pending, like any other: Invited, Revoke, no sign-in time; revoking it leaves them signed in", async (t) => {
+  const o = await owner(t, "Toko Pengundang");
+  // Someone with an account of their own, signed in to their store in their own browser.
+  const x = await owner(t, "Toko Milik Sendiri");
+  const fresh = `baru-${uid()}@toko.example`;
+  await o.page.goto(storeUrl(o.storeId, "team"));
+  for (const email of [x.email, fresh]) {
+    await o.page.getByLabel("Email", { exact: true }).fill(email);
+    await follow(o.page, button(o.page, "Send invitation"));
+    t.regex(await o.page.getByRole("status").innerText(), /Invitation sent/);
+  }
+
+  t.is(await card(o.page, x.email).count(), 0, "not among the members");
+  const row = (email: string) => pending(o.page).getByRole("listitem").filter({ hasText: email });
+  const text = await row(x.email).innerText();
+  t.regex(text, /Viewer/);
+  t.regex(text, /Invited/);
+  t.notRegex(text, /Active|sign-in/i, "nothing of their account: no status, no sign-in time");
+  // Digits aside (the times), the row reads exactly as the new address's.
+  const masked = async (email: string) => (await row(email).innerText()).replace(email, "EMAIL").replace(/\d/g, "0");
+  t.is(await masked(x.email), await masked(fresh));
+
+  await follow(o.page, row(x.email).getByRole("button", { name: `Revoke the invitation of ${x.email}` }));
+  t.regex(await o.page.getByRole("status").innerText(), /Invitation revoked/);
+  t.false((await bodyText(o.page)).includes(x.email));
+  await x.page.reload();
+  t.is(x.page.url(), storeUrl(x.storeId), "their open browser is still signed in to their own store");
+  assertNoCspViolations(t, o, x);
+});
+
 test("each role's navigation, and a forged Team post from a role that is not an owner is refused with nothing changed", async (t) => {
   const o = await owner(t, "Toko Navigasi");
   t.deepEqual(await navLabels(o.page), NAV.owner, "owner");

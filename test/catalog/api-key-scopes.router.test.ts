@@ -9,11 +9,10 @@ import type { Role } from "../../common/roles.js";
 import { SCOPES } from "../../common/scopes.js";
 import { catalogRouterSetup } from "../helpers/catalog-router.js";
 import { failure } from "../helpers/rpc-failure.js";
-import { TEST_SCRYPT } from "../helpers/scrypt.js";
 
 /** A store, and a member of it with `role` who has accepted their invitation. */
 async function setup(role: Role) {
-  const s = await catalogRouterSetup(`Toko ${role}`, { scryptParams: TEST_SCRYPT });
+  const s = await catalogRouterSetup(`Toko ${role}`);
   const email = `${role}.${Math.random().toString(36).slice(2)}@example.co.id`;
   const { invitationToken } = await s.asOperator(() => s.accounts.inviteMember({ storeId: s.storeId, email, role }));
   const { member } = await s.accounts.acceptInvitation({ token: invitationToken, password: "a long enough password" });

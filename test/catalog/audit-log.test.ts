@@ -18,6 +18,7 @@ import { createLogger } from "../../platform/logger.js";
 import { actorInterceptor } from "../../platform/rpc-client.js";
 import { checkPaging } from "../helpers/audit-pages.js";
 import { schemaBefore } from "../helpers/migrations.js";
+import { TEST_SCRYPT } from "../helpers/scrypt.js";
 import { failure } from "../helpers/rpc-failure.js";
 
 const MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), "../../services/catalog/migrations");
@@ -30,7 +31,7 @@ async function setup(t: ExecutionContext) {
   await sql`insert into audit_log (store_id, actor, action, target) values (${old!.id}, 'operator', 'store.created', ${`store:${old!.id}`})`;
   t.true((await upgrade()).includes(ADDED), "the upgrade applies it");
   const as: { actor: Actor } = { actor: OPERATOR };
-  const domain = createCatalogDomain({ sql, logger: createLogger("test", "silent") });
+  const domain = createCatalogDomain({ sql, scryptParams: TEST_SCRYPT, logger: createLogger("test", "silent") });
   const transport = createRouterTransport(createCatalogRoutes(domain), { transport: { interceptors: [actorInterceptor(() => as.actor)] } });
   return { sql, as, oldStoreId: old!.id, stores: createClient(StoreService, transport), items: createClient(CatalogService, transport), accounts: createClient(AccountService, transport) };
 }
@@ -56,7 +57,8 @@ test("an entry of the release before reads with no label and no changes; new ent
   await s.items.setItemStatus({ storeId, itemId: productId, status: ItemStatus.DRAFT });
   const { apiKey } = await s.stores.createApiKey({ storeId, name: "" });
   await s.stores.revokeApiKey({ storeId, keyId: apiKey!.id });
-  const { member } = await s.accounts.inviteMember({ storeId, email: "siti@example.co.id", role: "viewer" });
+  const { member, invitationToken } = await s.accounts.inviteMember({ storeId, email: "siti@example.co.id", role: "viewer" });
+  await s.accounts.acceptInvitation({ token: invitationToken, password: "kata sandi rahasia" });
   await s.accounts.setMemberRole({ storeId, memberId: member!.id, role: "support" });
 
   const { entries } = await s.accounts.listAudit({ storeId });
@@ -77,6 +79,7 @@ test("an entry of the release before reads with no label and no changes; new ent
       ["key.created", apiKey!.prefix, []],
       ["key.revoked", apiKey!.prefix, []],
       ["member.invited", "", []],
+      ["member.signed_in", "", []],
       ["member.role_changed", "", ["role: viewer → support"]],
     ],
   );

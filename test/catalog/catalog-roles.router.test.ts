@@ -135,14 +135,24 @@ test("a changing RPC with no actor is PERMISSION_DENIED; reads need none", async
   t.is((await s.stores.listApiKeys({ storeId: s.storeId })).apiKeys.length, 0);
 });
 
-test("roles: the invitation's role (owner when unset), ListMembers and ResolveSession show it; a bad role is INVALID_ARGUMENT naming role", async (t) => {
+test("roles: the invitation's role (owner when unset) is the member's once accepted, in ListMembers and ResolveSession; a bad role is INVALID_ARGUMENT naming role", async (t) => {
   const s = await setup();
   const plain = await s.accounts.inviteMember({ storeId: s.storeId, email: "a@example.co.id" });
   t.is(plain.member!.role, "owner");
-  const dev = await s.accounts.inviteMember({ storeId: s.storeId, email: "b@example.co.id", role: "developer" });
-  t.is(dev.member!.role, "developer");
-  const again = await s.accounts.inviteMember({ storeId: s.storeId, email: "b@example.co.id", role: "owner" });
-  t.is(again.member!.role, "developer", "a member already in the store keeps their role");
+  const dev = await s.accounts.inviteMember({ storeId: s.storeId, email: "b@example.co.id", role: "owner" });
+  t.is(dev.member!.role, "owner");
+  const again = await s.accounts.inviteMember({ storeId: s.storeId, email: "b@example.co.id", role: "developer" });
+  t.is(again.member!.role, "developer", "a new invitation replaces the pending one, with its role");
+  t.deepEqual(
+    (await s.accounts.listInvitations({ storeId: s.storeId })).invitations.map((i) => [i.email, i.role]),
+    [
+      ["b@example.co.id", "developer"],
+      ["a@example.co.id", "owner"],
+    ],
+  );
+  await s.accounts.acceptInvitation({ token: plain.invitationToken, password: "kata sandi rahasia" });
+  const accepted = await s.accounts.acceptInvitation({ token: again.invitationToken, password: "kata sandi rahasia" });
+  t.deepEqual((await s.accounts.resolveSession({ token: accepted.session!.token })).stores.map((st) => [st.id, st.role]), [[s.storeId, "developer"]]);
   t.deepEqual(
     (await s.accounts.listMembers({ storeId: s.storeId })).members.map((m) => [m.email, m.role]),
     [
@@ -150,8 +160,10 @@ test("roles: the invitation's role (owner when unset), ListMembers and ResolveSe
       ["b@example.co.id", "developer"],
     ],
   );
-  const accepted = await s.accounts.acceptInvitation({ token: again.invitationToken, password: "kata sandi rahasia" });
-  t.deepEqual((await s.accounts.resolveSession({ token: accepted.session!.token })).stores.map((st) => [st.id, st.role]), [[s.storeId, "developer"]]);
+  const kept = await s.accounts.inviteMember({ storeId: s.storeId, email: "b@example.co.id", role: "owner" });
+  t.is(kept.member!.role, "developer", "a member already in the store keeps their role");
+  await s.accounts.acceptInvitation({ token: kept.invitationToken, password: "kata sandi rahasia" });
+  t.is((await s.accounts.listMembers({ storeId: s.storeId })).members.find((m) => m.email === "b@example.co.id")!.role, "developer");
   await rejects(t, s.accounts.inviteMember({ storeId: s.storeId, email: "c@example.co.id", role: "admin" }), Code.InvalidArgument, /^role must be one of owner, developer, support, viewer$/);
   await rejects(t, s.accounts.setMemberRole({ storeId: s.storeId, memberId: dev.member!.id, role: "" }), Code.InvalidArgument, /^role must be/);
 });

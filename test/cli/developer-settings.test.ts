@@ -185,7 +185,7 @@ test("members: invite prints a one-time link; a removed member's session fails a
   const token = decodeURIComponent(invited.invite_url.slice(prefix.length));
 
   const before = await ok(t, "user", "list", "--store", shop.storeId);
-  t.deepEqual(before.users.map((u: { email: string; status: string }) => [u.email, u.status]), [["siti@example.co.id", "invited"]]);
+  t.deepEqual(before.users, [], "an invitation is no member until it is accepted");
 
   const accepted = await stack.accounts.acceptInvitation({ token, password: "correct horse battery" });
   const session = accepted.session!.token;
@@ -217,6 +217,10 @@ test("roles: invite --role (owner by default), user role, and the last owner is 
   await waitFor(async () => (await mailed()).some((text) => text.includes("To: cs@example.com")), PATIENCE_MS, 100);
   const mail = (await mailed()).find((text) => text.includes("To: cs@example.com"))!;
   t.true(unfold(mail).includes(support.invite_url), "the mail carries the printed invite_url");
+  // Members once they accept.
+  for (const { invite_url } of [owner, support]) {
+    await stack.accounts.acceptInvitation({ token: decodeURIComponent(invite_url.slice(invite_url.lastIndexOf("/") + 1)), password: "correct horse battery" });
+  }
   await fails(t, /--role must be owner, developer, support, viewer/, "user", "invite", "--store", shop.storeId, "--email", "x@example.com", "--role", "admin");
   await fails(t, /--role is required/, "user", "role", "--store", shop.storeId, "--user", support.id);
 
@@ -236,6 +240,8 @@ test("roles: invite --role (owner by default), user role, and the last owner is 
     entries.filter((e: { action: string }) => e.action.startsWith("member.")).map((e: { actor: string; action: string; target: string }) => [e.actor, e.action, e.target]),
     [
       ["operator", "member.role_changed", "member:cs@example.com"],
+      ["cs@example.com", "member.signed_in", "member:cs@example.com"],
+      ["pemilik@example.com", "member.signed_in", "member:pemilik@example.com"],
       ["operator", "member.invited", "member:cs@example.com"],
       ["operator", "member.invited", "member:pemilik@example.com"],
     ],

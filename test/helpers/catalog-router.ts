@@ -7,19 +7,19 @@ import { OPERATOR, type Actor } from "../../common/actor.js";
 import type { Role } from "../../common/roles.js";
 import { AccountService } from "../../gen/catalog/v1/account_pb.js";
 import { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
-import type { ScryptParams } from "../../services/catalog/accounts/passwords.js";
 import { createCatalogDomain } from "../../services/catalog/domain.js";
 import { createCatalogRoutes } from "../../services/catalog/routes.js";
 import { createLogger } from "../../platform/logger.js";
 import { actorInterceptor } from "../../platform/rpc-client.js";
 import { createFakeAccountStore } from "./fake-account-store.js";
 import { createFakeCatalogStore } from "./fake-catalog-store.js";
+import { TEST_SCRYPT } from "./scrypt.js";
 
-export async function catalogRouterSetup(storeName: string, { scryptParams }: { scryptParams?: ScryptParams } = {}) {
+export async function catalogRouterSetup(storeName: string) {
   const as: { actor: Actor | undefined } = { actor: OPERATOR };
   const catalog = createFakeCatalogStore();
   const accountsFake = createFakeAccountStore(catalog);
-  const domain = createCatalogDomain({ sql: catalog.sql, store: catalog.store, accountStore: accountsFake.store, scryptParams, logger: createLogger("test", "silent") });
+  const domain = createCatalogDomain({ sql: catalog.sql, store: catalog.store, accountStore: accountsFake.store, scryptParams: TEST_SCRYPT, logger: createLogger("test", "silent") });
   const transport = createRouterTransport(createCatalogRoutes(domain), { transport: { interceptors: [actorInterceptor(() => as.actor)] } });
   const stores = createClient(StoreService, transport);
   const items = createClient(CatalogService, transport);
@@ -35,9 +35,10 @@ export async function catalogRouterSetup(storeName: string, { scryptParams }: { 
     }
   };
   const storeId = (await stores.createStore({ name: storeName })).store!.id;
-  /** A member of the store with `role`, as the actor the dashboard states for them. */
+  /** A member of the store with `role` (invited and accepted), as the actor the dashboard states for them. */
   const member = async (role: Role, email = `${role}.${Math.random().toString(36).slice(2)}@example.co.id`): Promise<Actor & { kind: "member" }> => {
-    const { member } = await asOperator(() => accounts.inviteMember({ storeId, email, role }));
+    const { member, invitationToken } = await asOperator(() => accounts.inviteMember({ storeId, email, role }));
+    await accounts.acceptInvitation({ token: invitationToken, password: "kata sandi rahasia" });
     return { kind: "member", memberId: member!.id, role, email };
   };
   return { as, catalog, accountsFake, stores, items, accounts, storeId, asOperator, member };

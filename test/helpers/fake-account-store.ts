@@ -23,6 +23,7 @@ interface InvitationRecord {
   token_hash: Buffer;
   member_id: string;
   store_id: string;
+  role: Role;
   expires_at: Date;
   used_at: Date | null;
 }
@@ -89,15 +90,13 @@ export function createFakeAccountStore(stores: { storeOf(id: string): { id: stri
     return membership && { ...memberRow(state.members.get(memberId)!), role: membership.role };
   };
   const isMember = (storeId: string, memberId: string) => state.memberships.has(`${storeId}/${memberId}`);
-  const openInvitation = (tokenHash: Buffer) =>
-    state.invitations.find(
-      (i) => i.token_hash.equals(tokenHash) && i.used_at === null && i.expires_at.getTime() > tick && isMember(i.store_id, i.member_id),
-    );
+  const isOpen = (i: InvitationRecord) => i.used_at === null && i.expires_at.getTime() > tick;
+  const openInvitation = (tokenHash: Buffer) => state.invitations.find((i) => i.token_hash.equals(tokenHash) && isOpen(i));
   const sessionRow = ({ token_hash: _hash, ...row }: SessionRecord): SessionRow => ({ ...row });
   const invitationRow = (i: InvitationRecord) => ({
     id: i.id,
     email: state.members.get(i.member_id)!.email,
-    role: state.memberships.get(`${i.store_id}/${i.member_id}`)!.role,
+    role: i.role,
     created_at: i.created_at,
     expires_at: i.expires_at,
   });
@@ -147,9 +146,10 @@ export function createFakeAccountStore(stores: { storeOf(id: string): { id: stri
     async replaceInvitation(_db, invitation, ttlSeconds) {
       if (state.invitations.some((i) => i.token_hash.equals(invitation.token_hash))) throw new UniqueViolation("token_hash");
       state.invitations = state.invitations.filter((i) => !(i.member_id === invitation.member_id && i.store_id === invitation.store_id && i.used_at === null));
-      const expires_at = new Date(now().getTime() + ttlSeconds * 1000);
-      state.invitations.push({ ...invitation, id: randomUUID(), created_at: now(), expires_at, used_at: null });
-      return { expires_at };
+      const created_at = now();
+      const expires_at = new Date(created_at.getTime() + ttlSeconds * 1000);
+      state.invitations.push({ ...invitation, id: randomUUID(), created_at, expires_at, used_at: null });
+      return { created_at, expires_at };
     },
     async findOpenInvitation(_db, tokenHash) {
       const row = openInvitation(tokenHash);
@@ -159,7 +159,7 @@ export function createFakeAccountStore(stores: { storeOf(id: string): { id: stri
       const row = openInvitation(tokenHash);
       if (!row) return undefined;
       row.used_at = now();
-      return { member_id: row.member_id, store_id: row.store_id };
+      return { member_id: row.member_id, store_id: row.store_id, role: row.role };
     },
     async setPasswordHash(_db, memberId, passwordHash) {
       const row = state.members.get(memberId)!;
@@ -254,22 +254,18 @@ export function createFakeAccountStore(stores: { storeOf(id: string): { id: stri
 
     async listOpenInvitations(_db, storeId) {
       return state.invitations
-        .filter((i) => i.store_id === storeId && i.used_at === null && i.expires_at.getTime() > tick && isMember(i.store_id, i.member_id))
+        .filter((i) => i.store_id === storeId && isOpen(i))
         .sort((a, b) => b.created_at.getTime() - a.created_at.getTime())
         .map(invitationRow);
     },
     async revokeInvitation(_db, storeId, invitationId) {
-      const row = state.invitations.find(
-        (i) => i.id === invitationId && i.store_id === storeId && i.used_at === null && i.expires_at.getTime() > tick && isMember(i.store_id, i.member_id),
-      );
+      const row = state.invitations.find((i) => i.id === invitationId && i.store_id === storeId && isOpen(i));
       if (!row) return undefined;
-      const revoked = invitationRow(row);
       state.invitations = state.invitations.filter((i) => i !== row);
-      if (state.members.get(row.member_id)!.password_hash === null) state.memberships.delete(`${row.store_id}/${row.member_id}`);
-      return revoked;
+      return invitationRow(row);
     },
     async invitationLinkState(_db, tokenHash) {
-      const row = state.invitations.find((i) => i.token_hash.equals(tokenHash) && isMember(i.store_id, i.member_id));
+      const row = state.invitations.find((i) => i.token_hash.equals(tokenHash) && (i.used_at === null || isMember(i.store_id, i.member_id)));
       return { state: linkState(row), email: row ? state.members.get(row.member_id)!.email : "" };
     },
     async replacePasswordReset(_db, memberId, tokenHash, ttlSeconds) {

@@ -37,8 +37,14 @@ test("500 for 10 s: disabled, audited as system, owners mailed; enabled with Res
   const { shop, receiver, endpointId } = await shopWithReceiver(stack, () => (healthy ? { status: 200 } : { status: 500, body: "down" }), "Failing Store");
   receivers.push(receiver);
   const owner = "pemilik@failing.example";
-  await stack.accounts.inviteMember({ storeId: shop.storeId, email: owner, role: "owner" });
-  await stack.accounts.inviteMember({ storeId: shop.storeId, email: "dev@failing.example", role: "developer" });
+  // Members once they accept: an invitation alone makes nobody an owner to be mailed.
+  for (const [email, role] of [
+    [owner, "owner"],
+    ["dev@failing.example", "developer"],
+  ] as const) {
+    const { invitationToken } = await stack.accounts.inviteMember({ storeId: shop.storeId, email, role });
+    await stack.accounts.acceptInvitation({ token: invitationToken, password: "a long enough password" });
+  }
 
   const first = await createOrder(t, stack, shop, "bank_transfer");
   const second = await createOrder(t, stack, shop, "bank_transfer");

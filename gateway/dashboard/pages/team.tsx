@@ -28,7 +28,7 @@ const ROLE_HINTS: Record<Role, string> = {
 const DEFAULT_ROLE: Role = "viewer";
 
 const DONE: Record<string, string> = {
-  invited: "Invitation sent. Its link works once, for 72 hours.",
+  invited: "Invitation sent. Its link works once, for 72 hours; they join the team when they accept it.",
   role: "Role changed. It applies to the member's next page.",
   removed: "Member removed. Their sessions ended at once.",
   revoked: "Invitation revoked. Its link no longer works.",
@@ -101,7 +101,9 @@ function TeamPage(props: {
               <div class="who-is">
                 <strong>{invitation.email}</strong>
                 <div class="small muted">
-                  <span class="badge badge-role">{ROLE_NAMES[invitation.role as Role] ?? invitation.role}</span> Sent <Time iso={iso(invitation.createdAt)} />, works until{" "}
+                  {/* The same for every address: whether it already has an account elsewhere is not this store's to know. */}
+                  <span class="badge badge-role">{ROLE_NAMES[invitation.role as Role] ?? invitation.role}</span> <span class="badge badge-invited">Invited</span> Sent{" "}
+                  <Time iso={iso(invitation.createdAt)} />, works until{" "}
                   <Time iso={iso(invitation.expiresAt)} />
                 </div>
               </div>
@@ -142,7 +144,7 @@ function TeamPage(props: {
           ))}
         </ul>
         <p class="muted small" style="margin:0">
-          We mail a link that works once, for 72 hours. Someone already in the team keeps their role and gets a new link.
+          We mail a link that works once, for 72 hours: they join the team with this role when they accept it. Someone already in the team keeps their role and gets a new link.
         </p>
         <button type="submit">Send invitation</button>
       </form>

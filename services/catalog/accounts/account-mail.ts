@@ -25,6 +25,9 @@ export function invitationMail(to: { email: string; storeName: string; role: Rol
       `Choose your password here. The link works once, until ${when(to.expiresAt)}:`,
       inviteUrl(publicBaseUrl, to.token),
       "",
+      // One text for every address: the mail says nothing of whether it already has an account.
+      "If you already have an account, the password you choose replaces your old one and signs you out everywhere else.",
+      "",
       "If you did not expect this invitation, ignore this mail.",
     ].join("\n"),
   };

@@ -16,7 +16,7 @@ export { transaction, type Db };
 export interface MemberRow {
   id: string;
   email: string;
-  /** False until the member accepts an invitation ("invited"), true after ("active"). */
+  /** False until the member accepts an invitation, true after ("active"). */
   has_password: boolean;
   created_at: Date;
   /** The latest new session (sign-in, invitation or reset); null if never. */
@@ -64,7 +64,7 @@ export interface ThrottlePolicy {
   lockSeconds: number;
 }
 
-/** A pending invitation as the Team page lists it. */
+/** A pending invitation as the Team page lists it, with the role it gives once accepted. */
 export interface InvitationRow {
   id: string;
   email: string;
@@ -80,6 +80,15 @@ export interface NewInvitation {
   member_id: string;
   store_id: string;
   token_hash: Buffer;
+  /** The role accepting it gives; a member already in the store keeps theirs. */
+  role: Role;
+}
+
+/** An invitation that was open and has just been used: whom it adds to which store, as what. */
+export interface UsedInvitation {
+  member_id: string;
+  store_id: string;
+  role: Role;
 }
 
 const memberColumns = (db: Db) => db`m.id, m.email, m.created_at, m.last_signed_in_at, (m.password_hash is not null) as has_password`;
@@ -143,39 +152,38 @@ export async function setMembershipRole(db: Db, storeId: string, memberId: strin
 
 /**
  * A new invitation of the member to the store, valid `ttlSeconds`; unused earlier ones
- * for the same member and store stop working, so only the latest link is live.
+ * for the same member and store stop working, so only the latest link (and its role) is live.
  */
-export async function replaceInvitation(db: Db, invitation: NewInvitation, ttlSeconds: number): Promise<{ expires_at: Date }> {
-  const [row] = await db<{ expires_at: Date }[]>`
+export async function replaceInvitation(db: Db, invitation: NewInvitation, ttlSeconds: number): Promise<{ created_at: Date; expires_at: Date }> {
+  const [row] = await db<{ created_at: Date; expires_at: Date }[]>`
     with dropped as (
       delete from invitations
       where member_id = ${invitation.member_id} and store_id = ${invitation.store_id} and used_at is null
     )
-    insert into invitations (token_hash, member_id, store_id, expires_at)
-    values (${invitation.token_hash}, ${invitation.member_id}, ${invitation.store_id}, clock_timestamp() + ${ttlSeconds} * interval '1 second')
-    returning expires_at`;
+    insert into invitations (token_hash, member_id, store_id, role, expires_at)
+    values (${invitation.token_hash}, ${invitation.member_id}, ${invitation.store_id}, ${invitation.role}, clock_timestamp() + ${ttlSeconds} * interval '1 second')
+    returning created_at, expires_at`;
   return row!;
 }
 
-/** An unused, unexpired invitation whose membership still stands. */
+/** An unused, unexpired invitation. */
 export async function findOpenInvitation(db: Db, tokenHash: Buffer): Promise<{ member_id: string; store_id: string } | undefined> {
   const [row] = await db<{ member_id: string; store_id: string }[]>`
     select i.member_id, i.store_id from invitations i
-    join memberships ms on ms.member_id = i.member_id and ms.store_id = i.store_id
     where i.token_hash = ${tokenHash} and i.used_at is null and i.expires_at > now()`;
   return row;
 }
 
 /**
- * Marks an open invitation used and answers whom it was for; undefined when it is not
- * open. The row lock makes a second, concurrent use wait and then find it used.
+ * Marks an open invitation used and answers whom it adds to which store, as what;
+ * undefined when it is not open. The row lock makes a second, concurrent use wait and
+ * then find it used.
  */
-export async function useInvitation(db: Db, tokenHash: Buffer): Promise<{ member_id: string; store_id: string } | undefined> {
-  const [row] = await db<{ member_id: string; store_id: string }[]>`
+export async function useInvitation(db: Db, tokenHash: Buffer): Promise<UsedInvitation | undefined> {
+  const [row] = await db<UsedInvitation[]>`
     update invitations i set used_at = clock_timestamp()
     where i.token_hash = ${tokenHash} and i.used_at is null and i.expires_at > now()
-      and exists (select 1 from memberships ms where ms.member_id = i.member_id and ms.store_id = i.store_id)
-    returning i.member_id, i.store_id`;
+    returning i.member_id, i.store_id, i.role`;
   return row;
 }
 
@@ -336,43 +344,35 @@ export async function pruneAccounts(
 /** The store's invitations that can still be used, newest first, with the role they give. */
 export async function listOpenInvitations(db: Db, storeId: string): Promise<InvitationRow[]> {
   return db<InvitationRow[]>`
-    select i.id, m.email, ms.role, i.created_at, i.expires_at from invitations i
+    select i.id, m.email, i.role, i.created_at, i.expires_at from invitations i
     join members m on m.id = i.member_id
-    join memberships ms on ms.member_id = i.member_id and ms.store_id = i.store_id
     where i.store_id = ${storeId} and i.used_at is null and i.expires_at > now()
     order by i.created_at desc, i.id`;
 }
 
 /**
  * Deletes a pending invitation of the store; undefined when there is none with this id.
- * Someone who never chose a password (invited, never joined anything) leaves the store
- * with it; a member who already signs in keeps their membership.
+ * Nothing else changes: a pending invitation gave no membership to take back.
  */
 export async function revokeInvitation(db: Db, storeId: string, invitationId: string): Promise<InvitationRow | undefined> {
   const [row] = await db<InvitationRow[]>`
     with revoked as (
       delete from invitations
       where id = ${invitationId} and store_id = ${storeId} and used_at is null and expires_at > now()
-      returning id, member_id, store_id, created_at, expires_at
-    ), never_joined as (
-      delete from memberships ms using revoked r, members m
-      where ms.member_id = r.member_id and ms.store_id = r.store_id and m.id = r.member_id and m.password_hash is null
+      returning id, member_id, role, created_at, expires_at
     )
-    -- Every part of one statement reads the same snapshot: the membership is still seen here.
-    select r.id, m.email, ms.role, r.created_at, r.expires_at from revoked r
-    join members m on m.id = r.member_id
-    join memberships ms on ms.member_id = r.member_id and ms.store_id = r.store_id`;
+    select r.id, m.email, r.role, r.created_at, r.expires_at from revoked r join members m on m.id = r.member_id`;
   return row;
 }
 
-/** An invitation link's state; "unknown" also when its member has left the store. */
+/** An invitation link's state; a used one is "unknown" once its member has left the store. */
 export async function invitationLinkState(db: Db, tokenHash: Buffer): Promise<{ state: LinkState; email: string }> {
   const [row] = await db<{ state: LinkState; email: string }[]>`
     select case when i.used_at is not null then 'used' when i.expires_at <= now() then 'expired' else 'pending' end as state, m.email
     from invitations i
     join members m on m.id = i.member_id
-    join memberships ms on ms.member_id = i.member_id and ms.store_id = i.store_id
-    where i.token_hash = ${tokenHash}`;
+    where i.token_hash = ${tokenHash}
+      and (i.used_at is null or exists (select 1 from memberships ms where ms.member_id = i.member_id and ms.store_id = i.store_id))`;
   return row ?? { state: "unknown", email: "" };
 }
 

@@ -1,6 +1,9 @@
 // Members of stores (CONTRACT §8 `user invite|list|remove`, §10 Accounts): invited by
-// email with a one-time link, active once they set a password. One account per email:
-// an invitation to a second store adds that store to the same account.
+// email with a one-time link, a member of the store once they accept it. One account per
+// email: an invitation to a second store adds that store to the same account, and only
+// when it is accepted. Until then the inviting store sees a pending invitation that
+// looks the same whether or not the address already has an account (README, "Decisions
+// where the contract is silent").
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Actor } from "../../../common/actor.js";
 import { auditTarget } from "../../../common/audit.js";
@@ -19,6 +22,11 @@ import { hashPassword, SCRYPT_PARAMS, type ScryptParams } from "./passwords.js";
 import { generateToken, hashToken, isWellFormedToken } from "./tokens.js";
 
 export interface Invitation {
+  /**
+   * Whom the invitation is for, as the inviting store may see them: a member of the
+   * store as the Team page lists them; anyone else as a pending invitee, never with their
+   * status, creation or sign-in elsewhere.
+   */
   member: StoreMemberRow;
   /** Shown once; only its hash is stored. */
   token: string;
@@ -86,20 +94,25 @@ export function createMembers({
 
   return {
     /**
-     * Invites a (normalized) email to the store: the member and membership (with `role`)
-     * when they are new, and a fresh invitation that replaces any unused earlier one for
-     * this store. A member already in the store keeps their role. Audited as `actor`;
-     * the link is mailed after the commit (a mail server that is away delays it).
+     * Invites a (normalized) email to the store: the account when the email has none, and
+     * a fresh invitation giving `role` that replaces any unused earlier one for this store.
+     * No membership until it is accepted; a member already in the store keeps their role.
+     * Audited as `actor`; the link is mailed after the commit (a mail server that is away
+     * delays it).
      */
     async invite(storeId: string, email: string, role: Role, actor: Actor): Promise<Invitation> {
       const owner = await stores.get(storeId);
       const token = generateToken();
       const { member, expires_at } = await store.transaction(sql, async (tx) => {
-        const member = await store.upsertMember(tx, email);
-        const held = await store.addMembership(tx, member.id, owner.id, role);
-        const { expires_at } = await store.replaceInvitation(tx, { member_id: member.id, store_id: owner.id, token_hash: hashToken(token) }, INVITATION_TTL_SECONDS);
-        await store.insertAuditEntries(tx, [auditEntry(owner.id, actor, "member.invited", auditTarget("member", member.email))]);
-        return { member: { ...member, role: held }, expires_at };
+        const account = await store.upsertMember(tx, email);
+        const current = await store.findMembership(tx, owner.id, account.id);
+        const gives = current?.role ?? role;
+        const invitation = await store.replaceInvitation(tx, { member_id: account.id, store_id: owner.id, token_hash: hashToken(token), role: gives }, INVITATION_TTL_SECONDS);
+        await store.insertAuditEntries(tx, [auditEntry(owner.id, actor, "member.invited", auditTarget("member", account.email))]);
+        // Whether the email had an account, when it was made and when it last signed in
+        // belong to the stores it is a member of, not to this one.
+        const invitee: StoreMemberRow = { id: account.id, email: account.email, has_password: false, created_at: invitation.created_at, last_signed_in_at: null, role: gives };
+        return { member: current ?? invitee, expires_at: invitation.expires_at };
       });
       logger.info({ storeId: owner.id, memberId: member.id }, "member invited");
       mail.invitation({ email: member.email, storeName: owner.name, role: member.role, token, expiresAt: expires_at });
@@ -107,10 +120,11 @@ export function createMembers({
     },
 
     /**
-     * Uses the invitation: sets the member's password and signs them in. The password
-     * must already have passed requirePassword. A member who already had a password
-     * (invited into another store) gets the new one: the operator sent the link to the
-     * owner of the email, and a password change ends every older session.
+     * Uses the invitation: makes the membership with the invitation's role (a member
+     * already in the store keeps theirs), sets the password and signs them in. The
+     * password must already have passed requirePassword. Someone who already had a
+     * password (a member of another store) gets the new one: the link reached the owner
+     * of the mailbox, as a reset link does, and a password change ends every older session.
      */
     async accept(token: string, password: string): Promise<SignedIn> {
       if (!isWellFormedToken(token)) throw authenticationFailed();
@@ -121,6 +135,7 @@ export function createMembers({
       const signedIn = await store.transaction(sql, async (tx) => {
         const invitation = await store.useInvitation(tx, tokenHash);
         if (!invitation) return undefined;
+        await store.addMembership(tx, invitation.member_id, invitation.store_id, invitation.role);
         await store.deleteSessionsOfMember(tx, invitation.member_id);
         const member = await store.setPasswordHash(tx, invitation.member_id, passwordHash);
         // Failures counted against the old password say nothing about the new one.
@@ -140,8 +155,9 @@ export function createMembers({
     },
 
     /**
-     * The pending invitation's link stops working, audited with the change. NOT_FOUND for
-     * an unknown store, or an invitation of another store or no longer pending.
+     * The pending invitation's link stops working, audited with the change; no membership
+     * and no session changes, here or in any other store. NOT_FOUND for an unknown store,
+     * or an invitation of another store or no longer pending.
      */
     async revokeInvitation(storeId: string, invitationId: string, actor: Actor): Promise<InvitationRow> {
       const owner = await stores.get(storeId);

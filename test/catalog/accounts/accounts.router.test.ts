@@ -117,7 +117,8 @@ test("InviteMember: INVALID_ARGUMENT naming store_id or email; NOT_FOUND for an 
     t.is((await clients.accounts.inviteMember({ storeId, email })).member!.email, email);
   }
   await rejects(t, clients.accounts.inviteMember({ storeId: randomUUID(), email: "a@example.com" }), Code.NotFound);
-  t.is((await clients.accounts.listMembers({ storeId })).members.length, 5, "refused invitations added nobody");
+  t.is((await clients.accounts.listInvitations({ storeId })).invitations.length, 5, "refused invitations added nobody");
+  t.deepEqual((await clients.accounts.listMembers({ storeId })).members, [], "and the pending ones no member");
 });
 
 test("InviteMember: the decomposed form of a member's email (e + combining accent) is the same member, in any store; sign-in and the audit log agree", async (t) => {
@@ -160,7 +161,7 @@ test("AcceptInvitation: the password rule comes first; then a bad, used or expir
   const later = await clients.accounts.inviteMember({ storeId, email: "budi@example.com" });
   clients.fake.advance(72 * HOUR + 1);
   await failsAuthentication(t, clients.accounts.acceptInvitation({ token: later.invitationToken, password: PASSWORD }), "expired token");
-  t.is((await clients.accounts.listMembers({ storeId })).members.find((m) => m.email === "budi@example.com")!.status, "invited");
+  t.deepEqual((await clients.accounts.listMembers({ storeId })).members.map((m) => m.email), ["ani@example.com"], "an expired invitation made no member");
 });
 
 test("AcceptInvitation by an active member invited into a second store: the new password works, the old one and old sessions end", async (t) => {
@@ -169,7 +170,8 @@ test("AcceptInvitation by an active member invited into a second store: the new 
   const second = await newStore(clients, "Toko Dua");
   const { token: oldSession } = await activeMember(clients, first, "dewi@example.com", "password lama sekali");
   const { invitationToken, member } = await clients.accounts.inviteMember({ storeId: second, email: "dewi@example.com" });
-  t.is(member!.status, "active", "still active while the invitation is open");
+  t.is(member!.status, "invited", "the inviting store is told nothing of the account");
+  t.deepEqual((await clients.accounts.listMembers({ storeId: second })).members, [], "no member of the second store before accepting");
   const accepted = await clients.accounts.acceptInvitation({ token: invitationToken, password: "password baru sekali" });
   t.deepEqual(
     (await clients.accounts.resolveSession({ token: accepted.session!.token })).stores.map((s) => s.name),
@@ -257,7 +259,7 @@ test("SignIn records member.signed_in, by the member, in each of their stores' a
   const b = await newStore(clients, "Toko B");
   const other = await newStore(clients, "Toko Lain");
   await activeMember(clients, a, "siti@example.co.id");
-  await clients.accounts.inviteMember({ storeId: b, email: "siti@example.co.id" });
+  await activeMember(clients, b, "siti@example.co.id");
   await clients.accounts.signIn({ email: "siti@example.co.id", password: PASSWORD });
   for (const storeId of [a, b]) {
     const [latest] = (await clients.accounts.listAudit({ storeId })).entries;
@@ -319,19 +321,21 @@ test("ListMembers and RemoveMember are scoped to the store; removal ends the mem
   const storeId = await newStore(clients, "Toko Satu");
   const otherId = await newStore(clients, "Toko Dua");
   const siti = await activeMember(clients, storeId, "siti@example.co.id");
-  await clients.accounts.inviteMember({ storeId, email: "ani@example.co.id" });
+  const ani = await clients.accounts.inviteMember({ storeId, email: "ani@example.co.id" });
   const outsider = await clients.accounts.inviteMember({ storeId: otherId, email: "budi@example.co.id" });
 
   const listed = await clients.accounts.listMembers({ storeId });
-  t.deepEqual(listed.members.map((m) => [m.email, m.status]), [
-    ["ani@example.co.id", "invited"],
+  t.deepEqual(listed.members.map((m) => [m.email, m.status]), [["siti@example.co.id", "active"]], "an invitation is no member until accepted");
+  await clients.accounts.acceptInvitation({ token: ani.invitationToken, password: PASSWORD });
+  t.deepEqual((await clients.accounts.listMembers({ storeId })).members.map((m) => [m.email, m.status]), [
+    ["ani@example.co.id", "active"],
     ["siti@example.co.id", "active"],
   ]);
   await rejects(t, clients.accounts.listMembers({ storeId: "x" }), Code.InvalidArgument, /^store_id must be a UUID$/);
   await rejects(t, clients.accounts.listMembers({ storeId: randomUUID() }), Code.NotFound);
 
   await rejects(t, clients.accounts.removeMember({ storeId, memberId: outsider.member!.id }), Code.NotFound, /not found/);
-  t.is((await clients.accounts.listMembers({ storeId: otherId })).members.length, 1, "the other store's member stays");
+  t.deepEqual((await clients.accounts.listInvitations({ storeId: otherId })).invitations.map((i) => i.email), ["budi@example.co.id"], "the other store's invitation stays");
   await rejects(t, clients.accounts.removeMember({ storeId, memberId: "nope" }), Code.InvalidArgument, /^member_id must be a UUID$/);
   await rejects(t, clients.accounts.removeMember({ storeId: "nope", memberId: siti.memberId }), Code.InvalidArgument, /^store_id must be a UUID$/);
   await rejects(t, clients.accounts.removeMember({ storeId: randomUUID(), memberId: siti.memberId }), Code.NotFound);
@@ -350,8 +354,10 @@ test("ListMembers and RemoveMember are scoped to the store; removal ends the mem
 test("RemoveMember: an unused invitation of the removed member stops working", async (t) => {
   const clients = setup();
   const storeId = await newStore(clients);
-  const { member, invitationToken } = await clients.accounts.inviteMember({ storeId, email: "ani@example.co.id", role: "developer" });
-  await clients.accounts.removeMember({ storeId, memberId: member!.id });
+  await activeMember(clients, storeId, "siti@example.co.id");
+  const { memberId } = await activeMember(clients, storeId, "ani@example.co.id");
+  const { invitationToken } = await clients.accounts.inviteMember({ storeId, email: "ani@example.co.id" });
+  await clients.accounts.removeMember({ storeId, memberId });
   await failsAuthentication(t, clients.accounts.acceptInvitation({ token: invitationToken, password: PASSWORD }), "invitation of a removed member");
 });
 

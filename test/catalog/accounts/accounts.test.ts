@@ -272,7 +272,9 @@ test("a member of two stores sees both, and removal from one leaves the other", 
   const { email, memberId } = await activeMember(a);
   const second = await accounts.inviteMember({ storeId: b, email });
   t.is(second.member!.id, memberId, "the same account");
-  t.is(second.member!.status, "active");
+  t.is(second.member!.status, "invited", "store b is told nothing of the account");
+  t.deepEqual((await accounts.listMembers({ storeId: b })).members, [], "nor is it a member of b before accepting");
+  await accounts.acceptInvitation({ token: second.invitationToken, password: PASSWORD });
   const { session } = await accounts.signIn({ email, password: PASSWORD });
   t.deepEqual((await accounts.resolveSession({ token: session!.token })).stores.map((s) => [s.id, s.name]), [
     [a, "Toko Anggrek"],
@@ -394,7 +396,7 @@ test("team: pending invitations list and revoke in SQL; links say pending, used 
   await accounts.revokeInvitation({ storeId, invitationId: forB!.id });
   t.is((await accounts.checkLink({ kind: "invitation", token: b.invitationToken })).state, "unknown");
   t.deepEqual((await accounts.listInvitations({ storeId })).invitations.map((i) => i.email), [a.member!.email]);
-  t.false((await accounts.listMembers({ storeId })).members.some((m) => m.email === b.member!.email), "who never joined leaves with the invitation");
+  t.false((await accounts.listMembers({ storeId })).members.some((m) => m.email === b.member!.email), "a pending invitation made no member");
 
   await accounts.acceptInvitation({ token: a.invitationToken, password: PASSWORD });
   t.is((await accounts.checkLink({ kind: "invitation", token: a.invitationToken })).state, "used");
@@ -429,4 +431,28 @@ test("password reset on PostgreSQL: hashed link valid 1 h, limits per email, ten
   t.is(timestampDate(members.find((m) => m.id === member.memberId)!.lastSignedInAt!).getTime(), signedIn!.last!.getTime());
   await failsAuthentication(t, accounts.signIn({ email: member.email, password: PASSWORD }), "the old password");
   t.truthy((await accounts.signIn({ email: member.email, password: "sandi baru yang panjang" })).session);
+});
+
+test("an invitation to an existing account in SQL: no membership until accepted, the role waits on the invitation, revoking it ends no session", async (t) => {
+  const own = await newStore("Toko Sendiri");
+  const inviting = await newStore("Toko Pengundang");
+  const { email, memberId, token } = await activeMember(own, newEmail(), PASSWORD, "owner");
+  const first = await accounts.inviteMember({ storeId: inviting, email, role: "developer" });
+  t.like(first.member, { id: memberId, status: "invited", role: "developer", lastSignedInAt: undefined });
+  t.deepEqual((await accounts.listMembers({ storeId: inviting })).members, []);
+  const [pending] = (await accounts.listInvitations({ storeId: inviting })).invitations;
+  t.like(pending, { email, role: "developer" });
+  await accounts.revokeInvitation({ storeId: inviting, invitationId: pending!.id });
+  t.deepEqual((await accounts.resolveSession({ token })).stores.map((s) => [s.id, s.role]), [[own, "owner"]], "their session lives on");
+  const [counted] = await sql<{ sessions: number }[]>`select count(*)::int as sessions from sessions where member_id = ${memberId}`;
+  t.is(counted!.sessions, 1);
+
+  const second = await accounts.inviteMember({ storeId: inviting, email, role: "support" });
+  const accepted = await accounts.acceptInvitation({ token: second.invitationToken, password: PASSWORD });
+  t.deepEqual((await accounts.resolveSession({ token: accepted.session!.token })).stores.map((s) => [s.id, s.role]), [
+    [inviting, "support"],
+    [own, "owner"],
+  ]);
+  t.deepEqual((await accounts.listMembers({ storeId: inviting })).members.map((m) => [m.email, m.role]), [[email, "support"]]);
+  t.deepEqual((await accounts.listInvitations({ storeId: inviting })).invitations, []);
 });

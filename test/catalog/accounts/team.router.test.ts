@@ -112,7 +112,7 @@ test("RevokeInvitation: the link stops working at once and the revocation is aud
   await rejects(t, accounts.revokeInvitation({ storeId, invitationId: "x" }), Code.InvalidArgument, /invitation_id/);
   const { invitation } = await accounts.revokeInvitation({ storeId, invitationId: pending!.id });
   t.is(invitation?.email, "a@example.co.id");
-  t.deepEqual((await accounts.listMembers({ storeId })).members, [], "someone who never joined leaves with the invitation");
+  t.deepEqual((await accounts.listMembers({ storeId })).members, [], "a pending invitation made no member");
   t.deepEqual((await accounts.listInvitations({ storeId })).invitations, []);
   t.is((await accounts.checkLink({ kind: "invitation", token: invitationToken })).state, "unknown");
   await rejects(t, accounts.acceptInvitation({ token: invitationToken, password: PASSWORD }), Code.Unauthenticated);
@@ -121,15 +121,73 @@ test("RevokeInvitation: the link stops working at once and the revocation is aud
   t.deepEqual(entries.filter((e) => e.action === "invitation.revoked").map((e) => [e.actor, e.target]), [["operator", "member:a@example.co.id"]]);
 });
 
-test("RevokeInvitation of a new invitation for someone who already signs in: only the link goes, the membership stays", async (t) => {
+// An invitation to an address that already has an account: a store could otherwise
+// learn that the address has one (a member at once, "Active", with a last sign-in) and
+// sign that person out everywhere by removing the member it had made.
+
+test("InviteMember of an address that already has an account: no member until accepted, and every answer reads as for a new address", async (t) => {
+  const { accounts, stores, activeMember, lastMailTo } = await setup();
+  const member = await activeMember("owner");
+  const other = (await stores.createStore({ name: "Toko Lain" })).store!.id;
+  const existing = await accounts.inviteMember({ storeId: other, email: member.email, role: "viewer" });
+  const fresh = await accounts.inviteMember({ storeId: other, email: "baru@example.co.id", role: "viewer" });
+  const { invitations } = await accounts.listInvitations({ storeId: other });
+  t.deepEqual(invitations.map((i) => [i.email, i.role]), [
+    ["baru@example.co.id", "viewer"],
+    [member.email, "viewer"],
+  ]);
+  for (const answer of [existing, fresh]) {
+    const { status, role, lastSignedInAt, createdAt } = answer.member!;
+    t.deepEqual({ status, role, lastSignedInAt }, { status: "invited", role: "viewer", lastSignedInAt: undefined }, answer.member!.email);
+    t.deepEqual(createdAt, invitations.find((i) => i.email === answer.member!.email)!.createdAt, "the invitation's time, not the account's");
+  }
+  t.deepEqual((await accounts.listMembers({ storeId: other })).members, [], "nobody is a member of the inviting store");
+  for (const invited of [existing, fresh]) {
+    await rejects(t, accounts.setMemberRole({ storeId: other, memberId: invited.member!.id, role: "owner" }), Code.NotFound, /not found/);
+    await rejects(t, accounts.removeMember({ storeId: other, memberId: invited.member!.id }), Code.NotFound, /not found/);
+  }
+  t.deepEqual((await accounts.resolveSession({ token: member.token })).stores.map((s) => s.name), ["Toko Tim"], "the invitation gave them no store");
+  const mailText = (email: string) => {
+    const { mail, link } = lastMailTo(email);
+    return mail!.text.replace(link!, "LINK");
+  };
+  t.is(mailText(member.email), mailText("baru@example.co.id"), "one mail for both");
+});
+
+test("RevokeInvitation of an existing account's invitation, again and again, ends none of their sessions and changes no membership", async (t) => {
+  const { accounts, stores, storeId, fake, activeMember } = await setup();
+  const member = await activeMember("viewer");
+  const second = (await accounts.signIn({ email: member.email, password: PASSWORD })).session!.token;
+  const other = (await stores.createStore({ name: "Toko Lain" })).store!.id;
+  for (let round = 0; round < 3; round++) {
+    const { member: invited } = await accounts.inviteMember({ storeId: other, email: member.email, role: "developer" });
+    await rejects(t, accounts.removeMember({ storeId: other, memberId: invited!.id }), Code.NotFound, /not found/);
+    const [pending] = (await accounts.listInvitations({ storeId: other })).invitations;
+    const { invitation } = await accounts.revokeInvitation({ storeId: other, invitationId: pending!.id });
+    t.like(invitation, { email: member.email, role: "developer" });
+  }
+  t.is(fake.sessionCountOf(member.id), 2, "both sessions are still there");
+  for (const token of [member.token, second]) {
+    t.deepEqual((await accounts.resolveSession({ token })).stores.map((s) => [s.id, s.role]), [[storeId, "viewer"]]);
+  }
+  t.deepEqual((await accounts.listMembers({ storeId })).members.map((m) => [m.email, m.role, m.status]), [[member.email, "viewer", "active"]]);
+  t.deepEqual((await accounts.listMembers({ storeId: other })).members, []);
+  t.truthy((await accounts.signIn({ email: member.email, password: PASSWORD })).session, "the password is unchanged");
+});
+
+test("AcceptInvitation by someone who already has an account makes the membership then, with the invitation's role", async (t) => {
   const { accounts, stores, storeId, activeMember } = await setup();
   const member = await activeMember("viewer");
   const other = (await stores.createStore({ name: "Toko Lain" })).store!.id;
-  await accounts.inviteMember({ storeId: other, email: member.email, role: "support" });
-  const [pending] = (await accounts.listInvitations({ storeId: other })).invitations;
-  await accounts.revokeInvitation({ storeId: other, invitationId: pending!.id });
-  t.deepEqual((await accounts.listMembers({ storeId: other })).members.map((m) => m.email), [member.email], "they were in the store from the invitation on");
-  t.deepEqual((await accounts.listMembers({ storeId })).members.map((m) => m.email).includes(member.email), true);
+  const { invitationToken } = await accounts.inviteMember({ storeId: other, email: member.email, role: "support" });
+  const { session } = await accounts.acceptInvitation({ token: invitationToken, password: NEW_PASSWORD });
+  t.deepEqual((await accounts.resolveSession({ token: session!.token })).stores.map((s) => [s.id, s.role]), [
+    [other, "support"],
+    [storeId, "viewer"],
+  ]);
+  t.deepEqual((await accounts.listMembers({ storeId: other })).members.map((m) => [m.email, m.role, m.status]), [[member.email, "support", "active"]]);
+  t.deepEqual((await accounts.listInvitations({ storeId: other })).invitations, []);
+  t.is((await accounts.checkLink({ kind: "invitation", token: invitationToken })).state, "used");
 });
 
 test("RevokeInvitation for a role that may not manage the team: PERMISSION_DENIED, the invitation still works, nothing audited", async (t) => {
@@ -237,12 +295,13 @@ test("ResetPassword: an expired link, one replaced by a newer request, or a made
   t.truthy((await accounts.signIn({ email: member.email, password: PASSWORD })).session, "the password is still the old one");
 });
 
-test("ListMembers shows each member's last sign-in: unset until the first, then the latest", async (t) => {
+test("ListMembers shows each member's last sign-in, from accepting on; a pending invitation is no member and has none", async (t) => {
   const { accounts, storeId, fake, activeMember } = await setup();
   await accounts.inviteMember({ storeId, email: "new@example.co.id", role: "viewer" });
   const member = await activeMember("support");
-  const lastOf = async (email: string) => (await accounts.listMembers({ storeId })).members.find((m) => m.email === email)?.lastSignedInAt;
-  t.is(await lastOf("new@example.co.id"), undefined);
+  const listed = async () => (await accounts.listMembers({ storeId })).members;
+  t.deepEqual((await listed()).map((m) => m.email), [member.email]);
+  const lastOf = async (email: string) => (await listed()).find((m) => m.email === email)?.lastSignedInAt;
   const first = timestampDate((await lastOf(member.email))!);
   fake.advance(HOUR);
   await accounts.signIn({ email: member.email, password: PASSWORD });
