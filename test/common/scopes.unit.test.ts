@@ -1,9 +1,11 @@
 // The scopes of API keys as data: which operation needs which scope, which role may
 // grant which, and what a key's scopes let it do in the services.
 import test from "ava";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { actorMay } from "../../common/actor.js";
 import { ROLES, type Role } from "../../common/roles.js";
 import { grantableScopes, parseScopes, ROUTE_SCOPES, SCOPES, scopesAllow, type Scope } from "../../common/scopes.js";
+import { fromConnectError } from "../../gateway/errors.js";
 import { openApiDocument } from "../../gateway/openapi.js";
 
 // The scope table, written out: each keyed operation and the one scope it needs.
@@ -59,4 +61,11 @@ test("scopes parse into the table's order, each once; anything else is no scope 
   t.deepEqual(parseScopes([]), []);
   t.is(parseScopes(["orders:read", "orders:*"]), undefined);
   t.is(parseScopes(["Orders:Read"]), undefined);
+});
+
+test("a service's PERMISSION_DENIED reaches an API client as 403 FORBIDDEN with its words, never as PLAN_REQUIRED", (t) => {
+  const error = fromConnectError(new ConnectError("this key lacks payments:write", Code.PermissionDenied));
+  t.is(error.status, 403);
+  t.is(error.code, "FORBIDDEN");
+  t.is(error.message, "this key lacks payments:write");
 });
