@@ -50,6 +50,9 @@ export function apiKeyListJson(key: ApiKey) {
     id: key.id,
     name: key.name,
     prefix: key.prefix,
+    scopes: key.scopes,
+    // Who made it as the audit log names them; null for a key older than that record.
+    created_by: key.createdBy || null,
     created_at: at(key.createdAt),
     last_used_at: at(key.lastUsedAt),
     revoked_at: at(key.revokedAt),

@@ -2,6 +2,7 @@
 import { OPERATOR } from "../common/actor.js";
 import { AUDIT_ACTIONS, isAuditAction } from "../common/audit.js";
 import { DEFAULT_INVITE_ROLE, isRole, ROLES, type Role } from "../common/roles.js";
+import { isScope, SCOPES } from "../common/scopes.js";
 import { AUDIT_LIST_MAX, decodeAuditCursor, storeAuditLog } from "../platform/audit-log.js";
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
@@ -35,9 +36,11 @@ const USAGE = `usage: store-admin <command> [options]
 
   store create --name N [--plan starter|growth|scale] [--bank-name N --bank-code C --account-number A --account-holder H]
   store set-plan --store ID --plan P
-  key create --store ID [--name N]
+  key create --store ID [--name N] [--scopes S1,S2]
+                                            scopes: catalog:read, catalog:write, orders:read, orders:write,
+                                            payments:write; all five unless given
   key revoke --store ID --key ID
-  key list --store ID         every key: name, prefix, created, last used, revoked (never the key)
+  key list --store ID         every key: name, prefix, scopes, created by, created, last used, revoked (never the key)
   product create --store ID --title T --price N [--slug S] [--status published|draft]
   bundle create --store ID --title T --price N --product ID [--product ID ...] [--status ...]
   webhook set --store ID --url URL          the store's only endpoint: create it, or replace its URL and secret
@@ -58,7 +61,9 @@ const USAGE = `usage: store-admin <command> [options]
                                             the role defaults to owner
   user list --store ID                      every member with their role
   user role --store ID --user ID --role R   change a member's role; a store keeps at least one owner
-  user remove --store ID --user ID          ends that user's sessions at once; never the last owner
+  user remove --store ID --user ID [--keep-api-keys]
+                                            ends that user's sessions at once; never the last owner; the API keys
+                                            they created are revoked unless --keep-api-keys (printed either way)
   order mark-paid --store ID --order ID
   order cancel --store ID --order ID
   order refund --store ID --order ID [--amount N] --reason R [--reference R]
@@ -107,6 +112,8 @@ const options = {
   email: { type: "string" },
   user: { type: "string" },
   role: { type: "string" },
+  scopes: { type: "string" },
+  "keep-api-keys": { type: "boolean" },
   file: { type: "string" },
   mutation: { type: "string" },
   amount: { type: "string" },
@@ -152,6 +159,16 @@ function role(values: Values, fallback?: Role): Role {
   const value = required(values, "role");
   if (!isRole(value)) throw new UsageError(`--role must be ${ROLES.join(", ")}`);
   return value;
+}
+
+/** `--scopes a,b` → those scopes (unset: none, which the catalog reads as all five for the operator). */
+function scopes(values: Values): string[] {
+  if (values.scopes === undefined) return [];
+  const listed = values.scopes.split(",").map((scope) => scope.trim()).filter((scope) => scope !== "");
+  if (listed.length === 0) throw new UsageError(`--scopes must be a comma-separated list of: ${SCOPES.join(", ")}`);
+  const unknown = listed.find((scope) => !isScope(scope));
+  if (unknown !== undefined) throw new UsageError(`--scopes: unknown scope "${unknown}"; scopes are ${SCOPES.join(", ")}`);
+  return listed;
 }
 
 function itemStatus(values: Values) {
@@ -272,7 +289,7 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
     }
     case "key create": {
       const storeId = required(values, "store");
-      const created = await stores.createApiKey({ storeId, name: values.name ?? "" });
+      const created = await stores.createApiKey({ storeId, name: values.name ?? "", scopes: scopes(values) });
       return { id: created.apiKey!.id, key: created.secret };
     }
     case "key list": {
@@ -398,8 +415,9 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
     }
     case "user remove": {
       const storeId = required(values, "store");
-      const { member } = await accounts.removeMember({ storeId, memberId: required(values, "user") });
-      return { ...memberJson(member!), removed: true };
+      const keepApiKeys = values["keep-api-keys"] === true;
+      const { member, apiKeys } = await accounts.removeMember({ storeId, memberId: required(values, "user"), keepApiKeys });
+      return { ...memberJson(member!), removed: true, [keepApiKeys ? "kept_api_keys" : "revoked_api_keys"]: apiKeys };
     }
     case "order mark-paid": {
       const storeId = required(values, "store");

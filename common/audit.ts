@@ -51,6 +51,12 @@ export const isAuditAction = (value: string): value is AuditAction => (AUDIT_ACT
 /** The longest actor a filter may name: an email address's limit. */
 export const MAX_AUDIT_ACTOR_LENGTH = 320;
 
+/**
+ * The change a member's removal records about the API keys they made: `before` their
+ * labels, `after` "revoked" or "kept". The Team page's notice reads it back.
+ */
+export const MEMBER_API_KEYS_FIELD = "API keys";
+
 /** A target as the log shows it: "key:<id>", "endpoint:<id>", "order:<id>", "member:<email>". */
 export function auditTarget(kind: "store" | "product" | "bundle" | "key" | "endpoint" | "delivery" | "order" | "member" | "mutation", id: string): string {
   return `${kind}:${id}`;

@@ -66,6 +66,14 @@ export function parseScopes(values: readonly string[]): Scope[] | undefined {
   return SCOPES.filter((scope) => values.includes(scope));
 }
 
+/**
+ * What a member is refused when they ask for a scope beyond their role ("grant
+ * payments:write"): the catalog's refusal says it, and the dashboard's 403 page names it.
+ */
+export function grantRefusal(scope: Scope): string {
+  return `grant ${scope}`;
+}
+
 /** The message of a call outside the key's scopes, the same from the gateway and the services. */
 export function missingScopeMessage(scope: Scope): string {
   return `this key lacks ${scope}`;

@@ -10,6 +10,7 @@ import type { VNode } from "preact";
 import { signInUrl } from "../../common/dashboard-links.js";
 import { isUuid } from "../../common/ids.js";
 import { PERMISSION_NAMES, PERMISSION_TEXT, roleMay, type Permission, type Role } from "../../common/roles.js";
+import { grantRefusal, SCOPES } from "../../common/scopes.js";
 import type { Store } from "../../gen/catalog/v1/catalog_pb.js";
 import type { Logger } from "../../platform/logger.js";
 import type { ServiceClients } from "../clients.js";
@@ -68,11 +69,11 @@ export const ROLE_NAMES: Record<Role, string> = { owner: "Owner", developer: "De
 /**
  * 403: what the member's role may not do, inside the store's frame when the store is
  * known. `permission` undefined (a refusal whose reason the service did not name)
- * still says it is the role.
+ * still says it is the role; `what` words a refusal that is no permission of the role
+ * table (a scope the role may not put on a key).
  */
-export function forbiddenPage(ctx: GatewayContext, permission: Permission | undefined): void {
+export function forbiddenPage(ctx: GatewayContext, permission: Permission | undefined, what = permission ? PERMISSION_TEXT[permission] : "do this"): void {
   const scope = (ctx.state as Partial<DashboardContext["state"]>).scope;
-  const what = permission ? PERMISSION_TEXT[permission] : "do this";
   if (!scope) {
     return sendPage(ctx, <MessagePage title="Not allowed" message={`Your role may not ${what}. Nothing was changed.`} link={{ href: "/dashboard", label: "Back to the dashboard" }} />, 403);
   }
@@ -93,9 +94,15 @@ export function forbiddenPage(ctx: GatewayContext, permission: Permission | unde
   );
 }
 
-/** The permission a service's PERMISSION_DENIED names (its message says what the role may not do, in PERMISSION_TEXT's words). */
-function deniedPermission(error: ConnectError): Permission | undefined {
-  return PERMISSION_NAMES.find((permission) => error.rawMessage.includes(PERMISSION_TEXT[permission]));
+/**
+ * What a service's PERMISSION_DENIED says the role may not do, in PERMISSION_TEXT's
+ * words or as a scope it may not grant (grantRefusal); undefined when it names neither.
+ */
+function deniedWhat(error: ConnectError): string | undefined {
+  const permission = PERMISSION_NAMES.find((name) => error.rawMessage.includes(PERMISSION_TEXT[name]));
+  if (permission) return PERMISSION_TEXT[permission];
+  const scope = SCOPES.find((name) => error.rawMessage.includes(grantRefusal(name)));
+  return scope && grantRefusal(scope);
 }
 
 /** A ConnectError's message for a person: the field path stays, the service's vocabulary goes. */
@@ -118,7 +125,7 @@ export function createKit(deps: DashboardDeps, sessions: SessionCookies) {
         // change): one 403 page for every dashboard page; the service changed nothing.
         if (error instanceof ConnectError && error.code === Code.PermissionDenied) {
           logger.info({ requestId: ctx.state.requestId, path: loggablePath(ctx.path), reason: error.rawMessage }, "dashboard action refused for the member's role");
-          return forbiddenPage(ctx, deniedPermission(error));
+          return forbiddenPage(ctx, undefined, deniedWhat(error));
         }
         const apiError = toApiError(error);
         if (apiError.status === 404) return notFoundPage(ctx);

@@ -5,7 +5,8 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { auditActorName, type Actor } from "../../common/actor.js";
 import { auditTarget } from "../../common/audit.js";
 import type { PlanName } from "../../common/plans.js";
-import { grantableScopes, parseScopes, SCOPES, type Scope } from "../../common/scopes.js";
+import { KEY_MODE_PREFIXES } from "../../common/key-mode.js";
+import { grantableScopes, grantRefusal, parseScopes, SCOPES, type Scope } from "../../common/scopes.js";
 import { auditEntry } from "../../platform/audit-log.js";
 import { fieldError } from "../../platform/rpc-errors.js";
 import type { Logger } from "../../platform/logger.js";
@@ -15,7 +16,7 @@ import type { ApiKeyRow, Pool } from "./store.js";
 import type * as sqlStore from "./store.js";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-const KEY_PREFIX = "sk_live_";
+const KEY_PREFIX = KEY_MODE_PREFIXES.live;
 const RANDOM_LENGTH = 40;
 /** What a well-formed key looks like; anything else is refused before any lookup. */
 export const API_KEY_PATTERN = /^sk_live_[0-9A-Za-z]{32,128}$/;
@@ -89,7 +90,7 @@ export function scopesToGrant(asked: readonly string[], actor: Actor): Scope[] {
   const beyond = wanted.find((scope) => !allowed.includes(scope));
   if (beyond || wanted.length === 0) {
     const who = actor.kind === "member" ? `the ${actor.role} role` : "this caller";
-    throw new ConnectError(`${who} may not grant ${beyond ?? "any scope"}`, Code.PermissionDenied);
+    throw new ConnectError(`${who} may not ${beyond ? grantRefusal(beyond) : "grant any scope"}`, Code.PermissionDenied);
   }
   return wanted;
 }

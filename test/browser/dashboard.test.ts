@@ -9,6 +9,7 @@ import { readFile } from "node:fs/promises";
 import { parse } from "csv-parse/sync";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import type { Role } from "../../common/roles.js";
+import { SCOPES } from "../../common/scopes.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { bodyText, button, DASHBOARD_PASSWORD, follow, link, shoot, tableRows } from "../helpers/dashboard-browser.js";
 import { api, waitFor } from "../helpers/http.js";
@@ -388,6 +389,64 @@ test("API keys: a new key is shown once, works, shows its last use, and once rev
   assertAudited(t, rows, m.email, /^Revoked API key ERP production$/, "/api-keys");
   t.false(rows.some((row) => /sneaky|intruder/.test(JSON.stringify(row))), "the refused posts left no trace");
   t.false((await page.content()).includes(secret));
+  assertNoCspViolations(t, page);
+});
+
+/** The "Scopes" checkboxes of the Create key form: each one's name and whether it is ticked. */
+async function scopeChoices(page: Page): Promise<[string, boolean][]> {
+  const boxes = page.getByRole("group", { name: "Scopes", exact: true }).getByRole("checkbox");
+  const out: [string, boolean][] = [];
+  for (const box of await boxes.all()) {
+    const label = (await box.evaluate((el: any) => el.labels[0].textContent)).trim();
+    out.push([label, await box.isChecked()]);
+  }
+  return out;
+}
+
+test("API keys: Create key offers every scope the role may grant, ticked; a key made with orders:read alone is listed with that scope, mode Live and its maker", async (t) => {
+  const m = await signedInMember(t, "Toko Cakupan");
+  const { page } = m;
+  await nav(page, "API keys");
+  t.deepEqual(await scopeChoices(page), SCOPES.map((scope) => [scope, true]), "an owner is offered all five, ticked");
+  t.true(await page.getByRole("checkbox", { name: "payments:write", exact: true }).isVisible());
+
+  // None ticked: the form says so, and nothing is made.
+  const keysBefore = (await stack.stores.listApiKeys({ storeId: m.storeId })).apiKeys.length;
+  for (const scope of SCOPES) await page.getByRole("checkbox", { name: scope, exact: true }).uncheck();
+  await page.getByLabel("Key name", { exact: true }).fill("Nothing at all");
+  const [refused] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST"), follow(page, button(page, "Create key"))]);
+  t.is(refused.status(), 400);
+  t.regex(await page.getByRole("alert").first().innerText(), /Scopes: tick at least one scope/);
+  t.is((await stack.stores.listApiKeys({ storeId: m.storeId })).apiKeys.length, keysBefore, "no key was made");
+  t.is(await page.getByLabel("Key name", { exact: true }).inputValue(), "Nothing at all", "the form keeps what was typed");
+
+  await page.getByLabel("Key name", { exact: true }).fill("Shop sync");
+  await page.getByRole("checkbox", { name: "orders:read", exact: true }).check();
+  await follow(page, button(page, "Create key"));
+  const secret = (await page.getByLabel("New API key", { exact: true }).innerText()).trim();
+  t.deepEqual((await stack.stores.authenticateApiKey({ secret })).scopes, ["orders:read"], "the key may read orders, nothing else");
+
+  await page.goto(storeUrl(m.storeId, "api-keys"));
+  const rows = await tableRows(page);
+  t.like(rows.find((row) => row.name === "Shop sync"), { scopes: "orders:read", mode: "Live", "created by": m.email });
+  // The store's first key, made by the operator: every scope, each one whole.
+  t.like(rows.find((row) => row.name !== "Shop sync"), { scopes: SCOPES.join(" "), mode: "Live", "created by": "Operator (store-admin)" });
+  await shoot(t, page, "api-keys-scopes");
+  assertNoCspViolations(t, page);
+});
+
+test("API keys: a developer is offered the four scopes their role may grant, never payments:write", async (t) => {
+  const m = await signedInMember(t, "Toko Cakupan Developer", "developer");
+  const { page } = m;
+  await nav(page, "API keys");
+  t.deepEqual(await scopeChoices(page), SCOPES.filter((scope) => scope !== "payments:write").map((scope) => [scope, true]));
+  t.is(await page.getByRole("checkbox", { name: "payments:write", exact: true }).count(), 0, "no way to grant payments:write");
+  t.regex(await page.getByRole("group", { name: "Scopes", exact: true }).innerText(), /Your role \(Developer\) cannot grant payments:write/);
+
+  await page.getByLabel("Key name", { exact: true }).fill("Developer default");
+  await follow(page, button(page, "Create key"));
+  const secret = (await page.getByLabel("New API key", { exact: true }).innerText()).trim();
+  t.deepEqual((await stack.stores.authenticateApiKey({ secret })).scopes, ["catalog:read", "catalog:write", "orders:read", "orders:write"]);
   assertNoCspViolations(t, page);
 });
 

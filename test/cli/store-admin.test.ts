@@ -3,6 +3,7 @@
 import { OPERATOR } from "../../common/actor.js";
 import test from "ava";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { AccountService } from "../../gen/catalog/v1/account_pb.js";
 import { StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { createRpcChannel, type RpcChannel } from "../../platform/rpc-client.js";
 import { startCatalogOnly } from "../helpers/stack.js";
@@ -120,6 +121,50 @@ test("two keys of one store are different", async (t) => {
   ]);
   t.not(a.key, b.key);
   t.not(a.id, b.id);
+});
+
+test("key create --scopes gives the key just those scopes, key list shows them and its maker; an unknown scope is refused by name", async (t) => {
+  const storeId = await newStore(t);
+  const narrow = await ok(t, ["key", "create", "--store", storeId, "--name", "Shop sync", "--scopes", "orders:read"]);
+  const all = await ok(t, ["key", "create", "--store", storeId, "--name", "ERP"]);
+  const stores = admin.client(StoreService);
+  t.deepEqual((await stores.authenticateApiKey({ secret: narrow.key })).scopes, ["orders:read"], "the key may do just that");
+  t.is((await stores.authenticateApiKey({ secret: all.key })).scopes.length, 5, "without --scopes: all five");
+
+  const { keys } = await ok(t, ["key", "list", "--store", storeId]);
+  const listed = (id: string) => keys.find((key: { id: string }) => key.id === id);
+  t.like(listed(narrow.id), { name: "Shop sync", scopes: ["orders:read"], created_by: "operator" });
+  t.deepEqual(listed(all.id).scopes, ["catalog:read", "catalog:write", "orders:read", "orders:write", "payments:write"]);
+
+  const before = keys.length;
+  const refused = await fails(t, ["key", "create", "--store", storeId, "--scopes", "orders:read,orders:delete"], /unknown scope "orders:delete"/);
+  t.regex(refused.stderr, /payments:write/, "and says which scopes there are");
+  await fails(t, ["key", "create", "--store", storeId, "--scopes", ","], /--scopes/);
+  t.is((await ok(t, ["key", "list", "--store", storeId])).keys.length, before, "no key was made");
+});
+
+test("user remove revokes the API keys the member made, or keeps them with --keep-api-keys, and prints which", async (t) => {
+  const storeId = await newStore(t);
+  const accounts = admin.client(AccountService);
+  const memberKey = async (email: string, name: string) => {
+    const { member } = await accounts.inviteMember({ storeId, email, role: "developer" });
+    const channel = createRpcChannel(catalogAddr, { actor: { kind: "member", memberId: member!.id, role: "developer", email } });
+    t.teardown(() => channel.close());
+    const { secret } = await channel.client(StoreService).createApiKey({ storeId, name });
+    return { memberId: member!.id, secret };
+  };
+  const leaving = await memberKey("andi@cli.example", "Shop sync");
+  const staying = await memberKey("rina@cli.example", "ERP");
+  const stores = admin.client(StoreService);
+
+  const revoked = await ok(t, ["user", "remove", "--store", storeId, "--user", leaving.memberId]);
+  t.like(revoked, { id: leaving.memberId, removed: true, revoked_api_keys: ["Shop sync"] });
+  t.is((await rejection(stores.authenticateApiKey({ secret: leaving.secret }))).code, Code.Unauthenticated, "the key went with them");
+
+  const kept = await ok(t, ["user", "remove", "--store", storeId, "--user", staying.memberId, "--keep-api-keys"]);
+  t.like(kept, { id: staying.memberId, removed: true, kept_api_keys: ["ERP"] });
+  t.false("revoked_api_keys" in kept);
+  t.is((await stores.authenticateApiKey({ secret: staying.secret })).storeId, storeId, "the kept key still works");
 });
 
 test("product create and bundle create print the item", async (t) => {

@@ -182,6 +182,28 @@ test.serial("a forged post of what the role may not do is 403 saying so, and cha
   t.is(await m.statusOf(transfer.id), "paid");
 });
 
+// Serial: it compares the store's keys and audit log before and after.
+test.serial("a developer's forged Create key asking for payments:write is 403 from the catalog, and makes no key", async (t) => {
+  const keysBefore = (await stack.stores.listApiKeys({ storeId: m.storeId })).apiKeys.length;
+  const changesBefore = await m.changes();
+  for (const scopes of [["payments:write"], ["orders:read", "payments:write"]]) {
+    const fields = new URLSearchParams([["name", "Forged refunds"], ...scopes.map((scope) => ["scopes", scope])]);
+    const forged = await m.members.developer.post("api-keys", fields);
+    t.is(forged.status, 403, scopes.join(","));
+    const page = await forged.text();
+    t.regex(page, /The developer role may not grant payments:write/);
+    t.regex(page, /Nothing was changed/);
+    t.notRegex(page, /sk_live_/, "no key shown");
+  }
+  const unknown = await m.members.developer.post("api-keys", { name: "Odd", scopes: "orders:delete" });
+  t.is(unknown.status, 400);
+  t.regex(await unknown.text(), /Scopes: unknown scope/);
+  t.is((await stack.stores.listApiKeys({ storeId: m.storeId })).apiKeys.length, keysBefore, "no key was made");
+  t.deepEqual(await m.changes(), changesBefore, "nothing audited");
+  // What the role may grant, it may.
+  t.is((await m.members.developer.post("api-keys", { name: "Catalog sync", scopes: "catalog:write" })).status, 201);
+});
+
 // Serial: it compares the store's team and audit log before and after.
 test.serial("a forged post of any Team action by a role that is not an owner is 403, and the team is unchanged", async (t) => {
   await stack.accounts.inviteMember({ storeId: m.storeId, email: "pending@roles.example", role: "viewer" });

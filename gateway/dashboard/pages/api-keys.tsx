@@ -1,11 +1,16 @@
-// API keys (CONTRACT §10): list with last use, create (shown once), revoke (confirmed).
+// API keys (CONTRACT §10, §14): list with scopes, mode, maker and last use, create with
+// the scopes the member's role may grant (shown once), revoke (confirmed). The catalog
+// decides what a role may grant; this page only offers it.
 import type { RouterInstance as Router } from "@koa/router";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { auditActorText } from "../../../common/audit-text.js";
 import { isUuid } from "../../../common/ids.js";
+import { keyMode, KEY_MODE_NAMES } from "../../../common/key-mode.js";
+import { grantableScopes, SCOPE_TEXT, SCOPES, type Scope } from "../../../common/scopes.js";
 import type { ApiKey } from "../../../gen/catalog/v1/catalog_pb.js";
 import { Time } from "../../views/components.js";
-import { field } from "../forms.js";
-import { notFoundPage, problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
+import { field, type Form } from "../forms.js";
+import { notFoundPage, problemText, ROLE_NAMES, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
 import { DataTable } from "../views/data-table.js";
 
@@ -13,8 +18,69 @@ const iso = (value: ApiKey["createdAt"]) => (value ? timestampDate(value).toISOS
 
 const DONE: Record<string, string> = { revoked: "The key is revoked. Requests with it are refused from now on." };
 
-function KeysPage(props: { ctx: DashboardContext; keys: ApiKey[]; created?: { name: string; secret: string }; error?: string; flash?: string }) {
+/** What the "Create key" form holds: as posted, or its defaults. */
+interface KeyValues {
+  name: string;
+  scopes: readonly string[];
+}
+
+/** Every scope the member's role may grant, ticked: a key as able as its maker unless they say less. */
+const defaults = (ctx: DashboardContext): KeyValues => ({ name: "", scopes: grantableScopes(ctx.state.scope.role) });
+
+const valuesFrom = (form: Form): KeyValues => ({ name: field(form, "name"), scopes: form.scopes ?? [] });
+
+/** The service's field names as the form labels them. */
+function formProblem(error: unknown): string | undefined {
+  return problemText(error)
+    ?.replace(/^name: /, "Key name: ")
+    .replace(/^scopes: /, "Scopes: ");
+}
+
+/** A key's scopes, each kept whole on its line: a narrow cell wraps between them. */
+function Scopes({ scopes }: { scopes: readonly string[] }) {
+  if (scopes.length === 0) return <span class="muted">None</span>;
+  return (
+    <>
+      {scopes.map((scope, i) => (
+        <>
+          {i > 0 && " "}
+          <span class="mono nowrap">{scope}</span>
+        </>
+      ))}
+    </>
+  );
+}
+
+function ScopeChoices(props: { ctx: DashboardContext; ticked: readonly string[] }) {
+  const { role } = props.ctx.state.scope;
+  const offered = grantableScopes(role);
+  const withheld = SCOPES.filter((scope) => !offered.includes(scope));
+  const id = (scope: Scope) => `scope-${scope.replace(/\W/g, "-")}`;
+  return (
+    <fieldset aria-describedby="scopes-note">
+      <legend>Scopes</legend>
+      <p id="scopes-note" class="muted small" style="margin:0 0 6px">
+        What the key may do. A call outside its scopes is refused with 403.
+        {withheld.length > 0 && ` Your role (${ROLE_NAMES[role]}) cannot grant ${withheld.join(" or ")}: ask an owner for a key that needs it.`}
+      </p>
+      {offered.map((scope) => (
+        <div style="display:flex;flex-wrap:wrap;align-items:baseline;gap:0 10px">
+          <label>
+            <input type="checkbox" name="scopes" value={scope} checked={props.ticked.includes(scope)} aria-describedby={id(scope)} />
+            <span class="mono">{scope}</span>
+          </label>
+          <span id={id(scope)} class="muted small">
+            {SCOPE_TEXT[scope]}
+          </span>
+        </div>
+      ))}
+    </fieldset>
+  );
+}
+
+function KeysPage(props: { ctx: DashboardContext; keys: ApiKey[]; values?: KeyValues; created?: ApiKey & { secret: string }; error?: string; flash?: string }) {
   const { member, store, csrf } = props.ctx.state.scope;
+  const values = props.values ?? defaults(props.ctx);
   return (
     <Shell title="API keys" member={member} store={store} section="api-keys" csrf={csrf} flash={props.flash} error={props.error}>
       {props.created && (
@@ -26,6 +92,9 @@ function KeysPage(props: { ctx: DashboardContext; keys: ApiKey[]; created?: { na
           <code class="secret" aria-label="New API key">
             {props.created.secret}
           </code>
+          <p class="small" style="margin-bottom:0">
+            Scopes: <Scopes scopes={props.created.scopes} />
+          </p>
         </section>
       )}
       {props.keys.length === 0 ? (
@@ -33,35 +102,46 @@ function KeysPage(props: { ctx: DashboardContext; keys: ApiKey[]; created?: { na
           <p>Create a key below, then send it as <code>Authorization: Bearer …</code> from your systems.</p>
         </Empty>
       ) : (
-        <DataTable head={["Name", "Prefix", "Created", "Last used", "Status", { name: "Action", hidden: true }]}>
-          {props.keys.map((key) => (
-            <tr>
-              <td>{key.name || <span class="muted">(no name)</span>}</td>
-              <td class="mono nowrap">{key.prefix}…</td>
-              <td>
-                <Time iso={iso(key.createdAt)} />
-              </td>
-              <td>{key.lastUsedAt ? <Time iso={iso(key.lastUsedAt)} /> : <span class="muted">Never</span>}</td>
-              <td>{key.revokedAt ? <span class="badge badge-revoked">Revoked</span> : <span class="badge badge-active">Active</span>}</td>
-              <td>
-                {!key.revokedAt && (
-                  <a class="button danger" href={storePath(store.id, `api-keys/${key.id}/revoke`)} aria-label={`Revoke ${key.name || key.prefix}`}>
-                    Revoke
-                  </a>
-                )}
-              </td>
-            </tr>
-          ))}
+        <DataTable head={["Name", "Prefix", "Mode", "Scopes", "Created by", "Created", "Last used", "Status", { name: "Action", hidden: true }]}>
+          {props.keys.map((key) => {
+            const mode = keyMode(key.prefix);
+            return (
+              <tr>
+                <td>{key.name || <span class="muted">(no name)</span>}</td>
+                <td class="mono nowrap">{key.prefix}…</td>
+                <td>{mode ? KEY_MODE_NAMES[mode] : <span class="muted">—</span>}</td>
+                <td>
+                  <Scopes scopes={key.scopes} />
+                </td>
+                <td>{key.createdBy ? auditActorText(key.createdBy) : <span class="muted">—</span>}</td>
+                <td>
+                  <Time iso={iso(key.createdAt)} />
+                </td>
+                <td>{key.lastUsedAt ? <Time iso={iso(key.lastUsedAt)} /> : <span class="muted">Never</span>}</td>
+                <td>{key.revokedAt ? <span class="badge badge-revoked">Revoked</span> : <span class="badge badge-active">Active</span>}</td>
+                <td>
+                  {!key.revokedAt && (
+                    <a class="button danger" href={storePath(store.id, `api-keys/${key.id}/revoke`)} aria-label={`Revoke ${key.name || key.prefix}`}>
+                      Revoke
+                    </a>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
         </DataTable>
       )}
-      <h2>Create a key</h2>
-      <form class="inline card" method="post" action={storePath(store.id, "api-keys")}>
+      <h2 id="create-key">Create a key</h2>
+      <form class="stack card" method="post" action={storePath(store.id, "api-keys")} aria-labelledby="create-key">
         <Csrf token={csrf} />
         <label>
           Key name
-          <input type="text" name="name" maxLength={100} placeholder="e.g. ERP production" />
+          <input type="text" name="name" maxLength={100} value={values.name} placeholder="e.g. ERP production" />
         </label>
-        <button type="submit">Create key</button>
+        <ScopeChoices ctx={props.ctx} ticked={values.scopes} />
+        <div>
+          <button type="submit">Create key</button>
+        </div>
       </form>
     </Shell>
   );
@@ -110,15 +190,22 @@ export function apiKeyPages(router: Router, kit: Kit) {
     storeScope,
     handle(async (ctx: DashboardContext) => {
       const storeId = ctx.state.scope.store.id;
-      const name = field(ctx.state.scope.form, "name");
+      const values = valuesFrom(ctx.state.scope.form);
+      // The service reads no scopes as "all the maker may grant": a form with none
+      // ticked is a slip, not that.
+      if (values.scopes.length === 0) {
+        return sendPage(ctx, <KeysPage ctx={ctx} keys={await list(ctx)} values={values} error="Scopes: tick at least one scope for the key." />, 400);
+      }
       try {
-        const created = await clients.store.createApiKey({ storeId, name });
+        // The catalog grants only what the member's role may (a forged post for more is
+        // PERMISSION_DENIED, the kit's 403) and audits the key with its maker.
+        const created = await clients.store.createApiKey({ storeId, name: values.name, scopes: [...values.scopes] });
         // Shown in this response only, never in a URL or a later page.
-        sendPage(ctx, <KeysPage ctx={ctx} keys={await list(ctx)} created={{ name: created.apiKey!.name, secret: created.secret }} />, 201);
+        sendPage(ctx, <KeysPage ctx={ctx} keys={await list(ctx)} created={{ ...created.apiKey!, secret: created.secret }} />, 201);
       } catch (error) {
-        const problem = problemText(error);
+        const problem = formProblem(error);
         if (!problem) throw error;
-        sendPage(ctx, <KeysPage ctx={ctx} keys={await list(ctx)} error={problem} />, 400);
+        sendPage(ctx, <KeysPage ctx={ctx} keys={await list(ctx)} values={values} error={problem} />, 400);
       }
     }),
   );

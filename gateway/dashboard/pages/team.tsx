@@ -6,6 +6,7 @@ import type { RouterInstance as Router } from "@koa/router";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { auditTarget, MEMBER_API_KEYS_FIELD } from "../../../common/audit.js";
 import { isUuid } from "../../../common/ids.js";
 import { ROLES, type Role } from "../../../common/roles.js";
 import type { Invitation, Member } from "../../../gen/catalog/v1/account_pb.js";
@@ -162,20 +163,43 @@ function RemovePage(props: { ctx: DashboardContext; member: Member }) {
           <strong>{props.member.email}</strong> will no longer be able to open {store.name}, and every session of theirs ends at once.
           {you && " That is you: you will be signed out."}
         </p>
-        <div class="actions">
-          <form method="post" action={storePath(store.id, `team/${props.member.id}/remove`)}>
-            <Csrf token={csrf} />
+        <form method="post" action={storePath(store.id, `team/${props.member.id}/remove`)}>
+          <Csrf token={csrf} />
+          <label style="display:flex;gap:8px;align-items:center">
+            <input type="checkbox" name="keep_api_keys" value="1" aria-describedby="keep-keys-note" />
+            Keep their API keys
+          </label>
+          <p id="keep-keys-note" class="muted small" style="margin:4px 0 0">
+            The API keys they created stop working at once with them, unless you keep them for the systems that use them. Either way the audit log names
+            the keys.
+          </p>
+          <div class="actions">
             <button type="submit" class="danger">
               Remove member
             </button>
-          </form>
-          <a class="button secondary" href={storePath(store.id, "team")}>
-            Keep them
-          </a>
-        </div>
+            <a class="button secondary" href={storePath(store.id, "team")}>
+              Keep them
+            </a>
+          </div>
+        </form>
       </div>
     </Shell>
   );
+}
+
+/**
+ * The notice after a removal, from what the catalog recorded of it (its audit entry),
+ * so a link can only ever repeat what happened: the member, and the API keys revoked
+ * or kept with them. The plain notice when the entry is not found.
+ */
+async function removalNotice(ctx: DashboardContext, clients: Kit["clients"], email: string): Promise<string> {
+  const { member: me, store } = ctx.state.scope;
+  const { entries } = await clients.accounts.listAudit({ storeId: store.id, limit: 20, actor: me.email, action: "member.removed" });
+  const entry = entries.find((candidate) => candidate.target === auditTarget("member", email));
+  if (!entry) return DONE.removed!;
+  const keys = entry.changes.find((change) => change.field === MEMBER_API_KEYS_FIELD);
+  const what = keys ? `API keys ${keys.after}: ${keys.before}.` : "They had no API keys.";
+  return `Member removed: ${email}. Their sessions ended at once. ${what}`;
 }
 
 export function teamPages(router: Router, kit: Kit) {
@@ -207,7 +231,9 @@ export function teamPages(router: Router, kit: Kit) {
     base,
     storeScope,
     handle(async (ctx: DashboardContext) => {
-      sendPage(ctx, <TeamPage ctx={ctx} {...await load(ctx)} flash={DONE[String(ctx.query.done)]} />);
+      const removed = ctx.query.done === "removed" && typeof ctx.query.member === "string" ? ctx.query.member : undefined;
+      const flash = removed ? await removalNotice(ctx, clients, removed) : DONE[String(ctx.query.done)];
+      sendPage(ctx, <TeamPage ctx={ctx} {...await load(ctx)} flash={flash} />);
     }),
   );
 
@@ -276,14 +302,17 @@ export function teamPages(router: Router, kit: Kit) {
     handle(async (ctx: DashboardContext) => {
       const memberId = (ctx.params.memberId ?? "").toLowerCase();
       if (!isUuid(memberId)) return notFoundPage(ctx);
+      // Unticked, the catalog revokes the API keys the member made along with them.
+      const keepApiKeys = field(ctx.state.scope.form, "keep_api_keys") !== "";
+      let email: string;
       try {
-        await clients.accounts.removeMember({ storeId: ctx.state.scope.store.id, memberId });
+        ({ email } = (await clients.accounts.removeMember({ storeId: ctx.state.scope.store.id, memberId, keepApiKeys })).member!);
       } catch (error) {
         return refused(ctx, error);
       }
       // Removing yourself ends your own session too.
       if (memberId === ctx.state.scope.member.id) return seeOther(ctx, "/dashboard/login");
-      seeOther(ctx, teamPath(ctx, "removed"));
+      seeOther(ctx, `${teamPath(ctx, "removed")}&member=${encodeURIComponent(email)}`);
     }),
   );
 }

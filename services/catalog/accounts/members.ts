@@ -6,7 +6,7 @@
 // where the contract is silent").
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Actor } from "../../../common/actor.js";
-import { auditTarget } from "../../../common/audit.js";
+import { auditTarget, MEMBER_API_KEYS_FIELD } from "../../../common/audit.js";
 import type { Role } from "../../../common/roles.js";
 import { auditEntry, fieldChanges } from "../../../platform/audit-log.js";
 import type { Logger } from "../../../platform/logger.js";
@@ -201,7 +201,7 @@ export function createMembers({
         if (!removed) return undefined;
         const touched = keepApiKeys ? await keys.liveKeysOfMember(tx, owner.id, memberId) : await keys.revokeKeysOfMember(tx, owner.id, memberId);
         const apiKeys = touched.map(keyLabel);
-        const changes = apiKeys.length > 0 ? [{ field: "API keys", before: apiKeys.join(", "), after: keepApiKeys ? "kept" : "revoked" }] : [];
+        const changes = apiKeys.length > 0 ? [{ field: MEMBER_API_KEYS_FIELD, before: apiKeys.join(", "), after: keepApiKeys ? "kept" : "revoked" }] : [];
         await store.insertAuditEntries(tx, [auditEntry(owner.id, actor, "member.removed", auditTarget("member", removed.email), { changes })]);
         await store.deleteSessionsOfMember(tx, memberId);
         await store.dropInvitations(tx, memberId, owner.id);
