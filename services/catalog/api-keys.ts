@@ -6,7 +6,7 @@ import { auditActorName, type Actor } from "../../common/actor.js";
 import { auditTarget } from "../../common/audit.js";
 import type { PlanName } from "../../common/plans.js";
 import { KEY_MODE_PREFIXES } from "../../common/key-mode.js";
-import { grantableScopes, grantRefusal, parseScopes, SCOPES, type Scope } from "../../common/scopes.js";
+import { grantableScopes, grantRefusal, isScope, parseScopes, SCOPES, type Scope } from "../../common/scopes.js";
 import { auditEntry } from "../../platform/audit-log.js";
 import { fieldError } from "../../platform/rpc-errors.js";
 import type { Logger } from "../../platform/logger.js";
@@ -85,7 +85,7 @@ function grantable(actor: Actor): readonly Scope[] {
 export function scopesToGrant(asked: readonly string[], actor: Actor): Scope[] {
   const allowed = grantable(actor);
   const scopes = parseScopes(asked);
-  if (!scopes) throw fieldError("scopes", `unknown scope; scopes are ${SCOPES.join(", ")}`);
+  if (!scopes) throw fieldError("scopes", `unknown scope "${asked.find((scope) => !isScope(scope))}"; scopes are ${SCOPES.join(", ")}`);
   const wanted = scopes.length > 0 ? scopes : [...allowed];
   const beyond = wanted.find((scope) => !allowed.includes(scope));
   if (beyond || wanted.length === 0) {

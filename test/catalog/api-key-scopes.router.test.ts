@@ -48,6 +48,7 @@ test("an owner grants any scope; scopes come back in the table's order; an unkno
   const unknown = await failure(s.stores.createApiKey({ storeId: s.storeId, name: "Bad", scopes: ["orders:read", "admin"] }));
   t.is(unknown.code, Code.InvalidArgument);
   t.is(unknown.field, "scopes");
+  t.regex(unknown.message, /unknown scope "admin"/);
   t.is((await s.stores.listApiKeys({ storeId: s.storeId })).apiKeys.length, 2);
 });
 
