@@ -143,3 +143,12 @@ test("npm start's token: one that is set is kept and nothing is written; else on
   t.not(replaced, made);
   t.is(keptInternalToken(dataDir), replaced);
 });
+
+test("the token never reaches a log: INTERNAL_TOKEN and an authorization header are redacted", (t) => {
+  const lines: string[] = [];
+  const log = createLogger("test", "info", { write: (line: string) => lines.push(line) });
+  log.info({ INTERNAL_TOKEN: TOKEN, headers: { authorization: `Bearer ${TOKEN}` } }, "configuration");
+  t.is(lines.length, 1);
+  t.false(lines[0]!.includes(TOKEN), lines[0]);
+  t.regex(lines[0]!, /"INTERNAL_TOKEN":"\[redacted\]"/);
+});
