@@ -5,11 +5,14 @@ import path from "node:path";
 import type { Client } from "@connectrpc/connect";
 import autocannon from "autocannon";
 import type { OrderService } from "../gen/order/v1/order_pb.js";
+import { makeInternalToken } from "../platform/rpc-auth.js";
 import { SHARED_NATS_URL } from "../test/helpers/nats.js";
 import { freePort, ROOT, spawnProcess, type Spawned } from "../test/helpers/process.js";
 
 /** Every process the bench started, stopped (newest first) when it ends. */
 export const children: Spawned[] = [];
+/** The internal token of every product process this bench starts, and of its own gRPC clients. */
+export const BENCH_INTERNAL_TOKEN = makeInternalToken();
 
 export interface Row {
   scenario: string;
@@ -118,6 +121,8 @@ export function productEnv(db: string, bus: Record<string, string>, gatewayPort:
     WEBHOOK_ALLOW_HTTP: "true",
     WEBHOOK_ALLOW_PRIVATE: "true",
     PUBLIC_BASE_URL: `http://127.0.0.1:${gatewayPort}`,
+    // Authenticated internal calls, as in production; the bench's own clients carry it too.
+    INTERNAL_TOKEN: BENCH_INTERNAL_TOKEN,
   };
 }
 

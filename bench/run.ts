@@ -33,7 +33,7 @@ import { runScale } from "./scale.js";
 import { createTestDatabase } from "../test/helpers/db.js";
 import { uniqueBusNames } from "../test/helpers/nats.js";
 import { freePort, ROOT, spawnEntry } from "../test/helpers/process.js";
-import { bankMutationBatch, bankTransferOrderBodies, BENCH_BUYER, children, measure, productEnv, runProduct, startProduct, statusText, waitForPort, type Row } from "./harness.js";
+import { bankMutationBatch, bankTransferOrderBodies, BENCH_BUYER, BENCH_INTERNAL_TOKEN, children, measure, productEnv, runProduct, startProduct, statusText, waitForPort, type Row } from "./harness.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -137,9 +137,9 @@ async function main() {
 
   try {
     const one = await startProduct(db.url, bus, 1);
-    const catalogChannel = createRpcChannel(one.addrs.CATALOG_ADDR, { timeoutMs: 30_000, actor: OPERATOR });
-    const orderChannel = createRpcChannel(one.addrs.ORDER_ADDR, { timeoutMs: 30_000, actor: OPERATOR });
-    const webhookChannel = createRpcChannel(one.addrs.WEBHOOK_ADDR, { timeoutMs: 30_000, actor: OPERATOR });
+    const catalogChannel = createRpcChannel(one.addrs.CATALOG_ADDR, { timeoutMs: 30_000, actor: OPERATOR, internalToken: BENCH_INTERNAL_TOKEN });
+    const orderChannel = createRpcChannel(one.addrs.ORDER_ADDR, { timeoutMs: 30_000, actor: OPERATOR, internalToken: BENCH_INTERNAL_TOKEN });
+    const webhookChannel = createRpcChannel(one.addrs.WEBHOOK_ADDR, { timeoutMs: 30_000, actor: OPERATOR, internalToken: BENCH_INTERNAL_TOKEN });
     const stores = catalogChannel.client(StoreService);
     const catalog = catalogChannel.client(CatalogService);
     const orders = orderChannel.client(OrderService);

@@ -25,7 +25,7 @@ import * as webhookStore from "../services/webhook/store.js";
 import { createTestDatabase } from "../test/helpers/db.js";
 import { uniqueBusNames } from "../test/helpers/nats.js";
 import { ROOT } from "../test/helpers/process.js";
-import { bankMutationBatch, bankTransferOrderBodies, BENCH_BUYER, measure, rowOf, startProduct, statusText, stopProduct, type Row } from "./harness.js";
+import { bankMutationBatch, bankTransferOrderBodies, BENCH_BUYER, BENCH_INTERNAL_TOKEN, measure, rowOf, startProduct, statusText, stopProduct, type Row } from "./harness.js";
 import { createSeeder, type SeedReport, type SeedTarget } from "./seed-scale.js";
 
 const DAY = 86_400_000;
@@ -123,7 +123,7 @@ export async function runScale(options: ScaleOptions) {
     // and hourly) removes none of it; the purge scenario below removes the oldest day.
     const env = { EVENT_RETENTION: `${SEEDED_DAYS + 1}d` };
     let product = await startProduct(db.url, bus, orders, env);
-    const channel = (addr: string) => createRpcChannel(addr, { timeoutMs: 60_000, actor: OPERATOR });
+    const channel = (addr: string) => createRpcChannel(addr, { timeoutMs: 60_000, actor: OPERATOR, internalToken: BENCH_INTERNAL_TOKEN });
     // The addresses stay: the product starts again on the same ports after seeding.
     const catalogChannel = channel(product.addrs.CATALOG_ADDR);
     const orderChannel = channel(product.addrs.ORDER_ADDR);

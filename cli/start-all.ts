@@ -70,6 +70,8 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
   // One process has no reason to send its own calls through HTTP/2 framing and a socket.
   const transport = overrides.transport ?? "in-process";
   const inProcess = <T>(target: T | undefined) => (transport === "in-process" ? target : undefined);
+  // Every service demands it and every call carries it, in process or over gRPC.
+  const internalToken = config.INTERNAL_TOKEN;
   // OTEL_EXPORTER_OTLP_ENDPOINT set: one tracer provider per role, so each role's spans
   // carry its own service.name in this one process too (tracing.ts).
   startTracing(config, { logger: log("tracing") });
@@ -82,7 +84,7 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
   // Invitations, password resets and "endpoint disabled": SMTP_URL, or .eml files under DATA_DIR/mail.
   const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR, logger: log("mail") });
   const mail = { mailer, publicBaseUrl: config.PUBLIC_BASE_URL };
-  const catalog = await startCatalogService({ sql: catalogSql, logger: log("catalog"), catalogChanges, mail, scryptParams: overrides.scryptParams, ...catalogAt });
+  const catalog = await startCatalogService({ sql: catalogSql, logger: log("catalog"), catalogChanges, mail, scryptParams: overrides.scryptParams, internalToken, ...catalogAt });
   const catalogAddr = loopback(catalogAt.host, catalog.port);
 
   let bus: EventBus | undefined;
@@ -103,6 +105,7 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
       catalog: inProcess(catalog.inProcess),
       timeoutMs: overrides.webhookTimeoutMs,
       disableSweepEveryMs: overrides.webhookDisableSweepEveryMs,
+      internalToken,
       ...webhookAt,
     });
     webhookAddr = loopback(webhookAt.host, webhook.port);
@@ -117,16 +120,19 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
     bus,
     sweepEveryMs: overrides.sweepEveryMs,
     catalog: inProcess(catalog.inProcess),
+    internalToken,
     ...orderAt,
   });
   const orderAddr = loopback(orderAt.host, order.port);
 
   const gatewaySql = connectDb(databaseUrl, { schema: GATEWAY_SCHEMA, asyncCommit: true, max: overrides.poolSize?.gateway ?? config.DATABASE_POOL_SIZE, role: "gateway" });
-  const clients = createServiceClients({ catalog: catalogAddr, order: orderAddr, webhook: webhookAddr }, undefined, {
-    catalog: inProcess(catalog.inProcess),
-    order: inProcess(order.inProcess),
-    webhook: inProcess(webhook?.inProcess),
-  });
+  const clients = createServiceClients(
+    { catalog: catalogAddr, order: orderAddr, webhook: webhookAddr },
+    undefined,
+    { catalog: inProcess(catalog.inProcess), order: inProcess(order.inProcess), webhook: inProcess(webhook?.inProcess) },
+    undefined,
+    internalToken,
+  );
   const nats = config.NATS_URL ? createNatsProbe(config.NATS_URL) : undefined;
   const gateway = await startGateway({
     readinessChecks: nats ? { nats: () => nats.check() } : {},
@@ -145,8 +151,9 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
     catalogChanges,
   });
   // One registry for the whole process, so one listener shows every role's metrics,
-  // beside the gateway's port as the gateway alone has it (never on the public port).
-  const metrics = await startServiceMetrics({ host: config.HOST, port: config.PORT }, overrides.metricsPort ?? config.METRICS_PORT, log("metrics"));
+  // beside the gateway's port as the gateway alone has it (never on the public port),
+  // on METRICS_HOST.
+  const metrics = await startServiceMetrics(config.PORT, { host: config.METRICS_HOST, port: overrides.metricsPort ?? config.METRICS_PORT }, log("metrics"));
 
   return {
     url: config.PUBLIC_BASE_URL,

@@ -11,15 +11,19 @@ import { OPERATOR } from "../common/actor.js";
 import { inviteUrl } from "../common/dashboard-links.js";
 import { loopbackHost } from "../gateway/service.js";
 import { actingAs } from "../platform/acting-as.js";
+import { keepInternalToken } from "../platform/rpc-auth.js";
 import { seedDemoStore, type DemoStore } from "./seed.js";
 import { startAll } from "./start-all.js";
 
 const DEMO_MEMBER_EMAIL = "demo@example.com";
 const startedAt = Date.now();
-const config = loadConfigOrExit("start");
-const logger = createLogger("start", config.LOG_LEVEL);
+const given = loadConfigOrExit("start");
+const logger = createLogger("start", given.LOG_LEVEL);
 reportProcessFailures(logger);
-const database = await openDatabaseServer(config, logger);
+const database = await openDatabaseServer(given, logger);
+// INTERNAL_TOKEN as set, else the one kept in DATA_DIR (made on the first start), where
+// `store-admin` finds it.
+const config = { ...given, INTERNAL_TOKEN: await keepInternalToken(given.DATA_DIR, given.INTERNAL_TOKEN) };
 
 const all = await startAll(config, database.url);
 const clients = all.clients;
@@ -42,7 +46,7 @@ process.stdout.write(
     `Try: curl -H "Authorization: Bearer ${demo.key}" "${url}/v1/products?limit=2"`,
     `Dashboard: sign in as ${DEMO_MEMBER_EMAIL} with this one-time link (72 h): ${demoSignIn}`,
     all.metricsPort > 0
-      ? `Metrics of every role (Prometheus, not on the API's port): http://${loopbackHost(config.HOST)}:${all.metricsPort}/metrics`
+      ? `Metrics of every role (Prometheus, not on the API's port): http://${loopbackHost(config.METRICS_HOST)}:${all.metricsPort}/metrics`
       : "Metrics: not served (the metrics port was taken; see the log, METRICS_PORT picks another)",
     "",
   ].join("\n") + "\n",

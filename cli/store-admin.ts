@@ -22,6 +22,7 @@ import { pino } from "pino";
 import { loadConfig } from "../platform/config.js";
 import { createLogger } from "../platform/logger.js";
 import { textProblem } from "../common/text.js";
+import { keptInternalToken } from "../platform/rpc-auth.js";
 import { createRpcChannel, type RpcChannel } from "../platform/rpc-client.js";
 import { apiKeyJson, apiKeyListJson, itemJson, planFromName, statusFromName, storeJson } from "./catalog-json.js";
 import { auditJson, memberJson } from "./account-json.js";
@@ -513,11 +514,13 @@ try {
   // stdout is the answer's: what the channels have to say (a host name that does not
   // resolve, an instance out of rotation) goes to stderr, warnings only.
   const logger = createLogger("store-admin", "warn", pino.destination(2));
+  // INTERNAL_TOKEN, else the one `npm start` keeps in DATA_DIR.
+  const internalToken = config.INTERNAL_TOKEN ?? keptInternalToken(config.DATA_DIR);
   channels = {
     // Every call is the operator's (CONTRACT §8, §13).
-    catalog: createRpcChannel(config.CATALOG_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger }),
-    order: createRpcChannel(config.ORDER_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger }),
-    webhook: createRpcChannel(config.WEBHOOK_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger }),
+    catalog: createRpcChannel(config.CATALOG_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger, internalToken }),
+    order: createRpcChannel(config.ORDER_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger, internalToken }),
+    webhook: createRpcChannel(config.WEBHOOK_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger, internalToken }),
     gatewayUrl: process.env.GATEWAY_URL ?? `http://127.0.0.1:${config.PORT}`,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     addrs: { catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR, webhook: config.WEBHOOK_ADDR },

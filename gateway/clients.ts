@@ -23,9 +23,11 @@ export function createServiceClients(
   timeoutMs = 1_200,
   inProcess: InProcessServices = {},
   logger?: Logger,
+  /** INTERNAL_TOKEN, carried by every call. */
+  internalToken?: string,
 ) {
   // Each call states the actor of the request under way: the API key, or the signed-in member.
-  const options = (deadline: number): RpcChannelOptions => ({ timeoutMs: deadline, actor: currentActor, role: "gateway", logger });
+  const options = (deadline: number): RpcChannelOptions => ({ timeoutMs: deadline, actor: currentActor, role: "gateway", logger, internalToken });
   const catalogChannel = openRpcChannel(inProcess.catalog ?? addrs.catalog, options(timeoutMs));
   const orderChannel = openRpcChannel(inProcess.order ?? addrs.order, options(Math.max(timeoutMs, 10_000)));
   // The API asks the webhook service only whether it is up (/readyz); the dashboard

@@ -16,7 +16,7 @@ reportProcessFailures(logger);
 startTracing(config, { logger });
 const database = await openDatabaseServer(config, logger);
 const sql = connectDb(database.url, { schema: GATEWAY_SCHEMA, role: "gateway", asyncCommit: true, max: config.DATABASE_POOL_SIZE });
-const clients = createServiceClients({ catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR, webhook: config.WEBHOOK_ADDR }, undefined, {}, logger);
+const clients = createServiceClients({ catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR, webhook: config.WEBHOOK_ADDR }, undefined, {}, logger, config.INTERNAL_TOKEN);
 const nats = config.NATS_URL ? createNatsProbe(config.NATS_URL) : undefined;
 // Alone, the gateway hears the catalog only over NATS: without it, no page cache.
 const catalogChanges = createCatalogChanges(config, logger);
@@ -35,8 +35,8 @@ const gateway = await startGateway({
   publicBaseUrl: config.PUBLIC_BASE_URL,
   catalogChanges,
 });
-// Off the public port: METRICS_PORT, else PORT + 1000.
-const metrics = await startServiceMetrics({ host: config.HOST, port: config.PORT }, config.METRICS_PORT, logger);
+// Off the public port and address: METRICS_PORT (else PORT + 1000) on METRICS_HOST.
+const metrics = await startServiceMetrics(config.PORT, { host: config.METRICS_HOST, port: config.METRICS_PORT }, logger);
 
 onShutdown(logger, async () => {
   await metrics.close();

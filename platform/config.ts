@@ -1,6 +1,7 @@
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import { defaultMidtransApiBaseUrl } from "../common/midtrans.js";
+import { INTERNAL_TOKEN_PATTERN } from "./rpc-auth.js";
 
 // Durations are written the way operators write them: "500ms", "5s", "5m", "2h", "1d".
 const durationPattern = /^(\d+)(ms|s|m|h|d)$/;
@@ -135,6 +136,15 @@ const schema = z.object({
   // service's gRPC port, 50051 → 51051; the gateway's PORT, 8080 → 9080). Under
   // `npm start` one listener there serves every role's.
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  // Where every role's metrics listener binds: loopback unless told (compose: 0.0.0.0,
+  // for Prometheus on the compose network). What a process is doing is for operators.
+  METRICS_HOST: z.string().min(1).default("127.0.0.1"),
+  // The shared secret of internal calls (platform/rpc-auth.ts); `npm start` makes one
+  // when unset. The message never repeats the value.
+  INTERNAL_TOKEN: z
+    .string()
+    .regex(INTERNAL_TOKEN_PATTERN, "must be at least 32 characters of A-Z a-z 0-9 - . _ ~ + / (base64 or base64url), e.g. the output of `openssl rand -base64 32`")
+    .optional(),
   // Outgoing mail (CONTRACT §13). Unset: every mail is written to DATA_DIR/mail/*.eml
   // and its path logged. `smtps://` speaks TLS from the start; `smtp://` upgrades with
   // STARTTLS when the server offers it. Credentials go in the URL (user:pass@).
@@ -195,6 +205,21 @@ function crossCheck(config: z.infer<typeof schema>, present: Record<string, stri
       });
     }
   }
+  // A service beyond loopback without the token would take anyone's word for who acts.
+  // (`npm start` makes a token when none is set; the gateway listens on no internal address.)
+  if (config.INTERNAL_TOKEN === undefined && role !== "start") {
+    for (const variable of LISTENS_ON[role ?? ""] ?? []) {
+      // A list is refused above; there is no one host to judge.
+      if (config[variable].includes(",")) continue;
+      const { host } = listenAddress(config[variable]);
+      if (!isLoopbackHost(host)) {
+        problems.push({
+          variable: "INTERNAL_TOKEN",
+          message: `must be set: this service listens on ${host} (${variable}), beyond loopback, where without the token anyone who reaches the port could call it as the operator; give every role the same long random value`,
+        });
+      }
+    }
+  }
   if (config.PAYMENT_GATEWAY === "midtrans") {
     if (present.MIDTRANS_SERVER_KEY === undefined) {
       problems.push({ variable: "MIDTRANS_SERVER_KEY", message: "must be set to the Midtrans server key when PAYMENT_GATEWAY=midtrans" });
@@ -230,6 +255,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role?: string):
     PUBLIC_BASE_URL: (config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, ""),
     MIDTRANS_API_BASE_URL: config.MIDTRANS_API_BASE_URL ?? defaultMidtransApiBaseUrl(config.MIDTRANS_BASE_URL),
   };
+}
+
+/** Whether a listen host is this machine's loopback only: `localhost`, 127.0.0.0/8, ::1 (a wildcard is not). */
+export function isLoopbackHost(host: string): boolean {
+  if (host.toLowerCase() === "localhost") return true;
+  return ipaddr.isValid(host) && ipaddr.process(host).range() === "loopback";
 }
 
 /** "http://127.0.0.1:50051" → the host and port to listen on. */

@@ -28,6 +28,7 @@ export function createLogger(service: string, level = process.env.LOG_LEVEL ?? "
         "DATABASE_URL",
         "MIDTRANS_SERVER_KEY",
         "WEBHOOK_SECRET_KEY",
+        "INTERNAL_TOKEN",
       ],
       censor: "[redacted]",
     },

@@ -1,4 +1,5 @@
 import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import client from "prom-client";
 import type { Sql } from "./db.js";
@@ -170,15 +171,16 @@ export async function metricsText(): Promise<{ contentType: string; body: string
 }
 
 /**
- * /metrics of a role, on a port of its own beside the one it serves on: METRICS_PORT,
- * else that port + 1000 (a service's gRPC port, 50051 → 51051; the gateway's PORT,
- * 8080 → 9080; a role on port 0 gets any free port). Never the gateway's public port:
- * what the process is doing is for operators, not for every client. A port already
- * taken only costs the metrics, never the role.
+ * /metrics of a role, on a port of its own beside the one it serves on: `where.port`
+ * (METRICS_PORT), else that port + 1000 (a service's gRPC port, 50051 → 51051; the
+ * gateway's PORT, 8080 → 9080; a role on port 0 gets any free port), bound to
+ * `where.host` (METRICS_HOST, loopback unless told). Never the gateway's public port or
+ * address: what the process is doing is for operators, not for every client. A port
+ * already taken only costs the metrics, never the role.
  */
-export async function startServiceMetrics(beside: { host: string; port: number }, metricsPort: number | undefined, logger: Logger) {
+export async function startServiceMetrics(besidePort: number, where: { host: string; port?: number }, logger: Logger) {
   try {
-    return await startMetricsServer(beside.host, metricsPort ?? (beside.port === 0 ? 0 : beside.port + 1000), logger);
+    return await startMetricsServer(where.host, where.port ?? (besidePort === 0 ? 0 : besidePort + 1000), logger);
   } catch (error) {
     logger.warn({ err: (error as Error).message }, "metrics listener not started");
     return { port: 0, close: async () => {} };
@@ -214,10 +216,12 @@ export async function startMetricsServer(host: string, port: number, logger: Log
     server.once("error", reject);
     server.listen(port, host, () => resolve());
   });
-  const address = server.address();
-  logger.info({ address: `http://${host}:${typeof address === "object" && address ? address.port : port}/metrics` }, "metrics listening");
+  // The address as bound, not as asked: what an operator checks the exposure by.
+  const bound = server.address() as AddressInfo;
+  const shown = bound.family === "IPv6" ? `[${bound.address}]` : bound.address;
+  logger.info({ address: `http://${shown}:${bound.port}/metrics` }, "metrics listening");
   return {
-    port: typeof address === "object" && address ? address.port : port,
+    port: bound.port,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

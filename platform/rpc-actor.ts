@@ -1,6 +1,8 @@
 // The server's side of the actor (common/actor.ts): each changing RPC reads who acts
 // from its request headers and refuses what that actor may not do, with
-// PERMISSION_DENIED (the gateway's 403), before anything is written.
+// PERMISSION_DENIED (the gateway's 403), before anything is written. The headers are
+// believed because the call got past the internal token first (rpc-auth.ts): anybody
+// who reaches a service's port could write them.
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import { actorFromHeaders, actorMay, type Actor } from "../common/actor.js";
 import { PERMISSION_TEXT, type Permission } from "../common/roles.js";

@@ -7,6 +7,7 @@ import { rpcTracingInterceptor, type Role } from "./tracing.js";
 import { createLeanGrpcTransport, DEFAULT_READ_MAX_BYTES } from "../lean-grpc/index.js";
 import type { InProcessTarget } from "./rpc-server.js";
 import { createLogger, type Logger } from "./logger.js";
+import { internalTokenInterceptor } from "./rpc-auth.js";
 
 export interface RpcChannel {
   client<T extends DescService>(service: T): Client<T>;
@@ -25,6 +26,11 @@ export interface RpcChannelOptions {
    * or undefined: the call states no actor, which only reads may do.
    */
   actor?: Actor | (() => Actor | undefined);
+  /**
+   * INTERNAL_TOKEN, carried by every call (rpc-auth.ts). A service that refuses the
+   * token (or its lack) fails the call UNAVAILABLE, naming the variable.
+   */
+  internalToken?: string;
   /** The calling role, which its client spans name (tracing.ts); default "client". */
   role?: Role;
   /** Where address changes and failed lookups are logged (default: a logger named after `role`). */
@@ -46,12 +52,14 @@ export function actorInterceptor(actor: Actor | (() => Actor | undefined)): Inte
 
 /**
  * The client interceptors of a channel: the trace's client span first (it covers the
- * whole call and writes `traceparent`), metrics, the actor's headers, then the caller's own.
+ * whole call and writes `traceparent`), metrics, the internal token, the actor's
+ * headers, then the caller's own.
  */
 function clientInterceptors(options: RpcChannelOptions): Interceptor[] {
   return [
     rpcTracingInterceptor("client", options.role ?? "client"),
     rpcMetricsInterceptor("client"),
+    internalTokenInterceptor(options.internalToken, options.role ?? "this client"),
     ...(options.actor ? [actorInterceptor(options.actor)] : []),
     ...(options.interceptors ?? []),
   ];

@@ -14,6 +14,7 @@ import { rpcMetricsInterceptor } from "./metrics.js";
 import { rpcTracingInterceptor, type Role } from "./tracing.js";
 import { installLeanUnaryPath } from "../lean-grpc/index.js";
 import { queryDeadlineInterceptor } from "./query-deadline.js";
+import { requireInternalToken } from "./rpc-auth.js";
 import { toRpcError } from "./rpc-errors.js";
 import { assertRequestText } from "./rpc-text.js";
 
@@ -35,13 +36,20 @@ function rpcErrorInterceptor(logger: Logger): Interceptor {
 /**
  * What every service's server runs around each handler, on both the lean path and
  * Connect's: the trace's server span outermost (continuing the caller's
- * `traceparent`), then metrics (they count the code the client gets), then the text
- * check and error mapping, and innermost the call's signal for its queries to be
+ * `traceparent`), then metrics (they count the code the client gets, refusals too),
+ * then, with `internalToken`, the refusal of a call without it (rpc-auth.ts), then the
+ * text check and error mapping, and innermost the call's signal for its queries to be
  * cancelled with (query-deadline.ts). In-memory tests pass the same to
  * createRouterTransport.
  */
-export function serverInterceptors(logger: Logger, role: Role = "service"): Interceptor[] {
-  return [rpcTracingInterceptor("server", role), rpcMetricsInterceptor("server"), rpcErrorInterceptor(logger), queryDeadlineInterceptor()];
+export function serverInterceptors(logger: Logger, role: Role = "service", internalToken?: string): Interceptor[] {
+  return [
+    rpcTracingInterceptor("server", role),
+    rpcMetricsInterceptor("server"),
+    ...(internalToken === undefined ? [] : [requireInternalToken(internalToken, logger, role)]),
+    rpcErrorInterceptor(logger),
+    queryDeadlineInterceptor(),
+  ];
 }
 
 export interface RpcServerOptions {
@@ -56,6 +64,8 @@ export interface RpcServerOptions {
   services: string[];
   /** Throws when the service cannot serve (its database is gone, say). */
   ready: () => Promise<void>;
+  /** INTERNAL_TOKEN: set, every call but a health check must carry it (rpc-auth.ts). */
+  internalToken?: string;
 }
 
 /**
@@ -118,7 +128,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     healthRoutes(router);
   };
   // Outermost first: metrics count the code the client gets, after the error mapping.
-  const interceptors = serverInterceptors(logger, options.name);
+  const interceptors = serverInterceptors(logger, options.name, options.internalToken);
   const handler = connectNodeAdapter({ interceptors, routes: allRoutes });
   const server = http2.createServer({ settings: { initialWindowSize: 8 * 1024 * 1024 } }, handler);
   // Unary binary gRPC calls take the lean path (lean-grpc/, with the same interceptors);

@@ -31,6 +31,8 @@ export async function startCatalogService(options: {
   mail?: { mailer: Pick<Mailer, "send">; publicBaseUrl: string };
   /** Password hashing cost; SCRYPT_PARAMS unless a test stack asks for less. */
   scryptParams?: ScryptParams;
+  /** INTERNAL_TOKEN: every call to this service must carry it, and its own calls carry it. */
+  internalToken?: string;
 }): Promise<RpcServer> {
   const { sql, logger } = options;
   await migrate(sql, CATALOG_SCHEMA, migrations, logger);
@@ -43,5 +45,6 @@ export async function startCatalogService(options: {
     routes: createCatalogRoutes(createCatalogDomain({ sql, logger, catalogChanges: options.catalogChanges, mail: options.mail, scryptParams: options.scryptParams })),
     services: [StoreService.typeName, CatalogService.typeName, AccountService.typeName],
     ready: () => ping(sql),
+    internalToken: options.internalToken,
   });
 }

@@ -21,8 +21,8 @@ const bus = config.NATS_URL
   ? await createEventBus(config, { stream: config.EVENTS_STREAM, consumer: config.EVENTS_CONSUMER }, logger)
   : undefined;
 if (!bus) logger.warn("NATS_URL is not set: order events stay in the outbox until a bus is configured");
-const service = await startOrderService({ sql, logger, config, bus, ...listenAddress(config.ORDER_ADDR) });
-const metrics = await startServiceMetrics(listenAddress(config.ORDER_ADDR), config.METRICS_PORT, logger);
+const service = await startOrderService({ sql, logger, config, bus, internalToken: config.INTERNAL_TOKEN, ...listenAddress(config.ORDER_ADDR) });
+const metrics = await startServiceMetrics(listenAddress(config.ORDER_ADDR).port, { host: config.METRICS_HOST, port: config.METRICS_PORT }, logger);
 
 onShutdown(logger, async () => {
   await metrics.close();

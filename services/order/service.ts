@@ -69,10 +69,12 @@ export async function startOrderService(options: {
   catalog?: InProcessTarget;
   /** Waits between attempts at a refund the gateway could not be reached for (tests shorten them). */
   refundRetryDelaysMs?: readonly number[];
+  /** INTERNAL_TOKEN: every call to this service must carry it, and its own calls carry it. */
+  internalToken?: string;
 }) {
   const { sql, logger, config } = options;
   await migrate(sql, ORDER_SCHEMA, migrations, logger);
-  const catalogChannel = openRpcChannel(options.catalog ?? config.CATALOG_ADDR, { timeoutMs: 3_000, role: "order", logger });
+  const catalogChannel = openRpcChannel(options.catalog ?? config.CATALOG_ADDR, { timeoutMs: 3_000, role: "order", logger, internalToken: options.internalToken });
   const relay = options.bus ? startOutboxRelay({ sql, bus: options.bus, logger }) : undefined;
   registerDbPool("orders", sql);
   if (relay) setOutboxSource(() => relay.backlog());
@@ -102,6 +104,7 @@ export async function startOrderService(options: {
       await ping(sql);
       await options.bus?.ready();
     },
+    internalToken: options.internalToken,
   });
   const sweeper = startExpirySweeper({ expiry: domain.expiry, idempotency: domain.idempotency, logger, everyMs: options.sweepEveryMs });
   const gatewaySweeper = startGatewaySweeper({

@@ -20,8 +20,8 @@ if (!config.NATS_URL) logger.warn("NATS_URL is not set: alone, the webhook servi
 const bus = await createEventBus(config, { stream: config.EVENTS_STREAM, consumer: config.EVENTS_CONSUMER }, logger);
 // "Endpoint disabled" mails: SMTP_URL, or .eml files under DATA_DIR/mail.
 const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR, logger });
-const service = await startWebhookService({ sql, logger, config, bus, mailer, ...listenAddress(config.WEBHOOK_ADDR) });
-const metrics = await startServiceMetrics(listenAddress(config.WEBHOOK_ADDR), config.METRICS_PORT, logger);
+const service = await startWebhookService({ sql, logger, config, bus, mailer, internalToken: config.INTERNAL_TOKEN, ...listenAddress(config.WEBHOOK_ADDR) });
+const metrics = await startServiceMetrics(listenAddress(config.WEBHOOK_ADDR).port, { host: config.METRICS_HOST, port: config.METRICS_PORT }, logger);
 
 onShutdown(logger, async () => {
   await metrics.close();

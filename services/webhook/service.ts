@@ -57,6 +57,8 @@ export async function startWebhookService(options: {
   catalog?: InProcessTarget;
   /** How often failing endpoints are looked for (default 15 s). */
   disableSweepEveryMs?: number;
+  /** INTERNAL_TOKEN: every call to this service must carry it, and its own calls carry it. */
+  internalToken?: string;
 }) {
   const { sql, logger, config } = options;
   await migrate(sql, WEBHOOK_SCHEMA, migrations, logger);
@@ -101,9 +103,10 @@ export async function startWebhookService(options: {
       await store.ping(sql);
       await options.bus.ready();
     },
+    internalToken: options.internalToken,
   });
   // The store's owners are the catalog's to know: asked when an endpoint is disabled.
-  const catalogChannel = openRpcChannel(options.catalog ?? config.CATALOG_ADDR, { timeoutMs: 3_000, role: "webhook", logger });
+  const catalogChannel = openRpcChannel(options.catalog ?? config.CATALOG_ADDR, { timeoutMs: 3_000, role: "webhook", logger, internalToken: options.internalToken });
   const accounts = catalogChannel.client(AccountService);
   const failing = createFailingEndpoints({
     sql,

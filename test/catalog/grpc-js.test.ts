@@ -1,11 +1,13 @@
 // A stock @grpc/grpc-js client, built at run time from the .proto files with
 // @grpc/proto-loader, calls the catalog service: the contract's promise that any gRPC
-// client, not only Connect, can talk to the internal services.
+// client, not only Connect, can talk to the internal services. It carries the internal
+// token as metadata, as any caller must; without it nothing but health answers.
 import path from "node:path";
 import test from "ava";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { actorHeaders, OPERATOR } from "../../common/actor.js";
+import { TEST_INTERNAL_TOKEN } from "../helpers/internal-token.js";
 import { ROOT } from "../helpers/process.js";
 import { startCatalogOnly } from "../helpers/stack.js";
 
@@ -26,13 +28,16 @@ let stores: Client;
 let catalog: Client;
 let health: Client;
 
-function call(client: Client, method: string, request: object): Promise<any> {
+/** `authorization` is the metadata's: the internal token by default, none when null. */
+function call(client: Client, method: string, request: object, authorization: string | null = `Bearer ${TEST_INTERNAL_TOKEN}`): Promise<any> {
   return new Promise((resolve, reject) => {
     const fn = client[method];
     if (typeof fn !== "function") return reject(new Error(`no method ${method}`));
-    // Who acts travels as plain request metadata, which any gRPC client can send (CONTRACT §13).
+    // Who acts and the internal token travel as plain request metadata, which any gRPC
+    // client can send (README, "Internal gRPC APIs").
     const metadata = new grpc.Metadata();
     for (const [name, value] of Object.entries(actorHeaders(OPERATOR))) metadata.set(name, value);
+    if (authorization !== null) metadata.set("authorization", authorization);
     fn.call(client, request, metadata, (error, response) => (error ? reject(error) : resolve(response)));
   });
 }
@@ -146,4 +151,26 @@ test("the standard grpc.health.v1.Health/Check answers SERVING", async (t) => {
   t.deepEqual(await call(health, "Check", { service: "catalog.v1.CatalogService" }), { status: "SERVING" });
   const error = await t.throwsAsync<grpc.ServiceError>(call(health, "Check", { service: "no.such.Service" }));
   t.is(error.code, grpc.status.NOT_FOUND);
+});
+
+test("without the internal token, or with another, a call stating x-actor: operator is UNAUTHENTICATED and changes nothing; health still answers", async (t) => {
+  const storesNamed = async (name: string) => {
+    const [row] = await catalogService.sql<{ n: number }[]>`select count(*)::int as n from stores where name = ${name}`;
+    return row!.n;
+  };
+  for (const authorization of [null, "Bearer " + "A".repeat(43), `Bearer ${TEST_INTERNAL_TOKEN.slice(0, -1)}`]) {
+    const error = await t.throwsAsync<grpc.ServiceError>(call(stores, "CreateStore", { name: "Toko Penyusup", plan: "PLAN_SCALE" }, authorization));
+    t.is(error.code, grpc.status.UNAUTHENTICATED, String(authorization).slice(0, 10));
+    t.regex(error.details, /INTERNAL_TOKEN/);
+    t.deepEqual(error.metadata.get("www-authenticate"), ['Bearer realm="internal"']);
+    const read = await t.throwsAsync<grpc.ServiceError>(call(catalog, "ListPublishedItems", { storeId: "00000000-0000-4000-8000-000000000000", limit: 1 }, authorization));
+    t.is(read.code, grpc.status.UNAUTHENTICATED, "reads too");
+  }
+  t.is(await storesNamed("Toko Penyusup"), 0, "no store was made");
+  // Probes send no metadata: the standard health service answers anyone.
+  t.deepEqual(await call(health, "Check", { service: "" }, null), { status: "SERVING" });
+  // The same call with the token does what it says.
+  const { store } = await call(stores, "CreateStore", { name: "Toko Penyusup", plan: "PLAN_SCALE" });
+  t.is(store.plan, "PLAN_SCALE");
+  t.is(await storesNamed("Toko Penyusup"), 1);
 });

@@ -6,6 +6,7 @@ import postgres from "postgres";
 import { api } from "../helpers/http.js";
 import { spawnProcess } from "../helpers/process.js";
 import { createStore, startStack, type Stack } from "../helpers/stack.js";
+import { TEST_INTERNAL_TOKEN } from "../helpers/internal-token.js";
 
 let stack: Stack;
 
@@ -20,7 +21,7 @@ test.after.always(async () => {
 
 /** Runs `store-admin key list` as an operator would and parses its stdout. */
 async function keyList(storeId: string): Promise<any> {
-  const cli = spawnProcess(process.execPath, ["cli/store-admin.js", "key", "list", "--store", storeId], { CATALOG_ADDR: stack.catalogAddr });
+  const cli = spawnProcess(process.execPath, ["cli/store-admin.js", "key", "list", "--store", storeId], { CATALOG_ADDR: stack.catalogAddr, INTERNAL_TOKEN: TEST_INTERNAL_TOKEN });
   let stdout = "";
   cli.child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
   const code = await cli.exited;

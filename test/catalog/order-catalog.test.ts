@@ -8,6 +8,7 @@ import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { CatalogService, ItemStatus, StoreService, type Item } from "../../gen/catalog/v1/catalog_pb.js";
 import { createRpcChannel, type RpcChannel } from "../../platform/rpc-client.js";
 import { startCatalogOnly } from "../helpers/stack.js";
+import { TEST_INTERNAL_TOKEN } from "../helpers/internal-token.js";
 
 let service: Awaited<ReturnType<typeof startCatalogOnly>>;
 let channel: RpcChannel;
@@ -16,7 +17,7 @@ let catalog: Client<typeof CatalogService>;
 
 test.before(async () => {
   service = await startCatalogOnly();
-  channel = createRpcChannel(`http://127.0.0.1:${service.port}`, { timeoutMs: 20_000, actor: OPERATOR });
+  channel = createRpcChannel(`http://127.0.0.1:${service.port}`, { timeoutMs: 20_000, actor: OPERATOR, internalToken: TEST_INTERNAL_TOKEN });
   stores = channel.client(StoreService);
   catalog = channel.client(CatalogService);
 });

@@ -1,14 +1,19 @@
 // The operator CLI run as a real child process (`node cli/store-admin.js …`, which is
 // what `npx store-admin` runs) against a catalog service on a database of its own.
 import { OPERATOR } from "../../common/actor.js";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import test from "ava";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { AccountService } from "../../gen/catalog/v1/account_pb.js";
 import { StoreService } from "../../gen/catalog/v1/catalog_pb.js";
+import { INTERNAL_TOKEN_FILE } from "../../platform/rpc-auth.js";
 import { createRpcChannel, type RpcChannel } from "../../platform/rpc-client.js";
 import { startCatalogOnly } from "../helpers/stack.js";
 import { createCliRunner } from "../helpers/cli.js";
 import { freePort } from "../helpers/process.js";
+import { TEST_INTERNAL_TOKEN } from "../helpers/internal-token.js";
 
 const KEY = /^sk_live_[0-9A-Za-z]{32,}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -19,20 +24,31 @@ let catalogAddr: string;
 let unusedAddr: string;
 let admin: RpcChannel;
 
+// The operator's machine, as `npm start` leaves it: the internal token kept in DATA_DIR
+// and INTERNAL_TOKEN unset, so every command below finds the token there.
+let dataDir: string;
+let emptyDataDir: string;
+
 test.before(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), "store-admin-"));
+  emptyDataDir = await mkdtemp(path.join(os.tmpdir(), "store-admin-empty-"));
+  await writeFile(path.join(dataDir, INTERNAL_TOKEN_FILE), TEST_INTERNAL_TOKEN + "\n", { mode: 0o600 });
   catalogService = await startCatalogOnly();
   catalogAddr = `http://127.0.0.1:${catalogService.port}`;
   unusedAddr = `http://127.0.0.1:${await freePort()}`;
-  admin = createRpcChannel(catalogAddr, { actor: OPERATOR });
+  admin = createRpcChannel(catalogAddr, { actor: OPERATOR, internalToken: TEST_INTERNAL_TOKEN });
 });
 
 test.after.always(async () => {
   await runner.stopAll();
   admin?.close();
   await catalogService?.close();
+  for (const dir of [dataDir, emptyDataDir]) if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 const runner = createCliRunner(() => ({
+  INTERNAL_TOKEN: undefined,
+  DATA_DIR: dataDir,
   CATALOG_ADDR: catalogAddr,
   // Nothing of ours listens there: never a shared default port.
   ORDER_ADDR: unusedAddr,
@@ -243,4 +259,18 @@ test("a bundle with a product of another store fails", async (t) => {
 test("an unreachable catalog service fails with exit 1", async (t) => {
   const port = await freePort();
   await fails(t, ["seed"], /unavailable|ECONNREFUSED|connect/i, { CATALOG_ADDR: `http://127.0.0.1:${port}` });
+});
+
+test("without the internal token (none in DATA_DIR, INTERNAL_TOKEN unset) or with another, a command is refused naming INTERNAL_TOKEN, and nothing is made", async (t) => {
+  const name = "Toko Tanpa Token";
+  await fails(t, ["store", "create", "--name", name], /^store-admin: catalog\.v1\.StoreService asks for the internal token, and INTERNAL_TOKEN is not set for this client \(Unavailable\)\n$/, {
+    DATA_DIR: emptyDataDir,
+  });
+  // INTERNAL_TOKEN, when set, is the one used, before what DATA_DIR keeps.
+  const wrong = await fails(t, ["store", "create", "--name", name], /refused the internal token of this client: its INTERNAL_TOKEN differs from the service's \(Unavailable\)/, {
+    INTERNAL_TOKEN: "w".repeat(43),
+  });
+  t.false(wrong.stderr.includes("w".repeat(43)), "the token is never printed");
+  const [row] = await catalogService.sql<{ n: number }[]>`select count(*)::int as n from stores where name = ${name}`;
+  t.is(row!.n, 0);
 });

@@ -1,15 +1,17 @@
 // `npm start` on a bare machine: no DATABASE_URL, so embedded PostgreSQL in DATA_DIR.
 // It prints a demo key that works, stops cleanly on SIGTERM, and a second start on the
-// same DATA_DIR finds the same store, key and products.
+// same DATA_DIR finds the same store, key and products. With no INTERNAL_TOKEN it makes
+// one, kept in DATA_DIR, which its services demand and store-admin finds there.
 import { OPERATOR } from "../../common/actor.js";
 import { readdirSync, readFileSync } from "node:fs";
-import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import test from "ava";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { AccountService } from "../../gen/catalog/v1/account_pb.js";
 import { StoreService } from "../../gen/catalog/v1/catalog_pb.js";
+import { INTERNAL_TOKEN_FILE, keptInternalToken } from "../../platform/rpc-auth.js";
 import { createRpcChannel } from "../../platform/rpc-client.js";
 import { api } from "../helpers/http.js";
 import { freePort, spawnProcess, type Spawned } from "../helpers/process.js";
@@ -130,6 +132,7 @@ async function npmStart(): Promise<Run> {
     METRICS_PORT: "0",
     PUBLIC_BASE_URL: undefined,
     NATS_URL: undefined,
+    INTERNAL_TOKEN: undefined,
   });
   started.push(npm);
   await npm.waitFor(BANNER, 90_000);
@@ -175,11 +178,11 @@ function describe(pid: number): string {
   }
 }
 
-let first: { key: string; storeId: string; items: unknown[]; lastUsedAt?: string } | undefined;
+let first: { key: string; storeId: string; items: unknown[]; lastUsedAt?: string; internalToken?: string } | undefined;
 
 /** The demo key's "Last used", as the dashboard shows it (the catalog's key list). */
 async function lastUsedOf(run: Run): Promise<string | undefined> {
-  const channel = createRpcChannel(run.catalogAddr, { actor: OPERATOR });
+  const channel = createRpcChannel(run.catalogAddr, { actor: OPERATOR, internalToken: keptInternalToken(dataDir!) });
   try {
     const { apiKeys } = await channel.client(StoreService).listApiKeys({ storeId: run.storeId });
     const used = apiKeys.find((key) => key.prefix && run.key.startsWith(key.prefix))?.lastUsedAt;
@@ -219,7 +222,7 @@ test.serial("npm start on a fresh DATA_DIR serves the API with a printed demo ke
   // The dashboard link is a one-time invitation of a demo member of the demo store.
   const invitePrefix = `${printed}/dashboard/invite/`;
   t.true(run.signIn.link.startsWith(invitePrefix), run.signIn.link);
-  const accounts = createRpcChannel(run.catalogAddr, { actor: OPERATOR });
+  const accounts = createRpcChannel(run.catalogAddr, { actor: OPERATOR, internalToken: keptInternalToken(dataDir!) });
   try {
     const client = accounts.client(AccountService);
     const token = decodeURIComponent(run.signIn.link.slice(invitePrefix.length));
@@ -234,6 +237,28 @@ test.serial("npm start on a fresh DATA_DIR serves the API with a printed demo ke
   first.lastUsedAt = await lastUsedOf(run);
   t.truthy(first.lastUsedAt, "the requests above used the key");
 
+  // The internal token it made: kept in DATA_DIR for its owner alone, demanded by its
+  // services, and found there by store-admin.
+  const token = keptInternalToken(dataDir!);
+  t.regex(token ?? "", /^[A-Za-z0-9_-]{43}$/);
+  t.is((await stat(path.join(dataDir!, INTERNAL_TOKEN_FILE))).mode & 0o777, 0o600);
+  t.false(run.npm.output().includes(token!), "never printed or logged");
+  first.internalToken = token;
+  const stranger = createRpcChannel(run.catalogAddr, { actor: OPERATOR });
+  try {
+    const refused = await t.throwsAsync(stranger.client(StoreService).listApiKeys({ storeId: run.storeId }));
+    t.regex(refused?.message ?? "", /asks for the internal token/);
+  } finally {
+    stranger.close();
+  }
+  const admin = spawnProcess(process.execPath, ["cli/store-admin.js", "key", "list", "--store", run.storeId], {
+    DATA_DIR: dataDir,
+    INTERNAL_TOKEN: undefined,
+    CATALOG_ADDR: run.catalogAddr,
+  });
+  t.is(await admin.exited, 0, admin.output());
+  t.is(JSON.parse(admin.output()).keys.length, 1, "store-admin lists the demo key");
+
   await stop(t, run);
 });
 
@@ -246,6 +271,7 @@ test.serial("npm start again on the same DATA_DIR keeps the demo store, key and 
   t.notRegex(run.npm.output(), /demo store seeded/, "nothing was seeded again");
   t.is(await lastUsedOf(run), first!.lastUsedAt, "starting is not a use: the key's Last used is untouched");
   t.is(run.signIn.email, "demo@example.com", "a fresh sign-in link for the same demo member");
+  t.is(keptInternalToken(dataDir!), first!.internalToken, "the same internal token");
 
   const all = await api(run.baseUrl, "/v1/products?limit=50", { key: run.key });
   t.is(all.status, 200, all.text);
@@ -283,6 +309,7 @@ test.serial("a second npm start on the same DATA_DIR says so in one line and exi
     METRICS_PORT: "0",
     PUBLIC_BASE_URL: undefined,
     NATS_URL: undefined,
+    INTERNAL_TOKEN: undefined,
   });
   started.push(second);
   const code = await Promise.race([second.exited, new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), 60_000))]);

@@ -24,6 +24,7 @@ import { api, waitFor, type ApiResponse } from "../helpers/http.js";
 import { SHARED_NATS_URL, uniqueBusNames } from "../helpers/nats.js";
 import { freePort, spawnEntry, type Spawned } from "../helpers/process.js";
 import { buyer } from "../helpers/service-processes.js";
+import { TEST_INTERNAL_TOKEN } from "../helpers/internal-token.js";
 
 type Service = "catalog" | "order" | "webhook";
 const SERVICES: Service[] = ["catalog", "order", "webhook"];
@@ -120,7 +121,7 @@ test("two instances of every role: each takes a share of the internal calls, and
   const startedUpMs = Date.now() - started;
 
   // A store with a bank account (bank transfers), three products and a key.
-  admin = createRpcChannel(lists.CATALOG_ADDR!, { timeoutMs: 10_000, actor: OPERATOR, logger: pino({ level: "silent" }) });
+  admin = createRpcChannel(lists.CATALOG_ADDR!, { timeoutMs: 10_000, actor: OPERATOR, internalToken: TEST_INTERNAL_TOKEN, logger: pino({ level: "silent" }) });
   const { store } = await admin.client(StoreService).createStore({
     name: "Scale Store",
     plan: Plan.GROWTH,

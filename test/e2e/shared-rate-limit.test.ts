@@ -7,6 +7,7 @@ import { createRpcChannel, type RpcChannel } from "../../platform/rpc-client.js"
 import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
 import { api, type ApiResponse, catalogReady } from "../helpers/http.js";
 import { freePort, spawnEntry, type Spawned } from "../helpers/process.js";
+import { TEST_INTERNAL_TOKEN } from "../helpers/internal-token.js";
 
 const RATE = 6;
 const children: Spawned[] = [];
@@ -38,7 +39,7 @@ test.before(async () => {
   gateways = ports.map((port) => `http://127.0.0.1:${port}`);
   // Both gateways have reached the catalog service and the database before any request counts.
   for (const gateway of gateways) await catalogReady(gateway);
-  admin = createRpcChannel(catalogAddr, { actor: OPERATOR });
+  admin = createRpcChannel(catalogAddr, { actor: OPERATOR, internalToken: TEST_INTERNAL_TOKEN });
 });
 
 test.after.always(async () => {

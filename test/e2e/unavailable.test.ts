@@ -9,6 +9,7 @@ import { createRpcChannel } from "../../platform/rpc-client.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
 import { api, type ApiResponse, catalogReady } from "../helpers/http.js";
 import { freePort, spawnEntry, type Spawned } from "../helpers/process.js";
+import { TEST_INTERNAL_TOKEN } from "../helpers/internal-token.js";
 
 const children: Spawned[] = [];
 const databases: TestDatabase[] = [];
@@ -62,7 +63,7 @@ test.serial("a killed catalog service turns into 503 SERVICE_UNAVAILABLE within 
   const gateway = spawn("gateway/main.ts", { DATABASE_URL: db.url, PORT: String(port), CATALOG_ADDR: catalogAddr, ...(await otherAddrs()) });
   await gateway.waitFor(/gateway listening/);
 
-  const admin = createRpcChannel(catalogAddr, { actor: OPERATOR });
+  const admin = createRpcChannel(catalogAddr, { actor: OPERATOR, internalToken: TEST_INTERNAL_TOKEN });
   const stores = admin.client(StoreService);
   const { store } = await stores.createStore({ name: "Outage Store", plan: Plan.GROWTH });
   const first = await stores.createApiKey({ storeId: store!.id, name: "first" });

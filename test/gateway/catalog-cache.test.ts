@@ -18,6 +18,7 @@ import { createRpcChannel } from "../../platform/rpc-client.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
 import { api } from "../helpers/http.js";
 import { SHARED_NATS_URL, uniqueBusNames } from "../helpers/nats.js";
+import { TEST_INTERNAL_TOKEN } from "../helpers/internal-token.js";
 
 /** The contract's bound: a change is visible through every gateway within this, NATS up. */
 const VISIBLE_WITHIN_MS = 1_000;
@@ -34,7 +35,7 @@ const subject = uniqueBusNames("CC").CATALOG_EVENTS_SUBJECT;
 async function startEdge(hintSubject: string): Promise<{ url: string; gateway: Gateway }> {
   const sql: Sql = connectDb(db.url, { schema: GATEWAY_SCHEMA, asyncCommit: true, max: 2 });
   // The order service is never called here: an address nothing listens on.
-  const clients = createServiceClients({ catalog: catalogAddr, order: `http://127.0.0.1:${await freePort()}` });
+  const clients = createServiceClients({ catalog: catalogAddr, order: `http://127.0.0.1:${await freePort()}` }, undefined, {}, undefined, TEST_INTERNAL_TOKEN);
   const changes = connectCatalogChanges(SHARED_NATS_URL, hintSubject, logger);
   const gateway = await startGateway({
     sql,
@@ -62,10 +63,10 @@ test.before(async () => {
   db = await createTestDatabase("cc");
   const catalogSql = connectDb(db.url, { schema: CATALOG_SCHEMA, max: 4 });
   const changes = connectCatalogChanges(SHARED_NATS_URL, subject, logger);
-  const server = await startCatalogService({ sql: catalogSql, logger, host: "127.0.0.1", port: 0, catalogChanges: changes });
+  const server = await startCatalogService({ sql: catalogSql, logger, host: "127.0.0.1", port: 0, catalogChanges: changes, internalToken: TEST_INTERNAL_TOKEN });
   await changes.ready();
   catalogAddr = `http://127.0.0.1:${server.port}`;
-  const admin = createRpcChannel(catalogAddr, { actor: OPERATOR });
+  const admin = createRpcChannel(catalogAddr, { actor: OPERATOR, internalToken: TEST_INTERNAL_TOKEN });
   stores = admin.client(StoreService);
   catalog = admin.client(CatalogService);
   closers.push(async () => {

@@ -1,6 +1,7 @@
 // `store-admin` run as a real child process (`node cli/store-admin.js …`, what
 // `npx store-admin` runs), with the command's exit code, stdout and stderr.
 import type { ExecutionContext } from "ava";
+import { TEST_INTERNAL_TOKEN } from "./internal-token.js";
 import { spawnProcess, type Spawned } from "./process.js";
 
 export interface CliResult {
@@ -9,7 +10,11 @@ export interface CliResult {
   stderr: string;
 }
 
-export function createCliRunner(env: () => Record<string, string>, options: { concurrency?: number; timeoutMs?: number } = {}) {
+/**
+ * Runs store-admin with `env()` (service addresses, say) over the tests' internal token
+ * (internal-token.ts), which `env()` may replace, or drop with undefined.
+ */
+export function createCliRunner(env: () => Record<string, string | undefined>, options: { concurrency?: number; timeoutMs?: number } = {}) {
   const running = new Set<Spawned>();
   // Each run boots Node and tsx; a few at a time keeps a small machine responsive.
   let slots = options.concurrency ?? 3;
@@ -26,8 +31,8 @@ export function createCliRunner(env: () => Record<string, string>, options: { co
     }
   }
 
-  async function spawn(args: string[], extraEnv: Record<string, string>): Promise<CliResult> {
-    const child = spawnProcess(process.execPath, ["cli/store-admin.js", ...args], { ...env(), ...extraEnv });
+  async function spawn(args: string[], extraEnv: Record<string, string | undefined>): Promise<CliResult> {
+    const child = spawnProcess(process.execPath, ["cli/store-admin.js", ...args], { INTERNAL_TOKEN: TEST_INTERNAL_TOKEN, ...env(), ...extraEnv });
     running.add(child);
     let stdout = "";
     let stderr = "";
@@ -41,19 +46,19 @@ export function createCliRunner(env: () => Record<string, string>, options: { co
     return { code, stdout, stderr };
   }
 
-  const run = (args: string[], extraEnv: Record<string, string> = {}) => withSlot(() => spawn(args, extraEnv));
+  const run = (args: string[], extraEnv: Record<string, string | undefined> = {}) => withSlot(() => spawn(args, extraEnv));
 
   return {
     run,
     /** A command that must succeed: exit 0, nothing on stderr; its JSON. */
-    async ok(this: void, t: ExecutionContext, args: string[], extraEnv?: Record<string, string>): Promise<any> {
+    async ok(this: void, t: ExecutionContext, args: string[], extraEnv?: Record<string, string | undefined>): Promise<any> {
       const result = await run(args, extraEnv);
       t.is(result.code, 0, `store-admin ${args.join(" ")} failed:\n${result.stderr}`);
       t.is(result.stderr, "");
       return JSON.parse(result.stdout);
     },
     /** A command that must fail: exit 1, nothing on stdout, stderr matching, no stack trace. */
-    async fails(this: void, t: ExecutionContext, args: string[], pattern: RegExp, extraEnv?: Record<string, string>): Promise<CliResult> {
+    async fails(this: void, t: ExecutionContext, args: string[], pattern: RegExp, extraEnv?: Record<string, string | undefined>): Promise<CliResult> {
       const result = await run(args, extraEnv);
       t.is(result.code, 1, `store-admin ${args.join(" ")} should fail; stdout:\n${result.stdout}`);
       t.is(result.stdout, "");

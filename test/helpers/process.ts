@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { TEST_INTERNAL_TOKEN } from "./internal-token.js";
 export { freePort } from "../../platform/net.js";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -91,8 +92,9 @@ export function spawnProcess(command: string, args: string[], env: Record<string
 /**
  * A TypeScript entry point run as its own Node process, as `npm run start:*` would. Its
  * metrics listener takes any free port unless METRICS_PORT is given: the default (its
- * own port + 1000) could be a port another test process was just handed.
+ * own port + 1000) could be a port another test process was just handed. Its internal
+ * token is the tests' (internal-token.ts) unless `env` gives another, or none (undefined).
  */
 export function spawnEntry(entry: string, env: Record<string, string | undefined> = {}, args: string[] = []): Spawned {
-  return spawnProcess(process.execPath, ["--import", "tsx", entry, ...args], { METRICS_PORT: "0", ...env });
+  return spawnProcess(process.execPath, ["--import", "tsx", entry, ...args], { METRICS_PORT: "0", INTERNAL_TOKEN: TEST_INTERNAL_TOKEN, ...env });
 }

@@ -15,6 +15,7 @@ import { WebhookService } from "../../gen/webhook/v1/webhook_pb.js";
 import { createRpcChannel, type RpcChannel } from "../../platform/rpc-client.js";
 import { OPERATOR } from "../../common/actor.js";
 import { createTestDatabase, type TestDatabase } from "./db.js";
+import { TEST_INTERNAL_TOKEN } from "./internal-token.js";
 import { waitFor } from "./http.js";
 import { uniqueBusNames } from "./nats.js";
 import { freePort, spawnEntry, type Spawned } from "./process.js";
@@ -50,6 +51,7 @@ export async function createServices(options: ServicesOptions) {
     ...busNames,
     WEBHOOK_ALLOW_HTTP: "true",
     WEBHOOK_ALLOW_PRIVATE: "true",
+    INTERNAL_TOKEN: TEST_INTERNAL_TOKEN,
     ...options.env,
   };
   const children: Spawned[] = [];
@@ -57,7 +59,7 @@ export async function createServices(options: ServicesOptions) {
   const sql = postgres(db.url, { max: 2, onnotice: () => {} });
 
   const channel = (addr: string) => {
-    const made = createRpcChannel(addr, { timeoutMs: 10_000, actor: OPERATOR });
+    const made = createRpcChannel(addr, { timeoutMs: 10_000, actor: OPERATOR, internalToken: TEST_INTERNAL_TOKEN });
     channels.push(made);
     return made;
   };

@@ -18,6 +18,7 @@ import { CatalogService, ItemStatus, Plan, StoreService } from "../../gen/catalo
 import { BankReconciliationService } from "../../gen/order/v1/bank_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
 import { createTestDatabase, type TestDatabase } from "./db.js";
+import { TEST_INTERNAL_TOKEN } from "./internal-token.js";
 import { startAll } from "../../cli/start-all.js";
 
 export interface StackOptions {
@@ -60,6 +61,7 @@ export async function startStack(options: StackOptions = {}) {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "stack-"));
   const config = loadConfig({
     DATA_DIR: dataDir,
+    INTERNAL_TOKEN: TEST_INTERNAL_TOKEN,
     ...(options.smtpUrl ? { SMTP_URL: options.smtpUrl } : {}),
     WEBHOOK_ALLOW_HTTP: "true",
     WEBHOOK_ALLOW_PRIVATE: "true",
@@ -88,7 +90,7 @@ export async function startStack(options: StackOptions = {}) {
     scryptParams: TEST_SCRYPT,
   });
   // The test administers the stack as the operator would.
-  const adminOptions = { actor: OPERATOR, timeoutMs: 30_000 };
+  const adminOptions = { actor: OPERATOR, timeoutMs: 30_000, internalToken: TEST_INTERNAL_TOKEN };
   const admin = createRpcChannel(all.addrs.catalog, adminOptions);
   const orderAdmin = createRpcChannel(all.addrs.order, adminOptions);
   const webhookAdmin = all.addrs.webhook ? createRpcChannel(all.addrs.webhook, adminOptions) : undefined;
@@ -144,10 +146,13 @@ export async function startCatalogOnly() {
     port: 0,
     mail: { mailer: { send: (mail) => mails.push(mail) }, publicBaseUrl: "http://dashboard.test" },
     scryptParams: TEST_SCRYPT,
+    internalToken: TEST_INTERNAL_TOKEN,
   });
   return {
     db,
     server,
+    /** SQL on the catalog's schema, for asserting what was (not) written. */
+    sql,
     mails,
     port: server.port,
     async close() {

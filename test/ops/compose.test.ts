@@ -65,7 +65,8 @@ test("every role runs its compiled entry with plain node, reads only known varia
   }
   // Each service listens where the others dial it.
   for (const [role, key, port] of [["catalog", "CATALOG_ADDR", "50051"], ["order", "ORDER_ADDR", "50052"], ["webhook", "WEBHOOK_ADDR", "50053"]] as const) {
-    const own = loadConfig(environmentOf(role));
+    // Its own role's rules too: listening on 0.0.0.0 needs the internal token, which compose sets.
+    const own = loadConfig(environmentOf(role), role);
     t.is(listenAddress(own[key]).port, Number(port));
     t.true(compose.services[role].expose.includes(port));
     for (const other of ROLES.filter((r) => r !== role)) {
@@ -108,7 +109,16 @@ test("every role serves /metrics on METRICS_PORT, exposed to the compose network
     const port = loadConfig(environmentOf(role)).METRICS_PORT;
     t.is(port, 9464, `${role} sets METRICS_PORT`);
     t.true(service.expose.includes(String(port)), `${role} exposes ${port} to the other containers`);
+    t.is(loadConfig(environmentOf(role)).METRICS_HOST, "0.0.0.0", `${role} binds metrics where Prometheus reaches them`);
     for (const published of service.ports ?? []) t.false(String(published).includes(String(port)), `${role} does not publish ${port}`);
   }
   t.not(loadConfig(environmentOf("gateway")).METRICS_PORT, loadConfig(environmentOf("gateway")).PORT, "not the gateway's public port");
+});
+
+test("every role has one internal token: a development default the host's INTERNAL_TOKEN replaces", (t) => {
+  const tokens = new Set(ROLES.map((role) => loadConfig(environmentOf(role)).INTERNAL_TOKEN));
+  t.is(tokens.size, 1);
+  t.truthy([...tokens][0]);
+  const own = "o".repeat(43);
+  for (const role of ROLES) t.is(loadConfig(environmentOf(role, { INTERNAL_TOKEN: own })).INTERNAL_TOKEN, own);
 });

@@ -65,3 +65,14 @@ test("any invalid variable, LOG_LEVEL included, gets the same single fatal line"
   const line = fatalLine(t, lines);
   t.deepEqual([...line.variables].sort(), ["LOG_LEVEL", "PORT"]);
 });
+
+for (const [role, variable] of [["catalog", "CATALOG_ADDR"], ["order", "ORDER_ADDR"], ["webhook", "WEBHOOK_ADDR"]] as const) {
+  test(`${role}: listening beyond loopback without INTERNAL_TOKEN is one fatal line naming it, exit 1`, async (t) => {
+    const { code, lines } = await run(ENTRIES[role], { INTERNAL_TOKEN: undefined, [variable]: "http://0.0.0.0:50051" });
+    t.is(code, 1, lines.join("\n"));
+    const line = fatalLine(t, lines);
+    t.deepEqual(line.variables, ["INTERNAL_TOKEN"]);
+    t.regex(line.msg, /INTERNAL_TOKEN: must be set: this service listens on 0\.0\.0\.0/);
+    t.is(line.service, role);
+  });
+}

@@ -130,3 +130,34 @@ test("a service running alone serves /metrics on its own port", async (t) => {
     await db.drop();
   }
 });
+
+test("the gateway's metrics listener binds loopback while the API takes every interface, and METRICS_HOST when set", async (t) => {
+  const db = await createTestDatabase();
+  t.teardown(() => db.drop());
+  // The bound address, as the listener logs it (what the socket holds, not what was asked).
+  const boundAddress = async (env: Record<string, string>) => {
+    const [catalog, order, webhook] = [await freePort(), await freePort(), await freePort()];
+    const gateway = spawnEntry("gateway/main.ts", {
+      DATABASE_URL: db.url,
+      HOST: "0.0.0.0",
+      PORT: String(await freePort()),
+      METRICS_HOST: undefined,
+      CATALOG_ADDR: `http://127.0.0.1:${catalog}`,
+      ORDER_ADDR: `http://127.0.0.1:${order}`,
+      WEBHOOK_ADDR: `http://127.0.0.1:${webhook}`,
+      ...env,
+    });
+    try {
+      const [line] = await gateway.waitFor(/\{[^\n]*"msg":"metrics listening"[^\n]*\}/);
+      const { address } = JSON.parse(line) as { address: string };
+      // Scraped on loopback either way.
+      t.is((await fetch(`http://127.0.0.1:${new URL(address).port}/metrics`)).status, 200);
+      return new URL(address).hostname;
+    } finally {
+      await gateway.stop();
+    }
+  };
+  const [byDefault, told] = await Promise.all([boundAddress({}), boundAddress({ METRICS_HOST: "0.0.0.0" })]);
+  t.is(byDefault, "127.0.0.1", "HOST=0.0.0.0 is the API's, not the metrics'");
+  t.is(told, "0.0.0.0");
+});

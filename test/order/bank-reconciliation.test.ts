@@ -13,6 +13,7 @@ import { createRpcChannel, type RpcChannel } from "../../platform/rpc-client.js"
 import { OPERATOR } from "../../common/actor.js";
 import { waitFor } from "../helpers/http.js";
 import { buyer, createProduct, createStore, startStack, type Stack } from "../helpers/stack.js";
+import { TEST_INTERNAL_TOKEN } from "../helpers/internal-token.js";
 
 const WINDOW_MS = 2_000;
 const GRACE_MS = 6_000;
@@ -30,7 +31,7 @@ test.before(async () => {
     startStack({ orderEnv: { ORDER_PAYMENT_WINDOW: `${WINDOW_MS}ms`, BANK_MATCH_GRACE: `${GRACE_MS}ms` }, sweepEveryMs: 200 }),
   ]);
   for (const s of [stack, short]) {
-    const channel = createRpcChannel(s.orderAddr, { timeoutMs: 10_000, actor: OPERATOR });
+    const channel = createRpcChannel(s.orderAddr, { timeoutMs: 10_000, actor: OPERATOR, internalToken: TEST_INTERNAL_TOKEN });
     channels.push(channel);
     banks.set(s, channel.client(BankReconciliationService));
   }
@@ -118,7 +119,7 @@ async function refusal(call: Promise<unknown>): Promise<{ code: Code; message: s
 }
 
 test("the order service process serves BankReconciliationService and reports it in gRPC health", async (t) => {
-  const channel = createRpcChannel(stack.orderAddr, { actor: OPERATOR });
+  const channel = createRpcChannel(stack.orderAddr, { actor: OPERATOR, internalToken: TEST_INTERNAL_TOKEN });
   t.teardown(() => channel.close());
   const health = channel.client(Health);
   t.is((await health.check({ service: "order.v1.BankReconciliationService" })).status, HealthCheckResponse_ServingStatus.SERVING);

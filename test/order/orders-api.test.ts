@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { api, type ApiResponse } from "../helpers/http.js";
 import { spawnProcess } from "../helpers/process.js";
 import { buyer, createBundle, createProduct, createStore, Plan, startStack, type Stack } from "../helpers/stack.js";
+import { TEST_INTERNAL_TOKEN } from "../helpers/internal-token.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
@@ -799,6 +800,7 @@ async function cli(args: string[]): Promise<CliResult> {
   const child = spawnProcess(process.execPath, ["cli/store-admin.js", ...args], {
     CATALOG_ADDR: stack.catalogAddr,
     ORDER_ADDR: stack.orderAddr,
+    INTERNAL_TOKEN: TEST_INTERNAL_TOKEN,
   });
   let stdout = "";
   let stderr = "";

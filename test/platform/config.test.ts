@@ -29,6 +29,8 @@ test("an empty environment gives the contract's defaults", (t) => {
   t.is(loadConfig({ MIDTRANS_BASE_URL: "https://app.midtrans.com" }).MIDTRANS_API_BASE_URL, "https://api.midtrans.com");
   t.is(config.PAYMENT_STATUS_CHECK_AFTER, 15 * MINUTE);
   t.is(config.DATABASE_POOL_SIZE, 10);
+  t.is(config.METRICS_HOST, "127.0.0.1", "metrics stay on this machine unless told");
+  t.is(config.INTERNAL_TOKEN, undefined);
 });
 
 test("empty strings count as unset", (t) => {
@@ -104,7 +106,7 @@ for (const [name, value] of [
 }
 
 test("a service address may list several URLs, comma-separated: the processes that dial it spread their calls over them", (t) => {
-  const env = { ORDER_ADDR: "http://10.0.0.5:50052, http://10.0.0.6:50052", CATALOG_ADDR: "http://catalog:50051" };
+  const env = { ORDER_ADDR: "http://10.0.0.5:50052, http://10.0.0.6:50052", CATALOG_ADDR: "http://catalog:50051", INTERNAL_TOKEN: "t".repeat(32) };
   t.is(loadConfig(env).ORDER_ADDR, "http://10.0.0.5:50052,http://10.0.0.6:50052");
   t.is(loadConfig(env, "gateway").ORDER_ADDR, "http://10.0.0.5:50052,http://10.0.0.6:50052");
   t.is(loadConfig(env, "catalog").CATALOG_ADDR, "http://catalog:50051", "the catalog listens on its own, single address");
@@ -119,6 +121,30 @@ test("the address a process listens on must be one URL: a list there is refused,
   // `npm start` listens on all three.
   const start = t.throws(() => loadConfig({ CATALOG_ADDR: list, WEBHOOK_ADDR: list }, "start"), { instanceOf: ConfigError });
   t.deepEqual(start.variables, ["CATALOG_ADDR", "WEBHOOK_ADDR"]);
+});
+
+test("a service listening beyond loopback needs INTERNAL_TOKEN; on loopback, and for the other roles, it may be unset", (t) => {
+  const token = "k".repeat(32);
+  for (const [role, variable] of [["catalog", "CATALOG_ADDR"], ["order", "ORDER_ADDR"], ["webhook", "WEBHOOK_ADDR"]] as const) {
+    for (const host of ["0.0.0.0", "[::]", "10.0.0.5", "catalog", "[fd00::5]"]) {
+      const error = t.throws<ConfigError>(() => loadConfig({ [variable]: `http://${host}:50051` }, role), { instanceOf: ConfigError }, `${role} on ${host}`);
+      t.deepEqual(error.variables, ["INTERNAL_TOKEN"]);
+      t.regex(error.message, new RegExp(`INTERNAL_TOKEN: must be set: this service listens on .* \\(${variable}\\), beyond loopback`));
+      t.is(loadConfig({ [variable]: `http://${host}:50051`, INTERNAL_TOKEN: token }, role).INTERNAL_TOKEN, token);
+    }
+    for (const host of ["127.0.0.1", "127.0.0.9", "localhost", "[::1]"]) t.notThrows(() => loadConfig({ [variable]: `http://${host}:50051` }, role), `${role} on ${host}`);
+  }
+  // `npm start` makes a token when none is set; the gateway and the CLI listen on no internal address.
+  for (const role of ["start", "gateway", undefined]) t.notThrows(() => loadConfig({ CATALOG_ADDR: "http://0.0.0.0:50051" }, role));
+});
+
+test("INTERNAL_TOKEN is at least 32 token characters; a refused one is never repeated in the error", (t) => {
+  for (const value of ["short-but-secret", `${"s".repeat(40)} with spaces`, `${"s".repeat(40)}"`]) {
+    const error = t.throws<ConfigError>(() => loadConfig({ INTERNAL_TOKEN: value }), { instanceOf: ConfigError });
+    t.deepEqual(error.variables, ["INTERNAL_TOKEN"]);
+    t.false(error.message.includes(value.slice(0, 10)), error.message);
+  }
+  for (const value of ["A".repeat(32), "abc-_.~+/".repeat(4) + "==", "x".repeat(43)]) t.is(loadConfig({ INTERNAL_TOKEN: value }).INTERNAL_TOKEN, value);
 });
 
 // CONTRACT §7: real Midtrans never runs on the sandbox's well-known key.

@@ -16,6 +16,7 @@ import { createRpcChannel, type RpcChannel } from "../../../platform/rpc-client.
 import { TEST_SCRYPT } from "../../helpers/scrypt.js";
 import { startCatalogOnly } from "../../helpers/stack.js";
 import { OPERATOR } from "../../../common/actor.js";
+import { TEST_INTERNAL_TOKEN } from "../../helpers/internal-token.js";
 
 const PASSWORD = "kata sandi rahasia";
 
@@ -28,7 +29,7 @@ let stores: Client<typeof StoreService>;
 test.before(async () => {
   service = await startCatalogOnly();
   // The operator's calls, as from store-admin.
-  channel = createRpcChannel(`http://127.0.0.1:${service.port}`, { timeoutMs: 20_000, actor: OPERATOR });
+  channel = createRpcChannel(`http://127.0.0.1:${service.port}`, { timeoutMs: 20_000, actor: OPERATOR, internalToken: TEST_INTERNAL_TOKEN });
   accounts = channel.client(AccountService);
   stores = channel.client(StoreService);
   sql = connectDb(service.db.url, { schema: CATALOG_SCHEMA, max: 2 });
@@ -366,7 +367,7 @@ test("roles: existing and new memberships carry one; two concurrent demotions of
 
 test("a catalog change and its audit entry are one transaction: no actor, nothing written", async (t) => {
   const storeId = await newStore();
-  const bare = createRpcChannel(`http://127.0.0.1:${service.port}`, { timeoutMs: 20_000 });
+  const bare = createRpcChannel(`http://127.0.0.1:${service.port}`, { timeoutMs: 20_000, internalToken: TEST_INTERNAL_TOKEN });
   try {
     const error = ConnectError.from(await t.throwsAsync(bare.client(StoreService).createApiKey({ storeId, name: "x" })));
     t.is(error.code, Code.PermissionDenied);
