@@ -163,8 +163,10 @@ test("user remove revokes the API keys the member made, or keeps them with --kee
   const storeId = await newStore(t);
   const accounts = admin.client(AccountService);
   const memberKey = async (email: string, name: string) => {
-    const { member } = await accounts.inviteMember({ storeId, email, role: "developer" });
-    const channel = createRpcChannel(catalogAddr, { actor: { kind: "member", memberId: member!.id, role: "developer", email } });
+    const { member, invitationToken } = await accounts.inviteMember({ storeId, email, role: "developer" });
+    // Only an accepted invitation makes a member of the store.
+    await accounts.acceptInvitation({ token: invitationToken, password: "a long enough password" });
+    const channel = createRpcChannel(catalogAddr, { actor: { kind: "member", memberId: member!.id, role: "developer", email }, internalToken: TEST_INTERNAL_TOKEN });
     t.teardown(() => channel.close());
     const { secret } = await channel.client(StoreService).createApiKey({ storeId, name });
     return { memberId: member!.id, secret };

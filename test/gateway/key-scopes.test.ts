@@ -9,6 +9,7 @@ import { StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
 import { createRpcChannel } from "../../platform/rpc-client.js";
 import { api, waitFor } from "../helpers/http.js";
+import { TEST_INTERNAL_TOKEN } from "../helpers/internal-token.js";
 import { failure } from "../helpers/rpc-failure.js";
 import { buyer, createProduct, createStore, startStack, type Stack } from "../helpers/stack.js";
 
@@ -28,7 +29,7 @@ async function storeWithDeveloper(name: string) {
   const { invitationToken } = await stack.accounts.inviteMember({ storeId: store.storeId, email, role: "developer" });
   const { member } = await stack.accounts.acceptInvitation({ token: invitationToken, password: "a long enough password" });
   const developer: Actor = { kind: "member", memberId: member!.id, role: "developer", email };
-  const channel = createRpcChannel(stack.catalogAddr, { actor: developer });
+  const channel = createRpcChannel(stack.catalogAddr, { actor: developer, internalToken: TEST_INTERNAL_TOKEN });
   const made = await channel.client(StoreService).createApiKey({ storeId: store.storeId, name: "Dev's own", scopes: [] });
   channel.close();
   const order = async (key = store.key) =>
@@ -76,7 +77,7 @@ test("the order service refuses a key without payments:write too, whatever reach
   const paid = await s.order();
   await api(stack.baseUrl, "/v1/bank-mutations", { method: "POST", key: s.key, json: credit(`PAY-${paid.id}`, paid.amount) });
   const keyActor: Actor = { kind: "api_key", keyId: "00000000-0000-4000-8000-000000000001", scopes: ["orders:read", "orders:write"] };
-  const channel = createRpcChannel(stack.orderAddr, { actor: keyActor });
+  const channel = createRpcChannel(stack.orderAddr, { actor: keyActor, internalToken: TEST_INTERNAL_TOKEN });
   const refused = await failure(channel.client(OrderService).refundOrder({ storeId: s.storeId, orderId: paid.id, reason: "sneaky" }));
   channel.close();
   t.is(refused.code, Code.PermissionDenied);
