@@ -60,7 +60,8 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
   const app = new Koa({ proxy: false });
   app.silent = true; // every error is rendered and logged by requestContext
 
-  // Failed API authentications and failed dashboard sign-ins from one address share a budget.
+  // Per-address limits (failed API authentications, dashboard sign-ins, reset requests),
+  // each in its own bucket of the same size; gateway/per-address.ts takes their tokens.
   const failureLimiter = createMemoryRateLimiter();
   const guards = createGuards({
     authenticator: createAuthenticator(deps.clients, deps.authCacheMs),

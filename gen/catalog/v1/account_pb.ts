@@ -552,7 +552,8 @@ export type Invitation = Message<"catalog.v1.Invitation"> & {
   email: string;
 
   /**
-   * The role the member has in the store (given when they were invited).
+   * The role the person gets in the store when they accept; until then they are no
+   * member of it.
    *
    * @generated from field: string role = 3;
    */
