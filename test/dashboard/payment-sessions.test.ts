@@ -2,7 +2,7 @@
 // the public GET /v1/orders/{id} does (§4). Real HTTP against the whole stack with
 // PAYMENT_GATEWAY=midtrans and a local Snap-speaking fake, which counts what it is asked.
 import test from "ava";
-import { startFakeMidtrans, type FakeMidtrans } from "../helpers/fake-midtrans.js";
+import { fakeMidtransEnv, startFakeMidtrans, type FakeMidtrans } from "../helpers/fake-midtrans.js";
 import { api } from "../helpers/http.js";
 import { buyer, createProduct, createStore, Plan, startStack, type Stack } from "../helpers/stack.js";
 
@@ -13,14 +13,7 @@ let stack: Stack;
 test.before(async () => {
   fake = await startFakeMidtrans({ serverKey: SERVER_KEY });
   stack = await startStack({
-    orderEnv: {
-      PAYMENT_GATEWAY: "midtrans",
-      MIDTRANS_BASE_URL: fake.url,
-      MIDTRANS_API_BASE_URL: fake.url,
-      MIDTRANS_SERVER_KEY: SERVER_KEY,
-      MIDTRANS_CLIENT_KEY: "SB-Mid-client-dashboard-test",
-      MIDTRANS_TIMEOUT: "500ms",
-    },
+    orderEnv: fakeMidtransEnv(fake.url, SERVER_KEY, { timeout: "500ms" }),
   });
 });
 test.after.always(async () => {

@@ -244,6 +244,23 @@ const REFUSED_BY_PROVIDER = "Refund is rejected by the payment provider";
  *
  * Every request is recorded.
  */
+/**
+ * The order service's configuration for the Midtrans gateway played by the fake at
+ * `url` (Snap and the Core API alike), with `serverKey` and a `timeout` per call;
+ * `extra` adds or overrides variables.
+ */
+export function fakeMidtransEnv(url: string, serverKey: string, { timeout = "1s", ...extra }: Record<string, string> & { timeout?: string } = {}): Record<string, string> {
+  return {
+    PAYMENT_GATEWAY: "midtrans",
+    MIDTRANS_BASE_URL: url,
+    MIDTRANS_API_BASE_URL: url,
+    MIDTRANS_SERVER_KEY: serverKey,
+    MIDTRANS_CLIENT_KEY: "SB-Mid-client-test",
+    MIDTRANS_TIMEOUT: timeout,
+    ...extra,
+  };
+}
+
 export async function startFakeMidtrans(options: { serverKey: string }): Promise<FakeMidtrans> {
   const expectedAuth = `Basic ${Buffer.from(`${options.serverKey}:`).toString("base64")}`;
   const requests: FakeMidtransRequest[] = [];

@@ -7,7 +7,7 @@
 // unconfirmed. The fake's modes are shared state, so the tests run one at a time. The
 // status checks' own interval is left long, so no check races these notifications.
 import test, { type ExecutionContext } from "ava";
-import { startFakeMidtrans, type FakeMidtrans } from "../helpers/fake-midtrans.js";
+import { fakeMidtransEnv, startFakeMidtrans, type FakeMidtrans } from "../helpers/fake-midtrans.js";
 import { api, type ApiResponse } from "../helpers/http.js";
 import { midtransNotification, postNotification } from "../helpers/midtrans-notify.js";
 import { buyer, createProduct, createStore, startStack, type Stack } from "../helpers/stack.js";
@@ -21,14 +21,7 @@ let shop: { key: string; productId: string };
 test.before(async () => {
   fake = await startFakeMidtrans({ serverKey: SERVER_KEY });
   stack = await startStack({
-    orderEnv: {
-      PAYMENT_GATEWAY: "midtrans",
-      MIDTRANS_BASE_URL: fake.url,
-      MIDTRANS_API_BASE_URL: fake.url,
-      MIDTRANS_SERVER_KEY: SERVER_KEY,
-      MIDTRANS_CLIENT_KEY: "SB-Mid-client-confirm",
-      MIDTRANS_TIMEOUT: "1s",
-    },
+    orderEnv: fakeMidtransEnv(fake.url, SERVER_KEY),
   });
   const store = await createStore(stack, undefined, "Confirmed Shop");
   shop = { key: store.key, productId: (await createProduct(stack, store.storeId, "Kopi Toraja", 80_000)).id };

@@ -6,7 +6,7 @@
 // order-service processes sharing the checks.
 import test from "ava";
 import type { Order } from "../../gen/order/v1/order_pb.js";
-import { startFakeMidtrans, type FakeMidtrans } from "../helpers/fake-midtrans.js";
+import { fakeMidtransEnv, startFakeMidtrans, type FakeMidtrans } from "../helpers/fake-midtrans.js";
 import { midtransNotification } from "../helpers/midtrans-notify.js";
 import { api, waitFor } from "../helpers/http.js";
 import { SHARED_NATS_URL } from "../helpers/nats.js";
@@ -20,15 +20,7 @@ let fake: FakeMidtrans;
 let stack: Stack;
 let shop: { storeId: string; key: string; productId: string };
 
-const midtransEnv = (fakeUrl: string, extra: Record<string, string> = {}) => ({
-  PAYMENT_GATEWAY: "midtrans",
-  MIDTRANS_BASE_URL: fakeUrl,
-  MIDTRANS_API_BASE_URL: fakeUrl,
-  MIDTRANS_SERVER_KEY: SERVER_KEY,
-  MIDTRANS_CLIENT_KEY: "SB-Mid-client-refunds",
-  MIDTRANS_TIMEOUT: "1s",
-  ...extra,
-});
+const midtransEnv = (fakeUrl: string, extra: Record<string, string> = {}) => fakeMidtransEnv(fakeUrl, SERVER_KEY, extra);
 
 test.before(async () => {
   fake = await startFakeMidtrans({ serverKey: SERVER_KEY });
