@@ -39,7 +39,7 @@ const storeUrl = (storeId: string, rest = "overview") => `${stack.baseUrl}/dashb
 /** A desktop-sized browser context that fails fast and records CSP violations. */
 async function newBrowserPage(t: ExecutionContext) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  context.setDefaultTimeout(10_000);
+  context.setDefaultTimeout(30_000);
   t.teardown(() => context.close());
   const page = await context.newPage();
   const violations: string[] = [];

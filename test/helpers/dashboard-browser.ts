@@ -17,10 +17,10 @@ export interface DashboardPage {
   cspViolations: string[];
 }
 
-/** A desktop-sized context that fails fast, closed at the test's end. */
+/** A desktop-sized context, closed at the test's end; its waits allow for a loaded CI machine. */
 export async function newDashboardPage(t: ExecutionContext, browser: Browser): Promise<DashboardPage> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  context.setDefaultTimeout(10_000);
+  context.setDefaultTimeout(30_000);
   t.teardown(() => context.close());
   const page = await context.newPage();
   const cspViolations: string[] = [];
