@@ -3,6 +3,8 @@
 // webhook endpoints, mark orders paid or cancel them, change settings — and checking
 // each change where it matters (the public API, a real webhook receiver, the audit
 // log). Controls are addressed by the accessible names the contract fixes.
+// Its tests run one at a time (test.serial): each drives browser pages of its own, and
+// all of them at once beside another file's crowded two cores past the pages' waits.
 import test, { type ExecutionContext } from "ava";
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
@@ -165,7 +167,7 @@ async function markPaid(t: ExecutionContext, m: SignedIn, orderId: string, befor
 
 // ---------------------------------------------------------------------------------
 
-test("an invited member sets a password, is signed in with safe cookies, signs out for real, and a wrong password says only that", async (t) => {
+test.serial("an invited member sets a password, is signed in with safe cookies, signs out for real, and a wrong password says only that", async (t) => {
   const store = await createStore(stack, Plan.GROWTH, "Toko Dashboard Akun");
   const email = `owner-${uid()}@merchant.example`;
   const { invitationToken } = await stack.accounts.inviteMember({ storeId: store.storeId, email });
@@ -264,7 +266,7 @@ test("an invited member sets a password, is signed in with safe cookies, signs o
   assertNoCspViolations(t, page);
 });
 
-test("a viewer's dashboard: no API keys or Settings in the navigation, at 360 and 1280 px; API keys answers 403 saying what the role may not do", async (t) => {
+test.serial("a viewer's dashboard: no API keys or Settings in the navigation, at 360 and 1280 px; API keys answers 403 saying what the role may not do", async (t) => {
   const m = await signedInMember(t, "Toko Dashboard Viewer", "viewer");
   const { page } = m;
   t.deepEqual(await page.locator("nav.main a").allTextContents(), ["Overview", "Orders", "Webhooks", "Events", "Bank mutations", "Audit log"]);
@@ -279,7 +281,7 @@ test("a viewer's dashboard: no API keys or Settings in the navigation, at 360 an
   assertNoCspViolations(t, page);
 });
 
-test("a viewer sees a tokenised endpoint URL as its origin only: on Webhooks, the endpoint, its delivery, an order's deliveries, Events and the audit log", async (t) => {
+test.serial("a viewer sees a tokenised endpoint URL as its origin only: on Webhooks, the endpoint, its delivery, an order's deliveries, Events and the audit log", async (t) => {
   const m = await signedInMember(t, "Toko Token Tersembunyi", "viewer");
   const { page } = m;
   const product = await createProduct(stack, m.storeId, "Kopi Gayo", 60_000);
@@ -316,7 +318,7 @@ test("a viewer sees a tokenised endpoint URL as its origin only: on Webhooks, th
   assertNoCspViolations(t, page);
 });
 
-test("API keys: a new key is shown once, works, shows its last use, and once revoked is refused; forms without CSRF and other stores change nothing", async (t) => {
+test.serial("API keys: a new key is shown once, works, shows its last use, and once revoked is refused; forms without CSRF and other stores change nothing", async (t) => {
   const m = await signedInMember(t, "Toko Kunci API");
   const { page } = m;
   await nav(page, "API keys");
@@ -403,7 +405,7 @@ async function scopeChoices(page: Page): Promise<[string, boolean][]> {
   return out;
 }
 
-test("API keys: Create key offers every scope the role may grant, ticked; a key made with orders:read alone is listed with that scope, mode Live and its maker", async (t) => {
+test.serial("API keys: Create key offers every scope the role may grant, ticked; a key made with orders:read alone is listed with that scope, mode Live and its maker", async (t) => {
   const m = await signedInMember(t, "Toko Cakupan");
   const { page } = m;
   await nav(page, "API keys");
@@ -435,7 +437,7 @@ test("API keys: Create key offers every scope the role may grant, ticked; a key 
   assertNoCspViolations(t, page);
 });
 
-test("API keys: a developer is offered the four scopes their role may grant, never payments:write", async (t) => {
+test.serial("API keys: a developer is offered the four scopes their role may grant, never payments:write", async (t) => {
   const m = await signedInMember(t, "Toko Cakupan Developer", "developer");
   const { page } = m;
   await nav(page, "API keys");
@@ -450,7 +452,7 @@ test("API keys: a developer is offered the four scopes their role may grant, nev
   assertNoCspViolations(t, page);
 });
 
-test("settings: a new bank account and redirect URLs are used by orders created afterwards; without CSRF nothing changes", async (t) => {
+test.serial("settings: a new bank account and redirect URLs are used by orders created afterwards; without CSRF nothing changes", async (t) => {
   const m = await signedInMember(t, "Toko Pengaturan");
   const { page } = m;
   const product = await createProduct(stack, m.storeId, "Tas Anyaman", 150_000);
@@ -497,7 +499,7 @@ test("settings: a new bank account and redirect URLs are used by orders created 
   assertNoCspViolations(t, page);
 });
 
-test("orders: search and filter, an order's page, mark a bank transfer paid and cancel another — the API and webhooks see it", async (t) => {
+test.serial("orders: search and filter, an order's page, mark a bank transfer paid and cancel another — the API and webhooks see it", async (t) => {
   const m = await signedInMember(t, "Toko Kemeja");
   const { page } = m;
   const product = await createProduct(stack, m.storeId, "Kemeja Batik Cap", 85_000);
@@ -620,7 +622,7 @@ test("orders: search and filter, an order's page, mark a bank transfer paid and 
   assertNoCspViolations(t, page);
 });
 
-test("webhooks: an order.paid-only endpoint, its secret revealed and rotated, a verified delivery, a test event, a resend, events, disable and delete", async (t) => {
+test.serial("webhooks: an order.paid-only endpoint, its secret revealed and rotated, a verified delivery, a test event, a resend, events, disable and delete", async (t) => {
   const m = await signedInMember(t, "Toko Kabar Kilat");
   const { page } = m;
   const product = await createProduct(stack, m.storeId, "Sambal Bawang", 35_000);
@@ -781,7 +783,7 @@ test("webhooks: an order.paid-only endpoint, its secret revealed and rotated, a 
   assertNoCspViolations(t, page);
 });
 
-test("bank mutations: a statement imported on the page pays its order; unmatched credits wait for review, one assigned by payment reference, one dismissed", async (t) => {
+test.serial("bank mutations: a statement imported on the page pays its order; unmatched credits wait for review, one assigned by payment reference, one dismissed", async (t) => {
   const m = await signedInMember(t, `Toko Transfer ${uid()}`);
   const product = await createProduct(stack, m.storeId, "Kopi Gayo", 120_000);
   const a = await createApiOrder(m.key, { items: [{ product_id: product.id, quantity: 1 }], payment_method: "bank_transfer" });

@@ -4,6 +4,8 @@
 // members go; a used, expired or revoked link says so; each role's navigation; a forged
 // post; "Forgot password?" end to end, with the member's other session ended; and the
 // Team page as the README shows it.
+// Its tests run one at a time (test.serial): each drives browser pages of its own, and
+// all of them at once beside another file's crowded two cores past the pages' waits.
 import test, { type ExecutionContext } from "ava";
 import { randomUUID } from "node:crypto";
 import type { Browser, Locator, Page } from "playwright-core";
@@ -122,7 +124,7 @@ function assertNoCspViolations(t: ExecutionContext, ...views: DashboardPage[]): 
   for (const view of views) t.deepEqual(view.cspViolations, [], "no page broke its own Content-Security-Policy");
 }
 
-test("an owner invites by mail from the Team page; the link signs the new member in once, then says it was used", async (t) => {
+test.serial("an owner invites by mail from the Team page; the link signs the new member in once, then says it was used", async (t) => {
   const o = await owner(t, "Toko Tim");
   await follow(o.page, o.page.getByRole("navigation").getByRole("link", { name: "Team", exact: true }));
   t.is(o.page.url(), storeUrl(o.storeId, "team"));
@@ -170,7 +172,7 @@ test("an owner invites by mail from the Team page; the link signs the new member
   assertNoCspViolations(t, o, d, again);
 });
 
-test("roles change and members go from the Team page; the last owner stays; a revoked or expired invitation's link says so", async (t) => {
+test.serial("roles change and members go from the Team page; the last owner stays; a revoked or expired invitation's link says so", async (t) => {
   const o = await owner(t, "Toko Peran");
   const d = await teammate(t, o.storeId, "developer");
   t.deepEqual(await navLabels(d.page), NAV.developer);
@@ -243,7 +245,7 @@ test("roles change and members go from the Team page; the last owner stays; a re
   assertNoCspViolations(t, o, d, revoked);
 });
 
-test("an invitation to someone who already has an account is only pending, like any other: Invited, Revoke, no sign-in time; revoking it leaves them signed in", async (t) => {
+test.serial("an invitation to someone who already has an account is only pending, like any other: Invited, Revoke, no sign-in time; revoking it leaves them signed in", async (t) => {
   const o = await owner(t, "Toko Pengundang");
   // Someone with an account of their own, signed in to their store in their own browser.
   const x = await owner(t, "Toko Milik Sendiri");
@@ -273,7 +275,7 @@ test("an invitation to someone who already has an account is only pending, like 
   assertNoCspViolations(t, o, x);
 });
 
-test("Remove member revokes the API keys the member created, unless Keep their API keys is ticked; the notice and the audit log name them", async (t) => {
+test.serial("Remove member revokes the API keys the member created, unless Keep their API keys is ticked; the notice and the audit log name them", async (t) => {
   const o = await owner(t, "Toko Kunci Tim");
   const leaving = await teammate(t, o.storeId, "developer");
   const staying = await teammate(t, o.storeId, "developer");
@@ -315,7 +317,7 @@ test("Remove member revokes the API keys the member created, unless Keep their A
   assertNoCspViolations(t, o, leaving, staying);
 });
 
-test("each role's navigation, and a forged Team post from a role that is not an owner is refused with nothing changed", async (t) => {
+test.serial("each role's navigation, and a forged Team post from a role that is not an owner is refused with nothing changed", async (t) => {
   const o = await owner(t, "Toko Navigasi");
   t.deepEqual(await navLabels(o.page), NAV.owner, "owner");
   const members: DashboardPage[] = [];
@@ -359,7 +361,7 @@ test("each role's navigation, and a forged Team post from a role that is not an 
   assertNoCspViolations(t, o, ...members);
 });
 
-test("Forgot password? answers the same for any email, mails a one-time link, and the new password ends the other session", async (t) => {
+test.serial("Forgot password? answers the same for any email, mails a one-time link, and the new password ends the other session", async (t) => {
   const o = await owner(t, "Toko Lupa"); // context A, signed in
   const b = await newDashboardPage(t, browser);
   await b.page.goto(loginUrl());
@@ -405,7 +407,7 @@ test("Forgot password? answers the same for any email, mails a one-time link, an
   assertNoCspViolations(t, o, b, spent);
 });
 
-test("the Team page with members of several roles and a pending invitation, at 360 and 1280 px", async (t) => {
+test.serial("the Team page with members of several roles and a pending invitation, at 360 and 1280 px", async (t) => {
   // Names of people rather than test ids: the README shows this page.
   const o = await owner(t, "Toko Kopi Nusantara", "sari@kopinusantara.example");
   const developer = await teammate(t, o.storeId, "developer", "andi@kopinusantara.example");
