@@ -610,14 +610,7 @@ export function webhookPages(router: Router, kit: Kit) {
     webhook: WebhookClient,
     ctx: DashboardContext,
     endpoint: Endpoint,
-    extra: {
-      shown?: ShownSecret;
-      values?: EndpointValues;
-      error?: string;
-      revealedHeaders?: { name: string; value: string }[];
-      headerInput?: { name: string; value: string };
-      rateInput?: RateInput;
-    },
+    extra: Pick<Parameters<typeof EndpointPage>[0], "shown" | "values" | "error" | "revealedHeaders" | "headerInput" | "rateInput">,
     status = 200,
   ) => {
     const deliveries = await deliveriesOf(webhook, ctx, endpoint.id, "");
