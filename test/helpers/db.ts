@@ -1,7 +1,16 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
 
-const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+/**
+ * The PostgreSQL server tests make their databases on: TEST_POSTGRES_URL (which
+ * `npm run test:fast` sets to an embedded server when none answers on 5432), else the
+ * machine's own on 127.0.0.1:5432.
+ */
+export function testPostgresUrl(): string {
+  return process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+}
+
+const ADMIN_URL = testPostgresUrl();
 
 export interface TestDatabase {
   url: string;

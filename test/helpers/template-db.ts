@@ -1,0 +1,121 @@
+// Real SQL for the fast layer: a database of the test's own, cloned from a template that
+// already holds every service's migrated schema. Migrating takes about a second; cloning
+// a migrated template takes tens of milliseconds, so a router test can have a fresh
+// database per test and still prove the SQL rather than an imitation of it.
+//
+// The template is named after a hash of every migration file, so a changed migration
+// makes a new template and two checkouts with different migrations never share one. It
+// is built once per PostgreSQL server under an advisory lock (ava runs test files in
+// several processes at once) and under a temporary name renamed only when complete, so
+// a run killed halfway leaves nothing a later run would trust.
+import { createHash, randomBytes } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ExecutionContext } from "ava";
+import postgres from "postgres";
+import { connectDb, migrate, type Sql } from "../../platform/db.js";
+import { createLogger } from "../../platform/logger.js";
+import { CATALOG_SCHEMA } from "../../services/catalog/service.js";
+import { ORDER_SCHEMA } from "../../services/order/service.js";
+import { WEBHOOK_SCHEMA } from "../../services/webhook/service.js";
+import { GATEWAY_SCHEMA } from "../../gateway/service.js";
+import { testPostgresUrl } from "./db.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+/** Each role's schema and the folder of its numbered migrations. */
+const SCHEMAS: readonly { schema: string; directory: string }[] = [
+  { schema: CATALOG_SCHEMA, directory: path.join(root, "services/catalog/migrations") },
+  { schema: ORDER_SCHEMA, directory: path.join(root, "services/order/migrations") },
+  { schema: WEBHOOK_SCHEMA, directory: path.join(root, "services/webhook/migrations") },
+  { schema: GATEWAY_SCHEMA, directory: path.join(root, "gateway/migrations") },
+];
+
+let templateName: Promise<string> | undefined;
+
+/** The template's name: `tpl_` and a hash of every migration's schema, name and text. */
+async function fingerprint(): Promise<string> {
+  const hash = createHash("sha256");
+  for (const { schema, directory } of SCHEMAS) {
+    for (const name of (await readdir(directory)).filter((file) => file.endsWith(".sql")).sort()) {
+      hash.update(`${schema}\0${name}\0`).update(await readFile(path.join(directory, name))).update("\0");
+    }
+  }
+  return `tpl_store_order_${hash.digest("hex").slice(0, 16)}`;
+}
+
+function adminUrl(database = "postgres"): string {
+  const url = new URL(testPostgresUrl());
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function ensureTemplate(): Promise<string> {
+  const name = await fingerprint();
+  const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} });
+  try {
+    // One session holds the lock while it builds; the others wait, then find it built.
+    await admin`select pg_advisory_lock(hashtext(${"template:" + name}))`;
+    const [built] = await admin`select 1 from pg_database where datname = ${name}`;
+    if (!built) {
+      const building = `${name}_${randomBytes(3).toString("hex")}`;
+      await admin.unsafe(`create database "${building}"`);
+      const logger = createLogger("test", "silent");
+      for (const { schema, directory } of SCHEMAS) {
+        const sql = connectDb(adminUrl(building), { schema, max: 1 });
+        try {
+          await migrate(sql, schema, directory, logger);
+        } finally {
+          await sql.end({ timeout: 1 });
+        }
+      }
+      await admin.unsafe(`alter database "${building}" rename to "${name}"`);
+    }
+    await admin`select pg_advisory_unlock(hashtext(${"template:" + name}))`;
+  } finally {
+    await admin.end();
+  }
+  return name;
+}
+
+export interface MigratedDatabase {
+  url: string;
+  /** A pool on the database whose search_path is `schema`, ended at teardown. */
+  pool(schema: string, max?: number): Sql;
+}
+
+/**
+ * A fresh database with every service's schema migrated, dropped when the test ends.
+ * Pools made with `pool()` are ended before the drop.
+ */
+export async function migratedDatabase(t: ExecutionContext): Promise<MigratedDatabase> {
+  templateName ??= ensureTemplate();
+  const template = await templateName;
+  const name = `t_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
+  const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`create database "${name}" template "${template}"`);
+  } finally {
+    await admin.end();
+  }
+  const pools: Sql[] = [];
+  t.teardown(async () => {
+    await Promise.all(pools.map((sql) => sql.end({ timeout: 1 })));
+    const drop = postgres(adminUrl(), { max: 1, onnotice: () => {} });
+    try {
+      await drop.unsafe(`drop database if exists "${name}" with (force)`);
+    } finally {
+      await drop.end();
+    }
+  });
+  const url = adminUrl(name);
+  return {
+    url,
+    pool(schema: string, max = 4) {
+      const sql = connectDb(url, { schema, max });
+      pools.push(sql);
+      return sql;
+    },
+  };
+}
