@@ -22,7 +22,7 @@ import { inBodyOrder, invalidFields, invalidRequest, type FieldError } from "./e
 // values meaning (lengths, formats, ranges, catalog lookups) live in the order
 // service, so a gRPC caller meets exactly the same ones.
 //
-// These schemas are also the OpenAPI document's request bodies (gateway/openapi.ts).
+// These schemas are also the OpenAPI document's request bodies (routes/*.openapi.ts).
 // Their `.meta()` adds no check here: it states the order service's rule for each value
 // in the document, from the constants the service checks with (common/order-limits.ts,
 // common/bank-mutations.ts), where the zod check only bounds a shape.

@@ -12,7 +12,9 @@ const BANK_MUTATIONS_BODY_BYTES = 1024 * 1024;
 
 /** POST /v1/bank-mutations: a bank feed's incoming mutations, matched to orders by their unique amount. */
 export function bankMutationRoutes(router: Router, guards: KeyedGuards, clients: ServiceClients) {
-  router.post("/v1/bank-mutations", ...guards.for("POST /v1/bank-mutations", BANK_MUTATIONS_BODY_BYTES), async (ctx: GatewayContext) => {
+  router.post("/v1/bank-mutations", ...guards.for("POST /v1/bank-mutations", BANK_MUTATIONS_BODY_BYTES), reconcileBankMutations);
+
+  async function reconcileBankMutations(ctx: GatewayContext) {
     const body = parseBody(bankMutationsBody, ctx.state.body);
     const { results } = await clients.bank.reconcileMutations({
       storeId: ctx.state.principal!.storeId,
@@ -27,5 +29,5 @@ export function bankMutationRoutes(router: Router, guards: KeyedGuards, clients:
         reason: (r.reason || null) as MutationResult["reason"],
       })),
     } satisfies BankMutationResults);
-  });
+  }
 }

@@ -38,32 +38,37 @@ const documentJson = JSON.stringify(openApiDocument);
 
 /** GET /v1/openapi.json (no key) and GET /docs, rendered by swagger-ui from npm. */
 export function docsRoutes(router: Router) {
-  router.get("/v1/openapi.json", (ctx: GatewayContext) => {
-    ctx.type = "application/json";
-    ctx.set("Cache-Control", "public, max-age=300");
-    ctx.body = documentJson;
-  });
+  router.get("/v1/openapi.json", openApiJson);
+  router.get("/docs", docsPage);
+  router.get("/docs/init.js", docsInit);
+  router.get("/docs/assets/:file", docsAsset);
+}
 
-  router.get("/docs", (ctx: GatewayContext) => {
-    ctx.type = "text/html; charset=utf-8";
-    ctx.set(
-      "Content-Security-Policy",
-      "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:",
-    );
-    ctx.body = page;
-  });
+function openApiJson(ctx: GatewayContext) {
+  ctx.type = "application/json";
+  ctx.set("Cache-Control", "public, max-age=300");
+  ctx.body = documentJson;
+}
 
-  router.get("/docs/init.js", (ctx: GatewayContext) => {
-    ctx.type = "text/javascript; charset=utf-8";
-    ctx.body = init;
-  });
+function docsPage(ctx: GatewayContext) {
+  ctx.type = "text/html; charset=utf-8";
+  ctx.set(
+    "Content-Security-Policy",
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:",
+  );
+  ctx.body = page;
+}
 
-  router.get("/docs/assets/:file", async (ctx: RouteContext) => {
-    const file = ctx.params.file ?? "";
-    const type = assets[file];
-    if (!type) throw notFound(`no route for ${ctx.method} ${ctx.path}`);
-    ctx.type = type;
-    ctx.set("Cache-Control", "public, max-age=86400");
-    ctx.body = await readFile(path.join(swaggerUiDir, file));
-  });
+function docsInit(ctx: GatewayContext) {
+  ctx.type = "text/javascript; charset=utf-8";
+  ctx.body = init;
+}
+
+async function docsAsset(ctx: RouteContext) {
+  const file = ctx.params.file ?? "";
+  const type = assets[file];
+  if (!type) throw notFound(`no route for ${ctx.method} ${ctx.path}`);
+  ctx.type = type;
+  ctx.set("Cache-Control", "public, max-age=86400");
+  ctx.body = await readFile(path.join(swaggerUiDir, file));
 }

@@ -15,11 +15,14 @@ export function healthRoutes(
   router: Router,
   deps: { sql: Sql; clients: ServiceClients; logger: Logger; extraChecks?: Record<string, () => Promise<void>> },
 ) {
-  router.get("/healthz", (ctx: GatewayContext) => {
-    ctx.body = { success: true, data: { status: "ok" } };
-  });
+  router.get("/healthz", liveness);
+  router.get("/readyz", readiness);
 
-  router.get("/readyz", async (ctx: GatewayContext) => {
+  function liveness(ctx: GatewayContext) {
+    ctx.body = { success: true, data: { status: "ok" } };
+  }
+
+  async function readiness(ctx: GatewayContext) {
     const checks: Record<string, () => Promise<void>> = {
       database: async () => {
         await deps.sql`select 1`;
@@ -54,5 +57,5 @@ export function healthRoutes(
       throw new ApiError(503, "SERVICE_UNAVAILABLE", "not ready", failed.map(([field, message]) => ({ field, message })), { "Retry-After": "5" });
     }
     ctx.body = { success: true, data: { status: "ready", checks: results } };
-  });
+  }
 }

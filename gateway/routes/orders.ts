@@ -18,9 +18,17 @@ function orderIdOf(ctx: RouteContext): string {
   return orderId;
 }
 
-/** POST /v1/orders, GET /v1/orders, GET /v1/orders/{order_id}, POST /v1/orders/{order_id}/refunds. */
+/**
+ * POST /v1/orders, GET /v1/orders, GET /v1/orders/{order_id}, POST /v1/orders/{order_id}/refunds.
+ * Each handler bears its operation's operationId (orders.openapi.ts), so one search finds both.
+ */
 export function orderRoutes(router: Router, guards: KeyedGuards, clients: ServiceClients) {
-  router.post("/v1/orders", ...guards.for("POST /v1/orders"), async (ctx: GatewayContext) => {
+  router.post("/v1/orders", ...guards.for("POST /v1/orders"), createOrder);
+  router.get("/v1/orders", ...guards.for("GET /v1/orders"), listOrders);
+  router.get("/v1/orders/:order_id", ...guards.for("GET /v1/orders/{order_id}"), getOrder);
+  router.post("/v1/orders/:order_id/refunds", ...guards.for("POST /v1/orders/{order_id}/refunds"), refundOrder);
+
+  async function createOrder(ctx: GatewayContext) {
     const idempotencyKey = idempotencyKeyOf(ctx);
     const body = parseCreateOrderBody(ctx.state.body);
     const response = await clients.order.createOrder({
@@ -31,9 +39,9 @@ export function orderRoutes(router: Router, guards: KeyedGuards, clients: Servic
     });
     if (response.replayed) ctx.set("Idempotent-Replayed", "true");
     ok(ctx, orderDetailJson(response.detail!), 201);
-  });
+  }
 
-  router.get("/v1/orders", ...guards.for("GET /v1/orders"), async (ctx: GatewayContext) => {
+  async function listOrders(ctx: GatewayContext) {
     const query = queryReader(ctx.query);
     const limit = query.int("limit", PAGE_LIMIT);
     const offset = query.int("offset", PAGE_OFFSET);
@@ -42,20 +50,20 @@ export function orderRoutes(router: Router, guards: KeyedGuards, clients: Servic
     query.check();
     const page = await clients.order.listOrders({ storeId: ctx.state.principal!.storeId, limit, offset, status: status ?? "", startingAfter: startingAfter ?? "" });
     ok(ctx, { items: page.orders.map(orderJson), has_more: page.hasMore } satisfies OrderPage);
-  });
+  }
 
-  // The one read that prepares a payment session (CONTRACT §4, §7): the dashboard and
-  // the CLI read orders without it.
-  router.get("/v1/orders/:order_id", ...guards.for("GET /v1/orders/{order_id}"), async (ctx: RouteContext) => {
+  // The one read that prepares a payment session (docs/api.md, docs/payments.md): the
+  // dashboard and the CLI read orders without it.
+  async function getOrder(ctx: RouteContext) {
     const orderId = orderIdOf(ctx);
     const answer = await clients.order.getOrder({ storeId: ctx.state.principal!.storeId, orderId, prepareSession: true, publicJson: true });
     // An order service of the release before ignores public_json and sends the detail.
     if (answer.publicJson.length > 0) okData(ctx, answer.publicJson);
     else ok(ctx, orderDetailJson(answer.detail!));
-  });
+  }
 
-  // CONTRACT §12: 201 whatever the refund's status (a gateway refund may be pending).
-  router.post("/v1/orders/:order_id/refunds", ...guards.for("POST /v1/orders/{order_id}/refunds"), async (ctx: RouteContext) => {
+  // 201 whatever the refund's status: a gateway refund may be pending (docs/refunds.md).
+  async function refundOrder(ctx: RouteContext) {
     const orderId = orderIdOf(ctx);
     const idempotencyKey = idempotencyKeyOf(ctx);
     const body = parseBody(refundOrderBody, ctx.state.body);
@@ -69,5 +77,5 @@ export function orderRoutes(router: Router, guards: KeyedGuards, clients: Servic
     });
     if (response.replayed) ctx.set("Idempotent-Replayed", "true");
     ok(ctx, { refund: refundJson(response.refund!), order: orderJson(response.order!) } satisfies RefundResult, 201);
-  });
+  }
 }

@@ -6,7 +6,9 @@ import { ok, type GatewayContext } from "../context.js";
 
 /** GET /v1/payment-methods. */
 export function paymentMethodRoutes(router: Router, guards: KeyedGuards, clients: ServiceClients) {
-  router.get("/v1/payment-methods", ...guards.for("GET /v1/payment-methods"), async (ctx: GatewayContext) => {
+  router.get("/v1/payment-methods", ...guards.for("GET /v1/payment-methods"), listPaymentMethods);
+
+  async function listPaymentMethods(ctx: GatewayContext) {
     const { methods } = await clients.order.listPaymentMethods({ storeId: ctx.state.principal!.storeId });
     ok(ctx, {
       // The order service names these from the shape's lists (services/order/payment-methods.ts).
@@ -18,5 +20,5 @@ export function paymentMethodRoutes(router: Router, guards: KeyedGuards, clients
         settlement_channel: m.settlementChannel as PaymentMethodJson["settlement_channel"],
       })),
     } satisfies PaymentMethodList);
-  });
+  }
 }

@@ -13,6 +13,20 @@ import { PAGE_LIMIT, PAGE_OFFSET, queryReader } from "../query.js";
  * authenticated and rate-limited by the guards either way.
  */
 export function productRoutes(router: Router, guards: KeyedGuards, clients: ServiceClients, cache?: CatalogPageCache) {
+  router.get("/v1/products", ...guards.for("GET /v1/products"), listProducts);
+
+  async function listProducts(ctx: GatewayContext) {
+    const query = queryReader(ctx.query);
+    const limit = query.int("limit", PAGE_LIMIT);
+    const offset = query.int("offset", PAGE_OFFSET);
+    query.check();
+    const storeId = ctx.state.principal!.storeId;
+    const body = cache
+      ? await cache.page(storeId, limit, offset, () => load(storeId, limit, offset))
+      : await load(storeId, limit, offset);
+    okBytes(ctx, body);
+  }
+
   async function load(storeId: string, limit: number, offset: number): Promise<Buffer> {
     const page = await clients.catalog.listPublishedItems({ storeId, limit, offset });
     return envelopeBytes({
@@ -27,16 +41,4 @@ export function productRoutes(router: Router, guards: KeyedGuards, clients: Serv
       has_more: page.hasMore,
     } satisfies CatalogPage);
   }
-
-  router.get("/v1/products", ...guards.for("GET /v1/products"), async (ctx: GatewayContext) => {
-    const query = queryReader(ctx.query);
-    const limit = query.int("limit", PAGE_LIMIT);
-    const offset = query.int("offset", PAGE_OFFSET);
-    query.check();
-    const storeId = ctx.state.principal!.storeId;
-    const body = cache
-      ? await cache.page(storeId, limit, offset, () => load(storeId, limit, offset))
-      : await load(storeId, limit, offset);
-    okBytes(ctx, body);
-  });
 }
