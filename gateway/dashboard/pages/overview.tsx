@@ -5,8 +5,8 @@ import type { RouterInstance as Router } from "@koa/router";
 import { planHasApiAccess, planName } from "../../../common/plans.js";
 import { sendPage, type DashboardContext, type Kit } from "../kit.js";
 import type { SalesDay, SalesTotal } from "../../../gen/order/v1/order_pb.js";
-import { Money } from "../../views/components.js";
-import { rupiah } from "../../views/format.js";
+import { Money } from "../../html/components.js";
+import { rupiah } from "../../html/format.js";
 import { Shell, storePath } from "../views/layout.js";
 import { endpointState } from "./webhooks.js";
 

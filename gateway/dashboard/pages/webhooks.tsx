@@ -9,7 +9,7 @@ import { isUuid } from "../../../common/ids.js";
 import { fromJakartaLocalInput, jakartaLocalInput } from "../../../common/jakarta-time.js";
 import { ORDER_EVENT_TYPES } from "../../../common/order-status.js";
 import type { Delivery, Endpoint, EndpointHealth } from "../../../gen/webhook/v1/webhook_pb.js";
-import { Time } from "../../views/components.js";
+import { Time } from "../../html/components.js";
 import { field, type Form } from "../forms.js";
 import { forbiddenPage, may, problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
