@@ -5,16 +5,16 @@
 import type { RouterInstance as Router } from "@koa/router";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { ComponentChildren } from "preact";
-import { isUuid } from "../../../common/ids.js";
-import { fromJakartaLocalInput, jakartaLocalInput } from "../../../common/jakarta-time.js";
-import { ORDER_EVENT_TYPES } from "../../../common/order-status.js";
-import type { Delivery, Endpoint, EndpointHealth } from "../../../gen/webhook/v1/webhook_pb.js";
-import { Time } from "../../html/components.js";
-import { field, type Form } from "../forms.js";
-import { forbiddenPage, may, problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
-import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
-import { DataTable } from "../views/data-table.js";
-import { DeliveriesTable, DELIVERY_STATUSES, deliveryPath, endpointPath, webhookClientOr, webhookRoute, type WebhookClient } from "./deliveries.js";
+import { isUuid } from "../../../../common/ids.js";
+import { fromJakartaLocalInput, jakartaLocalInput } from "../../../../common/jakarta-time.js";
+import { ORDER_EVENT_TYPES } from "../../../../common/order-status.js";
+import type { Delivery, Endpoint, EndpointHealth } from "../../../../gen/webhook/v1/webhook_pb.js";
+import { Time } from "../../../html/components.js";
+import { field, type Form } from "../../forms.js";
+import { forbiddenPage, may, problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../../kit.js";
+import { Csrf, Empty, Shell, storePath } from "../../views/layout.js";
+import { DataTable } from "../../views/data-table.js";
+import { DeliveriesTable, DELIVERY_STATUSES, deliveryPath, endpointPath, webhookClientOr, webhookRoute, type WebhookClient } from "../deliveries.js";
 
 const DELIVERY_LIMIT = 100;
 
