@@ -13,7 +13,7 @@ import { orderPages } from "./pages/orders/detail.js";
 import { overviewPages } from "./pages/overview.js";
 import { settingsPages } from "./pages/settings.js";
 import { teamPages } from "./pages/team.js";
-import { webhookPages } from "./pages/webhooks/detail.js";
+import { webhookPages } from "./pages/webhooks/routes.js";
 import { createSessionCookies } from "./session-cookie.js";
 
 export function dashboardRoutes(router: Router, deps: DashboardDeps & { signIn: SignInLimits }) {

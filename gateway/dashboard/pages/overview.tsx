@@ -8,7 +8,7 @@ import type { SalesDay, SalesTotal } from "../../../gen/order/v1/order_pb.js";
 import { Money } from "../../html/components.js";
 import { rupiah } from "../../html/format.js";
 import { Shell, storePath } from "../views/layout.js";
-import { endpointState } from "./webhooks/detail.js";
+import { endpointState } from "./webhooks/health.js";
 
 // Made once: toLocaleDateString builds a formatter on every call, and the chart labels
 // 32 days per view (it was a tenth of the gateway's CPU on the overview).
