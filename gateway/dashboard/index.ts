@@ -9,7 +9,7 @@ import { auditLogPages } from "./pages/audit-log.js";
 import { bankMutationPages } from "./pages/bank-mutations.js";
 import { deliveryPages } from "./pages/deliveries.js";
 import { eventPages } from "./pages/events.js";
-import { orderPages } from "./pages/orders/detail.js";
+import { orderPages } from "./pages/orders/routes.js";
 import { overviewPages } from "./pages/overview.js";
 import { settingsPages } from "./pages/settings.js";
 import { teamPages } from "./pages/team.js";
