@@ -51,7 +51,7 @@ function EndpointPage(props: {
   const { member, store, csrf } = props.ctx.state.scope;
   const { endpoint, deliveries, shown } = props;
   const here = endpointPath(store.id, endpoint.id);
-  // Secrets and every change are the developer_settings permission's (CONTRACT §13): other roles see the endpoint and its deliveries only.
+  // Secrets and every change are the developer_settings permission's (docs/team.md): other roles see the endpoint and its deliveries only.
   const manages = may(props.ctx, "developer_settings");
   return (
     <Shell title="Webhook endpoint" member={member} store={store} section="webhooks" csrf={csrf} flash={props.flash} error={props.error}>
