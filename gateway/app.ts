@@ -15,7 +15,7 @@ import { traceRequests } from "./request-tracing.js";
 import { createMemoryRateLimiter, createPostgresRateLimiter } from "./rate-limit.js";
 import { dashboardRoutes } from "./dashboard/index.js";
 import { notFoundPage as dashboardNotFound } from "./dashboard/kit.js";
-import { pageRoutes } from "./pages/index.js";
+import { pageRoutes } from "./hosted/index.js";
 import { bankMutationRoutes } from "./routes/bank-mutations.js";
 import { docsRoutes } from "./routes/docs.js";
 import { healthRoutes } from "./routes/health.js";

@@ -39,7 +39,8 @@ import {
   type SpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_NAMESPACE } from "@opentelemetry/semantic-conventions";
-import type { Logger } from "./logger.js";
+// pino's own type, not logger.ts's re-export: logger.ts reads traceLogFields from here.
+import type { Logger } from "pino";
 import { hookQueries, type AnySql } from "./sql-hooks.js";
 
 /**

@@ -9,11 +9,11 @@ import { auditLogPages } from "./pages/audit-log.js";
 import { bankMutationPages } from "./pages/bank-mutations.js";
 import { deliveryPages } from "./pages/deliveries.js";
 import { eventPages } from "./pages/events.js";
-import { orderPages } from "./pages/orders.js";
+import { orderPages } from "./pages/orders/routes.js";
 import { overviewPages } from "./pages/overview.js";
 import { settingsPages } from "./pages/settings.js";
 import { teamPages } from "./pages/team.js";
-import { webhookPages } from "./pages/webhooks.js";
+import { webhookPages } from "./pages/webhooks/routes.js";
 import { createSessionCookies } from "./session-cookie.js";
 
 export function dashboardRoutes(router: Router, deps: DashboardDeps & { signIn: SignInLimits }) {

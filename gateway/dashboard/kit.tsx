@@ -16,7 +16,7 @@ import type { Logger } from "../../platform/logger.js";
 import type { ServiceClients } from "../clients.js";
 import { loggablePath, type GatewayContext, type RouteContext } from "../context.js";
 import { toApiError } from "../errors.js";
-import { sendHtml } from "../views/render.js";
+import { sendHtml } from "../html/render.js";
 import { readForm, readMultipartForm, type Form, type UploadedFile } from "./forms.js";
 import { csrfTokenFor, sameToken, type Member, type SessionCookies } from "./session-cookie.js";
 import { Shell, sectionPermission, storePath } from "./views/layout.js";

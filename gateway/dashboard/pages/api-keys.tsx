@@ -8,7 +8,7 @@ import { isUuid } from "../../../common/ids.js";
 import { keyMode, KEY_MODE_NAMES } from "../../../common/key-mode.js";
 import { grantableScopes, SCOPE_TEXT, SCOPES, type Scope } from "../../../common/scopes.js";
 import type { ApiKey } from "../../../gen/catalog/v1/catalog_pb.js";
-import { Time } from "../../views/components.js";
+import { Time } from "../../html/components.js";
 import { field, type Form } from "../forms.js";
 import { notFoundPage, problemText, ROLE_NAMES, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../views/layout.js";

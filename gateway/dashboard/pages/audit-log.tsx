@@ -7,7 +7,7 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { isAuditAction, MAX_AUDIT_ACTOR_LENGTH } from "../../../common/audit.js";
 import { AUDIT_ACTION_CHOICES, auditActorText, auditFieldText, auditSentence } from "../../../common/audit-text.js";
 import { decodeAuditCursor, storeAuditLog, type AuditEntryLike } from "../../../platform/audit-log.js";
-import { Time } from "../../views/components.js";
+import { Time } from "../../html/components.js";
 import { sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Empty, Shell, storePath } from "../views/layout.js";
 import { DataTable } from "../views/data-table.js";

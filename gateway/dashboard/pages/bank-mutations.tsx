@@ -5,7 +5,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { StatementError } from "../../../common/bank-statement.js";
 import type { BankMutation, MutationResult } from "../../../gen/order/v1/bank_pb.js";
 import { ImportInterrupted, importStatement } from "../../bank-import.js";
-import { Money, Time } from "../../views/components.js";
+import { Money, Time } from "../../html/components.js";
 import { field } from "../forms.js";
 import { may, problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../views/layout.js";

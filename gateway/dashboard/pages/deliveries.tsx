@@ -7,7 +7,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { isUuid } from "../../../common/ids.js";
 import type { Delivery, Endpoint } from "../../../gen/webhook/v1/webhook_pb.js";
 import type { ServiceClients } from "../../clients.js";
-import { Time } from "../../views/components.js";
+import { Time } from "../../html/components.js";
 import { may, notFoundPage, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath, type Section } from "../views/layout.js";
 import { DataTable } from "../views/data-table.js";

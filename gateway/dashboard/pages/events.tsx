@@ -5,7 +5,7 @@ import type { RouterInstance as Router } from "@koa/router";
 import { isPaymentReference, isUuid } from "../../../common/ids.js";
 import { ORDER_EVENT_TYPES } from "../../../common/order-status.js";
 import type { Endpoint, Event } from "../../../gen/webhook/v1/webhook_pb.js";
-import { Time } from "../../views/components.js";
+import { Time } from "../../html/components.js";
 import { sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Empty, Shell, storePath } from "../views/layout.js";
 import { DataTable } from "../views/data-table.js";

@@ -5,10 +5,10 @@ import type { RouterInstance as Router } from "@koa/router";
 import { planHasApiAccess, planName } from "../../../common/plans.js";
 import { sendPage, type DashboardContext, type Kit } from "../kit.js";
 import type { SalesDay, SalesTotal } from "../../../gen/order/v1/order_pb.js";
-import { Money } from "../../views/components.js";
-import { rupiah } from "../../views/format.js";
+import { Money } from "../../html/components.js";
+import { rupiah } from "../../html/format.js";
 import { Shell, storePath } from "../views/layout.js";
-import { endpointState } from "./webhooks.js";
+import { endpointState } from "./webhooks/health.js";
 
 // Made once: toLocaleDateString builds a formatter on every call, and the chart labels
 // 32 days per view (it was a tenth of the gateway's CPU on the overview).

@@ -10,7 +10,7 @@ import { auditTarget, MEMBER_API_KEYS_FIELD } from "../../../common/audit.js";
 import { isUuid } from "../../../common/ids.js";
 import { ROLES, type Role } from "../../../common/roles.js";
 import type { Invitation, Member } from "../../../gen/catalog/v1/account_pb.js";
-import { Time } from "../../views/components.js";
+import { Time } from "../../html/components.js";
 import { field } from "../forms.js";
 import { notFoundPage, problemText, ROLE_NAMES, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../views/layout.js";

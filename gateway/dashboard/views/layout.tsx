@@ -2,7 +2,7 @@
 // CONTRACT §10, and the page. Works without script, from 360 px wide up.
 import type { ComponentChildren } from "preact";
 import { roleMay, type Permission, type Role } from "../../../common/roles.js";
-import { Document } from "../../views/render.js";
+import { Document } from "../../html/render.js";
 
 export const DASHBOARD_CSS = `
 *,*::before,*::after{box-sizing:border-box}

@@ -5,9 +5,9 @@ import type { OrderDetail } from "../../gen/order/v1/order_pb.js";
 import type { Logger } from "../../platform/logger.js";
 import type { ServiceClients } from "../clients.js";
 import type { RouteContext } from "../context.js";
-import { StatusBadge, Time } from "../views/components.js";
-import { groupDigits, rupiah, safeHttpUrl, STATUS_LABELS } from "../views/format.js";
-import { sendHtml } from "../views/render.js";
+import { StatusBadge, Time } from "../html/components.js";
+import { groupDigits, rupiah, safeHttpUrl, STATUS_LABELS } from "../html/format.js";
+import { sendHtml } from "../html/render.js";
 import { notFoundPage, pageHandler } from "./errors.js";
 import { HostedPage } from "./frame.js";
 

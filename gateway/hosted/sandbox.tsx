@@ -7,9 +7,9 @@ import type { Logger } from "../../platform/logger.js";
 import { jakartaWallClock } from "../../common/jakarta-time.js";
 import { midtransSignature } from "../../common/midtrans.js";
 import { methodName, snapPaymentType } from "../../common/payment-methods.js";
-import { StatusBadge, Time } from "../views/components.js";
-import { rupiah, safeHttpUrl } from "../views/format.js";
-import { sendHtml } from "../views/render.js";
+import { StatusBadge, Time } from "../html/components.js";
+import { rupiah, safeHttpUrl } from "../html/format.js";
+import { sendHtml } from "../html/render.js";
 import { notFoundPage, pageHandler } from "./errors.js";
 import { HostedPage, MessagePage } from "./frame.js";
 

@@ -4,7 +4,7 @@ import type { Context } from "koa";
 import type { Logger } from "../../platform/logger.js";
 import { loggablePath, type GatewayContext } from "../context.js";
 import { notFound, toApiError } from "../errors.js";
-import { sendHtml } from "../views/render.js";
+import { sendHtml } from "../html/render.js";
 import { MessagePage } from "./frame.js";
 
 /**

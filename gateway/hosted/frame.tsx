@@ -1,7 +1,7 @@
 // The frame of the hosted pages (CONTRACT §7): server-rendered, no JavaScript, and
 // narrow enough for a phone.
 import type { ComponentChildren } from "preact";
-import { Document } from "../views/render.js";
+import { Document } from "../html/render.js";
 import { HOSTED_CSS } from "./styles.js";
 
 export function HostedPage(props: { title: string; lang?: string; children: ComponentChildren }) {

@@ -1,0 +1,298 @@
+// An order's page: its items, payment, refunds, status history and webhook deliveries,
+// with what may be done to it now as the order service answers it (allowed_actions):
+// the page offers exactly that and holds no rule of its own. The changes themselves
+// are in confirm.tsx and refund.tsx, through the same RPCs as `store-admin order …`.
+// Reading an order here never prepares a payment session (docs/dashboard.md).
+import { isUuid } from "../../../../common/ids.js";
+import { methodName } from "../../../../common/payment-methods.js";
+import type { GetOrderResponse, Order, OrderDetail, Refund, StatusChange } from "../../../../gen/order/v1/order_pb.js";
+import type { Delivery } from "../../../../gen/webhook/v1/webhook_pb.js";
+import type { ServiceClients } from "../../../clients.js";
+import { Money, StatusBadge, Time } from "../../../html/components.js";
+import { rupiah } from "../../../html/format.js";
+import { notFoundPage, sendPage, type DashboardContext } from "../../kit.js";
+import { Empty, Shell, storePath } from "../../views/layout.js";
+import { DataTable } from "../../views/data-table.js";
+import { DeliveriesTable } from "../deliveries.js";
+
+const DONE: Record<string, string> = {
+  paid: "The order is marked as paid. Your webhooks get order.paid as usual.",
+  cancelled: "The order is cancelled. Your webhooks get order.cancelled as usual.",
+};
+
+/** The order service's names for what a person may do (GetOrderResponse.allowed_actions). */
+type AllowedAction = "mark_paid" | "cancel" | "refund";
+
+const REFUND_STATUS_LABELS: Record<string, string> = { pending: "Pending", succeeded: "Succeeded", failed: "Failed" };
+const REFUND_METHOD_LABELS: Record<string, string> = { gateway: "Payment gateway", manual: "Manual (sent by the store)" };
+
+function RefundStatusBadge({ status }: { status: string }) {
+  return <span class={`badge badge-${status}`}>{REFUND_STATUS_LABELS[status] ?? status}</span>;
+}
+
+/** What became of a refund, for the page the refund form redirects to. */
+function refundOutcome(refund: Refund): { flash?: string; error?: string } {
+  const what = `Refund of ${rupiah(refund.amount)}`;
+  if (refund.status === "succeeded") return { flash: `${what} succeeded. Your webhooks get refund.succeeded as usual.` };
+  if (refund.status === "pending") return { flash: `${what} is pending at the payment gateway; it is retried until the gateway answers.` };
+  return { error: `${what} failed: ${refund.failureMessage ?? "the payment gateway refused it"}.` };
+}
+
+function OrderPage(props: {
+  ctx: DashboardContext;
+  detail: OrderDetail;
+  history: StatusChange[];
+  allowed: string[];
+  deliveries: Delivery[] | undefined;
+  /** The store's endpoints: "no deliveries" says whether there is none or none takes these events. */
+  endpointCount: number;
+  flash?: string;
+  error?: string;
+}) {
+  const { member, store, csrf } = props.ctx.state.scope;
+  const order = props.detail.order!;
+  const allowed = (action: AllowedAction) => props.allowed.includes(action);
+  const payment = props.detail.payment!;
+  const bank = payment.sellerBank;
+  const base = storePath(store.id, `orders/${order.id}`);
+  return (
+    <Shell title={`Order ${order.paymentReference}`} member={member} store={store} section="orders" csrf={csrf} flash={props.flash} error={props.error}>
+      <div class="card">
+        <dl class="details">
+          <dt>Status</dt>
+          <dd>
+            <StatusBadge status={order.status} />
+          </dd>
+          <dt>Payment reference</dt>
+          <dd class="mono">{order.paymentReference}</dd>
+          <dt>Order id</dt>
+          <dd class="mono">{order.id}</dd>
+          {order.externalId !== undefined && (
+            <>
+              <dt>External id</dt>
+              <dd class="mono">{order.externalId}</dd>
+            </>
+          )}
+          <dt>Buyer</dt>
+          <dd>
+            {order.buyer?.name} <span class="muted mono">{order.buyer?.email}</span> <span class="muted">{order.buyer?.phone}</span>
+          </dd>
+          <dt>Created</dt>
+          <dd>
+            <Time iso={order.createdAt} />
+          </dd>
+          <dt>Pay before</dt>
+          <dd>
+            <Time iso={order.expiresAt} />
+          </dd>
+        </dl>
+        {(allowed("mark_paid") || allowed("cancel") || allowed("refund")) && (
+          <div class="actions">
+            {allowed("mark_paid") && (
+              <a class="button" href={`${base}/mark-paid`}>
+                Mark as paid
+              </a>
+            )}
+            {allowed("refund") && (
+              <a class="button secondary" href={`${base}/refund`}>
+                Refund
+              </a>
+            )}
+            {allowed("cancel") && (
+              <a class="button danger" href={`${base}/cancel`}>
+                Cancel order
+              </a>
+            )}
+          </div>
+        )}
+      </div>
+
+      <h2>Items</h2>
+      <DataTable head={["Item", "Quantity", "Unit price", "Total"]}>
+        {order.items.map((item) => (
+          <tr>
+            <td>{item.title}</td>
+            <td class="num">{String(item.quantity)}</td>
+            <td>
+              <Money amount={item.unitPrice} />
+            </td>
+            <td>
+              <Money amount={item.lineTotal} />
+            </td>
+          </tr>
+        ))}
+        <tr>
+          <td colSpan={3}>Subtotal</td>
+          <td>
+            <Money amount={order.subtotal} />
+          </td>
+        </tr>
+        {bank && bank.uniqueAmountCode > 0n && (
+          <tr>
+            <td colSpan={3}>Unique transfer code</td>
+            <td>
+              <Money amount={bank.uniqueAmountCode} />
+            </td>
+          </tr>
+        )}
+        <tr>
+          <td colSpan={3}>
+            <strong>Total</strong>
+          </td>
+          <td>
+            <strong>
+              <Money amount={order.amount} />
+            </strong>
+          </td>
+        </tr>
+        {order.refundedAmount > 0n && (
+          <tr>
+            <td colSpan={3}>Refunded</td>
+            <td>
+              <Money amount={order.refundedAmount} />
+            </td>
+          </tr>
+        )}
+      </DataTable>
+
+      <h2>Payment</h2>
+      <div class="card">
+        <dl class="details">
+          <dt>Method</dt>
+          <dd>{methodName(order.paymentMethod)}</dd>
+          {bank && (
+            <>
+              <dt>Transfer exactly</dt>
+              <dd>
+                <Money amount={bank.transferAmount} />
+              </dd>
+              <dt>To</dt>
+              <dd>
+                {bank.bankName} <span class="mono">{bank.accountNumber}</span> ({bank.accountHolder})
+              </dd>
+            </>
+          )}
+          <dt>Checkout page</dt>
+          <dd class="mono">
+            <a href={order.checkoutUrl}>{order.checkoutUrl}</a>
+          </dd>
+        </dl>
+      </div>
+
+      {order.refunds.length > 0 && (
+        <>
+          <h2>Refunds</h2>
+          <RefundsTable refunds={order.refunds} />
+        </>
+      )}
+
+      <h2>Status history</h2>
+      <DataTable head={["Time", "Change", "Cause"]}>
+        {props.history.map((change) => (
+          <tr>
+            <td>
+              <Time iso={change.at} />
+            </td>
+            <td class="nowrap">{change.fromStatus ? `${change.fromStatus} → ${change.toStatus}` : change.toStatus}</td>
+            <td>
+              {change.cause}
+              {change.detail && <div class="muted small mono">{change.detail}</div>}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
+
+      <h2>Webhook deliveries</h2>
+      {props.deliveries === undefined ? (
+        <p class="muted">Deliveries cannot be shown: the webhook service is not part of this deployment.</p>
+      ) : props.deliveries.length === 0 ? (
+        <Empty title="No deliveries for this order">
+          <p>
+            {props.endpointCount === 0 ? (
+              <>
+                The store has no webhook endpoint. Add one on the <a href={storePath(store.id, "webhooks")}>Webhooks</a> page to receive this order's events.
+              </>
+            ) : (
+              <>
+                None of the store's endpoints is enabled and subscribed to this order's events. Check their events on the{" "}
+                <a href={storePath(store.id, "webhooks")}>Webhooks</a> page.
+              </>
+            )}
+          </p>
+        </Empty>
+      ) : (
+        <DeliveriesTable storeId={store.id} deliveries={props.deliveries} />
+      )}
+    </Shell>
+  );
+}
+
+/** An order's refunds, oldest first as the service lists them. */
+function RefundsTable({ refunds }: { refunds: Refund[] }) {
+  // Four columns, the details under each: the table stays readable on a phone.
+  return (
+    <DataTable head={["Time", "Amount", "Status", "Reason"]}>
+      {refunds.map((refund) => (
+        <tr>
+          <td>
+            <Time iso={refund.createdAt} />
+          </td>
+          <td class="nowrap">
+            <Money amount={refund.amount} />
+          </td>
+          <td>
+            <RefundStatusBadge status={refund.status} />
+            <div class="muted small">{REFUND_METHOD_LABELS[refund.method] ?? refund.method}</div>
+            {refund.failureMessage !== undefined && <div class="muted small">{refund.failureMessage}</div>}
+          </td>
+          <td>
+            {refund.reason}
+            {refund.reference !== undefined && <div class="muted small mono">{refund.reference}</div>}
+          </td>
+        </tr>
+      ))}
+    </DataTable>
+  );
+}
+
+/**
+ * The order of this store with what may be done to it, or undefined (a malformed id
+ * or another store's order is simply not found). Never prepares a payment session.
+ */
+export async function load(ctx: DashboardContext, clients: ServiceClients, includeHistory: boolean): Promise<GetOrderResponse | undefined> {
+  const orderId = (ctx.params.orderId ?? "").toLowerCase();
+  if (!isUuid(orderId)) return undefined;
+  return clients.order.getOrder({ storeId: ctx.state.scope.store.id, orderId, includeHistory, prepareSession: false });
+}
+
+/**
+ * The order page as it is now: the order with its history, and its deliveries when
+ * the webhook service is here. `extra` may be worked out from the order as it is now.
+ */
+export async function showOrder(
+  ctx: DashboardContext,
+  clients: ServiceClients,
+  extra: { flash?: string; error?: string } | ((order: Order) => { flash?: string; error?: string }),
+  status = 200,
+) {
+  const found = await load(ctx, clients, true);
+  if (!found) return notFoundPage(ctx);
+  const order = found.detail!.order!;
+  const [deliveries, endpointCount] = clients.webhook
+    ? await Promise.all([
+        clients.webhook.listDeliveries({ storeId: order.storeId, orderId: order.id, withoutAttempts: true }).then((answer) => answer.deliveries),
+        clients.webhook.listEndpoints({ storeId: order.storeId }).then((answer) => answer.endpoints.length),
+      ])
+    : [undefined, 0];
+  const messages = typeof extra === "function" ? extra(order) : extra;
+  sendPage(ctx, <OrderPage ctx={ctx} detail={found.detail!} history={found.history} allowed={found.allowedActions} deliveries={deliveries} endpointCount={endpointCount} {...messages} />, status);
+}
+
+/** GET …/orders/:orderId, with what became of a refund or the flash of a change. */
+export function orderDetail(ctx: DashboardContext, clients: ServiceClients) {
+  return showOrder(ctx, clients, (order) => {
+    // After a refund: what became of it, as the order says now.
+    const refund = typeof ctx.query.refund === "string" ? order.refunds.find((r) => r.id === ctx.query.refund) : undefined;
+    return refund ? refundOutcome(refund) : { flash: DONE[String(ctx.query.done)] };
+  });
+}

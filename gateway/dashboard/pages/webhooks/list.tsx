@@ -1,0 +1,126 @@
+// The store's endpoints (Webhooks in the navigation): each with its state, last
+// attempt and success over 24 h, and the form that adds one, whose secret is shown on
+// the page after it (docs/webhooks.md, docs/dashboard.md).
+import type { Endpoint, EndpointHealth } from "../../../../gen/webhook/v1/webhook_pb.js";
+import { Time } from "../../../html/components.js";
+import { may, sendPage, type DashboardContext } from "../../kit.js";
+import { Empty, Shell, storePath } from "../../views/layout.js";
+import { DataTable } from "../../views/data-table.js";
+import { endpointPath, type WebhookClient } from "../deliveries.js";
+import { BLANK, EndpointForm, formProblem, SecretCard, subscriptionOf, valuesFrom, type EndpointValues } from "./forms.js";
+import { eventsText, HealthBadge, SuccessRate } from "./health.js";
+
+const LIST_DONE: Record<string, string> = { deleted: "The endpoint is deleted. Nothing more is sent to it." };
+
+const listEndpoints = async (webhook: WebhookClient, ctx: DashboardContext) =>
+  (await webhook.listEndpoints({ storeId: ctx.state.scope.store.id })).endpoints;
+
+function EndpointsPage(props: {
+  ctx: DashboardContext;
+  endpoints: Endpoint[];
+  health?: EndpointHealth[];
+  values?: EndpointValues;
+  error?: string;
+  flash?: string;
+}) {
+  const { member, store, csrf } = props.ctx.state.scope;
+  const { endpoints } = props;
+  const healthOf = (id: string) => props.health?.find((row) => row.endpointId === id);
+  return (
+    <Shell title="Webhooks" member={member} store={store} section="webhooks" csrf={csrf} flash={props.flash} error={props.error}>
+      <p class="muted">
+        Your systems are told about orders by an HTTPS POST to each endpoint, signed with the endpoint's secret (Standard Webhooks). Up to 10 endpoints.
+        The <a href={storePath(store.id, "events")}>Events</a> page lists what was sent.
+      </p>
+      {endpoints.length === 0 ? (
+        <Empty title="No endpoint yet">
+          <p>Add an endpoint below to receive order events (order created, paid, failed, expired, cancelled, refunded; refunds succeeded or failed) on your server.</p>
+        </Empty>
+      ) : (
+        <DataTable head={["URL", "Description", "State", "Last attempt", "Success (24 h)", "Events"]}>
+          {endpoints.map((endpoint) => (
+            <tr>
+              <td class="mono">
+                <a href={endpointPath(store.id, endpoint.id)}>{endpoint.url}</a>
+              </td>
+              <td>{endpoint.description || <span class="muted">—</span>}</td>
+              <td>
+                <HealthBadge endpoint={endpoint} />
+              </td>
+              <td class="small">
+                {healthOf(endpoint.id)?.lastAttemptAt ? (
+                  <>
+                    <Time iso={healthOf(endpoint.id)!.lastAttemptAt} />{" "}
+                    <span class="muted">
+                      {healthOf(endpoint.id)!.lastStatusCode ? `HTTP ${healthOf(endpoint.id)!.lastStatusCode}` : healthOf(endpoint.id)!.lastResult}
+                    </span>
+                  </>
+                ) : (
+                  <span class="muted">none in 24 h</span>
+                )}
+              </td>
+              <td class="small">
+                <SuccessRate health={healthOf(endpoint.id)} />
+              </td>
+              <td class="small">{eventsText(endpoint)}</td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+      {may(props.ctx, "developer_settings") && (
+        <EndpointForm
+          id="add-endpoint"
+          heading="Add endpoint"
+          action={storePath(store.id, "webhooks")}
+          csrf={csrf}
+          values={props.values ?? BLANK}
+          note={endpoints.length >= 10 ? "This store already has 10 endpoints, the most it can have: delete one before adding another." : undefined}
+        />
+      )}
+    </Shell>
+  );
+}
+
+function CreatedPage(props: { ctx: DashboardContext; endpoint: Endpoint; secret: string }) {
+  const { member, store, csrf } = props.ctx.state.scope;
+  const { endpoint } = props;
+  return (
+    <Shell title="Endpoint added" member={member} store={store} section="webhooks" csrf={csrf}>
+      <p>
+        Events are now sent to <span class="mono">{endpoint.url}</span> ({eventsText(endpoint)}).
+      </p>
+      <SecretCard heading="Signing secret" secret={props.secret}>
+        <p class="small muted">
+          Your server verifies each request's <code>webhook-signature</code> with it, e.g. with the <code>standardwebhooks</code> library.
+        </p>
+      </SecretCard>
+      <p>
+        <a class="button" href={endpointPath(store.id, endpoint.id)}>
+          Go to the endpoint
+        </a>
+      </p>
+    </Shell>
+  );
+}
+
+/** GET …/webhooks: the list, with the flash of a change that led back to it. */
+export async function endpointList(ctx: DashboardContext, webhook: WebhookClient) {
+  const [endpoints, { endpoints: health }] = await Promise.all([listEndpoints(webhook, ctx), webhook.getWebhookHealth({ storeId: ctx.state.scope.store.id })]);
+  sendPage(ctx, <EndpointsPage ctx={ctx} endpoints={endpoints} health={health} flash={LIST_DONE[String(ctx.query.done)]} />);
+}
+
+/** POST …/webhooks: adds an endpoint, then shows its secret once; a refused field shows the list again with what was typed. */
+export async function addEndpoint(ctx: DashboardContext, webhook: WebhookClient) {
+  const storeId = ctx.state.scope.store.id;
+  const values = valuesFrom(ctx.state.scope.form);
+  try {
+    // The webhook service checks the member's role and audits the change with it.
+    const created = await webhook.createEndpoint({ storeId, url: values.url, description: values.description, events: subscriptionOf(values) });
+    // The secret is in this response only, never in a URL or a later page.
+    sendPage(ctx, <CreatedPage ctx={ctx} endpoint={created.endpoint!} secret={created.secret} />, 201);
+  } catch (error) {
+    const problem = formProblem(error);
+    if (!problem) throw error;
+    sendPage(ctx, <EndpointsPage ctx={ctx} endpoints={await listEndpoints(webhook, ctx)} values={values} error={problem} />, 400);
+  }
+}
