@@ -12,7 +12,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ExecutionContext } from "ava";
+import test, { type ExecutionContext } from "ava";
 import postgres from "postgres";
 import { connectDb, migrate, type Sql } from "../../platform/db.js";
 import { createLogger } from "../../platform/logger.js";
@@ -33,6 +33,30 @@ const SCHEMAS: readonly { schema: string; directory: string }[] = [
 ];
 
 let templateName: Promise<string> | undefined;
+
+/**
+ * Drops still running. Dropping a database waits for a checkpoint, seconds under a busy
+ * suite, so a test's teardown starts its drop and moves on; the file waits for them all
+ * at its end.
+ */
+const drops = new Set<Promise<void>>();
+test.after.always("drop the test databases", async () => {
+  await Promise.all(drops);
+});
+
+function dropDatabase(name: string): Promise<void> {
+  const drop = (async () => {
+    const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} });
+    try {
+      await admin.unsafe(`drop database if exists "${name}" with (force)`);
+    } finally {
+      await admin.end();
+    }
+  })();
+  const tracked = drop.catch(() => {}).finally(() => drops.delete(tracked));
+  drops.add(tracked);
+  return tracked;
+}
 
 /** The template's name: `tpl_` and a hash of every migration's schema, name and text. */
 async function fingerprint(): Promise<string> {
@@ -102,12 +126,7 @@ export async function migratedDatabase(t: ExecutionContext): Promise<MigratedDat
   const pools: Sql[] = [];
   t.teardown(async () => {
     await Promise.all(pools.map((sql) => sql.end({ timeout: 1 })));
-    const drop = postgres(adminUrl(), { max: 1, onnotice: () => {} });
-    try {
-      await drop.unsafe(`drop database if exists "${name}" with (force)`);
-    } finally {
-      await drop.end();
-    }
+    void dropDatabase(name);
   });
   const url = adminUrl(name);
   return {
