@@ -77,4 +77,4 @@ export function fieldChecks(style: MessageStyle) {
 }
 
 /** The checks in the style of the order service and platform/: "store_id: must be a UUID". */
-export const { requireUuid, optionalUuid, requireStoreId } = fieldChecks("field: description");
+export const { requireUuid, requireStoreId } = fieldChecks("field: description");
