@@ -1,6 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { isOutage } from "../platform/rpc-errors.js";
-import { FieldViolationSchema } from "../gen/order/v1/order_pb.js";
+import { fieldViolations } from "../platform/field-errors.js";
 import { MAX_FIELD_ERRORS, type ErrorCode, type FieldErrorJson } from "../common/api-shapes.js";
 
 export { MAX_FIELD_ERRORS, type ErrorCode };
@@ -98,7 +98,7 @@ export const serviceUnavailable = (message = "a service is unavailable, try agai
 export function fromConnectError(error: ConnectError, body?: unknown): ApiError {
   switch (error.code) {
     case Code.InvalidArgument: {
-      const named = error.findDetails(FieldViolationSchema).map((v): FieldError => ({ field: v.field, message: v.description }));
+      const named = fieldViolations(error).map((v): FieldError => ({ field: v.field, message: v.description }));
       // A service lists fields in its own order of checks; the client sees them in its body's.
       const details = body === undefined ? named : inBodyOrder(named, body, (d) => fieldSteps(d.field));
       // The service's message names its first field; when the body puts another first, so does the message.

@@ -10,7 +10,7 @@ import { auditActorName, type Actor } from "../common/actor.js";
 import { AuditChangeSchema, AuditEntrySchema, AuditPositionSchema, type AuditEntry, type AuditPosition } from "../gen/audit/v1/audit_pb.js";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Db } from "./db.js";
-import { fieldError } from "./rpc-errors.js";
+import { fieldError } from "./field-errors.js";
 
 /** How many entries a list gives when not told, and at most. */
 export const AUDIT_LIST_DEFAULT = 100;

@@ -1,6 +1,4 @@
-import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { FieldViolationSchema } from "../gen/order/v1/order_pb.js";
 import { wellFormedError } from "../lean-grpc/index.js";
 import type { Logger } from "./logger.js";
 import { QUERY_CANCELED } from "./query-deadline.js";
@@ -42,43 +40,6 @@ export function isOutage(error: unknown): boolean {
   if (typeof code !== "string") return false;
   // SQLSTATE class 08: connection exception.
   return OUTAGE_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code);
-}
-
-/** INVALID_ARGUMENT carrying the public field path, which the gateway puts in `details`. */
-export function fieldError(field: string, description: string): ConnectError {
-  return fieldErrors([{ field, description }]);
-}
-
-/** A field a request got wrong, named by its public path (`items[0].quantity`). */
-export interface FieldProblem {
-  field: string;
-  description: string;
-}
-
-/**
- * How many fields one INVALID_ARGUMENT names at most. They travel in a gRPC trailer,
- * which HTTP/2 peers refuse past 64 KiB of headers; a hundred stays far below that.
- */
-export const MAX_FIELD_VIOLATIONS = 100;
-
-/**
- * INVALID_ARGUMENT naming every field of `problems` (the first MAX_FIELD_VIOLATIONS),
- * one FieldViolation each, so the gateway lists them all in `details`; its message
- * names the first, for callers that read only the message (the CLI).
- */
-export function fieldErrors(problems: readonly FieldProblem[]): ConnectError {
-  const first = problems[0]!;
-  return new ConnectError(
-    `${first.field}: ${first.description}`,
-    Code.InvalidArgument,
-    undefined,
-    problems.slice(0, MAX_FIELD_VIOLATIONS).map((p) => ({ desc: FieldViolationSchema, value: create(FieldViolationSchema, p) })),
-  );
-}
-
-/** Throws fieldErrors(problems) when there are any. */
-export function throwFieldProblems(problems: readonly FieldProblem[]): void {
-  if (problems.length > 0) throw fieldErrors(problems);
 }
 
 /** The error a client may see for whatever a handler threw. Logs what it hides. */

@@ -1,6 +1,6 @@
 import { ScalarType, type DescField, type DescMessage, type Message } from "@bufbuild/protobuf";
 import { textProblem, type TextViolation } from "../common/text.js";
-import { fieldError } from "./rpc-errors.js";
+import { fieldError } from "./field-errors.js";
 
 // Every gRPC request is held to the text rule of common/text.ts before any handler
 // sees it, so a caller that skips the gateway (the CLI, grpcurl, another service) meets

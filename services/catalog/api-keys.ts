@@ -8,7 +8,7 @@ import type { PlanName } from "../../common/plans.js";
 import { KEY_MODE_PREFIXES } from "../../common/key-mode.js";
 import { grantableScopes, grantRefusal, isScope, parseScopes, SCOPES, type Scope } from "../../common/scopes.js";
 import { auditEntry } from "../../platform/audit-log.js";
-import { fieldError } from "../../platform/rpc-errors.js";
+import { fieldError } from "../../platform/field-errors.js";
 import type { Logger } from "../../platform/logger.js";
 import type { AuditWriter } from "./accounts/account-store.js";
 import type { Stores } from "./merchant-stores.js";

@@ -17,7 +17,8 @@ import { storeNotFound, type Stores } from "./merchant-stores.js";
 import { itemStatusName } from "./messages.js";
 import type { ItemRow, ItemStatusName, NewItem, Pool, StoreRow } from "./store.js";
 import type * as sqlStore from "./store.js";
-import { invalid, requireText, requireUuid } from "./validation.js";
+import { fieldErrors } from "../../platform/field-errors.js";
+import { fieldError, requireText, requireUuid } from "./validation.js";
 
 export const MAX_PRICE = 1_000_000_000_000;
 const SLUG = /^[a-z0-9]+(-[a-z0-9]+)*$/;
@@ -39,14 +40,14 @@ export function slugify(title: string): string {
 
 /** A whole number of rupiah from 0 to MAX_PRICE. */
 export function requirePrice(value: bigint): number {
-  if (value < 0n || value > BigInt(MAX_PRICE)) throw invalid(`price must be an integer from 0 to ${MAX_PRICE}`);
+  if (value < 0n || value > BigInt(MAX_PRICE)) throw fieldError("price", `must be an integer from 0 to ${MAX_PRICE}`);
   return Number(value);
 }
 
 /** The status a request names; INVALID_ARGUMENT when it names none. */
 export function requireStatus(status: ItemStatus): ItemStatusName {
   const name = itemStatusName(status);
-  if (!name) throw invalid("status must be draft, published or archived");
+  if (!name) throw fieldError("status", "must be draft, published or archived");
   return name;
 }
 
@@ -58,16 +59,16 @@ export function statusOrPublished(status: ItemStatus): ItemStatusName {
 /** A requested slug's shape (its uniqueness needs the store). */
 export function checkSlug(slug: string): string {
   if (!SLUG.test(slug) || slug.length > MAX_SLUG_LENGTH) {
-    throw invalid("slug must be lowercase letters, digits and single dashes");
+    throw fieldError("slug", "must be lowercase letters, digits and single dashes");
   }
   return slug;
 }
 
 /** A bundle's product ids: at least one, each a UUID (lower-cased), none twice. */
 export function bundleProductIds(productIds: string[]): string[] {
-  if (productIds.length === 0) throw invalid("a bundle needs at least one product");
+  if (productIds.length === 0) throw fieldErrors([{ field: "product_ids", description: "must name at least one product" }], "a bundle needs at least one product");
   const ids = productIds.map((id, n) => requireUuid(id, `product_ids[${n}]`));
-  if (new Set(ids).size !== ids.length) throw invalid("product_ids must not repeat");
+  if (new Set(ids).size !== ids.length) throw fieldError("product_ids", "must not repeat");
   return ids;
 }
 
@@ -76,14 +77,14 @@ export function checkBundleProducts(ids: string[], found: Pick<ItemRow, "id" | "
   for (const [n, id] of ids.entries()) {
     const item = found.find((row) => row.id === id);
     if (!item || item.type !== "product") {
-      throw invalid(`product_ids[${n}]: ${id} is not a product of this store`);
+      throw fieldErrors([{ field: `product_ids[${n}]`, description: `${id} is not a product of this store` }]);
     }
   }
 }
 
 /** The ids a lookup may hold: malformed ones cannot exist, so they are left out rather than failing the batch. */
 export function lookupIds(ids: string[]): string[] {
-  if (ids.length > MAX_ITEMS_PER_LOOKUP) throw invalid(`at most ${MAX_ITEMS_PER_LOOKUP} ids`);
+  if (ids.length > MAX_ITEMS_PER_LOOKUP) throw fieldErrors([{ field: "ids", description: `must have at most ${MAX_ITEMS_PER_LOOKUP} ids` }], `at most ${MAX_ITEMS_PER_LOOKUP} ids`);
   return ids.filter((id) => isUuid(id)).map((id) => id.toLowerCase());
 }
 

@@ -11,7 +11,7 @@ import type { Logger } from "../../platform/logger.js";
 import type { AuditWriter } from "./accounts/account-store.js";
 import type { NewStore, Pool, StoreRow, StoreSettings } from "./store.js";
 import type * as sqlStore from "./store.js";
-import { invalid, optionalUrl, requireText, requireUuid } from "./validation.js";
+import { fieldError, optionalUrl, requireText, requireUuid } from "./validation.js";
 
 /** A store created without a plan gets this one. */
 export const DEFAULT_PLAN: PlanName = "growth";
@@ -19,7 +19,7 @@ export const DEFAULT_PLAN: PlanName = "growth";
 /** The plan's name; INVALID_ARGUMENT for anything but starter, growth or scale. */
 export function requirePlan(plan: Plan): PlanName {
   const name = planName(plan);
-  if (!name) throw invalid("plan must be starter, growth or scale");
+  if (!name) throw fieldError("plan", "must be starter, growth or scale");
   return name;
 }
 

@@ -12,7 +12,7 @@ import type { ApiKeys } from "./api-keys.js";
 import { requireStatus, type Items } from "./items.js";
 import { newStoreFrom, requirePlan, storeSettingsFrom, type Stores } from "./merchant-stores.js";
 import { apiKeyMessage, itemMessage, storeMessage } from "./messages.js";
-import { requirePage, requireUuid } from "./validation.js";
+import { requirePage, requireStoreId, requireUuid } from "./validation.js";
 
 export interface CatalogRouteDeps extends AccountRouteDeps {
   stores: Pick<Stores, "create" | "get" | "setPlan" | "updateSettings">;
@@ -38,7 +38,7 @@ export function createCatalogRoutes(deps: CatalogRouteDeps) {
 
       async setStorePlan(request, context) {
         const plan = requirePlan(request.plan);
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const row = await stores.setPlan(storeId, plan, requirePlatform(context, "change a store's plan"));
         if (!row) throw new ConnectError(`store ${request.storeId} not found`, Code.NotFound);
         return { store: storeMessage(row) };
@@ -47,7 +47,7 @@ export function createCatalogRoutes(deps: CatalogRouteDeps) {
       // Changes a member makes (§13): the actor's permission is checked before anything is
       // written, and the audit entry is written in the change's transaction.
       async updateStoreSettings(request, context) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const settings = storeSettingsFrom(request);
         return { store: storeMessage(await stores.updateSettings(storeId, settings, requirePermission(context, "store_admin"))) };
       },
@@ -58,7 +58,7 @@ export function createCatalogRoutes(deps: CatalogRouteDeps) {
       },
 
       async revokeApiKey(request, context) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const keyId = requireUuid(request.keyId, "key_id");
         const row = await apiKeys.revoke(storeId, keyId, requirePermission(context, "developer_settings"));
         if (!row) throw new ConnectError(`key ${request.keyId} not found in store ${request.storeId}`, Code.NotFound);
@@ -66,7 +66,7 @@ export function createCatalogRoutes(deps: CatalogRouteDeps) {
       },
 
       async listApiKeys(request) {
-        const rows = await apiKeys.list(requireUuid(request.storeId, "store_id"));
+        const rows = await apiKeys.list(requireStoreId(request));
         return { apiKeys: rows.map(apiKeyMessage) };
       },
 
@@ -89,7 +89,7 @@ export function createCatalogRoutes(deps: CatalogRouteDeps) {
 
       // Changing the store's offer is store administration, like creating it (README).
       async setItemPrice(request, context) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const itemId = requireUuid(request.itemId, "item_id");
         const row = await items.setPrice(storeId, itemId, request.price, requirePermission(context, "store_admin"));
         if (!row) throw new ConnectError(`item ${request.itemId} not found`, Code.NotFound);
@@ -98,7 +98,7 @@ export function createCatalogRoutes(deps: CatalogRouteDeps) {
 
       async setItemStatus(request, context) {
         const status = requireStatus(request.status);
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const itemId = requireUuid(request.itemId, "item_id");
         const row = await items.setStatus(storeId, itemId, status, requirePermission(context, "store_admin"));
         if (!row) throw new ConnectError(`item ${request.itemId} not found`, Code.NotFound);
@@ -106,14 +106,14 @@ export function createCatalogRoutes(deps: CatalogRouteDeps) {
       },
 
       async listPublishedItems(request) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const { limit, offset } = requirePage(request);
         const page = await items.listPublished(storeId, limit, offset);
         return { items: page.items.map(itemMessage), hasMore: page.hasMore };
       },
 
       async getItems(request) {
-        const rows = await items.getMany(requireUuid(request.storeId, "store_id"), request.ids);
+        const rows = await items.getMany(requireStoreId(request), request.ids);
         return { items: rows.map(itemMessage) };
       },
 

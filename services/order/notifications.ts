@@ -21,7 +21,7 @@ import type { PaymentGateway, StatusAnswer } from "./payment-gateways/types.js";
 import type { OrderStatus } from "./status-machine.js";
 import type { OrderRow, Pool } from "./store.js";
 import type * as sqlStore from "./store.js";
-import { throwFieldProblems } from "./validation.js";
+import { throwFieldProblems } from "../../platform/field-errors.js";
 
 export interface MidtransNotification {
   order_id: string;

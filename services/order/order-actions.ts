@@ -5,7 +5,7 @@
 // word. Pure: the caller reads the order and its refunds.
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { OrderRow, RefundMethod, RefundRow } from "./store.js";
-import { fieldError } from "./validation.js";
+import { fieldError } from "../../platform/field-errors.js";
 
 export const ORDER_ACTIONS = ["mark_paid", "cancel", "refund"] as const;
 export type OrderAction = (typeof ORDER_ACTIONS)[number];

@@ -1,6 +1,6 @@
 // The payment methods a store offers, and which one an order uses (CONTRACT §4). Pure.
 import { BANK_TRANSFER, GATEWAY_METHODS } from "../../common/payment-methods.js";
-import { fieldError } from "./validation.js";
+import { fieldError } from "../../platform/field-errors.js";
 
 export type PaymentProvider = "sandbox" | "midtrans";
 

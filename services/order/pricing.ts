@@ -4,7 +4,8 @@
 import { ItemStatus, ItemType, type Item } from "../../gen/catalog/v1/catalog_pb.js";
 import { MAX_UNIQUE_CODE } from "../../common/order-limits.js";
 import type { OrderItemRow, TransferAmountUse } from "./store.js";
-import { fieldError, throwFieldProblems, type FieldProblem, type ValidItem } from "./validation.js";
+import { fieldError, throwFieldProblems, type FieldProblem } from "../../platform/field-errors.js";
+import type { ValidItem } from "./validation.js";
 
 export const MAX_ORDER_TOTAL = 1_000_000_000_000;
 export { MAX_UNIQUE_CODE };

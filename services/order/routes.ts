@@ -5,6 +5,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { actorFromHeaders, actorMay } from "../../common/actor.js";
 import { orderDetailJson } from "../../common/public-json.js";
 import { auditEntryMessage, auditQuery, type AuditQuery } from "../../platform/audit-log.js";
+import { requireStoreId, requireUuid } from "../../platform/field-errors.js";
 import { requirePermission } from "../../platform/rpc-actor.js";
 import { BankReconciliationService } from "../../gen/order/v1/bank_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
@@ -16,7 +17,6 @@ import type { Refunds } from "./refunds.js";
 import type { AuditRow } from "./store.js";
 import {
   requireMutationId,
-  requireUuid,
   validateCountOrders,
   validateCreateOrder,
   validateListMutations,
@@ -39,36 +39,36 @@ export function createOrderRoutes({ orders, notifications, bank, refunds, audit,
   return (router: ConnectRouter) => {
     router.service(BankReconciliationService, {
       async reconcileMutations(request, context) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const mutations = validateReconcileMutations(request);
         return { results: await bank.reconcile(storeId, mutations, requirePermission(context, "payments")) };
       },
 
       async listMutations(request) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         return { mutations: await bank.list(storeId, validateListMutations(request)) };
       },
 
       async countUnreviewed(request) {
-        return { count: BigInt(await bank.countUnreviewed(requireUuid(request.storeId, "store_id"))) };
+        return { count: BigInt(await bank.countUnreviewed(requireStoreId(request))) };
       },
 
       async assignMutation(request, context) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const mutationId = requireMutationId(request.mutationId, "mutation_id");
         const key = validateOrderKey(request);
         return { mutation: await bank.assign(storeId, mutationId, key, requirePermission(context, "payments")) };
       },
 
       async dismissMutation(request, context) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const mutationId = requireMutationId(request.mutationId, "mutation_id");
         return { mutation: await bank.dismiss(storeId, mutationId, requirePermission(context, "payments")) };
       },
     });
     router.service(OrderService, {
       async listPaymentMethods(request) {
-        const methods = await orders.paymentMethods(requireUuid(request.storeId, "store_id"));
+        const methods = await orders.paymentMethods(requireStoreId(request));
         return {
           methods: methods.map((m) => ({
             code: m.code,
@@ -81,7 +81,7 @@ export function createOrderRoutes({ orders, notifications, bank, refunds, audit,
       },
 
       async createOrder(request) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const items = validateCreateOrder(request);
         return orders.createOrder({
           storeId,
@@ -96,7 +96,7 @@ export function createOrderRoutes({ orders, notifications, bank, refunds, audit,
       },
 
       async getOrder(request, context) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const found = await orders.getOrder(storeId, requireUuid(request.orderId, "order_id"), {
           includeHistory: request.includeHistory,
           prepareSession: request.prepareSession,
@@ -108,18 +108,18 @@ export function createOrderRoutes({ orders, notifications, bank, refunds, audit,
       },
 
       async listOrders(request) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         return orders.listOrders(storeId, validateListOrders(request));
       },
 
       async countOrders(request) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const { status } = validateCountOrders(request);
         return { count: BigInt(await orders.countOrders(storeId, status)) };
       },
 
       async getSalesSummary(request) {
-        const summary = await sales.summary(requireUuid(request.storeId, "store_id"));
+        const summary = await sales.summary(requireStoreId(request));
         const total = (value: { count: number; amount: number }) => ({ count: BigInt(value.count), amount: BigInt(value.amount) });
         return {
           paidToday: total(summary.paidToday),
@@ -131,25 +131,25 @@ export function createOrderRoutes({ orders, notifications, bank, refunds, audit,
 
       async markOrderPaid(request, context) {
         const orderId = requireUuid(request.orderId, "order_id");
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         return { order: await orders.markPaid(storeId, orderId, requirePermission(context, "payments")) };
       },
 
       async cancelOrder(request, context) {
         const orderId = requireUuid(request.orderId, "order_id");
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         return { order: await orders.cancel(storeId, orderId, requirePermission(context, "payments")) };
       },
 
       async refundOrder(request, context) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const orderId = requireUuid(request.orderId, "order_id");
         const input = { storeId, orderId, ...validateRefundOrder(request), requestHash: request.requestHash };
         return refunds.refund(input, requirePermission(context, "payments"));
       },
 
       async listAudit(request) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         return { entries: (await audit.list(storeId, auditQuery(request))).map(auditEntryMessage) };
       },
 

@@ -3,7 +3,7 @@ import { parseRfc3339 } from "../../common/rfc3339.js";
 import type { AssignMutationRequest, ListMutationsRequest, ReconcileMutationsRequest } from "../../gen/order/v1/bank_pb.js";
 import type { CountOrdersRequest, CreateOrderRequest, ListOrdersRequest, RefundOrderRequest } from "../../gen/order/v1/order_pb.js";
 import { textProblem } from "../../common/text.js";
-import { fieldError, MAX_FIELD_VIOLATIONS, throwFieldProblems, type FieldProblem } from "../../platform/rpc-errors.js";
+import { fieldError, MAX_FIELD_VIOLATIONS, requireUuid, throwFieldProblems, type FieldProblem } from "../../platform/field-errors.js";
 import { ORDER_STATUSES, type OrderStatus } from "./status-machine.js";
 import { findMutationProblems, MAX_MUTATIONS_PER_CALL, mutationIdProblem } from "../../common/bank-mutations.js";
 import {
@@ -18,19 +18,9 @@ import {
   MAX_REFUND_REFERENCE_LENGTH,
 } from "../../common/order-limits.js";
 
-// The one builder of field errors lives with the services' error mapping; the order
-// service's modules import it from here with the rest of their argument checks.
-export { fieldError, throwFieldProblems, type FieldProblem };
-
 // Deliberately plain: one @, no spaces, a dot in the domain. Full RFC 5322 is not what
 // a checkout wants, and the gateway confirms nothing by mail.
 const EMAIL = /^[^\s@"<>()\[\],;:]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
-
-/** The id, lower-cased; INVALID_ARGUMENT naming `field` when it is not a UUID. */
-export function requireUuid(value: string, field: string): string {
-  if (!isUuid(value)) throw fieldError(field, "must be a UUID");
-  return value.toLowerCase();
-}
 
 /** Why `value` is not a redirect URL the API accepts, or undefined. */
 function urlProblem(value: string): string | undefined {

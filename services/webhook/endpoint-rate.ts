@@ -4,7 +4,7 @@
 // keeps the bucket on the endpoint's row with this same arithmetic, so every
 // webhook-service instance shares it; this is the rule as data, for the unit tests and
 // the in-memory store.
-import { invalidField } from "./validation.js";
+import { fieldError } from "./validation.js";
 
 export const MAX_RATE = 1000;
 
@@ -30,6 +30,6 @@ export function takeTokens(bucket: Bucket, rate: number, now: Date, wanted: numb
 export function requireRate(value: string): number | null {
   if (value === "") return null;
   const rate = /^\d{1,4}$/.test(value) ? Number(value) : Number.NaN;
-  if (!(rate >= 1 && rate <= MAX_RATE)) throw invalidField("max_per_second", `must be a whole number from 1 to ${MAX_RATE}, or empty for no limit`);
+  if (!(rate >= 1 && rate <= MAX_RATE)) throw fieldError("max_per_second", `must be a whole number from 1 to ${MAX_RATE}, or empty for no limit`);
   return rate;
 }

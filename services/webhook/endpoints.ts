@@ -14,7 +14,8 @@ import type { SecretBox } from "./secret-box.js";
 import { generateSecret } from "./signing.js";
 import type { EndpointChanges, EndpointRow, Pool } from "./store.js";
 import type * as sqlStore from "./store.js";
-import { invalidField } from "./validation.js";
+import { fieldErrors } from "../../platform/field-errors.js";
+import { fieldError } from "./validation.js";
 
 export const MAX_URL_LENGTH = 2048;
 export const MAX_ENDPOINTS_PER_STORE = 10;
@@ -28,14 +29,14 @@ export function checkEndpointUrl(raw: string, allowHttp: boolean): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw invalidField("url", "must be an absolute URL");
+    throw fieldError("url", "must be an absolute URL");
   }
   if (url.protocol !== "https:" && !(url.protocol === "http:" && allowHttp)) {
-    throw invalidField("url", "must be https:// (http:// only with WEBHOOK_ALLOW_HTTP)");
+    throw fieldError("url", "must be https:// (http:// only with WEBHOOK_ALLOW_HTTP)");
   }
-  if (url.username || url.password) throw invalidField("url", "must not carry credentials");
+  if (url.username || url.password) throw fieldError("url", "must not carry credentials");
   if (raw.length > MAX_URL_LENGTH) {
-    throw invalidField("url", `must be at most ${MAX_URL_LENGTH} characters`);
+    throw fieldError("url", `must be at most ${MAX_URL_LENGTH} characters`);
   }
   return url;
 }
@@ -44,7 +45,7 @@ export function checkEndpointUrl(raw: string, allowHttp: boolean): URL {
 export function checkDescription(raw: string): string {
   const description = raw.trim();
   if ([...description].length > MAX_DESCRIPTION_LENGTH) {
-    throw invalidField("description", `must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
+    throw fieldError("description", `must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
   }
   return description;
 }
@@ -62,13 +63,13 @@ export interface Subscription {
  */
 export function subscribedTypes(events: Subscription | undefined): string[] | null {
   if (!events || events.all) {
-    if (events?.types.length) throw invalidField("events.types", "must be empty when events.all is set");
+    if (events?.types.length) throw fieldError("events.types", "must be empty when events.all is set");
     return null;
   }
-  if (events.types.length === 0) throw invalidField("events.types", "must name at least one event type (or set events.all)");
+  if (events.types.length === 0) throw fieldError("events.types", "must name at least one event type (or set events.all)");
   for (const type of events.types) {
     if (!(ORDER_EVENT_TYPES as readonly string[]).includes(type)) {
-      throw invalidField("events.types", `has an unknown event type "${type}" (known: ${ORDER_EVENT_TYPES.join(", ")})`);
+      throw fieldError("events.types", `has an unknown event type "${type}" (known: ${ORDER_EVENT_TYPES.join(", ")})`);
     }
   }
   return ORDER_EVENT_TYPES.filter((type) => events.types.includes(type));
@@ -256,7 +257,7 @@ export function createEndpoints(deps: {
         changes.disabled_reason = DISABLED_BY_STORE;
       }
       if (update.resendFailedSince !== undefined && update.enabled === false) {
-        throw new ConnectError("resend_failed_since: a disabled endpoint receives nothing; enable it to resend", Code.InvalidArgument);
+        throw fieldErrors([{ field: "resend_failed_since", description: "a disabled endpoint receives nothing; enable it to resend" }]);
       }
       // Nothing to change: not even updated_at moves.
       if (Object.keys(changes).length === 0 && update.resendFailedSince === undefined) return store.endpointOfStore(sql, storeId, endpointId);
@@ -318,7 +319,7 @@ export function createEndpoints(deps: {
         try {
           return withHeader(headers, header);
         } catch (error) {
-          if (error instanceof HeaderError) throw new ConnectError(error.message, Code.InvalidArgument);
+          if (error instanceof HeaderError) throw fieldError(error.field, error.problem);
           throw error;
         }
       });

@@ -15,7 +15,7 @@ import { requireRate } from "./endpoint-rate.js";
 import type { EndpointUpdate, Endpoints } from "./endpoints.js";
 import type { Events } from "./events.js";
 import type { AuditRow } from "./store.js";
-import { invalidField, optionalDeliveryStatus, optionalEventType, optionalUuid, parseRfc3339, requireUuid } from "./validation.js";
+import { fieldError, optionalDeliveryStatus, optionalEventType, optionalUuid, parseRfc3339, requireStoreId, requireUuid } from "./validation.js";
 
 export interface WebhookRouteDeps {
   endpoints: Pick<Endpoints, "set" | "create" | "list" | "get" | "update" | "remove" | "reveal" | "rotate" | "setHeader" | "removeHeader" | "revealHeaders">;
@@ -36,14 +36,14 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
   return (router: ConnectRouter) =>
     router.service(WebhookService, {
       async setEndpoint(request, context) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const actor = requirePermission(context, "developer_settings");
         const { endpoint, secret } = await endpoints.set(storeId, request.url, actor);
         return { endpoint: endpointMessage(endpoint, actor), secret };
       },
 
       async createEndpoint(request, context) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const input = { url: request.url, description: request.description, events: request.events && { all: request.events.all, types: request.events.types } };
         const actor = requirePermission(context, "developer_settings");
         const { endpoint, secret } = await endpoints.create(storeId, input, actor);
@@ -52,20 +52,20 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
 
       // Reads are every role's; what each sees of an endpoint's URL is messages.ts's endpointUrlFor.
       async listEndpoints(request, context) {
-        const rows = await endpoints.list(requireUuid(request.storeId, "store_id"));
+        const rows = await endpoints.list(requireStoreId(request));
         const reader = actorFromHeaders(context.requestHeader);
         return { endpoints: rows.map((row) => endpointMessage(row, reader)) };
       },
 
       async getEndpoint(request, context) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const endpointId = requireUuid(request.endpointId, "endpoint_id");
         const endpoint = found(await endpoints.get(storeId, endpointId), endpointNotFound(endpointId));
         return { endpoint: endpointMessage(endpoint, actorFromHeaders(context.requestHeader)) };
       },
 
       async updateEndpoint(request, context) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const endpointId = requireUuid(request.endpointId, "endpoint_id");
         const update: EndpointUpdate = {};
         if (request.url !== undefined) update.url = request.url;
@@ -80,20 +80,20 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
       },
 
       async deleteEndpoint(request, context) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const endpointId = requireUuid(request.endpointId, "endpoint_id");
         const actor = requirePermission(context, "developer_settings");
         return { endpoint: endpointMessage(found(await endpoints.remove(storeId, endpointId, actor), endpointNotFound(endpointId)), actor) };
       },
 
       async revealSecret(request, context) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const endpointId = requireUuid(request.endpointId, "endpoint_id");
         return { secret: found(await endpoints.reveal(storeId, endpointId, requirePermission(context, "developer_settings")), endpointNotFound(endpointId)) };
       },
 
       async getWebhookHealth(request) {
-        const { failedAttempts, endpoints } = await deliveries.health(requireUuid(request.storeId, "store_id"));
+        const { failedAttempts, endpoints } = await deliveries.health(requireStoreId(request));
         return {
           failedAttempts24h: failedAttempts,
           endpoints: endpoints.map((row) => ({
@@ -108,7 +108,7 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
       },
 
       async setEndpointHeader(request, context) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const endpointId = requireUuid(request.endpointId, "endpoint_id");
         const header = { name: request.header?.name ?? "", value: request.header?.value ?? "" };
         const actor = requirePermission(context, "developer_settings");
@@ -117,7 +117,7 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
       },
 
       async removeEndpointHeader(request, context) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const endpointId = requireUuid(request.endpointId, "endpoint_id");
         const actor = requirePermission(context, "developer_settings");
         const endpoint = found(await endpoints.removeHeader(storeId, endpointId, request.name, actor), endpointNotFound(endpointId));
@@ -125,13 +125,13 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
       },
 
       async revealEndpointHeaders(request, context) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const endpointId = requireUuid(request.endpointId, "endpoint_id");
         return { headers: found(await endpoints.revealHeaders(storeId, endpointId, requirePermission(context, "developer_settings")), endpointNotFound(endpointId)) };
       },
 
       async rotateSecret(request, context) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const endpointId = optionalUuid(request.endpointId, "endpoint_id");
         const actor = requirePermission(context, "developer_settings");
         const rotated = found(
@@ -146,14 +146,14 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
       },
 
       async sendTestEvent(request, context) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const endpointId = requireUuid(request.endpointId, "endpoint_id");
         const delivery = found(await deliveries.sendTest(storeId, endpointId, requirePermission(context, "developer_settings")), endpointNotFound(endpointId));
         return { delivery: deliveryMessage(delivery, []) };
       },
 
       async listEvents(request) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const filter = {
           orderId: optionalUuid(request.orderId, "order_id"),
           type: optionalEventType(request.type, "type"),
@@ -161,20 +161,20 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
           beforeId: optionalUuid(request.beforeId, "before_id"),
           withoutBodies: request.withoutBodies,
         };
-        if (filter.beforeId && !filter.before) throw invalidField("before_id", "must come with before");
+        if (filter.beforeId && !filter.before) throw fieldError("before_id", "must come with before");
         const rows = await events.list(storeId, filter, request.limit);
         return { events: rows.map(({ event, deliveries }) => eventMessage(event, deliveries)) };
       },
 
       async replayEvents(request, context) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const endpointId = requireUuid(request.endpointId, "endpoint_id");
         const since = parseRfc3339(request.since, "since");
         return { queued: found(await events.replay(storeId, endpointId, since, requirePermission(context, "developer_settings")), endpointNotFound(endpointId)) };
       },
 
       async listDeliveries(request) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const filter = {
           orderId: optionalUuid(request.orderId, "order_id"),
           endpointId: optionalUuid(request.endpointId, "endpoint_id"),
@@ -186,14 +186,14 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
       },
 
       async getDelivery(request) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const deliveryId = requireUuid(request.deliveryId, "delivery_id");
         const { delivery, attempts } = found(await deliveries.get(storeId, deliveryId), `delivery ${deliveryId} not found`);
         return { delivery: deliveryMessage(delivery, attempts, { body: true }) };
       },
 
       async redeliver(request, context) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const deliveryId = requireUuid(request.deliveryId, "delivery_id");
         const row = await deliveries.redeliver(storeId, deliveryId, requirePermission(context, "developer_settings"));
         if (!row) throw new ConnectError(`delivery ${request.deliveryId} not found`, Code.NotFound);
@@ -201,7 +201,7 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
       },
 
       async listAudit(request, context) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const reader = actorFromHeaders(context.requestHeader);
         return { entries: (await audit.list(storeId, auditQuery(request))).map((row) => auditMessage(row, reader)) };
       },

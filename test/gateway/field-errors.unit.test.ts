@@ -7,8 +7,8 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { ApiError, fieldSteps, fromConnectError, inBodyOrder, MAX_FIELD_ERRORS } from "../../gateway/errors.js";
 import { bankMutationsBody, parseBody, parseCreateOrderBody, refundOrderBody } from "../../gateway/order-request.js";
 import { queryReader } from "../../gateway/query.js";
-import { FieldViolationSchema } from "../../gen/order/v1/order_pb.js";
-import { fieldErrors } from "../../platform/rpc-errors.js";
+import { BadRequestSchema } from "../../gen/google/rpc/error_details_pb.js";
+import { fieldErrors } from "../../platform/field-errors.js";
 
 const P1 = "11111111-1111-4111-8111-111111111111";
 const buyer = { name: "Budi Santoso", email: "budi@example.co.id", phone: "+6281234567890" };
@@ -103,7 +103,7 @@ test("query parameters that are right, or absent, pass", (t) => {
   t.notThrows(() => query.check());
 });
 
-test("a service's INVALID_ARGUMENT keeps every FieldViolation; with the body, they follow its order", (t) => {
+test("a service's INVALID_ARGUMENT keeps every field violation; with the body, they follow its order", (t) => {
   const fromService = fieldErrors([
     { field: "items[0].quantity", description: "must be an integer from 1 to 1000" },
     { field: "buyer.name", description: "must be 1 to 100 characters" },
@@ -123,9 +123,9 @@ test("a service's INVALID_ARGUMENT keeps every FieldViolation; with the body, th
   t.is(inOrder.message, "buyer.email: must be a valid e-mail address");
 });
 
-test("a service's single FieldViolation and its message pass through unchanged", (t) => {
+test("a service's single field violation and its message pass through unchanged", (t) => {
   const error = new ConnectError("payment_method: is not offered by this store", Code.InvalidArgument, undefined, [
-    { desc: FieldViolationSchema, value: create(FieldViolationSchema, { field: "payment_method", description: "is not offered by this store" }) },
+    { desc: BadRequestSchema, value: create(BadRequestSchema, { fieldViolations: [{ field: "payment_method", description: "is not offered by this store" }] }) },
   ]);
   const mapped = fromConnectError(error, { items: [], payment_method: "paypal" });
   t.deepEqual(mapped.details, [{ field: "payment_method", message: "is not offered by this store" }]);

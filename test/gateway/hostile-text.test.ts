@@ -4,10 +4,10 @@
 // same over gRPC; a signed notification whose order_id is no reference is 404.
 import test from "ava";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { FieldViolationSchema } from "../../gen/order/v1/order_pb.js";
 import { api } from "../helpers/http.js";
 import { midtransNotification, postNotification } from "../helpers/midtrans-notify.js";
 import { buyer, createProduct, createStore, startStack, type Stack } from "../helpers/stack.js";
+import { fieldViolations } from "../../platform/field-errors.js";
 
 let stack: Stack;
 let key: string;
@@ -88,7 +88,7 @@ test.serial("the order service refuses the same over gRPC, naming the field", as
   );
   const e = ConnectError.from(error);
   t.is(e.code, Code.InvalidArgument);
-  t.is(e.findDetails(FieldViolationSchema)[0]?.field, "buyer.name");
+  t.is(fieldViolations(e)[0]?.field, "buyer.name");
 });
 
 test.serial("the catalog service refuses a product title with a NUL over gRPC, naming the field", async (t) => {

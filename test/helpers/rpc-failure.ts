@@ -1,5 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import { FieldViolationSchema } from "../../gen/order/v1/order_pb.js";
+import { fieldViolations } from "../../platform/field-errors.js";
 
 /** How an RPC failed: its code, the field its FieldViolation names, its message. Throws if it succeeded. */
 export async function failure(call: Promise<unknown>): Promise<{ code: Code; field?: string; message: string }> {
@@ -7,7 +7,7 @@ export async function failure(call: Promise<unknown>): Promise<{ code: Code; fie
     await call;
   } catch (error) {
     const e = ConnectError.from(error);
-    return { code: e.code, field: e.findDetails(FieldViolationSchema)[0]?.field, message: e.rawMessage };
+    return { code: e.code, field: fieldViolations(e)[0]?.field, message: e.rawMessage };
   }
   throw new Error("the call succeeded");
 }

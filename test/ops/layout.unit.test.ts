@@ -1,6 +1,7 @@
 // The layout the README's "Where things live" describes, read from the imports: the
-// gateway and the CLI stand on platform/ and common/, never on a service's code, and
-// a service never reaches into another service or the gateway.
+// gateway and the CLI stand on platform/ and common/, never on a service's code; a
+// service never reaches into another service or the gateway, and uses another
+// service's generated code only where it is that service's client.
 import test from "ava";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -37,11 +38,62 @@ test("platform/ and common/ import no role: not a service, the gateway or the CL
   t.deepEqual(offending(shared, (target) => /^(services|gateway|cli)\//.test(target)), []);
 });
 
+const serviceOf = (file: string) => file.split("/")[1]!;
+
 test("a service imports no other service's code and not the gateway", (t) => {
   const services = sourcesUnder("services");
-  const serviceOf = (file: string) => file.split("/")[1];
   t.deepEqual(
     offending(services, (target, file) => target.startsWith("gateway/") || (target.startsWith("services/") && serviceOf(target) !== serviceOf(file))),
     [],
   );
+});
+
+// Generated code of protos no one service owns.
+const SHARED_GEN = [
+  "gen/google/", // google.rpc.BadRequest, how every service names the fields a request got wrong
+  "gen/audit/", // the audit log's entry, which each service writes and lists for its own changes
+  "gen/grpc/", // the standard health protocol every service serves
+];
+
+/**
+ * Another service's generated code a service may import: only the API of a service it
+ * calls, each with the reason it calls it. Anything else (an error type, a shared
+ * message) belongs in a shared proto, so that one service's API can change without
+ * another's code moving with it.
+ */
+const CLIENT_OF: Record<string, { file: string; why: string }[]> = {
+  catalog: [],
+  order: [
+    {
+      file: "gen/catalog/v1/catalog_pb.js",
+      why: "the order service is a client of the catalog: it prices an order from the catalog's items and reads the store's settings",
+    },
+  ],
+  webhook: [
+    {
+      file: "gen/catalog/v1/account_pb.js",
+      why: "the webhook service is a client of the catalog's AccountService: it asks for the store's owners to mail when it disables an endpoint",
+    },
+  ],
+};
+
+test("a service imports its own generated code, the shared protos', and another service's only as that service's client", (t) => {
+  const services = sourcesUnder("services");
+  t.deepEqual([...new Set(services.map(serviceOf))].sort(), Object.keys(CLIENT_OF).sort(), "every service has an entry, and no more");
+  const allowed = (target: string, file: string) =>
+    target.startsWith(`gen/${serviceOf(file)}/`) ||
+    SHARED_GEN.some((prefix) => target.startsWith(prefix)) ||
+    CLIENT_OF[serviceOf(file)]!.some((client) => client.file === target);
+  t.deepEqual(
+    offending(services, (target, file) => target.startsWith("gen/") && !allowed(target, file)),
+    [],
+  );
+});
+
+test("each client allowance is still used: an allowance nothing needs goes", (t) => {
+  const services = sourcesUnder("services");
+  for (const [service, clients] of Object.entries(CLIENT_OF)) {
+    const imported = new Set(services.filter((file) => serviceOf(file) === service).flatMap(importsOf));
+    for (const client of clients) t.true(imported.has(client.file), `services/${service} no longer imports ${client.file}: remove it from CLIENT_OF`);
+  }
 });

@@ -10,13 +10,14 @@ import { Code, ConnectError, createClient, createRouterTransport } from "@connec
 import { pino } from "pino";
 import { GetOrderCatalogResponseSchema, GetStoreResponseSchema, ItemSchema, ItemStatus, ItemType } from "../../gen/catalog/v1/catalog_pb.js";
 import { BankReconciliationService } from "../../gen/order/v1/bank_pb.js";
-import { FieldViolationSchema, OrderService } from "../../gen/order/v1/order_pb.js";
+import { OrderService } from "../../gen/order/v1/order_pb.js";
 import { createOrderDomain } from "../../services/order/domain.js";
 import { createOrderRoutes } from "../../services/order/routes.js";
 import { serverInterceptors } from "../../platform/rpc-server.js";
 import { fakeGateway } from "../helpers/fake-payment-gateway.js";
 import { createFakeOrderStore } from "../helpers/fake-order-store.js";
 import { capturingLogger } from "../helpers/logs.js";
+import { fieldViolations } from "../../platform/field-errors.js";
 
 const silent = pino({ level: "silent" });
 const SHOP = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa";
@@ -80,7 +81,7 @@ function mutation(fields: Partial<Input> = {}): Input {
 /** The code and the field the FieldViolation names. */
 async function refusal(call: Promise<unknown>): Promise<{ code: Code; field?: string; message: string }> {
   const error = ConnectError.from(await call.then(() => undefined, (e: unknown) => e));
-  return { code: error.code, field: error.findDetails(FieldViolationSchema)[0]?.field, message: error.rawMessage };
+  return { code: error.code, field: fieldViolations(error)[0]?.field, message: error.rawMessage };
 }
 
 const valid = (n: number) => Array.from({ length: n }, (_, i) => mutation({ id: `M-${i}` }));

@@ -5,11 +5,11 @@
 // (notifications.ts). No database, no network.
 import test from "ava";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { FieldViolationSchema } from "../../gen/order/v1/order_pb.js";
 import { finalCheckAt, firstStatusCheckAt, gatewaySweepEvery, MAX_CHECK_INTERVAL_MS, nextStatusCheckAt } from "../../services/order/gateway-checks.js";
 import { reportedRefunds, statusFromMidtrans } from "../../services/order/notifications.js";
 import { allowedActions, refundAmount, refundableLeft, refusal } from "../../services/order/order-actions.js";
 import { REFUND_IN_FLIGHT_MS, replayDecision, retryDelay } from "../../services/order/refunds.js";
+import { fieldViolations } from "../../platform/field-errors.js";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -76,7 +76,7 @@ test("refund arithmetic: all that is left by default, never more, never zero", (
   const field = (run: () => unknown) => {
     const error = t.throws<ConnectError>(run);
     t.is(error.code, Code.InvalidArgument);
-    return error.findDetails(FieldViolationSchema)[0]?.field;
+    return fieldViolations(error)[0]?.field;
   };
   t.is(field(() => refundAmount(50_001, 50_000)), "amount");
   t.is(field(() => refundAmount(0, 50_000)), "amount");

@@ -4,7 +4,6 @@
 // status answer and when that answer counts. No database, no process.
 import test from "ava";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { FieldViolationSchema } from "../../gen/order/v1/order_pb.js";
 import { midtransSignature } from "../../common/midtrans.js";
 import {
   amountMatches,
@@ -17,6 +16,7 @@ import {
   verifiedAnswer,
 } from "../../services/order/notifications.js";
 import type { OrderStatus } from "../../services/order/status-machine.js";
+import { fieldViolations } from "../../platform/field-errors.js";
 
 const KEY = "SB-Mid-server-unit";
 
@@ -119,7 +119,7 @@ test("readNotification: signed text that breaks the text rule names its field", 
   for (const field of ["transaction_status", "fraud_status"]) {
     const error = t.throws(() => readNotification("midtrans", encode(signed({ [field]: "settle\u0000ment" })), KEY), { instanceOf: ConnectError });
     t.is(error.code, Code.InvalidArgument);
-    t.is(error.findDetails(FieldViolationSchema)[0]?.field, field);
+    t.is(fieldViolations(error)[0]?.field, field);
   }
 });
 

@@ -4,7 +4,6 @@ import test from "ava";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ItemSchema, ItemStatus, ItemType } from "../../gen/catalog/v1/catalog_pb.js";
-import { FieldViolationSchema } from "../../gen/order/v1/order_pb.js";
 import {
   lineTotal,
   MAX_ORDER_TOTAL,
@@ -15,13 +14,14 @@ import {
   TotalTooLarge,
 } from "../../services/order/pricing.js";
 import type { ValidItem } from "../../services/order/validation.js";
+import { fieldViolations } from "../../platform/field-errors.js";
 
 const P1 = "11111111-1111-4111-8111-111111111111";
 const B1 = "22222222-2222-4222-8222-222222222222";
 
 /** The FieldViolation's field of a ConnectError; undefined for anything else. */
 function fieldOf(error: unknown): string | undefined {
-  return error instanceof ConnectError ? error.findDetails(FieldViolationSchema)[0]?.field : undefined;
+  return error instanceof ConnectError ? fieldViolations(error)[0]?.field : undefined;
 }
 
 test("lineTotal is unit price × quantity", (t) => {
@@ -135,7 +135,7 @@ test("priceItems names every item the store lacks or has not published, in reque
     ),
   );
   t.deepEqual(
-    error.findDetails(FieldViolationSchema).map((v) => [v.field, v.description]),
+    fieldViolations(error).map((v) => [v.field, v.description]),
     [
       ["items[0].product_id", "product is not published"],
       ["items[1].bundle_id", "no such bundle in this store"],

@@ -11,7 +11,7 @@ import { clone, create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import { pino } from "pino";
 import { GetOrderCatalogResponseSchema, GetStoreResponseSchema, ItemSchema, ItemStatus, ItemType, StoreSchema } from "../../gen/catalog/v1/catalog_pb.js";
-import { FieldViolationSchema, OrderService } from "../../gen/order/v1/order_pb.js";
+import { OrderService } from "../../gen/order/v1/order_pb.js";
 import { midtransSignature } from "../../common/midtrans.js";
 import { orderDetailJson } from "../../common/public-json.js";
 import { createOrderDomain } from "../../services/order/domain.js";
@@ -21,6 +21,7 @@ import { fakeGateway } from "../helpers/fake-payment-gateway.js";
 import { createFakeOrderStore, type FakeOrderStore } from "../helpers/fake-order-store.js";
 import { capturingLogger } from "../helpers/logs.js";
 import { failure } from "../helpers/rpc-failure.js";
+import { fieldViolations } from "../../platform/field-errors.js";
 
 const silent = pino({ level: "silent" });
 
@@ -745,7 +746,7 @@ test("behind the server interceptors: a control character is INVALID_ARGUMENT an
   const client = createClient(OrderService, createRouterTransport(routes, { router: { interceptors: serverInterceptors(silent) } }));
   const bad = ConnectError.from(await t.throwsAsync(client.listPaymentMethods({ storeId: `${SHOP}\u0000` })));
   t.is(bad.code, Code.InvalidArgument);
-  t.is(bad.findDetails(FieldViolationSchema)[0]?.field, "store_id");
+  t.is(fieldViolations(bad)[0]?.field, "store_id");
   const down = ConnectError.from(await t.throwsAsync(client.listPaymentMethods({ storeId: SHOP })));
   t.is(down.code, Code.Unavailable);
   t.notRegex(down.rawMessage, /5432|CONNECTION_CLOSED/);

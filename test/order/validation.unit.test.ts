@@ -5,9 +5,10 @@ import test, { type ExecutionContext } from "ava";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ReconcileMutationsRequestSchema } from "../../gen/order/v1/bank_pb.js";
-import { CreateOrderRequestSchema, FieldViolationSchema, RefundOrderRequestSchema } from "../../gen/order/v1/order_pb.js";
+import { CreateOrderRequestSchema, RefundOrderRequestSchema } from "../../gen/order/v1/order_pb.js";
 import { findMutationProblem, findMutationProblems } from "../../common/bank-mutations.js";
 import { validateCreateOrder, validateReconcileMutations, validateRefundOrder } from "../../services/order/validation.js";
+import { fieldViolations } from "../../platform/field-errors.js";
 
 const P1 = "11111111-1111-4111-8111-111111111111";
 const P2 = "22222222-2222-4222-8222-222222222222";
@@ -17,7 +18,7 @@ const buyer = { name: "Budi Santoso", email: "budi@example.co.id", phone: "+6281
 function violations(t: ExecutionContext, fn: () => unknown) {
   const error = t.throws<ConnectError>(fn, { instanceOf: ConnectError });
   t.is(error.code, Code.InvalidArgument);
-  const details = error.findDetails(FieldViolationSchema).map((v) => ({ field: v.field, description: v.description }));
+  const details = fieldViolations(error).map((v) => ({ field: v.field, description: v.description }));
   return { details, fields: details.map((d) => d.field), message: error.rawMessage };
 }
 

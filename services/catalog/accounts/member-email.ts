@@ -1,7 +1,7 @@
 // A member's email as it is stored and compared (CONTRACT §10): members, invitations,
 // and the sign-in throttle all go through normalizeEmail, so one mailbox
 // is one account however it is typed.
-import { invalid } from "../validation.js";
+import { fieldError } from "../validation.js";
 
 export const EMAIL_MAX_LENGTH = 254;
 // Deliberately plain: a local part without spaces, quotes or separators, and a domain of
@@ -22,6 +22,6 @@ export function normalizeEmail(value: string): string | undefined {
 /** The normalized email; INVALID_ARGUMENT naming `field` otherwise. */
 export function requireEmail(value: string, field: string): string {
   const email = normalizeEmail(value);
-  if (email === undefined) throw invalid(`${field} must be an email address of at most ${EMAIL_MAX_LENGTH} characters`);
+  if (email === undefined) throw fieldError(field, `must be an email address of at most ${EMAIL_MAX_LENGTH} characters`);
   return email;
 }

@@ -4,7 +4,7 @@
 // verifies, needsRehash says so, and a sign-in replaces it (member-sessions.ts). scrypt
 // runs on libuv's thread pool, never on the event loop.
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
-import { invalid } from "../validation.js";
+import { fieldError } from "../validation.js";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./account-policy.js";
 
 /**
@@ -48,7 +48,7 @@ function length(password: string): number {
 export function requirePassword(password: string): string {
   const n = length(password);
   if (n < PASSWORD_MIN_LENGTH || n > PASSWORD_MAX_LENGTH) {
-    throw invalid(`password must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`);
+    throw fieldError("password", `must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`);
   }
   return password;
 }

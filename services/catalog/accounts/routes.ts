@@ -6,7 +6,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { AccountService } from "../../../gen/catalog/v1/account_pb.js";
 import { DEFAULT_INVITE_ROLE, isRole, ROLES, type Role } from "../../../common/roles.js";
 import { requirePermission } from "../../../platform/rpc-actor.js";
-import { invalid, requireUuid } from "../validation.js";
+import { fieldError, requireStoreId, requireUuid } from "../validation.js";
 import { auditQuery } from "../../../platform/audit-log.js";
 import type { Audit } from "./audit.js";
 import { requireEmail } from "./member-email.js";
@@ -25,7 +25,7 @@ export interface AccountRouteDeps {
 
 /** One of the roles of §13; INVALID_ARGUMENT naming `role` otherwise. */
 export function requireRole(role: string): Role {
-  if (!isRole(role)) throw invalid(`role must be one of ${ROLES.join(", ")}`);
+  if (!isRole(role)) throw fieldError("role", `must be one of ${ROLES.join(", ")}`);
   return role;
 }
 
@@ -36,7 +36,7 @@ export function createAccountRoutes({ members, passwordResets, sessions, audit }
   return (router: ConnectRouter) => {
     router.service(AccountService, {
       async inviteMember(request, context) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const email = requireEmail(request.email, "email");
         const role = request.role === undefined ? DEFAULT_INVITE_ROLE : requireRole(request.role);
         const invitation = await members.invite(storeId, email, role, requirePermission(context, "store_admin"));
@@ -66,19 +66,19 @@ export function createAccountRoutes({ members, passwordResets, sessions, audit }
       },
 
       async listMembers(request) {
-        const rows = await members.list(requireUuid(request.storeId, "store_id"));
+        const rows = await members.list(requireStoreId(request));
         return { members: rows.map(memberMessage) };
       },
 
       async removeMember(request, context) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const memberId = requireUuid(request.memberId, "member_id");
         const removed = await members.remove(storeId, memberId, requirePermission(context, "store_admin"), { keepApiKeys: request.keepApiKeys });
         return { member: memberMessage(removed.member), apiKeys: removed.apiKeys };
       },
 
       async setMemberRole(request, context) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const memberId = requireUuid(request.memberId, "member_id");
         const role = requireRole(request.role);
         const member = await members.setRole(storeId, memberId, role, requirePermission(context, "store_admin"));
@@ -86,12 +86,12 @@ export function createAccountRoutes({ members, passwordResets, sessions, audit }
       },
 
       async listInvitations(request) {
-        const rows = await members.invitations(requireUuid(request.storeId, "store_id"));
+        const rows = await members.invitations(requireStoreId(request));
         return { invitations: rows.map(invitationMessage) };
       },
 
       async revokeInvitation(request, context) {
-        const storeId = requireUuid(request.storeId, "store_id");
+        const storeId = requireStoreId(request);
         const invitationId = requireUuid(request.invitationId, "invitation_id");
         const invitation = await members.revokeInvitation(storeId, invitationId, requirePermission(context, "store_admin"));
         return { invitation: invitationMessage(invitation) };
@@ -99,7 +99,7 @@ export function createAccountRoutes({ members, passwordResets, sessions, audit }
 
       async checkLink(request) {
         const linkState = LINK_KINDS[request.kind as keyof typeof LINK_KINDS];
-        if (!linkState) throw invalid(`kind must be one of ${Object.keys(LINK_KINDS).join(", ")}`);
+        if (!linkState) throw fieldError("kind", `must be one of ${Object.keys(LINK_KINDS).join(", ")}`);
         return linkState(request.token);
       },
 
@@ -117,7 +117,7 @@ export function createAccountRoutes({ members, passwordResets, sessions, audit }
       },
 
       async listAudit(request) {
-        const rows = await audit.list(requireUuid(request.storeId, "store_id"), auditQuery(request));
+        const rows = await audit.list(requireStoreId(request), auditQuery(request));
         return { entries: rows.map(auditEntryMessage) };
       },
     });
