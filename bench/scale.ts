@@ -21,7 +21,7 @@ import * as orderStore from "../services/order/store.js";
 import { listLimit } from "../services/webhook/deliveries.js";
 import { createPurge } from "../services/webhook/purge.js";
 import { WEBHOOK_SCHEMA } from "../services/webhook/service.js";
-import * as webhookStore from "../services/webhook/store.js";
+import * as webhookStore from "../services/webhook/db/deliveries.js";
 import { createTestDatabase } from "../test/helpers/db.js";
 import { uniqueBusNames } from "../test/helpers/nats.js";
 import { ROOT } from "../test/helpers/process.js";

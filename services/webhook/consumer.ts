@@ -3,8 +3,8 @@ import { isUuid } from "../../common/ids.js";
 import type { BusMessage } from "../../platform/bus.js";
 import type { Logger } from "../../platform/logger.js";
 import { contextFromCarrier, inSpan, traceCarrier, tracerFor, tracingEnabled } from "../../platform/tracing.js";
-import type { NewEvent, Pool } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { NewEvent, Pool } from "./db/deliveries.js";
+import type * as sqlStore from "./db/deliveries.js";
 
 export type ConsumerStore = Pick<typeof sqlStore, "recordEvents">;
 

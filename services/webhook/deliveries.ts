@@ -7,8 +7,8 @@ import { auditEntry } from "../../platform/audit-log.js";
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Logger } from "../../platform/logger.js";
-import type { AttemptRow, DeliveryFilter, DeliveryRow, Pool } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { AttemptRow, DeliveryFilter, DeliveryRow, Pool } from "./db/deliveries.js";
+import type * as sqlStore from "./db/deliveries.js";
 import { HEALTH_WINDOW_MS } from "./health-window.js";
 
 export const DEFAULT_LIST_LIMIT = 100;

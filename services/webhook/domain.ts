@@ -7,7 +7,7 @@ import { createDeliveries } from "./deliveries.js";
 import { createEndpoints } from "./endpoints.js";
 import { createEvents } from "./events.js";
 import type { SecretBox } from "./secret-box.js";
-import * as sqlStore from "./store.js";
+import * as sqlStore from "./db/deliveries.js";
 
 /** Everything store.ts offers; a test may pass an in-memory one. */
 export type WebhookStore = typeof sqlStore;

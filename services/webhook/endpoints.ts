@@ -12,8 +12,8 @@ import { ORDER_EVENT_TYPES } from "../../common/order-status.js";
 import type { Logger } from "../../platform/logger.js";
 import type { SecretBox } from "./secret-box.js";
 import { generateSecret } from "./signing.js";
-import type { EndpointChanges, EndpointRow, Pool } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { EndpointChanges, EndpointRow, Pool } from "./db/deliveries.js";
+import type * as sqlStore from "./db/deliveries.js";
 import { invalidField } from "./validation.js";
 
 export const MAX_URL_LENGTH = 2048;

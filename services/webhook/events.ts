@@ -8,8 +8,8 @@ import { auditEntry } from "../../platform/audit-log.js";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Logger } from "../../platform/logger.js";
 import { listLimit } from "./deliveries.js";
-import type { DeliveryRow, EventFilter, EventRow, Pool } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { DeliveryRow, EventFilter, EventRow, Pool } from "./db/deliveries.js";
+import type * as sqlStore from "./db/deliveries.js";
 
 export type EventsStore = Pick<typeof sqlStore, "transaction" | "listEvents" | "lockEndpoint" | "insertReplayDeliveries" | "insertAudit">;
 

@@ -10,8 +10,8 @@ import { endpointUrl } from "../../common/dashboard-links.js";
 import { auditEntry, fieldChanges } from "../../platform/audit-log.js";
 import type { Logger } from "../../platform/logger.js";
 import type { Mailer, OutgoingMail } from "../../platform/mail.js";
-import type { DisabledForFailing, Pool } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { DisabledForFailing, Pool } from "./db/deliveries.js";
+import type * as sqlStore from "./db/deliveries.js";
 
 export type FailingEndpointsStore = Pick<typeof sqlStore, "transaction" | "disableFailingEndpoints" | "insertAudit">;
 

@@ -6,8 +6,8 @@
 // may purge at once.
 import type { Logger } from "../../platform/logger.js";
 import { HEALTH_KEPT_MS } from "./health-window.js";
-import type { Pool } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { Pool } from "./db/deliveries.js";
+import type * as sqlStore from "./db/deliveries.js";
 
 /**
  * Rows per statement. At a million orders a day's events are ~28k events, deliveries

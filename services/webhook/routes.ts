@@ -14,7 +14,7 @@ import type { Deliveries } from "./deliveries.js";
 import { requireRate } from "./endpoint-rate.js";
 import type { EndpointUpdate, Endpoints } from "./endpoints.js";
 import type { Events } from "./events.js";
-import type { AuditRow } from "./store.js";
+import type { AuditRow } from "./db/deliveries.js";
 import { invalidField, optionalDeliveryStatus, optionalEventType, optionalUuid, parseRfc3339, requireUuid } from "./validation.js";
 
 export interface WebhookRouteDeps {

@@ -16,7 +16,7 @@ import { createFailingEndpoints, startFailingEndpointsJob } from "./failing-endp
 import { createPurge, startPurgeJob } from "./purge.js";
 import { createWebhookRoutes } from "./routes.js";
 import { createSecretBox } from "./secret-box.js";
-import * as store from "./store.js";
+import * as store from "./db/deliveries.js";
 import { startDeliveryWorker } from "./worker.js";
 
 export const WEBHOOK_SCHEMA = "webhooks";

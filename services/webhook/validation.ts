@@ -7,7 +7,7 @@ import { FieldViolationSchema } from "../../gen/order/v1/order_pb.js";
 import { isUuid } from "../../common/ids.js";
 import { ORDER_EVENT_TYPES } from "../../common/order-status.js";
 import { parseRfc3339 as parseRfc3339Instant } from "../../common/rfc3339.js";
-import type { DeliveryStatus } from "./store.js";
+import type { DeliveryStatus } from "./db/deliveries.js";
 
 /** INVALID_ARGUMENT "`field` `description`", with the field in its details. */
 export function invalidField(field: string, description: string): ConnectError {

@@ -7,8 +7,8 @@ import { nextAttemptDelay, parseRetryAfter, RETRY_AFTER_STATUSES } from "./retry
 import type { SecretBox } from "./secret-box.js";
 import { sendWebhook, type SendResult } from "./sender.js";
 import { signatureHeader } from "./signing.js";
-import type { AttemptOutcome, AttemptRow, DueDelivery, Pool, SentTo } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { AttemptOutcome, AttemptRow, DueDelivery, Pool, SentTo } from "./db/deliveries.js";
+import type * as sqlStore from "./db/deliveries.js";
 
 export type WorkerStore = Pick<
   typeof sqlStore,

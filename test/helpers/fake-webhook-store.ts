@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { WebhookStore } from "../../services/webhook/domain.js";
 import { attemptHour } from "../../services/webhook/health-window.js";
-import type { AttemptRow, AuditRow, DeliveryRow, DueDelivery, EndpointRow, EventRow, NewEvent, Pool } from "../../services/webhook/store.js";
+import type { AttemptRow, AuditRow, DeliveryRow, DueDelivery, EndpointRow, EventRow, NewEvent, Pool } from "../../services/webhook/db/deliveries.js";
 import { fakeAuditStatements } from "./fake-audit-log.js";
 
 interface SecretRow {

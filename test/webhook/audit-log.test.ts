@@ -18,7 +18,7 @@ import { createFailingEndpoints } from "../../services/webhook/failing-endpoints
 import { createWebhookRoutes } from "../../services/webhook/routes.js";
 import { createSecretBox } from "../../services/webhook/secret-box.js";
 import { WEBHOOK_SCHEMA } from "../../services/webhook/service.js";
-import * as sqlStore from "../../services/webhook/store.js";
+import * as sqlStore from "../../services/webhook/db/deliveries.js";
 import { checkPaging } from "../helpers/audit-pages.js";
 import { schemaBefore } from "../helpers/migrations.js";
 import { failure } from "../helpers/rpc-failure.js";

@@ -13,7 +13,7 @@ import { connectDb, migrate } from "../../platform/db.js";
 import { createLogger } from "../../platform/logger.js";
 import { createEventConsumer } from "../../services/webhook/consumer.js";
 import { WEBHOOK_SCHEMA } from "../../services/webhook/service.js";
-import * as sqlStore from "../../services/webhook/store.js";
+import * as sqlStore from "../../services/webhook/db/deliveries.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
 import { waitFor } from "../helpers/http.js";
 import { SHARED_NATS_URL, uniqueBusNames } from "../helpers/nats.js";

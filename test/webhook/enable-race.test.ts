@@ -16,7 +16,7 @@ import { createWebhookDomain } from "../../services/webhook/domain.js";
 import { createWebhookRoutes } from "../../services/webhook/routes.js";
 import { createSecretBox } from "../../services/webhook/secret-box.js";
 import { WEBHOOK_SCHEMA } from "../../services/webhook/service.js";
-import * as sqlStore from "../../services/webhook/store.js";
+import * as sqlStore from "../../services/webhook/db/deliveries.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
 
 const logger = createLogger("test", "silent");

@@ -14,7 +14,7 @@ import { createLogger } from "../../platform/logger.js";
 import { createEventConsumer } from "../../services/webhook/consumer.js";
 import { createPurge, PURGE_BATCH } from "../../services/webhook/purge.js";
 import { startWebhookService, WEBHOOK_SCHEMA } from "../../services/webhook/service.js";
-import * as sqlStore from "../../services/webhook/store.js";
+import * as sqlStore from "../../services/webhook/db/deliveries.js";
 import { createTestDatabase } from "../helpers/db.js";
 import { waitFor } from "../helpers/http.js";
 import { startReceiver, type Received, type Reply } from "../helpers/receiver.js";

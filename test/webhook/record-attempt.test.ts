@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import test from "ava";
 import { connectDb } from "../../platform/db.js";
 import { WEBHOOK_SCHEMA } from "../../services/webhook/service.js";
-import * as sqlStore from "../../services/webhook/store.js";
+import * as sqlStore from "../../services/webhook/db/deliveries.js";
 import { schemaBefore } from "../helpers/migrations.js";
 import { attemptOf } from "../helpers/webhook-attempts.js";
 

@@ -1,8 +1,8 @@
 // The webhook service's SQL, and only here. Every helper takes `db: Db`, a pool or a
 // transaction (postgres.js `ISql`), so a caller decides what runs in one transaction;
 // `transaction` opens one on the pool. No other module of services/webhook runs SQL.
-import { ping, transaction, type Db, type Sql } from "../../platform/db.js";
-import { attemptHour } from "./health-window.js";
+import { ping, transaction, type Db, type Sql } from "../../../platform/db.js";
+import { attemptHour } from "../health-window.js";
 
 /** The pool: the one thing that can open a transaction. */
 export type Pool = Sql;
@@ -682,7 +682,7 @@ export async function purgeDeletedEndpoints(db: Db, before: Date, batch: number)
 
 // The webhook service's part of the store's audit log (003_audit_log.sql): the same table
 // in every service's schema, so one set of statements serves them all.
-export { insertAudit, listAudit, type AuditRow, type NewAuditEntry } from "../../platform/audit-log.js";
+export { insertAudit, listAudit, type AuditRow, type NewAuditEntry } from "../../../platform/audit-log.js";
 
 /** Every store's deliveries still to be sent or retried (the metrics' backlog; the partial index deliveries_due holds them). */
 export async function countWaitingDeliveries(db: Db): Promise<number> {
