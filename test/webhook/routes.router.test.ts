@@ -12,8 +12,9 @@ import { WebhookService } from "../../gen/webhook/v1/webhook_pb.js";
 import type { Sql } from "../../platform/db.js";
 import { createLogger } from "../../platform/logger.js";
 import { createEventConsumer } from "../../services/webhook/consumer.js";
-import * as statements from "../../services/webhook/db/deliveries.js";
-import { disableEndpoint, leaseDue, liveSecrets, recordAttempt, requeue } from "../../services/webhook/db/deliveries.js";
+import { leaseDue, recordAttempt, requeue } from "../../services/webhook/db/deliveries.js";
+import { disableEndpoint } from "../../services/webhook/db/endpoints.js";
+import { liveSecrets } from "../../services/webhook/db/secrets.js";
 import { createWebhookDomain } from "../../services/webhook/domain.js";
 import { createPurge } from "../../services/webhook/purge.js";
 import { createWebhookRoutes } from "../../services/webhook/routes.js";
@@ -81,7 +82,7 @@ async function setup(t: ExecutionContext, { allowHttp = false } = {}) {
   // Every call is the one of whoever `as.actor` names at the time (the operator unless a test says).
   const as: { actor: Actor | undefined } = { actor: OPERATOR };
   const client = createClient(WebhookService, createRouterTransport(createWebhookRoutes(domain), { transport: { interceptors: [actorInterceptor(() => as.actor)] } }));
-  const consume = createEventConsumer({ sql, store: statements, logger, onRecorded: () => {} });
+  const consume = createEventConsumer({ sql, logger, onRecorded: () => {} });
   /** An order event for the store, as the bus hands it to the consumer. */
   async function event(storeId: string, orderId: string, type = "order.created") {
     const id = randomUUID();
@@ -233,7 +234,7 @@ test("Redeliver: the delivery is queued again now and the worker woken; another 
 test("the consumer records one delivery per event for an enabled endpoint, and drops what it cannot use", async (t) => {
   const { client, event, sql } = await setup(t);
   const storeId = randomUUID();
-  const consume = createEventConsumer({ sql, store: statements, logger, onRecorded: () => {} });
+  const consume = createEventConsumer({ sql, logger, onRecorded: () => {} });
 
   await event(storeId, randomUUID());
   t.deepEqual((await client.listDeliveries({ storeId })).deliveries, [], "no endpoint yet: nothing to deliver");
@@ -543,7 +544,7 @@ test("ListEvents: every event of the store, with or without endpoints, newest fi
 test("the consumer keeps every event once, delivers it to each enabled endpoint subscribed to its type, and a redelivered message adds nothing", async (t) => {
   const { client, sql } = await setup(t);
   const storeId = randomUUID();
-  const consume = createEventConsumer({ sql, store: statements, logger, onRecorded: () => {} });
+  const consume = createEventConsumer({ sql, logger, onRecorded: () => {} });
   const { endpoint: paid } = await client.createEndpoint({ storeId, url: "https://paid.example/", events: { types: ["order.paid"] } });
   const { endpoint: off } = await client.createEndpoint({ storeId, url: "https://off.example/" });
   await client.updateEndpoint({ storeId, endpointId: off!.id, enabled: false });
@@ -668,7 +669,7 @@ test("purge: events and settled deliveries (with attempts) past the retention go
   await requeue(sql, storeId, (await client.listDeliveries({ storeId, eventId: oldIds[0] })).deliveries[0]!.id);
   await db.age(oldIds[0]!, 0);
 
-  const purge = createPurge({ sql, store: statements, retentionMs: RETENTION_MS, batchSize: 2 });
+  const purge = createPurge({ sql, retentionMs: RETENTION_MS, batchSize: 2 });
   const counts = await purge.run();
   t.like(counts, { events: 5, deliveries: 4, attempts: 4, endpoints: 0 });
   // 5 events in batches of 2: 2+2+1 (3 statements); 4 deliveries: 2+2+0 (3); endpoints: 1;

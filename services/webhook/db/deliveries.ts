@@ -1,51 +1,11 @@
-// The webhook service's SQL, and only here. Every helper takes `db: Db`, a pool or a
-// transaction (postgres.js `ISql`), so a caller decides what runs in one transaction;
-// `transaction` opens one on the pool. No other module of services/webhook runs SQL.
-import { ping, transaction, type Db, type Sql } from "../../../platform/db.js";
+// The deliveries table with its attempts (delivery_attempts) and each endpoint's hours
+// of health (endpoint_attempt_hours), which an attempt writes together (recordAttempt).
+// Every function takes `db: Db`, a pool or a transaction (postgres.js `ISql`), so the
+// caller decides what runs in one transaction.
+import type { Db } from "../../../platform/db.js";
 import { attemptHour } from "../health-window.js";
-
-/** The pool: the one thing that can open a transaction. */
-export type Pool = Sql;
-
-export { ping, transaction, type Db };
-
-export interface EndpointRow {
-  id: string;
-  store_id: string;
-  url: string;
-  enabled: boolean;
-  disabled_reason: string | null;
-  description: string;
-  /** null: every event type. */
-  event_types: string[] | null;
-  created_at: Date;
-  updated_at: Date;
-  deleted_at: Date | null;
-  /** When its attempts started failing (every one since has failed); null after a success. */
-  failing_since: Date | null;
-  /** When an endpoint disabled for failing started to (its first failed event): "Resend failed since"'s default. */
-  failed_from: Date | null;
-  /** Its custom headers' names, in order… */
-  header_names: string[];
-  /** …and the headers themselves, sealed (secret-box.ts) JSON `[{name, value}]`; null when none. */
-  headers_sealed: string | null;
-  /** Deliveries a second at most (endpoint-rate.ts); null: no limit. */
-  max_per_second: number | null;
-}
-
-export type NewEndpoint = Pick<EndpointRow, "store_id" | "url" | "description" | "event_types">;
-
-/** What UpdateEndpoint may change; an absent key stays as it is. */
-export interface EndpointChanges {
-  url?: string;
-  description?: string;
-  event_types?: string[] | null;
-  enabled?: boolean;
-  /** Recorded when `enabled: false` turns an enabled endpoint off. */
-  disabled_reason?: string;
-  /** null removes the limit. */
-  max_per_second?: number | null;
-}
+import type { EndpointRow } from "./endpoints.js";
+import { liveSecretsOf } from "./secrets.js";
 
 export type DeliveryStatus = "pending" | "succeeded" | "failed" | "refused";
 export type DeliveryKind = "event" | "replay" | "test";
@@ -84,33 +44,6 @@ export interface DeliveryFilter {
   eventId?: string;
 }
 
-export interface EventRow {
-  id: string;
-  store_id: string;
-  type: string;
-  order_id: string | null;
-  body: string;
-  created_at: Date;
-}
-
-export type NewEvent = Omit<EventRow, "created_at"> & {
-  /** The consumer span's trace (tracing.ts), kept on each delivery for its attempts; null when untraced. */
-  traceparent?: string | null;
-};
-
-export interface EventFilter {
-  orderId?: string;
-  type?: string;
-  /** Only events created before this… */
-  before?: Date;
-  /** …or at it, with a smaller id (the last event of the page before). */
-  beforeId?: string;
-  /** Only events created at or after this (the retention's start). */
-  notBefore: Date;
-  /** Each body left out (empty). */
-  withoutBodies?: boolean;
-}
-
 export interface AttemptRow {
   delivery_id: string;
   number: number;
@@ -129,329 +62,13 @@ export interface AttemptOutcome {
   error?: string;
 }
 
-// Endpoints and their secrets. A deleted endpoint (deleted_at set) is found by none of
-// these lookups: only its deliveries remain visible.
-
-/**
- * The store's endpoints, under a lock on the store held until the transaction ends
- * (`db` must be one): creating, setting and counting endpoints of one store take turns,
- * so no race makes an 11th endpoint or a second "only" one.
- */
-export async function lockEndpointsOfStore(db: Db, storeId: string): Promise<EndpointRow[]> {
-  await db`select pg_advisory_xact_lock(hashtext('webhooks.endpoints'), hashtext(${storeId}))`;
-  return db<EndpointRow[]>`select * from endpoints where store_id = ${storeId} and deleted_at is null order by created_at, id`;
-}
-
-export async function insertEndpoint(db: Db, endpoint: NewEndpoint): Promise<EndpointRow> {
-  const [row] = await db<EndpointRow[]>`
-    insert into endpoints (store_id, url, description, event_types)
-    values (${endpoint.store_id}, ${endpoint.url}, ${endpoint.description}, ${endpoint.event_types}::text[])
-    returning *`;
-  return row!;
-}
-
-/** The store's endpoints, oldest first. */
-export async function listEndpoints(db: Db, storeId: string): Promise<EndpointRow[]> {
-  return db<EndpointRow[]>`select * from endpoints where store_id = ${storeId} and deleted_at is null order by created_at, id`;
-}
-
-export async function endpointOfStore(db: Db, storeId: string, endpointId: string): Promise<EndpointRow | undefined> {
-  const [row] = await db<EndpointRow[]>`
-    select * from endpoints where id = ${endpointId} and store_id = ${storeId} and deleted_at is null`;
-  return row;
-}
-
-/** The endpoint, locked until the transaction ends (`db` must be one). */
-export async function lockEndpoint(db: Db, storeId: string, endpointId: string): Promise<EndpointRow | undefined> {
-  const [row] = await db<EndpointRow[]>`
-    select * from endpoints where id = ${endpointId} and store_id = ${storeId} and deleted_at is null for update`;
-  return row;
-}
-
-/**
- * Applies the changes that are given. Enabling clears the reason it was off; disabling
- * an enabled endpoint records `disabled_reason` (an endpoint already off keeps its own).
- */
-export async function updateEndpoint(db: Db, storeId: string, endpointId: string, changes: EndpointChanges): Promise<EndpointRow | undefined> {
-  const setTypes = changes.event_types !== undefined;
-  const enabled = changes.enabled ?? null;
-  const [row] = await db<EndpointRow[]>`
-    update endpoints set
-      url = coalesce(${changes.url ?? null}::text, url),
-      description = coalesce(${changes.description ?? null}::text, description),
-      event_types = case when ${setTypes}::boolean then ${changes.event_types ?? null}::text[] else event_types end,
-      max_per_second = case when ${changes.max_per_second !== undefined}::boolean then ${changes.max_per_second ?? null}::int else max_per_second end,
-      disabled_reason = case
-        when ${enabled}::boolean is null then disabled_reason
-        when ${enabled}::boolean then null
-        when enabled then ${changes.disabled_reason ?? null}::text
-        else disabled_reason end,
-      -- Enabled again, it starts with a clean slate: its old failures must not disable it at once.
-      failing_since = case when ${enabled}::boolean and not enabled then null else failing_since end,
-      enabled = coalesce(${enabled}::boolean, enabled),
-      updated_at = clock_timestamp()
-    where id = ${endpointId} and store_id = ${storeId} and deleted_at is null
-    returning *`;
-  return row;
-}
-
-/** Marks the endpoint deleted (and so disabled); undefined when the store has no such live endpoint. */
-export async function markEndpointDeleted(db: Db, storeId: string, endpointId: string): Promise<EndpointRow | undefined> {
-  const [row] = await db<EndpointRow[]>`
-    update endpoints set deleted_at = clock_timestamp(), enabled = false, disabled_reason = 'deleted', updated_at = clock_timestamp()
-    where id = ${endpointId} and store_id = ${storeId} and deleted_at is null
-    returning *`;
-  return row;
-}
-
-export async function disableEndpoint(db: Db, endpointId: string, reason: string): Promise<void> {
-  await db`update endpoints set enabled = false, disabled_reason = ${reason}, updated_at = clock_timestamp() where id = ${endpointId}`;
-}
-
-export interface DisabledForFailing {
-  id: string;
-  store_id: string;
-  url: string;
-  description: string;
-  failed_from: Date;
-}
-
-/**
- * Disables every enabled endpoint whose attempts have all failed since `before` or
- * earlier, saying so as its reason; each is returned once, to one caller, however many
- * instances sweep.
- */
-export async function disableFailingEndpoints(db: Db, before: Date, forHowLong: string): Promise<DisabledForFailing[]> {
-  return db<DisabledForFailing[]>`
-    update endpoints set
-      enabled = false,
-      disabled_reason = 'every attempt failed for ' || ${forHowLong}::text || ', since '
-        || to_char(failing_since at time zone 'UTC', 'YYYY-MM-DD HH24:MI "UTC"'),
-      -- "Resend failed since" must include the event whose delivery failed first, which
-      -- happened a moment before its first attempt: the oldest event among the
-      -- deliveries that failed or waited during the streak.
-      failed_from = least(failing_since, (
-        select min(ev.created_at) from deliveries d join events ev on ev.id = d.event_id
-        where d.endpoint_id = endpoints.id and d.status <> 'succeeded' and d.updated_at >= endpoints.failing_since
-      )),
-      updated_at = clock_timestamp()
-    -- Locked in id order first, as the consumer share-locks a store's endpoints
-    -- (recordEvents): two statements taking several endpoint rows never cross.
-    where id in (
-      select id from endpoints
-      where enabled and deleted_at is null and failing_since is not null and failing_since <= ${before}
-      order by id
-      for update)
-    returning id, store_id, url, description, failed_from`;
-}
-
-/**
- * "Resend failed since": a new delivery (same webhook-id) to the endpoint of every event
- * of its store since `since`, of the types it is subscribed to, that has not reached it
- * and is not on its way (every delivery of it failed, or none was made while it was
- * off), oldest first; how many.
- */
-export async function insertResendDeliveries(db: Db, endpoint: EndpointRow, since: Date): Promise<number> {
-  const rows = await db`
-    insert into deliveries (endpoint_id, store_id, event_id, event_type, order_id, body, kind)
-    select ${endpoint.id}, ev.store_id, ev.id, ev.type, ev.order_id, ev.body, 'replay'
-    from events ev
-    where ev.store_id = ${endpoint.store_id} and ev.created_at >= ${since}
-      and (${endpoint.event_types}::text[] is null or ev.type = any(${endpoint.event_types}::text[]))
-      and not exists (
-        select 1 from deliveries d
-        where d.endpoint_id = ${endpoint.id} and d.event_id = ev.id and d.status in ('succeeded', 'pending')
-      )
-    order by ev.created_at, ev.id
-    returning id`;
-  return rows.length;
-}
-
-export interface EndpointHealthRow {
-  endpoint_id: string;
-  attempts: number;
-  succeeded: number;
-  last_at: Date;
-  last_result: string;
-  last_status_code: number | null;
-}
-
-/**
- * Per endpoint of the store: its attempts and successes from the hour `since` falls
- * in, and the latest of them, from endpoint_attempt_hours (at most 25 rows each).
- */
-export async function endpointHealth(db: Db, storeId: string, since: Date): Promise<EndpointHealthRow[]> {
-  return db<EndpointHealthRow[]>`
-    select endpoint_id, sum(attempts)::int as attempts, sum(succeeded)::int as succeeded,
-      (array_agg(last_at order by hour desc))[1] as last_at,
-      (array_agg(last_result order by hour desc))[1] as last_result,
-      (array_agg(last_status_code order by hour desc))[1] as last_status_code
-    from endpoint_attempt_hours
-    where store_id = ${storeId} and hour >= ${attemptHour(since)}
-    group by endpoint_id`;
-}
-
-/** Deletes up to `batch` hours of endpoint health before `before`; how many. */
-export async function purgeAttemptHours(db: Db, before: Date, batch: number): Promise<number> {
-  const rows = await db`
-    delete from endpoint_attempt_hours where (endpoint_id, hour) in (
-      select endpoint_id, hour from endpoint_attempt_hours where hour < ${attemptHour(before)} limit ${batch} for update skip locked)
-    returning 1`;
-  return rows.length;
-}
-
-/**
- * Whether the endpoint takes deliveries now, its row held (FOR SHARE) until the
- * transaction ends: an UpdateEndpoint that enables it and resends (which locks the row
- * for update) is wholly before or wholly after.
- */
-export async function endpointLiveForShare(db: Db, endpointId: string): Promise<boolean> {
-  const [row] = await db<{ live: boolean }[]>`select (enabled and deleted_at is null) as live from endpoints where id = ${endpointId} for share`;
-  return row?.live ?? false;
-}
-
-/** Replaces the endpoint's custom headers (names in the clear, all of them sealed). */
-export async function setEndpointHeaders(db: Db, endpointId: string, names: string[], sealed: string | null): Promise<EndpointRow> {
-  const [row] = await db<EndpointRow[]>`
-    update endpoints set header_names = ${names}::text[], headers_sealed = ${sealed}, updated_at = clock_timestamp()
-    where id = ${endpointId}
-    returning *`;
-  return row!;
-}
-
-export async function insertSecret(db: Db, endpointId: string, sealedSecret: string): Promise<void> {
-  await db`insert into endpoint_secrets (endpoint_id, secret) values (${endpointId}, ${sealedSecret})`;
-}
-
-/** Every secret of the endpoint that still signs stops now. */
-export async function retireSecretsNow(db: Db, endpointId: string): Promise<void> {
-  await db`
-    update endpoint_secrets set expires_at = clock_timestamp()
-    where endpoint_id = ${endpointId} and (expires_at is null or expires_at > clock_timestamp())`;
-}
-
-/** Every secret of the endpoint that would sign past `until` stops then (none is extended). */
-export async function retireSecretsAt(db: Db, endpointId: string, until: Date): Promise<void> {
-  await db`
-    update endpoint_secrets set expires_at = ${until}
-    where endpoint_id = ${endpointId} and (expires_at is null or expires_at > ${until})`;
-}
-
-/** The endpoint's sealed secrets that sign now, newest first: for one endpoint, or per leased delivery. */
-const liveSecretsOf = (db: Db, endpointId: ReturnType<Db>) => db`
-  select s.secret from endpoint_secrets s
-  where s.endpoint_id = ${endpointId} and (s.expires_at is null or s.expires_at > clock_timestamp())
-  order by s.created_at desc`;
-
-/** Sealed secrets that sign now, newest first. */
-export async function liveSecrets(db: Db, endpointId: string): Promise<string[]> {
-  const rows = await db<{ secret: string }[]>`${liveSecretsOf(db, db`${endpointId}::uuid`)}`;
-  return rows.map((row) => row.secret);
-}
-
-/** Forgets every secret of the endpoint, live or retired. */
-export async function deleteSecrets(db: Db, endpointId: string): Promise<void> {
-  await db`delete from endpoint_secrets where endpoint_id = ${endpointId}`;
-}
-
-// The event log.
-
-/**
- * Records events in one statement, so atomically and with one commit for all of them:
- * each event once in the log and, only if it is new there, one delivery for each
- * enabled endpoint of its store subscribed to its type; how many deliveries. An event
- * recorded already (a redelivered message) adds nothing. The endpoints are
- * share-locked, so one being deleted or disabled at the same moment either gets the
- * delivery before it changes or none at all. Events and deliveries are inserted in the
- * order given, so their timestamps keep the order the events came in.
- */
-export async function recordEvents(db: Db, events: NewEvent[]): Promise<number> {
-  const unique = [...new Map(events.map((event) => [event.id, event])).values()];
-  if (unique.length === 0) return 0;
-  const rows = await db`
-    with batch as (
-      select * from unnest(
-        ${unique.map((e) => e.id)}::uuid[], ${unique.map((e) => e.store_id)}::uuid[], ${unique.map((e) => e.type)}::text[],
-        ${unique.map((e) => e.order_id)}::uuid[], ${unique.map((e) => e.body)}::text[],
-        ${unique.map((e) => e.traceparent ?? null)}::text[]
-      ) with ordinality as b (id, store_id, type, order_id, body, traceparent, ord)
-    ), new_events as (
-      insert into events (id, store_id, type, order_id, body)
-      select id, store_id, type, order_id, body from batch order by ord
-      on conflict (id) do nothing
-      returning id
-    ), live as materialized (
-      -- Every live endpoint of the batch's stores is share-locked, enabled or not, and
-      -- read as the lock leaves it: an endpoint being enabled ("Resend failed since")
-      -- either waits for these events to commit, and its resend sees them, or has
-      -- committed first, and is read here as enabled. Filtering on enabled before the
-      -- lock would skip an endpoint this statement's snapshot still saw as off, and its
-      -- resend could not see these events yet: they would reach it by neither.
-      select e.id, e.store_id, e.enabled, e.event_types, e.created_at from endpoints e
-      where e.store_id = any(${[...new Set(unique.map((e) => e.store_id))]}::uuid[]) and e.deleted_at is null
-      order by e.id
-      for share
-    )
-    insert into deliveries (endpoint_id, store_id, event_id, event_type, order_id, body, kind, traceparent)
-    select e.id, e.store_id, b.id, b.type, b.order_id, b.body, 'event', b.traceparent
-    from batch b
-    join new_events n on n.id = b.id
-    join live e on e.store_id = b.store_id and e.enabled
-      and (e.event_types is null or b.type = any(e.event_types))
-    order by b.ord, e.created_at, e.id
-    -- A delivery recorded before the event log existed (the same event redelivered
-    -- across the upgrade) stays the only one.
-    on conflict (endpoint_id, event_id) where kind = 'event' do nothing
-    returning id`;
-  return rows.length;
-}
-
 /**
  * A delivery's columns as lists carry it: without its body, which only GetDelivery
  * sends (an event's body is on the event), so a list page does not read a hundred
  * bodies from TOAST to throw them away.
  */
-const listedDelivery = (db: Db) => db`
+export const listedDelivery = (db: Db) => db`
   id, endpoint_id, store_id, event_id, event_type, order_id, '' as body, kind, status, attempts, next_attempt_at, last_error, created_at, updated_at`;
-
-/** The store's events matching `filter`, newest first, each with its deliveries (oldest first, no attempts). */
-export async function listEvents(db: Db, storeId: string, filter: EventFilter, limit: number): Promise<{ event: EventRow; deliveries: DeliveryRow[] }[]> {
-  const events = await db<EventRow[]>`
-    select ${filter.withoutBodies ? db`id, store_id, type, order_id, '' as body, created_at` : db`*`} from events
-    where store_id = ${storeId} and created_at >= ${filter.notBefore}
-      ${filter.orderId ? db`and order_id = ${filter.orderId}` : db``}
-      ${filter.type ? db`and type = ${filter.type}` : db``}
-      ${filter.before ? (filter.beforeId ? db`and created_at <= ${filter.before} and (created_at < ${filter.before} or id < ${filter.beforeId}::uuid)` : db`and created_at < ${filter.before}`) : db``}
-    order by created_at desc, id desc
-    limit ${limit}`;
-  const ids = events.map((e) => e.id);
-  const deliveries = ids.length
-    ? await db<DeliveryRow[]>`
-        select ${listedDelivery(db)} from deliveries where store_id = ${storeId} and event_id = any(${ids}::uuid[]) order by created_at, id`
-    : [];
-  // One pass, as the order service's itemsOf: a filter per event was events × deliveries.
-  const byEvent = new Map<string, DeliveryRow[]>(ids.map((id) => [id, []]));
-  for (const delivery of deliveries) byEvent.get(delivery.event_id)!.push(delivery);
-  return events.map((event) => ({ event, deliveries: byEvent.get(event.id)! }));
-}
-
-/**
- * A new `replay` delivery to the endpoint of every event of its store created at or
- * after `since`, of the types it is subscribed to, oldest first; how many.
- */
-export async function insertReplayDeliveries(db: Db, endpoint: EndpointRow, since: Date): Promise<number> {
-  const rows = await db`
-    insert into deliveries (endpoint_id, store_id, event_id, event_type, order_id, body, kind)
-    select ${endpoint.id}, store_id, id, type, order_id, body, 'replay'
-    from events
-    where store_id = ${endpoint.store_id} and created_at >= ${since}
-      and (${endpoint.event_types}::text[] is null or type = any(${endpoint.event_types}::text[]))
-    order by created_at, id
-    returning id`;
-  return rows.length;
-}
-
-// Deliveries and attempts.
 
 export async function insertDelivery(db: Db, delivery: NewDelivery): Promise<DeliveryRow> {
   const [row] = await db<DeliveryRow[]>`insert into deliveries ${db({ ...delivery })} returning *`;
@@ -641,48 +258,67 @@ export async function requeue(db: Db, storeId: string, deliveryId: string): Prom
   return row;
 }
 
-// Retention: each purge statement removes at most `batch` rows, a short transaction of
-// its own, so the purge never holds many locks or one long transaction.
-
-/** Deletes up to `batch` events created before `before`; how many. */
-export async function purgeEvents(db: Db, before: Date, batch: number): Promise<number> {
+/**
+ * "Resend failed since": a new delivery (same webhook-id) to the endpoint of every event
+ * of its store since `since`, of the types it is subscribed to, that has not reached it
+ * and is not on its way (every delivery of it failed, or none was made while it was
+ * off), oldest first; how many.
+ */
+export async function insertResendDeliveries(db: Db, endpoint: EndpointRow, since: Date): Promise<number> {
   const rows = await db`
-    delete from events where id in (
-      select id from events where created_at < ${before} limit ${batch} for update skip locked)
+    insert into deliveries (endpoint_id, store_id, event_id, event_type, order_id, body, kind)
+    select ${endpoint.id}, ev.store_id, ev.id, ev.type, ev.order_id, ev.body, 'replay'
+    from events ev
+    where ev.store_id = ${endpoint.store_id} and ev.created_at >= ${since}
+      and (${endpoint.event_types}::text[] is null or ev.type = any(${endpoint.event_types}::text[]))
+      and not exists (
+        select 1 from deliveries d
+        where d.endpoint_id = ${endpoint.id} and d.event_id = ev.id and d.status in ('succeeded', 'pending')
+      )
+    order by ev.created_at, ev.id
     returning id`;
   return rows.length;
 }
 
-/** Deletes up to `batch` settled deliveries last changed before `before`, with their attempts. */
-export async function purgeDeliveries(db: Db, before: Date, batch: number): Promise<{ deliveries: number; attempts: number }> {
-  const [row] = await db<{ deliveries: number; attempts: number }[]>`
-    with doomed as (
-      select id from deliveries
-      where status <> 'pending' and updated_at < ${before}
-      limit ${batch} for update skip locked
-    ), attempts as (
-      delete from delivery_attempts where delivery_id in (select id from doomed) returning 1
-    ), gone as (
-      delete from deliveries where id in (select id from doomed) returning 1
-    )
-    select (select count(*) from gone)::int as deliveries, (select count(*) from attempts)::int as attempts`;
-  return row!;
-}
-
-/** Deletes up to `batch` endpoints deleted before `before` that have no delivery left; how many. */
-export async function purgeDeletedEndpoints(db: Db, before: Date, batch: number): Promise<number> {
+/**
+ * A new `replay` delivery to the endpoint of every event of its store created at or
+ * after `since`, of the types it is subscribed to, oldest first; how many.
+ */
+export async function insertReplayDeliveries(db: Db, endpoint: EndpointRow, since: Date): Promise<number> {
   const rows = await db`
-    delete from endpoints where id in (
-      select e.id from endpoints e
-      where e.deleted_at < ${before} and not exists (select 1 from deliveries d where d.endpoint_id = e.id)
-      limit ${batch} for update skip locked)
+    insert into deliveries (endpoint_id, store_id, event_id, event_type, order_id, body, kind)
+    select ${endpoint.id}, store_id, id, type, order_id, body, 'replay'
+    from events
+    where store_id = ${endpoint.store_id} and created_at >= ${since}
+      and (${endpoint.event_types}::text[] is null or type = any(${endpoint.event_types}::text[]))
+    order by created_at, id
     returning id`;
   return rows.length;
 }
 
-// The webhook service's part of the store's audit log (003_audit_log.sql): the same table
-// in every service's schema, so one set of statements serves them all.
-export { insertAudit, listAudit, type AuditRow, type NewAuditEntry } from "../../../platform/audit-log.js";
+export interface EndpointHealthRow {
+  endpoint_id: string;
+  attempts: number;
+  succeeded: number;
+  last_at: Date;
+  last_result: string;
+  last_status_code: number | null;
+}
+
+/**
+ * Per endpoint of the store: its attempts and successes from the hour `since` falls
+ * in, and the latest of them, from endpoint_attempt_hours (at most 25 rows each).
+ */
+export async function endpointHealth(db: Db, storeId: string, since: Date): Promise<EndpointHealthRow[]> {
+  return db<EndpointHealthRow[]>`
+    select endpoint_id, sum(attempts)::int as attempts, sum(succeeded)::int as succeeded,
+      (array_agg(last_at order by hour desc))[1] as last_at,
+      (array_agg(last_result order by hour desc))[1] as last_result,
+      (array_agg(last_status_code order by hour desc))[1] as last_status_code
+    from endpoint_attempt_hours
+    where store_id = ${storeId} and hour >= ${attemptHour(since)}
+    group by endpoint_id`;
+}
 
 /** Every store's deliveries still to be sent or retried (the metrics' backlog; the partial index deliveries_due holds them). */
 export async function countWaitingDeliveries(db: Db): Promise<number> {
