@@ -21,7 +21,8 @@ import * as orderStore from "../services/order/store.js";
 import { listLimit } from "../services/webhook/deliveries.js";
 import { createPurge } from "../services/webhook/purge.js";
 import { WEBHOOK_SCHEMA } from "../services/webhook/service.js";
-import * as webhookStore from "../services/webhook/store.js";
+import * as webhookDeliveries from "../services/webhook/db/deliveries.js";
+import * as webhookEvents from "../services/webhook/db/events.js";
 import { createTestDatabase } from "../test/helpers/db.js";
 import { uniqueBusNames } from "../test/helpers/nats.js";
 import { ROOT } from "../test/helpers/process.js";
@@ -392,7 +393,7 @@ export async function runScale(options: ScaleOptions) {
         })();
         const pool = connectDb(db.url, { schema: WEBHOOK_SCHEMA });
         // The seeded span less one day: exactly the oldest day is past the retention.
-        const purge = createPurge({ sql: pool, store: webhookStore, retentionMs: (SEEDED_DAYS - 1) * DAY });
+        const purge = createPurge({ sql: pool, retentionMs: (SEEDED_DAYS - 1) * DAY });
         await new Promise((resolve) => setTimeout(resolve, options.duration * 1_000));
         const purgeStart = Date.now();
         const counts = await purge.run();
@@ -510,16 +511,16 @@ async function explainAll(url: string, storeId: string, subject: { orderId: stri
   const sql = postgres(url, { max: 1, onnotice: (notice) => void captured.push(String(notice.message)) });
   const since24h = new Date(Date.now() - DAY);
   const calls: Record<string, (db: orderStore.Db) => Promise<unknown>> = {
-    "overview: failed attempts in 24 h (webhooks endpointHealth)": (db) => webhookStore.endpointHealth(db, storeId, since24h),
+    "overview: failed attempts in 24 h (webhooks endpointHealth)": (db) => webhookDeliveries.endpointHealth(db, storeId, since24h),
     "overview: pending orders (orders countOrders)": (db) => orderStore.countOrders(db, storeId, "pending"),
     "overview: sales (orders salesSummary)": (db) => orderStore.salesSummary(db, storeId, { today: new Date(Date.now() - DAY / 2), month: new Date(Date.now() - 20 * DAY), chart: new Date(Date.now() - 30 * DAY) }),
-    "order page: its deliveries (webhooks listDeliveries by order)": (db) => webhookStore.listDeliveries(db, storeId, { orderId: subject.orderId }, listLimit(0)),
-    "endpoint page: failed deliveries (webhooks listDeliveries by endpoint and status)": (db) => webhookStore.listDeliveries(db, storeId, { endpointId: subject.endpointId, status: "failed" }, 100),
+    "order page: its deliveries (webhooks listDeliveries by order)": (db) => webhookDeliveries.listDeliveries(db, storeId, { orderId: subject.orderId }, listLimit(0)),
+    "endpoint page: failed deliveries (webhooks listDeliveries by endpoint and status)": (db) => webhookDeliveries.listDeliveries(db, storeId, { endpointId: subject.endpointId, status: "failed" }, 100),
     [`GET /v1/orders?offset=${subject.deep} (orders listOrders)`]: (db) => orderStore.listOrders(db, storeId, 20, subject.deep),
     "the same page through the cursor (orders listOrders)": (db) => orderStore.listOrders(db, storeId, 20, 0, {}, subject.cursor),
     "orders search by buyer email (orders listOrders)": (db) => orderStore.listOrders(db, storeId, 50, 0, { search: { text: subject.email } }),
     "orders page, pending ones (orders listOrders by status)": (db) => orderStore.listOrders(db, storeId, 50, 0, { status: "pending" }),
-    "events page (webhooks listEvents)": (db) => webhookStore.listEvents(db, storeId, { notBefore: new Date(Date.now() - (SEEDED_DAYS + 1) * DAY), withoutBodies: true }, 50),
+    "events page (webhooks listEvents)": (db) => webhookEvents.listEvents(db, storeId, { notBefore: new Date(Date.now() - (SEEDED_DAYS + 1) * DAY), withoutBodies: true }, 50),
   };
   try {
     for (const [name, call] of Object.entries(calls)) {

@@ -3,10 +3,8 @@ import { isUuid } from "../../common/ids.js";
 import type { BusMessage } from "../../platform/bus.js";
 import type { Logger } from "../../platform/logger.js";
 import { contextFromCarrier, inSpan, traceCarrier, tracerFor, tracingEnabled } from "../../platform/tracing.js";
-import type { NewEvent, Pool } from "./store.js";
-import type * as sqlStore from "./store.js";
-
-export type ConsumerStore = Pick<typeof sqlStore, "recordEvents">;
+import type { Sql } from "../../platform/db.js";
+import { recordEvents, type NewEvent } from "./db/events.js";
 
 /** The order id an event body carries, if any; undefined when the body is not JSON. */
 export function orderIdOf(body: string): string | null | undefined {
@@ -30,8 +28,8 @@ export function orderIdOf(body: string): string | null | undefined {
  * attempts (worker.ts). A batch of one records in its message's span; a larger batch
  * in a span of its own, linked to each message's.
  */
-export function createEventConsumer(deps: { sql: Pool; store: ConsumerStore; logger: Logger; onRecorded: () => void }) {
-  const { sql, store, logger } = deps;
+export function createEventConsumer(deps: { sql: Sql; logger: Logger; onRecorded: () => void }) {
+  const { sql, logger } = deps;
   const record = async (messages: BusMessage[], traceparents: (string | null)[]): Promise<void> => {
     const events: NewEvent[] = [];
     for (const [i, message] of messages.entries()) {
@@ -49,7 +47,7 @@ export function createEventConsumer(deps: { sql: Pool; store: ConsumerStore; log
       events.push({ id: message.id, store_id: message.storeId, type: message.type, order_id: orderId, body, traceparent: traceparents[i] ?? null });
     }
     if (events.length === 0) return;
-    if ((await store.recordEvents(sql, events)) > 0) deps.onRecorded();
+    if ((await recordEvents(sql, events)) > 0) deps.onRecorded();
   };
   return async (messages: BusMessage[]): Promise<void> => {
     if (!tracingEnabled()) return record(messages, []);

@@ -3,12 +3,23 @@
 // webhook-id), and test deliveries.
 import { auditTarget } from "../../common/audit.js";
 import type { Actor } from "../../common/actor.js";
-import { auditEntry } from "../../platform/audit-log.js";
+import { auditEntry, insertAudit } from "../../platform/audit-log.js";
+import { transaction, type Sql } from "../../platform/db.js";
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Logger } from "../../platform/logger.js";
-import type { AttemptRow, DeliveryFilter, DeliveryRow, Pool } from "./store.js";
-import type * as sqlStore from "./store.js";
+import {
+  endpointHealth,
+  getDelivery,
+  insertDelivery,
+  listDeliveries,
+  requeue,
+  type AttemptRow,
+  type DeliveryFilter,
+  type DeliveryRow,
+  type EndpointHealthRow,
+} from "./db/deliveries.js";
+import { lockEndpoint } from "./db/endpoints.js";
 import { HEALTH_WINDOW_MS } from "./health-window.js";
 
 export const DEFAULT_LIST_LIMIT = 100;
@@ -27,44 +38,29 @@ export function testEventBody(storeId: string, endpointId: string, now = new Dat
   return JSON.stringify({ type: TEST_EVENT_TYPE, timestamp: now.toISOString(), data: { store_id: storeId, endpoint_id: endpointId } });
 }
 
-export type DeliveriesStore = Pick<
-  typeof sqlStore,
-  "transaction" | "listDeliveries" | "getDelivery" | "requeue" | "lockEndpoint" | "insertDelivery" | "insertAudit" | "endpointHealth"
->;
-
-export function createDeliveries({
-  sql,
-  store,
-  logger,
-  onRequeued,
-}: {
-  sql: Pool;
-  store: DeliveriesStore;
-  logger: Logger;
-  onRequeued: () => void;
-}) {
+export function createDeliveries({ sql, logger, onRequeued }: { sql: Sql; logger: Logger; onRequeued: () => void }) {
   return {
     /** The store's newest deliveries matching the filter, each with its attempts unless `withAttempts` is false. */
     async list(storeId: string, filter: DeliveryFilter, limit: number, withAttempts = true): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] }[]> {
-      return store.listDeliveries(sql, storeId, filter, listLimit(limit), withAttempts);
+      return listDeliveries(sql, storeId, filter, listLimit(limit), withAttempts);
     },
 
     /** Each endpoint's attempts and successes in the last 24 h and its latest attempt; the store's failed attempts in that time. */
-    async health(storeId: string, now = new Date()): Promise<{ failedAttempts: number; endpoints: sqlStore.EndpointHealthRow[] }> {
-      const endpoints = await store.endpointHealth(sql, storeId, new Date(now.getTime() - HEALTH_WINDOW_MS));
+    async health(storeId: string, now = new Date()): Promise<{ failedAttempts: number; endpoints: EndpointHealthRow[] }> {
+      const endpoints = await endpointHealth(sql, storeId, new Date(now.getTime() - HEALTH_WINDOW_MS));
       return { failedAttempts: endpoints.reduce((sum, row) => sum + row.attempts - row.succeeded, 0), endpoints };
     },
 
     /** One delivery with its attempts; undefined when the store has no such delivery. */
     async get(storeId: string, deliveryId: string): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] } | undefined> {
-      return store.getDelivery(sql, storeId, deliveryId);
+      return getDelivery(sql, storeId, deliveryId);
     },
 
     /** Queues the delivery again now; undefined when the store has no such delivery (of a live endpoint) or it is being sent. */
     async redeliver(storeId: string, deliveryId: string, actor: Actor): Promise<DeliveryRow | undefined> {
-      const row = await store.transaction(sql, async (tx) => {
-        const requeued = await store.requeue(tx, storeId, deliveryId);
-        if (requeued) await store.insertAudit(tx, [auditEntry(storeId, actor, "delivery.resent", auditTarget("delivery", deliveryId), { label: requeued.event_type })]);
+      const row = await transaction(sql, async (tx) => {
+        const requeued = await requeue(tx, storeId, deliveryId);
+        if (requeued) await insertAudit(tx, [auditEntry(storeId, actor, "delivery.resent", auditTarget("delivery", deliveryId), { label: requeued.event_type })]);
         return requeued;
       });
       if (row) onRequeued();
@@ -76,12 +72,12 @@ export function createDeliveries({
      * the store has no such endpoint; FAILED_PRECONDITION when it is disabled.
      */
     async sendTest(storeId: string, endpointId: string, actor: Actor): Promise<DeliveryRow | undefined> {
-      const delivery = await store.transaction(sql, async (tx) => {
-        const endpoint = await store.lockEndpoint(tx, storeId, endpointId);
+      const delivery = await transaction(sql, async (tx) => {
+        const endpoint = await lockEndpoint(tx, storeId, endpointId);
         if (!endpoint) return undefined;
         if (!endpoint.enabled) throw new ConnectError(`endpoint ${endpointId} is disabled: enable it to send a test event`, Code.FailedPrecondition);
-        await store.insertAudit(tx, [auditEntry(storeId, actor, "endpoint.test_sent", auditTarget("endpoint", endpointId), { label: endpoint.url })]);
-        return store.insertDelivery(tx, {
+        await insertAudit(tx, [auditEntry(storeId, actor, "endpoint.test_sent", auditTarget("endpoint", endpointId), { label: endpoint.url })]);
+        return insertDelivery(tx, {
           endpoint_id: endpoint.id,
           store_id: storeId,
           event_id: randomUUID(),

@@ -1,22 +1,17 @@
-// Wires the webhook service's request-side domain modules: routes.ts gets the result;
-// tests pass an in-memory store. (The consumer, the delivery worker and the purge job
-// are started by service.ts with the same store.)
-import type { AuditQuery } from "../../platform/audit-log.js";
+// Wires the webhook service's request-side domain modules: routes.ts gets the result.
+// (The consumer, the delivery worker and the purge job are started by service.ts on the
+// same pool.)
+import { listAudit, type AuditQuery } from "../../platform/audit-log.js";
+import type { Sql } from "../../platform/db.js";
 import type { Logger } from "../../platform/logger.js";
 import { createDeliveries } from "./deliveries.js";
 import { createEndpoints } from "./endpoints.js";
 import { createEvents } from "./events.js";
 import type { SecretBox } from "./secret-box.js";
-import * as sqlStore from "./store.js";
-
-/** Everything store.ts offers; a test may pass an in-memory one. */
-export type WebhookStore = typeof sqlStore;
 
 export interface WebhookDomainDeps {
-  /** The pool; only `store` uses it. */
-  sql: sqlStore.Pool;
-  /** Default: store.ts (PostgreSQL). */
-  store?: WebhookStore;
+  /** The pool on the webhook schema. */
+  sql: Sql;
   logger: Logger;
   box: SecretBox;
   allowHttp: boolean;
@@ -29,12 +24,11 @@ export interface WebhookDomainDeps {
 
 export function createWebhookDomain(deps: WebhookDomainDeps) {
   const { sql, logger, box } = deps;
-  const store = deps.store ?? sqlStore;
-  const endpoints = createEndpoints({ sql, store, logger, box, allowHttp: deps.allowHttp, rotationOverlapMs: deps.rotationOverlapMs, onQueued: deps.onRequeued });
-  const events = createEvents({ sql, store, logger, retentionMs: deps.eventRetentionMs, onQueued: deps.onRequeued });
-  const deliveries = createDeliveries({ sql, store, logger, onRequeued: deps.onRequeued });
+  const endpoints = createEndpoints({ sql, logger, box, allowHttp: deps.allowHttp, rotationOverlapMs: deps.rotationOverlapMs, onQueued: deps.onRequeued });
+  const events = createEvents({ sql, logger, retentionMs: deps.eventRetentionMs, onQueued: deps.onRequeued });
+  const deliveries = createDeliveries({ sql, logger, onRequeued: deps.onRequeued });
   // The webhook service's part of the store's audit log: entries are written by each change.
-  const audit = { list: (storeId: string, query: AuditQuery) => store.listAudit(sql, storeId, query) };
+  const audit = { list: (storeId: string, query: AuditQuery) => listAudit(sql, storeId, query) };
   return { endpoints, events, deliveries, audit };
 }
 

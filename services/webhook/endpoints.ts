@@ -6,14 +6,27 @@
 import { auditTarget } from "../../common/audit.js";
 import { HeaderError, withHeader, type CustomHeader } from "../../common/webhook-headers.js";
 import type { Actor } from "../../common/actor.js";
-import { auditEntry, fieldChanges, type AuditFieldChange } from "../../platform/audit-log.js";
+import { auditEntry, fieldChanges, insertAudit, type AuditFieldChange } from "../../platform/audit-log.js";
+import { transaction, type Db, type Sql } from "../../platform/db.js";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ORDER_EVENT_TYPES } from "../../common/order-status.js";
 import type { Logger } from "../../platform/logger.js";
 import type { SecretBox } from "./secret-box.js";
 import { generateSecret } from "./signing.js";
-import type { EndpointChanges, EndpointRow, Pool } from "./store.js";
-import type * as sqlStore from "./store.js";
+import { failPendingDeliveries, insertResendDeliveries } from "./db/deliveries.js";
+import {
+  endpointOfStore,
+  insertEndpoint,
+  listEndpoints,
+  lockEndpoint,
+  lockEndpointsOfStore,
+  markEndpointDeleted,
+  setEndpointHeaders,
+  updateEndpoint,
+  type EndpointChanges,
+  type EndpointRow,
+} from "./db/endpoints.js";
+import { deleteSecrets, insertSecret, liveSecrets, retireSecretsAt, retireSecretsNow } from "./db/secrets.js";
 import { fieldErrors } from "../../platform/field-errors.js";
 import { fieldError } from "./validation.js";
 
@@ -98,27 +111,6 @@ export function headerChanges(before: CustomHeader[], after: CustomHeader[]): Au
     .map((name) => ({ field: `header.${name}`, before: find(before, name) ? "(hidden)" : "", after: find(after, name) ? "(hidden)" : "" }));
 }
 
-export type EndpointsStore = Pick<
-  typeof sqlStore,
-  | "transaction"
-  | "insertAudit"
-  | "lockEndpointsOfStore"
-  | "insertEndpoint"
-  | "listEndpoints"
-  | "endpointOfStore"
-  | "lockEndpoint"
-  | "updateEndpoint"
-  | "markEndpointDeleted"
-  | "failPendingDeliveries"
-  | "insertSecret"
-  | "retireSecretsNow"
-  | "retireSecretsAt"
-  | "liveSecrets"
-  | "deleteSecrets"
-  | "insertResendDeliveries"
-  | "setEndpointHeaders"
->;
-
 export interface EndpointUpdate {
   url?: string;
   description?: string;
@@ -138,8 +130,7 @@ function severalEndpoints(storeId: string, count: number): ConnectError {
 }
 
 export function createEndpoints(deps: {
-  sql: Pool;
-  store: EndpointsStore;
+  sql: Sql;
   logger: Logger;
   box: SecretBox;
   allowHttp: boolean;
@@ -148,7 +139,7 @@ export function createEndpoints(deps: {
   /** Told when deliveries were queued (a resend), so the worker looks at once. */
   onQueued?: () => void;
 }) {
-  const { sql, store, logger, box } = deps;
+  const { sql, logger, box } = deps;
 
   const openHeaders = (sealed: string | null): CustomHeader[] => (sealed ? (JSON.parse(box.open(sealed)) as CustomHeader[]) : []);
 
@@ -160,14 +151,14 @@ export function createEndpoints(deps: {
     action: "endpoint.header_set" | "endpoint.header_removed",
     change: (headers: CustomHeader[]) => CustomHeader[],
   ): Promise<EndpointRow | undefined> {
-    const changed = await store.transaction(sql, async (tx) => {
-      const endpoint = await store.lockEndpoint(tx, storeId, endpointId);
+    const changed = await transaction(sql, async (tx) => {
+      const endpoint = await lockEndpoint(tx, storeId, endpointId);
       if (!endpoint) return undefined;
       const before = openHeaders(endpoint.headers_sealed);
       const headers = change(before);
-      const updated = await store.setEndpointHeaders(tx, endpointId, headers.map((header) => header.name), headers.length > 0 ? box.seal(JSON.stringify(headers)) : null);
+      const updated = await setEndpointHeaders(tx, endpointId, headers.map((header) => header.name), headers.length > 0 ? box.seal(JSON.stringify(headers)) : null);
       const changes = headerChanges(before, headers);
-      await store.insertAudit(tx, [auditEntry(storeId, actor, action, auditTarget("endpoint", endpointId), { label: updated.url, changes })]);
+      await insertAudit(tx, [auditEntry(storeId, actor, action, auditTarget("endpoint", endpointId), { label: updated.url, changes })]);
       return updated;
     });
     // Names only: values are credentials.
@@ -176,10 +167,10 @@ export function createEndpoints(deps: {
   }
 
   /** Retires the endpoint's secrets (now, or at `until`) and adds a new one; the new secret. */
-  async function newSecret(tx: sqlStore.Db, endpointId: string, sealed: string, until?: Date) {
-    if (until) await store.retireSecretsAt(tx, endpointId, until);
-    else await store.retireSecretsNow(tx, endpointId);
-    await store.insertSecret(tx, endpointId, sealed);
+  async function newSecret(tx: Db, endpointId: string, sealed: string, until?: Date) {
+    if (until) await retireSecretsAt(tx, endpointId, until);
+    else await retireSecretsNow(tx, endpointId);
+    await insertSecret(tx, endpointId, sealed);
   }
 
   return {
@@ -192,19 +183,19 @@ export function createEndpoints(deps: {
       const url = checkEndpointUrl(rawUrl, deps.allowHttp).toString();
       const secret = generateSecret();
       const sealed = box.seal(secret);
-      const endpoint = await store.transaction(sql, async (tx) => {
-        const existing = await store.lockEndpointsOfStore(tx, storeId);
+      const endpoint = await transaction(sql, async (tx) => {
+        const existing = await lockEndpointsOfStore(tx, storeId);
         if (existing.length > 1) throw severalEndpoints(storeId, existing.length);
         // Its row locked, so the entry says what the change replaced.
-        const before = existing[0] && (await store.lockEndpoint(tx, storeId, existing[0].id));
+        const before = existing[0] && (await lockEndpoint(tx, storeId, existing[0].id));
         const endpoint = before
-          ? (await store.updateEndpoint(tx, storeId, before.id, { url, enabled: true }))!
-          : await store.insertEndpoint(tx, { store_id: storeId, url, description: "", event_types: null });
+          ? (await updateEndpoint(tx, storeId, before.id, { url, enabled: true }))!
+          : await insertEndpoint(tx, { store_id: storeId, url, description: "", event_types: null });
         await newSecret(tx, endpoint.id, sealed);
         const entry = before
           ? auditEntry(storeId, actor, "endpoint.updated", auditTarget("endpoint", endpoint.id), { label: url, changes: fieldChanges(auditedSettings(before), auditedSettings(endpoint)) })
           : auditEntry(storeId, actor, "endpoint.created", auditTarget("endpoint", endpoint.id), { label: url });
-        await store.insertAudit(tx, [entry]);
+        await insertAudit(tx, [entry]);
         return endpoint;
       });
       logger.info({ storeId, endpointId: endpoint.id, host: new URL(url).host }, "webhook endpoint set");
@@ -222,14 +213,14 @@ export function createEndpoints(deps: {
       const eventTypes = subscribedTypes(input.events);
       const secret = generateSecret();
       const sealed = box.seal(secret);
-      const endpoint = await store.transaction(sql, async (tx) => {
-        const existing = await store.lockEndpointsOfStore(tx, storeId);
+      const endpoint = await transaction(sql, async (tx) => {
+        const existing = await lockEndpointsOfStore(tx, storeId);
         if (existing.length >= MAX_ENDPOINTS_PER_STORE) {
           throw new ConnectError(`a store has at most ${MAX_ENDPOINTS_PER_STORE} webhook endpoints`, Code.FailedPrecondition);
         }
-        const endpoint = await store.insertEndpoint(tx, { store_id: storeId, url, description, event_types: eventTypes });
-        await store.insertSecret(tx, endpoint.id, sealed);
-        await store.insertAudit(tx, [auditEntry(storeId, actor, "endpoint.created", auditTarget("endpoint", endpoint.id), { label: url })]);
+        const endpoint = await insertEndpoint(tx, { store_id: storeId, url, description, event_types: eventTypes });
+        await insertSecret(tx, endpoint.id, sealed);
+        await insertAudit(tx, [auditEntry(storeId, actor, "endpoint.created", auditTarget("endpoint", endpoint.id), { label: url })]);
         return endpoint;
       });
       logger.info({ storeId, endpointId: endpoint.id, host: new URL(url).host, eventTypes }, "webhook endpoint created");
@@ -237,12 +228,12 @@ export function createEndpoints(deps: {
     },
 
     async list(storeId: string): Promise<EndpointRow[]> {
-      return store.listEndpoints(sql, storeId);
+      return listEndpoints(sql, storeId);
     },
 
     /** Undefined when the store has no such endpoint. */
     async get(storeId: string, endpointId: string): Promise<EndpointRow | undefined> {
-      return store.endpointOfStore(sql, storeId, endpointId);
+      return endpointOfStore(sql, storeId, endpointId);
     },
 
     /** Changes the fields given; undefined when the store has no such endpoint. */
@@ -260,24 +251,24 @@ export function createEndpoints(deps: {
         throw fieldErrors([{ field: "resend_failed_since", description: "a disabled endpoint receives nothing; enable it to resend" }]);
       }
       // Nothing to change: not even updated_at moves.
-      if (Object.keys(changes).length === 0 && update.resendFailedSince === undefined) return store.endpointOfStore(sql, storeId, endpointId);
+      if (Object.keys(changes).length === 0 && update.resendFailedSince === undefined) return endpointOfStore(sql, storeId, endpointId);
       // Turning it on or off is its own action in the log; any other change is an update.
       const action = Object.keys(changes).length === 2 && update.enabled !== undefined ? (update.enabled ? "endpoint.enabled" : "endpoint.disabled") : "endpoint.updated";
-      const done = await store.transaction(sql, async (tx) => {
+      const done = await transaction(sql, async (tx) => {
         // The row lock first, so the resend sees the endpoint as this change leaves it.
-        const current = await store.lockEndpoint(tx, storeId, endpointId);
+        const current = await lockEndpoint(tx, storeId, endpointId);
         if (!current) return undefined;
-        const changed = Object.keys(changes).length > 0 ? await store.updateEndpoint(tx, storeId, endpointId, changes) : current;
+        const changed = Object.keys(changes).length > 0 ? await updateEndpoint(tx, storeId, endpointId, changes) : current;
         if (!changed) return undefined;
         if (Object.keys(changes).length > 0) {
           const fields = fieldChanges(auditedSettings(current), auditedSettings(changed));
-          await store.insertAudit(tx, [auditEntry(storeId, actor, action, auditTarget("endpoint", endpointId), { label: changed.url, changes: fields })]);
+          await insertAudit(tx, [auditEntry(storeId, actor, action, auditTarget("endpoint", endpointId), { label: changed.url, changes: fields })]);
         }
         let resent: number | undefined;
         if (update.resendFailedSince !== undefined) {
           if (!changed.enabled) throw new ConnectError(`endpoint ${endpointId} is disabled: enable it to resend`, Code.FailedPrecondition);
-          resent = await store.insertResendDeliveries(tx, changed, update.resendFailedSince);
-          await store.insertAudit(tx, [auditEntry(storeId, actor, "events.replayed", auditTarget("endpoint", endpointId), { label: changed.url })]);
+          resent = await insertResendDeliveries(tx, changed, update.resendFailedSince);
+          await insertAudit(tx, [auditEntry(storeId, actor, "events.replayed", auditTarget("endpoint", endpointId), { label: changed.url })]);
         }
         return { endpoint: changed, resent };
       });
@@ -293,15 +284,15 @@ export function createEndpoints(deps: {
      * more is sent to it. Undefined when the store has no such endpoint.
      */
     async remove(storeId: string, endpointId: string, actor: Actor): Promise<EndpointRow | undefined> {
-      const removed = await store.transaction(sql, async (tx) => {
+      const removed = await transaction(sql, async (tx) => {
         // The row lock first: a delivery recorded or queued for it meanwhile is either
         // in before (and failed below) or sees it deleted.
-        const current = await store.lockEndpoint(tx, storeId, endpointId);
+        const current = await lockEndpoint(tx, storeId, endpointId);
         if (!current) return undefined;
-        const endpoint = await store.markEndpointDeleted(tx, storeId, endpointId);
-        const dropped = await store.failPendingDeliveries(tx, endpointId, "endpoint deleted");
-        await store.deleteSecrets(tx, endpointId);
-        await store.insertAudit(tx, [auditEntry(storeId, actor, "endpoint.deleted", auditTarget("endpoint", endpointId), { label: current.url })]);
+        const endpoint = await markEndpointDeleted(tx, storeId, endpointId);
+        const dropped = await failPendingDeliveries(tx, endpointId, "endpoint deleted");
+        await deleteSecrets(tx, endpointId);
+        await insertAudit(tx, [auditEntry(storeId, actor, "endpoint.deleted", auditTarget("endpoint", endpointId), { label: current.url })]);
         return endpoint && { endpoint, dropped };
       });
       if (!removed) return undefined;
@@ -336,10 +327,10 @@ export function createEndpoints(deps: {
 
     /** The custom headers with their values; the reveal is audited before they leave, as a secret's is. */
     async revealHeaders(storeId: string, endpointId: string, actor: Actor): Promise<CustomHeader[] | undefined> {
-      const sealed = await store.transaction(sql, async (tx) => {
-        const endpoint = await store.endpointOfStore(tx, storeId, endpointId);
+      const sealed = await transaction(sql, async (tx) => {
+        const endpoint = await endpointOfStore(tx, storeId, endpointId);
         if (!endpoint) return undefined;
-        await store.insertAudit(tx, [auditEntry(storeId, actor, "endpoint.headers_revealed", auditTarget("endpoint", endpointId), { label: endpoint.url })]);
+        await insertAudit(tx, [auditEntry(storeId, actor, "endpoint.headers_revealed", auditTarget("endpoint", endpointId), { label: endpoint.url })]);
         return endpoint.headers_sealed;
       });
       if (sealed === undefined) return undefined;
@@ -353,12 +344,12 @@ export function createEndpoints(deps: {
      * together, or the secret is not shown.
      */
     async reveal(storeId: string, endpointId: string, actor: Actor): Promise<string | undefined> {
-      const newest = await store.transaction(sql, async (tx) => {
-        const endpoint = await store.endpointOfStore(tx, storeId, endpointId);
+      const newest = await transaction(sql, async (tx) => {
+        const endpoint = await endpointOfStore(tx, storeId, endpointId);
         if (!endpoint) return undefined;
-        const [secret] = await store.liveSecrets(tx, endpoint.id);
+        const [secret] = await liveSecrets(tx, endpoint.id);
         if (!secret) throw new ConnectError(`endpoint ${endpointId} has no secret`, Code.FailedPrecondition);
-        await store.insertAudit(tx, [auditEntry(storeId, actor, "endpoint.secret_revealed", auditTarget("endpoint", endpointId), { label: endpoint.url })]);
+        await insertAudit(tx, [auditEntry(storeId, actor, "endpoint.secret_revealed", auditTarget("endpoint", endpointId), { label: endpoint.url })]);
         return secret;
       });
       if (newest === undefined) return undefined;
@@ -378,18 +369,18 @@ export function createEndpoints(deps: {
     ): Promise<{ endpoint: EndpointRow; secret: string; previousExpiresAt: Date } | undefined> {
       const secret = generateSecret();
       const sealed = box.seal(secret);
-      const rotated = await store.transaction(sql, async (tx) => {
+      const rotated = await transaction(sql, async (tx) => {
         let endpoint: EndpointRow | undefined;
-        if (endpointId) endpoint = await store.lockEndpoint(tx, storeId, endpointId);
+        if (endpointId) endpoint = await lockEndpoint(tx, storeId, endpointId);
         else {
-          const existing = await store.lockEndpointsOfStore(tx, storeId);
+          const existing = await lockEndpointsOfStore(tx, storeId);
           if (existing.length > 1) throw severalEndpoints(storeId, existing.length);
-          endpoint = existing[0] && (await store.lockEndpoint(tx, storeId, existing[0].id));
+          endpoint = existing[0] && (await lockEndpoint(tx, storeId, existing[0].id));
         }
         if (!endpoint) return undefined;
         const until = new Date(Date.now() + deps.rotationOverlapMs);
         await newSecret(tx, endpoint.id, sealed, until);
-        await store.insertAudit(tx, [auditEntry(storeId, actor, "endpoint.secret_rotated", auditTarget("endpoint", endpoint.id), { label: endpoint.url })]);
+        await insertAudit(tx, [auditEntry(storeId, actor, "endpoint.secret_rotated", auditTarget("endpoint", endpoint.id), { label: endpoint.url })]);
         return { endpoint, previousExpiresAt: until };
       });
       if (!rotated) return undefined;

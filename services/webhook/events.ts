@@ -4,25 +4,24 @@
 // original webhook-id, so a receiver that dedupes on it sees each event once.
 import { auditTarget } from "../../common/audit.js";
 import type { Actor } from "../../common/actor.js";
-import { auditEntry } from "../../platform/audit-log.js";
+import { auditEntry, insertAudit } from "../../platform/audit-log.js";
+import { transaction, type Sql } from "../../platform/db.js";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Logger } from "../../platform/logger.js";
 import { listLimit } from "./deliveries.js";
-import type { DeliveryRow, EventFilter, EventRow, Pool } from "./store.js";
-import type * as sqlStore from "./store.js";
-
-export type EventsStore = Pick<typeof sqlStore, "transaction" | "listEvents" | "lockEndpoint" | "insertReplayDeliveries" | "insertAudit">;
+import { insertReplayDeliveries, type DeliveryRow } from "./db/deliveries.js";
+import { lockEndpoint } from "./db/endpoints.js";
+import { listEvents, type EventFilter, type EventRow } from "./db/events.js";
 
 export function createEvents(deps: {
-  sql: Pool;
-  store: EventsStore;
+  sql: Sql;
   logger: Logger;
   /** How long events are kept: older ones are neither listed nor replayed, even before the purge removes them. */
   retentionMs: number;
   /** Called when deliveries were queued (wakes the worker). */
   onQueued: () => void;
 }) {
-  const { sql, store, logger } = deps;
+  const { sql, logger } = deps;
   const retainedSince = () => new Date(Date.now() - deps.retentionMs);
   return {
     /** The store's kept events, newest first, each with its deliveries. */
@@ -31,7 +30,7 @@ export function createEvents(deps: {
       filter: Omit<EventFilter, "notBefore">,
       limit: number,
     ): Promise<{ event: EventRow; deliveries: DeliveryRow[] }[]> {
-      return store.listEvents(sql, storeId, { ...filter, notBefore: retainedSince() }, listLimit(limit));
+      return listEvents(sql, storeId, { ...filter, notBefore: retainedSince() }, listLimit(limit));
     },
 
     /**
@@ -40,13 +39,13 @@ export function createEvents(deps: {
      * when it is disabled (nothing would be sent).
      */
     async replay(storeId: string, endpointId: string, since: Date, actor: Actor): Promise<number | undefined> {
-      const queued = await store.transaction(sql, async (tx) => {
-        const endpoint = await store.lockEndpoint(tx, storeId, endpointId);
+      const queued = await transaction(sql, async (tx) => {
+        const endpoint = await lockEndpoint(tx, storeId, endpointId);
         if (!endpoint) return undefined;
         if (!endpoint.enabled) throw new ConnectError(`endpoint ${endpointId} is disabled: enable it before replaying events`, Code.FailedPrecondition);
         const from = new Date(Math.max(since.getTime(), retainedSince().getTime()));
-        await store.insertAudit(tx, [auditEntry(storeId, actor, "events.replayed", auditTarget("endpoint", endpointId), { label: endpoint.url })]);
-        return store.insertReplayDeliveries(tx, endpoint, from);
+        await insertAudit(tx, [auditEntry(storeId, actor, "events.replayed", auditTarget("endpoint", endpointId), { label: endpoint.url })]);
+        return insertReplayDeliveries(tx, endpoint, from);
       });
       if (queued === undefined) return undefined;
       logger.info({ storeId, endpointId, since: since.toISOString(), queued }, "webhook events replayed");

@@ -1,19 +1,17 @@
 // Endpoints that keep failing (CONTRACT §6): when every attempt to an endpoint has
 // failed for WEBHOOK_DISABLE_AFTER, it is disabled with the reason on its page, audited
 // as `system`, and the store's owners are mailed. The worker keeps each endpoint's
-// failing streak (store.recordAttempt); a sweep every 15 s turns the streaks that
-// are long enough into disables, so it happens within 60 s of the bound even when no
-// attempt is due.
+// failing streak (db/deliveries.ts recordAttempt); a sweep every 15 s turns the
+// streaks that are long enough into disables, so it happens within 60 s of the bound
+// even when no attempt is due.
 import { SYSTEM } from "../../common/actor.js";
 import { auditTarget } from "../../common/audit.js";
 import { endpointUrl } from "../../common/dashboard-links.js";
-import { auditEntry, fieldChanges } from "../../platform/audit-log.js";
+import { auditEntry, fieldChanges, insertAudit } from "../../platform/audit-log.js";
+import { transaction, type Sql } from "../../platform/db.js";
 import type { Logger } from "../../platform/logger.js";
 import type { Mailer, OutgoingMail } from "../../platform/mail.js";
-import type { DisabledForFailing, Pool } from "./store.js";
-import type * as sqlStore from "./store.js";
-
-export type FailingEndpointsStore = Pick<typeof sqlStore, "transaction" | "disableFailingEndpoints" | "insertAudit">;
+import { disableFailingEndpoints, type DisabledForFailing } from "./db/endpoints.js";
 
 export const DISABLE_SWEEP_EVERY_MS = 15_000;
 
@@ -28,7 +26,7 @@ export function dueForDisable(failingSince: Date | null, now: Date, disableAfter
 /**
  * The failing streak after one more attempt: a success ends it, a failure starts one
  * at its time unless one is running. Pure, so the rule can be read and tested alone; the
- * worker applies the same rule in SQL (store.recordAttempt).
+ * worker applies the same rule in SQL (db/deliveries.ts recordAttempt).
  */
 export function failingSinceAfter(failingSince: Date | null, attempt: { succeeded: boolean; at: Date }): Date | null {
   if (attempt.succeeded) return null;
@@ -65,8 +63,7 @@ export function endpointDisabledMail(to: string, endpoint: DisabledForFailing, f
 }
 
 export function createFailingEndpoints(deps: {
-  sql: Pool;
-  store: FailingEndpointsStore;
+  sql: Sql;
   logger: Logger;
   disableAfterMs: number;
   /** Emails of the store's owners, to be told (the catalog's members). */
@@ -74,7 +71,7 @@ export function createFailingEndpoints(deps: {
   mailer: Pick<Mailer, "send">;
   publicBaseUrl: string;
 }) {
-  const { sql, store, logger } = deps;
+  const { sql, logger } = deps;
   const forHowLong = spokenDuration(deps.disableAfterMs);
 
   /** Tells the owners; a catalog that is away costs the mail (logged), never the disable. */
@@ -92,11 +89,11 @@ export function createFailingEndpoints(deps: {
     /** Disables what is due at `now`, audited in the same transaction; then mails. */
     async sweep(now = new Date()): Promise<DisabledForFailing[]> {
       const before = new Date(now.getTime() - deps.disableAfterMs);
-      const disabled = await store.transaction(sql, async (tx) => {
-        const rows = await store.disableFailingEndpoints(tx, before, forHowLong);
+      const disabled = await transaction(sql, async (tx) => {
+        const rows = await disableFailingEndpoints(tx, before, forHowLong);
         // Only enabled endpoints are disabled here, so each was on before.
         const changes = fieldChanges({ enabled: "true" }, { enabled: "false" });
-        if (rows.length > 0) await store.insertAudit(tx, rows.map((row) => auditEntry(row.store_id, SYSTEM, "endpoint.disabled", auditTarget("endpoint", row.id), { label: row.url, changes })));
+        if (rows.length > 0) await insertAudit(tx, rows.map((row) => auditEntry(row.store_id, SYSTEM, "endpoint.disabled", auditTarget("endpoint", row.id), { label: row.url, changes })));
         return rows;
       });
       for (const endpoint of disabled) {

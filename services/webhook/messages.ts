@@ -5,7 +5,9 @@ import { urlOrigin } from "../../common/url-origin.js";
 import type { AuditEntry } from "../../gen/audit/v1/audit_pb.js";
 import type { DeliverySchema, EndpointSchema, EventSchema } from "../../gen/webhook/v1/webhook_pb.js";
 import { auditEntryMessage, type AuditRow } from "../../platform/audit-log.js";
-import type { AttemptRow, DeliveryRow, EndpointRow, EventRow } from "./store.js";
+import type { AttemptRow, DeliveryRow } from "./db/deliveries.js";
+import type { EndpointRow } from "./db/endpoints.js";
+import type { EventRow } from "./db/events.js";
 
 // Rows → protobuf messages: the one place the two vocabularies meet, and so where an
 // endpoint's URL is cut to what the reader may see.

@@ -6,8 +6,8 @@
 // may purge at once.
 import type { Logger } from "../../platform/logger.js";
 import { HEALTH_KEPT_MS } from "./health-window.js";
-import type { Pool } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { Sql } from "../../platform/db.js";
+import { purgeAttemptHours, purgeDeletedEndpoints, purgeDeliveries, purgeEvents } from "./db/purge.js";
 
 /**
  * Rows per statement. At a million orders a day's events are ~28k events, deliveries
@@ -18,8 +18,6 @@ import type * as sqlStore from "./store.js";
 export const PURGE_BATCH = 250;
 export const PURGE_EVERY_MS = 3_600_000;
 
-export type PurgeStore = Pick<typeof sqlStore, "purgeEvents" | "purgeDeliveries" | "purgeDeletedEndpoints" | "purgeAttemptHours">;
-
 export interface PurgeCounts {
   events: number;
   deliveries: number;
@@ -29,8 +27,8 @@ export interface PurgeCounts {
   batches: number;
 }
 
-export function createPurge(deps: { sql: Pool; store: PurgeStore; retentionMs: number; batchSize?: number }) {
-  const { sql, store } = deps;
+export function createPurge(deps: { sql: Sql; retentionMs: number; batchSize?: number }) {
+  const { sql } = deps;
   const batch = deps.batchSize ?? PURGE_BATCH;
   return {
     /** Removes everything older than the retention; how much of each. */
@@ -52,25 +50,25 @@ export function createPurge(deps: { sql: Pool; store: PurgeStore; retentionMs: n
         }
       };
       await drain(async () => {
-        const removed = await store.purgeEvents(sql, before, batch);
+        const removed = await purgeEvents(sql, before, batch);
         counts.events += removed;
         return removed;
       });
       await drain(async () => {
-        const gone = await store.purgeDeliveries(sql, before, batch);
+        const gone = await purgeDeliveries(sql, before, batch);
         counts.deliveries += gone.deliveries;
         counts.attempts += gone.attempts;
         return gone.deliveries;
       });
       // After the deliveries: an endpoint goes once its history has.
       await drain(async () => {
-        const removed = await store.purgeDeletedEndpoints(sql, before, batch);
+        const removed = await purgeDeletedEndpoints(sql, before, batch);
         counts.endpoints += removed;
         return removed;
       });
       // Endpoint health's hours, kept only a day past their window whatever the retention.
       const hoursBefore = new Date(now.getTime() - HEALTH_KEPT_MS);
-      await drain(() => store.purgeAttemptHours(sql, hoursBefore, batch));
+      await drain(() => purgeAttemptHours(sql, hoursBefore, batch));
       return counts;
     },
   };

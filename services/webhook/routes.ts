@@ -1,10 +1,10 @@
 // The webhook service's gRPC handlers (endpoints, secrets, the event log, deliveries):
 // argument checks, one domain call, the response. The rules are in endpoints.ts,
-// events.ts and deliveries.ts (domain.ts wires them); SQL is in store.ts, which this
-// file never touches. Every call is scoped to its store_id: another store's endpoint or
+// events.ts and deliveries.ts (domain.ts wires them); SQL is in db/, which this file
+// never touches. Every call is scoped to its store_id: another store's endpoint or
 // delivery is NOT_FOUND, exactly like one that does not exist.
 import { actorFromHeaders } from "../../common/actor.js";
-import { auditQuery, type AuditQuery } from "../../platform/audit-log.js";
+import { auditQuery, type AuditQuery, type AuditRow } from "../../platform/audit-log.js";
 import { requirePermission } from "../../platform/rpc-actor.js";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -14,7 +14,6 @@ import type { Deliveries } from "./deliveries.js";
 import { requireRate } from "./endpoint-rate.js";
 import type { EndpointUpdate, Endpoints } from "./endpoints.js";
 import type { Events } from "./events.js";
-import type { AuditRow } from "./store.js";
 import { fieldError, optionalDeliveryStatus, optionalEventType, optionalUuid, parseRfc3339, requireStoreId, requireUuid } from "./validation.js";
 
 export interface WebhookRouteDeps {

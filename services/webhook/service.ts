@@ -4,7 +4,7 @@ import { AccountService } from "../../gen/catalog/v1/account_pb.js";
 import { WebhookService } from "../../gen/webhook/v1/webhook_pb.js";
 import type { EventBus } from "../../platform/bus.js";
 import type { Config } from "../../platform/config.js";
-import { migrate, type Sql } from "../../platform/db.js";
+import { migrate, ping, type Sql } from "../../platform/db.js";
 import type { Logger } from "../../platform/logger.js";
 import type { Mailer } from "../../platform/mail.js";
 import { openRpcChannel } from "../../platform/rpc-client.js";
@@ -16,7 +16,7 @@ import { createFailingEndpoints, startFailingEndpointsJob } from "./failing-endp
 import { createPurge, startPurgeJob } from "./purge.js";
 import { createWebhookRoutes } from "./routes.js";
 import { createSecretBox } from "./secret-box.js";
-import * as store from "./store.js";
+import { countWaitingDeliveries } from "./db/deliveries.js";
 import { startDeliveryWorker } from "./worker.js";
 
 export const WEBHOOK_SCHEMA = "webhooks";
@@ -66,7 +66,6 @@ export async function startWebhookService(options: {
   registerDbPool("webhooks", sql);
   const worker = startDeliveryWorker({
     sql,
-    store,
     logger,
     box,
     schedule: config.WEBHOOK_RETRY_SCHEDULE,
@@ -79,8 +78,8 @@ export async function startWebhookService(options: {
       if (result === "succeeded") webhookDeliveryLatency.observe((Date.now() - recordedAt.getTime()) / 1000);
     },
   });
-  setWebhookBacklogSources({ deliveriesWaiting: () => store.countWaitingDeliveries(sql), consumerPending: () => options.bus.pending() });
-  await options.bus.consume(createEventConsumer({ sql, store, logger, onRecorded: worker.kick }));
+  setWebhookBacklogSources({ deliveriesWaiting: () => countWaitingDeliveries(sql), consumerPending: () => options.bus.pending() });
+  await options.bus.consume(createEventConsumer({ sql, logger, onRecorded: worker.kick }));
   const server = await startRpcServer({
     name: "webhook",
     host: options.host,
@@ -89,7 +88,6 @@ export async function startWebhookService(options: {
     routes: createWebhookRoutes(
       createWebhookDomain({
         sql,
-        store,
         logger,
         box,
         allowHttp: config.WEBHOOK_ALLOW_HTTP,
@@ -100,7 +98,7 @@ export async function startWebhookService(options: {
     ),
     services: [WebhookService.typeName],
     ready: async () => {
-      await store.ping(sql);
+      await ping(sql);
       await options.bus.ready();
     },
     internalToken: options.internalToken,
@@ -110,7 +108,6 @@ export async function startWebhookService(options: {
   const accounts = catalogChannel.client(AccountService);
   const failing = createFailingEndpoints({
     sql,
-    store,
     logger,
     disableAfterMs: config.WEBHOOK_DISABLE_AFTER,
     ownersOf: async (storeId) => (await accounts.listMembers({ storeId })).members.filter((member) => member.role === "owner").map((member) => member.email),
@@ -119,7 +116,7 @@ export async function startWebhookService(options: {
   });
   const failingJob = startFailingEndpointsJob(failing, logger, options.disableSweepEveryMs);
   const purgeJob = startPurgeJob({
-    purge: createPurge({ sql, store, retentionMs: config.EVENT_RETENTION }),
+    purge: createPurge({ sql, retentionMs: config.EVENT_RETENTION }),
     logger,
     everyMs: options.purgeEveryMs,
   });

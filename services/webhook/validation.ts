@@ -4,7 +4,7 @@
 import { ORDER_EVENT_TYPES } from "../../common/order-status.js";
 import { parseRfc3339 as parseRfc3339Instant } from "../../common/rfc3339.js";
 import { fieldChecks } from "../../platform/field-errors.js";
-import type { DeliveryStatus } from "./store.js";
+import type { DeliveryStatus } from "./db/deliveries.js";
 
 // "url must be an absolute URL": the dashboard's endpoint forms match on these words.
 export const { fieldError, requireUuid, optionalUuid, requireStoreId } = fieldChecks("field description");

@@ -1,4 +1,5 @@
 import { context, SpanKind, SpanStatusCode } from "@opentelemetry/api";
+import { transaction, type Sql } from "../../platform/db.js";
 import type { Logger } from "../../platform/logger.js";
 import { contextFromTraceparent, inSpan, traceCarrier, tracerFor, tracingEnabled, untraced, type TraceCarrier } from "../../platform/tracing.js";
 import { outsideCall } from "../../platform/query-deadline.js";
@@ -7,22 +8,11 @@ import { nextAttemptDelay, parseRetryAfter, RETRY_AFTER_STATUSES } from "./retry
 import type { SecretBox } from "./secret-box.js";
 import { sendWebhook, type SendResult } from "./sender.js";
 import { signatureHeader } from "./signing.js";
-import type { AttemptOutcome, AttemptRow, DueDelivery, Pool, SentTo } from "./store.js";
-import type * as sqlStore from "./store.js";
-
-export type WorkerStore = Pick<
-  typeof sqlStore,
-  | "transaction"
-  | "leaseDue"
-  | "releaseLease"
-  | "disableEndpoint"
-  | "recordAttempt"
-  | "endpointLiveForShare"
->;
+import { leaseDue, recordAttempt, releaseLease, type AttemptOutcome, type AttemptRow, type DueDelivery, type SentTo } from "./db/deliveries.js";
+import { disableEndpoint, endpointLiveForShare } from "./db/endpoints.js";
 
 export interface WorkerOptions {
-  sql: Pool;
-  store: WorkerStore;
+  sql: Sql;
   logger: Logger;
   box: SecretBox;
   schedule: number[];
@@ -44,7 +34,7 @@ export interface WorkerOptions {
  * database, so a restart picks up where the last run stopped.
  */
 export function startDeliveryWorker(options: WorkerOptions) {
-  const { sql, store, logger } = options;
+  const { sql, logger } = options;
   const perEndpoint = options.perEndpoint ?? 4;
   const total = options.total ?? 64;
   const timeoutMs = options.timeoutMs ?? 15_000;
@@ -62,17 +52,17 @@ export function startDeliveryWorker(options: WorkerOptions) {
    * an outage, it is written again without them, so the delivery still moves on. Should
    * that fail too, the lease lapses and leaseDue's step rule ends the delivery.
    */
-  async function recordAttempt(attempt: Omit<AttemptRow, "number">, outcome: AttemptOutcome, sent?: SentTo) {
+  async function recordOutcome(attempt: Omit<AttemptRow, "number">, outcome: AttemptOutcome, sent?: SentTo) {
     try {
       // The attempt's row, its delivery's new state and its endpoint's streak, in one statement.
-      await store.recordAttempt(sql, attempt, outcome, sent);
+      await recordAttempt(sql, attempt, outcome, sent);
     } catch (error) {
       if (isOutage(error)) throw error;
       logger.error(
         { deliveryId: attempt.delivery_id, err: { message: (error as Error).message, code: (error as { code?: unknown }).code } },
         "webhook attempt could not be recorded as received; recording it without the receiver's answer",
       );
-      await store.recordAttempt(
+      await recordAttempt(
         sql,
         { ...attempt, error: attempt.error === null ? null : "(not recordable)", response_excerpt: null },
         { ...outcome, error: outcome.error === undefined ? undefined : "(not recordable)" },
@@ -94,9 +84,9 @@ export function startDeliveryWorker(options: WorkerOptions) {
       // Failed only if the endpoint is still off when the failure is written: enabled
       // meanwhile (with "Resend failed since", which skips deliveries still pending),
       // the delivery goes out after all instead of falling between the two.
-      const failed = await store.transaction(sql, async (tx) => {
-        if (await store.endpointLiveForShare(tx, delivery.endpoint_id)) return false;
-        await store.recordAttempt(
+      const failed = await transaction(sql, async (tx) => {
+        if (await endpointLiveForShare(tx, delivery.endpoint_id)) return false;
+        await recordAttempt(
           tx,
           { delivery_id: delivery.id, started_at: started, status_code: null, latency_ms: 0, result: "endpoint_disabled", error: "endpoint is disabled", response_excerpt: null },
           { status: "failed", error: "endpoint is disabled" },
@@ -104,7 +94,7 @@ export function startDeliveryWorker(options: WorkerOptions) {
         return true;
       });
       if (!failed) {
-        await store.releaseLease(sql, delivery.id);
+        await releaseLease(sql, delivery.id);
         kick();
       }
       return;
@@ -155,23 +145,23 @@ export function startDeliveryWorker(options: WorkerOptions) {
     const attemptsMade = delivery.attempts + 1;
     const sent: SentTo = { endpointId: delivery.endpoint_id, succeeded: result.result === "succeeded" };
     if (result.result === "succeeded") {
-      await recordAttempt(attempt, { status: "succeeded" }, sent);
+      await recordOutcome(attempt, { status: "succeeded" }, sent);
     } else if (result.result === "refused") {
-      await recordAttempt(attempt, { status: "refused", error: result.error }, sent);
+      await recordOutcome(attempt, { status: "refused", error: result.error }, sent);
       logger.warn({ deliveryId: delivery.id, reason: result.error }, "webhook destination refused");
     } else if (result.statusCode === 410) {
-      await store.disableEndpoint(sql, delivery.endpoint_id, "receiver answered 410 Gone");
-      await recordAttempt(attempt, { status: "failed", error: "410 Gone: endpoint disabled" }, sent);
+      await disableEndpoint(sql, delivery.endpoint_id, "receiver answered 410 Gone");
+      await recordOutcome(attempt, { status: "failed", error: "410 Gone: endpoint disabled" }, sent);
       logger.warn({ endpointId: delivery.endpoint_id }, "webhook endpoint disabled after 410");
     } else {
       const retryAfter = result.statusCode && RETRY_AFTER_STATUSES.has(result.statusCode) ? parseRetryAfter(result.retryAfter) : undefined;
       const delay = nextAttemptDelay(options.schedule, attemptsMade, retryAfter);
       const error = result.error ?? `HTTP ${result.statusCode}`;
       if (delay === undefined) {
-        await recordAttempt(attempt, { status: "failed", error }, sent);
+        await recordOutcome(attempt, { status: "failed", error }, sent);
         logger.warn({ deliveryId: delivery.id, attempts: attemptsMade }, "webhook delivery failed for good");
       } else {
-        await recordAttempt(attempt, { status: "pending", nextAttemptAt: new Date(Date.now() + delay), error }, sent);
+        await recordOutcome(attempt, { status: "pending", nextAttemptAt: new Date(Date.now() + delay), error }, sent);
         setTimeout(kick, delay + 10).unref();
       }
     }
@@ -224,11 +214,11 @@ export function startDeliveryWorker(options: WorkerOptions) {
         const room = total - count;
         if (room <= 0 || stopped) break;
         const saturated = [...inFlight].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
-        const leased = await store.leaseDue(sql, room, leaseMs, saturated, options.schedule);
+        const leased = await leaseDue(sql, room, leaseMs, saturated, options.schedule);
         for (const delivery of leased) {
           if ((inFlight.get(delivery.endpoint_id) ?? 0) >= perEndpoint) {
             // Over this endpoint's share: give the lease back for a later round.
-            await store.releaseLease(sql, delivery.id);
+            await releaseLease(sql, delivery.id);
             again = true;
             continue;
           }

@@ -1,6 +1,6 @@
 // An attempt and its outcome as the webhook worker records them, from the receiver's
 // status alone: a 2xx succeeded, anything else failed with HTTP <status> and stays pending.
-import type { AttemptOutcome, AttemptRow } from "../../services/webhook/store.js";
+import type { AttemptOutcome, AttemptRow } from "../../services/webhook/db/deliveries.js";
 
 export function attemptOf(deliveryId: string, startedAt: Date, statusCode: number): Omit<AttemptRow, "number"> {
   return {

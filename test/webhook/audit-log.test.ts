@@ -1,5 +1,5 @@
 // The webhook service's part of the audit log on real PostgreSQL (CONTRACT §10, the
-// readable audit trail): the routes in memory over store.ts on a database of the
+// readable audit trail): the routes in memory over db/ on a database of the
 // test's own, migrated as the release before and then upgraded. Endpoints are named by
 // their URL, their changes say before → after (a custom header by its name, never its
 // value), the system's disabling of failing endpoints included; filters by actor and
@@ -18,7 +18,6 @@ import { createFailingEndpoints } from "../../services/webhook/failing-endpoints
 import { createWebhookRoutes } from "../../services/webhook/routes.js";
 import { createSecretBox } from "../../services/webhook/secret-box.js";
 import { WEBHOOK_SCHEMA } from "../../services/webhook/service.js";
-import * as sqlStore from "../../services/webhook/store.js";
 import { checkPaging } from "../helpers/audit-pages.js";
 import { schemaBefore } from "../helpers/migrations.js";
 import { failure } from "../helpers/rpc-failure.js";
@@ -44,7 +43,7 @@ async function setup(t: ExecutionContext) {
     onRequeued: () => {},
   });
   const client = createClient(WebhookService, createRouterTransport(createWebhookRoutes(domain), { transport: { interceptors: [actorInterceptor(() => as.actor)] } }));
-  const failing = createFailingEndpoints({ sql, store: sqlStore, logger, disableAfterMs: 60_000, ownersOf: async () => [], mailer: { send: () => {} }, publicBaseUrl: "https://shop.example" });
+  const failing = createFailingEndpoints({ sql, logger, disableAfterMs: 60_000, ownersOf: async () => [], mailer: { send: () => {} }, publicBaseUrl: "https://shop.example" });
   return { sql, as, client, failing, storeId, list: (request: object) => client.listAudit({ storeId, ...request }) };
 }
 

@@ -16,7 +16,8 @@ import { createWebhookDomain } from "../../services/webhook/domain.js";
 import { createWebhookRoutes } from "../../services/webhook/routes.js";
 import { createSecretBox } from "../../services/webhook/secret-box.js";
 import { WEBHOOK_SCHEMA } from "../../services/webhook/service.js";
-import * as sqlStore from "../../services/webhook/store.js";
+import { lockEndpoint, updateEndpoint } from "../../services/webhook/db/endpoints.js";
+import { listEvents, recordEvents, type NewEvent } from "../../services/webhook/db/events.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
 
 const logger = createLogger("test", "silent");
@@ -55,7 +56,7 @@ async function disabledEndpoint(webhooks: ReturnType<typeof client>) {
   return { storeId, endpointId: endpoint!.id };
 }
 
-function paidEvent(storeId: string): sqlStore.NewEvent {
+function paidEvent(storeId: string): NewEvent {
   const orderId = randomUUID();
   return { id: randomUUID(), store_id: storeId, type: "order.paid", order_id: orderId, body: JSON.stringify({ type: "order.paid", data: { order: { id: orderId } } }) };
 }
@@ -93,7 +94,7 @@ test("recorded while the endpoint is off, committed after the enable began: the 
   const commit = gate();
   const recorded = gate();
   const consumer = sql.begin(async (tx) => {
-    const queued = await sqlStore.recordEvents(tx, [event]);
+    const queued = await recordEvents(tx, [event]);
     recorded.open();
     await commit.opened;
     return queued;
@@ -117,14 +118,14 @@ test("recorded while the enable is written: the recording waits, reads the endpo
   const updated = gate();
   // The enable's own statement, as the service writes it, held before its commit.
   const enable = sql.begin(async (tx) => {
-    await sqlStore.lockEndpoint(tx, storeId, endpointId);
-    await sqlStore.updateEndpoint(tx, storeId, endpointId, { enabled: true });
+    await lockEndpoint(tx, storeId, endpointId);
+    await updateEndpoint(tx, storeId, endpointId, { enabled: true });
     updated.open();
     await commit.opened;
   });
   await updated.opened;
 
-  const consumer = sqlStore.recordEvents(sql, [event]);
+  const consumer = recordEvents(sql, [event]);
   t.is(await settledOrBlocked(consumer), "blocked", "the recording waits for the enable in flight");
   commit.open();
   await enable;
@@ -137,11 +138,11 @@ test("an endpoint off before and after, or subscribed to other types, still gets
   const { storeId, endpointId } = await disabledEndpoint(webhooks);
   const { endpoint: other } = await webhooks.createEndpoint({ storeId, url: "https://hooks.example/refunds", events: { types: ["order.refunded"] } });
   const event = paidEvent(storeId);
-  t.is(await sqlStore.recordEvents(sql, [event]), 0);
+  t.is(await recordEvents(sql, [event]), 0);
   t.deepEqual(await deliveriesOf(endpointId, event.id), []);
   t.deepEqual(await deliveriesOf(other!.id, event.id), []);
-  const listed = await sqlStore.listEvents(sql, storeId, { notBefore: new Date(0) }, 10);
+  const listed = await listEvents(sql, storeId, { notBefore: new Date(0) }, 10);
   t.deepEqual(listed.map(({ event: e }) => [e.id, e.body]), [[event.id, event.body]], "in the log");
-  const lean = await sqlStore.listEvents(sql, storeId, { notBefore: new Date(0), withoutBodies: true }, 10);
+  const lean = await listEvents(sql, storeId, { notBefore: new Date(0), withoutBodies: true }, 10);
   t.deepEqual(lean.map(({ event: e }) => [e.id, e.type, e.body]), [[event.id, "order.paid", ""]], "and listed without its body when asked");
 });

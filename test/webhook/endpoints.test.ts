@@ -14,7 +14,6 @@ import { createLogger } from "../../platform/logger.js";
 import { createEventConsumer } from "../../services/webhook/consumer.js";
 import { createPurge, PURGE_BATCH } from "../../services/webhook/purge.js";
 import { startWebhookService, WEBHOOK_SCHEMA } from "../../services/webhook/service.js";
-import * as sqlStore from "../../services/webhook/store.js";
 import { createTestDatabase } from "../helpers/db.js";
 import { waitFor } from "../helpers/http.js";
 import { startReceiver, type Received, type Reply } from "../helpers/receiver.js";
@@ -300,7 +299,7 @@ test("the consumer on PostgreSQL: a redelivered message records nothing more, al
   const hooks = await receiver();
   const { endpoint } = await stack.webhooks!.createEndpoint({ storeId: shop.storeId, url: hooks.url });
   let woken = 0;
-  const consume = createEventConsumer({ sql: stack.webhookSql!, store: sqlStore, logger: createLogger("test", "silent"), onRecorded: () => woken++ });
+  const consume = createEventConsumer({ sql: stack.webhookSql!, logger: createLogger("test", "silent"), onRecorded: () => woken++ });
   const orderId = randomUUID();
   const body = JSON.stringify({ type: "order.paid", timestamp: new Date().toISOString(), data: { store_id: shop.storeId, order: { id: orderId }, previous_status: "pending" } });
   const message = { id: randomUUID(), storeId: shop.storeId, type: "order.paid", body: Buffer.from(body), deliveryCount: 1 };
@@ -353,7 +352,7 @@ test("purge: events and settled deliveries older than EVENT_RETENTION go in batc
   const [recent] = await sql<{ id: string }[]>`
     insert into deliveries (endpoint_id, store_id, event_id, event_type, body, status) values (${endpoint!.id}, ${storeId}, ${fresh}, 'order.paid', '{}', 'succeeded') returning id`;
 
-  const purge = createPurge({ sql, store: sqlStore, retentionMs: stack.config.EVENT_RETENTION });
+  const purge = createPurge({ sql, retentionMs: stack.config.EVENT_RETENTION });
   const counts = await purge.run();
   // Other tests' rows are all fresh: only this test's old ones go.
   t.like(counts, { events: 2500, deliveries: 1200, attempts: 1200, endpoints: 0 });

@@ -1,7 +1,7 @@
 // The Events page's paging on PostgreSQL: events are stored to the millisecond, so a
 // batch recorded at once shares one time, and a page may end inside it. ListEvents
 // goes on after the last event shown (its time and id), so each event is listed once
-// whatever the page size. The routes in memory over store.ts.
+// whatever the page size. The routes in memory over db/.
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
@@ -15,7 +15,7 @@ import { createWebhookDomain } from "../../services/webhook/domain.js";
 import { createWebhookRoutes } from "../../services/webhook/routes.js";
 import { createSecretBox } from "../../services/webhook/secret-box.js";
 import { WEBHOOK_SCHEMA } from "../../services/webhook/service.js";
-import * as sqlStore from "../../services/webhook/store.js";
+import { recordEvents } from "../../services/webhook/db/events.js";
 import { schemaBefore } from "../helpers/migrations.js";
 import { failure } from "../helpers/rpc-failure.js";
 
@@ -29,7 +29,7 @@ test("paging through events that share a millisecond lists each once, newest fir
   const older = [event(), event()];
   const burst = Array.from({ length: 5 }, event);
   const newest = event();
-  for (const batch of [older, burst, [newest]]) await sqlStore.recordEvents(sql, batch);
+  for (const batch of [older, burst, [newest]]) await recordEvents(sql, batch);
   const at = new Date(Date.now() - 60_000);
   // Recorded in one statement, a burst may share its millisecond; here it surely does.
   await sql`update events set created_at = ${at} where id = any(${burst.map((e) => e.id)}::uuid[])`;

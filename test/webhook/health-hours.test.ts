@@ -2,7 +2,7 @@
 // (012_endpoint_attempt_hours.sql): attempts recorded before the upgrade are counted
 // from it, attempts recorded after it by the statement that records them, none lost
 // when they land at once and the last one staying the newest; the hours go with the
-// purge a day after their window. The routes in memory over store.ts.
+// purge a day after their window. The routes in memory over db/.
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
@@ -17,7 +17,8 @@ import { createPurge } from "../../services/webhook/purge.js";
 import { createWebhookRoutes } from "../../services/webhook/routes.js";
 import { createSecretBox } from "../../services/webhook/secret-box.js";
 import { WEBHOOK_SCHEMA } from "../../services/webhook/service.js";
-import * as sqlStore from "../../services/webhook/store.js";
+import { recordAttempt } from "../../services/webhook/db/deliveries.js";
+import { recordEvents } from "../../services/webhook/db/events.js";
 import { schemaBefore } from "../helpers/migrations.js";
 import { attemptOf, outcomeOf } from "../helpers/webhook-attempts.js";
 
@@ -34,7 +35,7 @@ test("counted before the upgrade and after it, ten at once, one recorded late; p
   const theirs = await endpoint(otherStore);
   const event = async (store: string) => {
     const id = randomUUID();
-    await sqlStore.recordEvents(sql, [{ id, store_id: store, type: "order.paid", order_id: randomUUID(), body: "{}" }]);
+    await recordEvents(sql, [{ id, store_id: store, type: "order.paid", order_id: randomUUID(), body: "{}" }]);
     return (await sql<{ id: string }[]>`select id from deliveries where event_id = ${id}`)[0]!.id;
   };
   let number = 0;
@@ -61,7 +62,7 @@ test("counted before the upgrade and after it, ten at once, one recorded late; p
   // After it, as the worker records them: one, ten at once, and one that started before
   // the others but is recorded last.
   const record = (deliveryId: string, startedAt: Date, statusCode: number) =>
-    sqlStore.recordAttempt(sql, attemptOf(deliveryId, startedAt, statusCode), outcomeOf(statusCode), { endpointId: mine, succeeded: statusCode < 300 });
+    recordAttempt(sql, attemptOf(deliveryId, startedAt, statusCode), outcomeOf(statusCode), { endpointId: mine, succeeded: statusCode < 300 });
   await record(a, new Date(now - 1_000), 502);
   await Promise.all(Array.from({ length: 10 }, (_, i) => record(b, new Date(now - 500 + i), 200)));
   await record(a, new Date(now - 2_000), 500);
@@ -73,7 +74,7 @@ test("counted before the upgrade and after it, ten at once, one recorded late; p
   t.deepEqual(listed.map((d) => [d.body, d.attempts.length]).sort(), [["", 4], ["", 11]].sort());
   t.deepEqual((await client.listDeliveries({ storeId, withoutAttempts: true })).deliveries.map((d) => d.attempts.length), [0, 0]);
 
-  const purge = createPurge({ sql, store: sqlStore, retentionMs: 30 * 24 * HOUR });
+  const purge = createPurge({ sql, retentionMs: 30 * 24 * HOUR });
   await purge.run(new Date(now + 24 * HOUR));
   t.is((await health()).row?.attempts, 14, "kept a day past the window");
   await purge.run(new Date(now + 50 * HOUR));

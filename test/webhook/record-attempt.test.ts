@@ -7,9 +7,12 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import test from "ava";
-import { connectDb } from "../../platform/db.js";
+import { connectDb, transaction } from "../../platform/db.js";
 import { WEBHOOK_SCHEMA } from "../../services/webhook/service.js";
-import * as sqlStore from "../../services/webhook/store.js";
+import { failPendingDeliveries, leaseDue, recordAttempt } from "../../services/webhook/db/deliveries.js";
+import { insertEndpoint, lockEndpoint, markEndpointDeleted } from "../../services/webhook/db/endpoints.js";
+import { recordEvents } from "../../services/webhook/db/events.js";
+import { insertSecret } from "../../services/webhook/db/secrets.js";
 import { schemaBefore } from "../helpers/migrations.js";
 import { attemptOf } from "../helpers/webhook-attempts.js";
 
@@ -18,10 +21,10 @@ const MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), "../.
 async function setup(t: Parameters<typeof schemaBefore>[0]) {
   const { sql, url } = await schemaBefore(t, WEBHOOK_SCHEMA, MIGRATIONS, "999");
   const storeId = randomUUID();
-  const endpoint = await sqlStore.insertEndpoint(sql, { store_id: storeId, url: "https://hooks.example/in", description: "", event_types: null });
+  const endpoint = await insertEndpoint(sql, { store_id: storeId, url: "https://hooks.example/in", description: "", event_types: null });
   const delivery = async () => {
     const id = randomUUID();
-    await sqlStore.recordEvents(sql, [{ id, store_id: storeId, type: "order.paid", order_id: randomUUID(), body: "{}" }]);
+    await recordEvents(sql, [{ id, store_id: storeId, type: "order.paid", order_id: randomUUID(), body: "{}" }]);
     return (await sql<{ id: string }[]>`select id from deliveries where event_id = ${id}`)[0]!.id;
   };
   const failingSince = async () => (await sql<{ failing_since: Date | null }[]>`select failing_since from endpoints where id = ${endpoint.id}`)[0]!.failing_since;
@@ -30,23 +33,23 @@ async function setup(t: Parameters<typeof schemaBefore>[0]) {
 
 test("the lease carries the live secrets, newest first; each attempt is numbered, moves the streak and counts in its hour", async (t) => {
   const { sql, endpoint, delivery, failingSince } = await setup(t);
-  await sqlStore.insertSecret(sql, endpoint.id, "sealed-old");
-  await sqlStore.insertSecret(sql, endpoint.id, "sealed-expired");
+  await insertSecret(sql, endpoint.id, "sealed-old");
+  await insertSecret(sql, endpoint.id, "sealed-expired");
   await sql`update endpoint_secrets set expires_at = now() - interval '1 second' where secret = 'sealed-expired'`;
   await sql`update endpoint_secrets set created_at = now() - interval '1 hour' where secret = 'sealed-old'`;
-  await sqlStore.insertSecret(sql, endpoint.id, "sealed-new");
+  await insertSecret(sql, endpoint.id, "sealed-new");
   const id = await delivery();
-  const [leased] = await sqlStore.leaseDue(sql, 10, 20_000, []);
+  const [leased] = await leaseDue(sql, 10, 20_000, []);
   t.is(leased!.id, id);
   t.deepEqual(leased!.secrets, ["sealed-new", "sealed-old"]);
 
   const first = new Date(Date.now() - 3_000);
   const sent = (succeeded: boolean) => ({ endpointId: endpoint.id, succeeded });
-  await sqlStore.recordAttempt(sql, attemptOf(id, first, 500), { status: "pending", nextAttemptAt: new Date(Date.now() + 60_000), error: "HTTP 500" }, sent(false));
+  await recordAttempt(sql, attemptOf(id, first, 500), { status: "pending", nextAttemptAt: new Date(Date.now() + 60_000), error: "HTTP 500" }, sent(false));
   t.deepEqual(await failingSince(), first, "a failure starts the streak at the attempt's start");
-  await sqlStore.recordAttempt(sql, attemptOf(id, new Date(Date.now() - 2_000), 503), { status: "pending", nextAttemptAt: new Date(Date.now() + 60_000), error: "HTTP 503" }, sent(false));
+  await recordAttempt(sql, attemptOf(id, new Date(Date.now() - 2_000), 503), { status: "pending", nextAttemptAt: new Date(Date.now() + 60_000), error: "HTTP 503" }, sent(false));
   t.deepEqual(await failingSince(), first, "a second failure keeps it");
-  await sqlStore.recordAttempt(sql, attemptOf(id, new Date(Date.now() - 1_000), 200), { status: "succeeded" }, sent(true));
+  await recordAttempt(sql, attemptOf(id, new Date(Date.now() - 1_000), 200), { status: "succeeded" }, sent(true));
   t.is(await failingSince(), null, "a success ends it");
 
   const [row] = await sql<{ status: string; attempts: number; leased_until: Date | null; unrecorded_sends: number; last_error: string | null }[]>`
@@ -67,7 +70,7 @@ test("the lease carries the live secrets, newest first; each attempt is numbered
   // Without `sent` (an attempt never sent: its endpoint was off), the streak stays.
   await sql`update endpoints set failing_since = ${first} where id = ${endpoint.id}`;
   const other = await delivery();
-  await sqlStore.recordAttempt(sql, { ...attemptOf(other, new Date(), 0), status_code: null, result: "endpoint_disabled", error: "endpoint is disabled" }, { status: "failed", error: "endpoint is disabled" });
+  await recordAttempt(sql, { ...attemptOf(other, new Date(), 0), status_code: null, result: "endpoint_disabled", error: "endpoint is disabled" }, { status: "failed", error: "endpoint is disabled" });
   t.deepEqual(await failingSince(), first);
   t.is((await sql`select 1 from delivery_attempts where delivery_id = ${other} and number = 1 and result = 'endpoint_disabled'`).length, 1);
 });
@@ -76,7 +79,7 @@ test("an attempt whose delivery was purged meanwhile records nothing, its endpoi
   const { sql, endpoint, delivery, failingSince } = await setup(t);
   const id = await delivery();
   await sql`delete from deliveries where id = ${id}`;
-  await sqlStore.recordAttempt(sql, attemptOf(id, new Date(), 500), { status: "pending", error: "HTTP 500" }, { endpointId: endpoint.id, succeeded: false });
+  await recordAttempt(sql, attemptOf(id, new Date(), 500), { status: "pending", error: "HTTP 500" }, { endpointId: endpoint.id, succeeded: false });
   t.is((await sql`select 1 from delivery_attempts`).length, 0);
   t.is((await sql`select 1 from endpoint_attempt_hours`).length, 0);
   t.is(await failingSince(), null);
@@ -88,22 +91,22 @@ test("a failed attempt recorded while its endpoint is being deleted waits for th
   const watcher = connectDb(url, { max: 1 });
   t.teardown(() => watcher.end({ timeout: 1 }));
   const id = await delivery();
-  await sqlStore.leaseDue(sql, 10, 20_000, []);
+  await leaseDue(sql, 10, 20_000, []);
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
   let locked!: () => void;
   const endpointLocked = new Promise<void>((resolve) => (locked = resolve));
   // Deleting, as the service does: the endpoint's row, then its pending deliveries.
-  const deleting = sqlStore.transaction(sql, async (tx) => {
-    await sqlStore.lockEndpoint(tx, storeId, endpoint.id);
-    await sqlStore.markEndpointDeleted(tx, storeId, endpoint.id);
+  const deleting = transaction(sql, async (tx) => {
+    await lockEndpoint(tx, storeId, endpoint.id);
+    await markEndpointDeleted(tx, storeId, endpoint.id);
     locked();
     await released;
-    return sqlStore.failPendingDeliveries(tx, endpoint.id, "endpoint deleted");
+    return failPendingDeliveries(tx, endpoint.id, "endpoint deleted");
   });
   await endpointLocked;
   const started = new Date();
-  const recording = sqlStore.recordAttempt(sql, attemptOf(id, started, 500), { status: "pending", nextAttemptAt: new Date(Date.now() + 60_000), error: "HTTP 500" }, { endpointId: endpoint.id, succeeded: false });
+  const recording = recordAttempt(sql, attemptOf(id, started, 500), { status: "pending", nextAttemptAt: new Date(Date.now() + 60_000), error: "HTTP 500" }, { endpointId: endpoint.id, succeeded: false });
   // The recording is waiting on a row lock before the delete touches the delivery.
   for (let waited = 0; ; waited++) {
     const waiting = await watcher`

@@ -1,21 +1,27 @@
 // The webhook service's Connect routes in memory (createRouterTransport) over the real
-// domain modules and an in-memory store: every RPC's answer, its argument errors, and
-// that one store never reaches another's endpoint or deliveries. No database, no server.
-import { OPERATOR, SYSTEM, type Actor } from "../../common/actor.js";
+// domain modules and a database of each test's own, cloned from a migrated template
+// (test/helpers/template-db.ts): every RPC's answer, its argument errors, and that one
+// store never reaches another's endpoint or deliveries. No server. Each test has its own
+// database because leasing, the consumer and the purge see every store's rows.
+import { OPERATOR, type Actor } from "../../common/actor.js";
 import { actorInterceptor } from "../../platform/rpc-client.js";
 import test, { type ExecutionContext } from "ava";
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { WebhookService } from "../../gen/webhook/v1/webhook_pb.js";
+import type { Sql } from "../../platform/db.js";
 import { createLogger } from "../../platform/logger.js";
 import { createEventConsumer } from "../../services/webhook/consumer.js";
+import { leaseDue, recordAttempt, requeue } from "../../services/webhook/db/deliveries.js";
+import { disableEndpoint } from "../../services/webhook/db/endpoints.js";
+import { liveSecrets } from "../../services/webhook/db/secrets.js";
 import { createWebhookDomain } from "../../services/webhook/domain.js";
 import { createPurge } from "../../services/webhook/purge.js";
 import { createWebhookRoutes } from "../../services/webhook/routes.js";
 import { createSecretBox } from "../../services/webhook/secret-box.js";
-import { auditEntry } from "../../platform/audit-log.js";
+import { WEBHOOK_SCHEMA } from "../../services/webhook/service.js";
 import { checkPaging } from "../helpers/audit-pages.js";
-import { createFakeWebhookStore } from "../helpers/fake-webhook-store.js";
+import { migratedDatabase } from "../helpers/template-db.js";
 import { attemptOf, outcomeOf } from "../helpers/webhook-attempts.js";
 import { failure } from "../helpers/rpc-failure.js";
 
@@ -23,13 +29,49 @@ const OVERLAP_MS = 3_600_000;
 const RETENTION_MS = 30 * 86_400_000;
 const logger = createLogger("test", "silent");
 
-function setup({ allowHttp = false } = {}) {
-  const fake = createFakeWebhookStore();
+/** What a test reads (or moves back in time) in the tables themselves. */
+function tablesOf(sql: Sql) {
+  return {
+    /** Every secret row of an endpoint, oldest first, as stored (sealed). */
+    async secretsOf(endpointId: string) {
+      const rows = await sql<{ secret: string; created_at: Date; expires_at: Date | null }[]>`
+        select secret, created_at, expires_at from endpoint_secrets where endpoint_id = ${endpointId} order by created_at, id`;
+      return [...rows];
+    },
+    /** Moves a stored event (and its deliveries) back in time, as if it happened `ms` earlier. */
+    async age(eventId: string, ms: number) {
+      const by = `${ms} milliseconds`;
+      await sql`update events set created_at = created_at - ${by}::interval where id = ${eventId}`;
+      await sql`update deliveries set created_at = created_at - ${by}::interval, updated_at = updated_at - ${by}::interval where event_id = ${eventId}`;
+    },
+    /** How many rows each table holds. */
+    async counts() {
+      const [row] = await sql<{ endpoints: number; events: number; deliveries: number; attempts: number; audit: number }[]>`
+        select (select count(*) from endpoints)::int as endpoints, (select count(*) from events)::int as events,
+          (select count(*) from deliveries)::int as deliveries, (select count(*) from delivery_attempts)::int as attempts,
+          (select count(*) from audit_log)::int as audit`;
+      return row!;
+    },
+    /** Whether the endpoint takes deliveries, as stored. */
+    async enabled(endpointId: string) {
+      const [row] = await sql<{ enabled: boolean }[]>`select enabled from endpoints where id = ${endpointId}`;
+      return row?.enabled;
+    },
+    /** The endpoint's custom headers as stored: names in the clear, the rest sealed. */
+    async headersOf(endpointId: string) {
+      const [row] = await sql<{ header_names: string[]; headers_sealed: string | null }[]>`
+        select header_names, headers_sealed from endpoints where id = ${endpointId}`;
+      return { names: row?.header_names ?? [], sealed: row?.headers_sealed ?? null };
+    },
+  };
+}
+
+async function setup(t: ExecutionContext, { allowHttp = false } = {}) {
+  const sql = (await migratedDatabase(t)).pool(WEBHOOK_SCHEMA);
   const box = createSecretBox("router-test-master-key");
   const requeued: number[] = [];
   const domain = createWebhookDomain({
-    sql: fake.sql,
-    store: fake.store,
+    sql,
     logger,
     box,
     allowHttp,
@@ -40,7 +82,7 @@ function setup({ allowHttp = false } = {}) {
   // Every call is the one of whoever `as.actor` names at the time (the operator unless a test says).
   const as: { actor: Actor | undefined } = { actor: OPERATOR };
   const client = createClient(WebhookService, createRouterTransport(createWebhookRoutes(domain), { transport: { interceptors: [actorInterceptor(() => as.actor)] } }));
-  const consume = createEventConsumer({ sql: fake.sql, store: fake.store, logger, onRecorded: () => {} });
+  const consume = createEventConsumer({ sql, logger, onRecorded: () => {} });
   /** An order event for the store, as the bus hands it to the consumer. */
   async function event(storeId: string, orderId: string, type = "order.created") {
     const id = randomUUID();
@@ -48,7 +90,7 @@ function setup({ allowHttp = false } = {}) {
     await consume([{ id, storeId, type, body: Buffer.from(body), deliveryCount: 1 }]);
     return id;
   }
-  return { fake, box, client, requeued, event, as };
+  return { sql, db: tablesOf(sql), box, client, requeued, event, as };
 }
 
 async function rejects(t: ExecutionContext, call: Promise<unknown>, code: Code, message?: RegExp) {
@@ -59,14 +101,14 @@ async function rejects(t: ExecutionContext, call: Promise<unknown>, code: Code, 
 }
 
 test("SetEndpoint: the endpoint and a whsec_ secret shown once; only the sealed secret is stored", async (t) => {
-  const { client, fake, box } = setup();
+  const { client, box, db } = await setup(t);
   const storeId = randomUUID();
   const { endpoint, secret } = await client.setEndpoint({ storeId: storeId.toUpperCase(), url: "https://hooks.example/in?token=1" });
   t.like(endpoint, { storeId, url: "https://hooks.example/in?token=1", enabled: true });
   t.is(new Date(endpoint!.createdAt).toISOString(), endpoint!.createdAt);
   t.regex(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
   t.is(Buffer.from(secret.slice(6), "base64").length, 32);
-  const stored = fake.secretsOf(endpoint!.id);
+  const stored = await db.secretsOf(endpoint!.id);
   t.is(stored.length, 1);
   t.regex(stored[0]!.secret, /^aesgcm:/);
   t.false(stored[0]!.secret.includes(secret.slice(6)));
@@ -74,19 +116,19 @@ test("SetEndpoint: the endpoint and a whsec_ secret shown once; only the sealed 
 });
 
 test("SetEndpoint again: the same endpoint, enabled, with the new URL and a new secret; the old secret stops at once", async (t) => {
-  const { client, fake } = setup();
+  const { client, sql } = await setup(t);
   const storeId = randomUUID();
   const first = await client.setEndpoint({ storeId, url: "https://one.example/" });
-  await fake.store.disableEndpoint(fake.sql, first.endpoint!.id, "receiver answered 410 Gone");
+  await disableEndpoint(sql, first.endpoint!.id, "receiver answered 410 Gone");
   const second = await client.setEndpoint({ storeId, url: "https://two.example/" });
   t.is(second.endpoint!.id, first.endpoint!.id);
   t.like(second.endpoint, { url: "https://two.example/", enabled: true });
   t.not(second.secret, first.secret);
-  t.is((await fake.store.liveSecrets(fake.sql, first.endpoint!.id)).length, 1);
+  t.is((await liveSecrets(sql, first.endpoint!.id)).length, 1);
 });
 
 test("SetEndpoint: INVALID_ARGUMENT for a bad store id or URL; http:// only when allowed", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const storeId = randomUUID();
   await rejects(t, client.setEndpoint({ storeId: "nope", url: "https://x.example/" }), Code.InvalidArgument, /^store_id must be a UUID$/);
   await rejects(t, client.setEndpoint({ storeId, url: "hooks.example/in" }), Code.InvalidArgument, /^url must be an absolute URL$/);
@@ -95,12 +137,12 @@ test("SetEndpoint: INVALID_ARGUMENT for a bad store id or URL; http:// only when
   await rejects(t, client.setEndpoint({ storeId, url: "https://user:pw@hooks.example/in" }), Code.InvalidArgument, /^url must not carry credentials$/);
   await rejects(t, client.setEndpoint({ storeId, url: `https://hooks.example/${"a".repeat(2048)}` }), Code.InvalidArgument, /^url must be at most 2048 characters$/);
 
-  const permissive = setup({ allowHttp: true });
+  const permissive = await setup(t, { allowHttp: true });
   t.is((await permissive.client.setEndpoint({ storeId, url: "http://127.0.0.1:9/in" })).endpoint!.url, "http://127.0.0.1:9/in");
 });
 
 test("RotateSecret: a new secret; the old ones sign until the overlap ends", async (t) => {
-  const { client, fake } = setup();
+  const { client, sql, db } = await setup(t);
   const storeId = randomUUID();
   const { endpoint } = await client.setEndpoint({ storeId, url: "https://hooks.example/" });
   const before = Date.now();
@@ -109,22 +151,22 @@ test("RotateSecret: a new secret; the old ones sign until the overlap ends", asy
   t.regex(rotated.secret, /^whsec_/);
   const expires = Date.parse(rotated.previousSecretExpiresAt);
   t.true(expires >= before + OVERLAP_MS && expires <= Date.now() + OVERLAP_MS);
-  t.is((await fake.store.liveSecrets(fake.sql, endpoint!.id)).length, 2, "old and new both sign");
+  t.is((await liveSecrets(sql, endpoint!.id)).length, 2, "old and new both sign");
   await client.rotateSecret({ storeId });
-  t.is((await fake.store.liveSecrets(fake.sql, endpoint!.id)).length, 3, "rotating twice within the overlap: three live secrets");
-  const stored = fake.secretsOf(endpoint!.id);
+  t.is((await liveSecrets(sql, endpoint!.id)).length, 3, "rotating twice within the overlap: three live secrets");
+  const stored = await db.secretsOf(endpoint!.id);
   t.is(stored.filter((row) => row.expires_at === null).length, 1, "only the newest has no end");
 });
 
 test("RotateSecret: NOT_FOUND for a store without an endpoint; INVALID_ARGUMENT for a bad id", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const storeId = randomUUID();
   await rejects(t, client.rotateSecret({ storeId }), Code.NotFound, new RegExp(`^store ${storeId} has no webhook endpoint$`));
   await rejects(t, client.rotateSecret({ storeId: "x" }), Code.InvalidArgument, /^store_id must be a UUID$/);
 });
 
 test("ListDeliveries: the store's deliveries, newest first, with attempts; --order filters; limit; other stores see none", async (t) => {
-  const { client, fake, event } = setup();
+  const { client, event, sql } = await setup(t);
   const storeId = randomUUID();
   const otherStoreId = randomUUID();
   const { endpoint } = await client.setEndpoint({ storeId, url: "https://a.example/" });
@@ -135,10 +177,10 @@ test("ListDeliveries: the store's deliveries, newest first, with attempts; --ord
   const second = await event(storeId, orderB, "order.paid");
   await event(otherStoreId, randomUUID());
 
-  const [leased] = await fake.store.leaseDue(fake.sql, 1, 20_000, []);
+  const [leased] = await leaseDue(sql, 1, 20_000, []);
   t.is(leased!.event_id, first);
-  await fake.store.recordAttempt(
-    fake.sql,
+  await recordAttempt(
+    sql,
     { delivery_id: leased!.id, started_at: new Date(), status_code: 500, latency_ms: 12, result: "http_error", error: "HTTP 500", response_excerpt: "oops" },
     { status: "failed", error: "HTTP 500" },
   );
@@ -160,14 +202,14 @@ test("ListDeliveries: the store's deliveries, newest first, with attempts; --ord
 });
 
 test("Redeliver: the delivery is queued again now and the worker woken; another store's delivery is NOT_FOUND", async (t) => {
-  const { client, fake, requeued, event } = setup();
+  const { client, requeued, event, sql } = await setup(t);
   const storeId = randomUUID();
   const otherStoreId = randomUUID();
   await client.setEndpoint({ storeId, url: "https://a.example/" });
   const eventId = await event(storeId, randomUUID());
-  const [leased] = await fake.store.leaseDue(fake.sql, 1, 20_000, []);
-  await fake.store.recordAttempt(
-    fake.sql,
+  const [leased] = await leaseDue(sql, 1, 20_000, []);
+  await recordAttempt(
+    sql,
     { delivery_id: leased!.id, started_at: new Date(), status_code: 500, latency_ms: 3, result: "http_error", error: "HTTP 500", response_excerpt: null },
     { status: "failed", error: "HTTP 500" },
   );
@@ -190,9 +232,9 @@ test("Redeliver: the delivery is queued again now and the worker woken; another 
 });
 
 test("the consumer records one delivery per event for an enabled endpoint, and drops what it cannot use", async (t) => {
-  const { client, fake, event } = setup();
+  const { client, event, sql } = await setup(t);
   const storeId = randomUUID();
-  const consume = createEventConsumer({ sql: fake.sql, store: fake.store, logger, onRecorded: () => {} });
+  const consume = createEventConsumer({ sql, logger, onRecorded: () => {} });
 
   await event(storeId, randomUUID());
   t.deepEqual((await client.listDeliveries({ storeId })).deliveries, [], "no endpoint yet: nothing to deliver");
@@ -209,7 +251,7 @@ test("the consumer records one delivery per event for an enabled endpoint, and d
   await consume([{ ...message, id: randomUUID(), body: Buffer.from("not json") }]);
   t.is((await client.listDeliveries({ storeId })).deliveries.length, 1, "a body that is not JSON is dropped");
 
-  await fake.store.disableEndpoint(fake.sql, endpoint!.id, "receiver answered 410 Gone");
+  await disableEndpoint(sql, endpoint!.id, "receiver answered 410 Gone");
   await event(storeId, randomUUID());
   t.is((await client.listDeliveries({ storeId })).deliveries.length, 1, "a disabled endpoint gets nothing");
 });
@@ -220,7 +262,7 @@ test("the consumer records one delivery per event for an enabled endpoint, and d
 const ALL_TYPES = ["order.created", "orderUpdated", "order.paid", "order.failed", "order.expired", "order.cancelled", "order.refunded", "refund.succeeded", "refund.failed"];
 
 test("CreateEndpoint: url, trimmed description, a subscription in the documented order, and a secret shown once", async (t) => {
-  const { client, fake, box } = setup();
+  const { client, box, db } = await setup(t);
   const storeId = randomUUID();
   const { endpoint, secret } = await client.createEndpoint({
     storeId,
@@ -232,7 +274,7 @@ test("CreateEndpoint: url, trimmed description, a subscription in the documented
   t.deepEqual(endpoint!.eventTypes, ["order.paid", "order.refunded"]);
   t.is(endpoint!.updatedAt, endpoint!.createdAt);
   t.regex(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
-  t.is(box.open(fake.secretsOf(endpoint!.id)[0]!.secret), secret);
+  t.is(box.open((await db.secretsOf(endpoint!.id))[0]!.secret), secret);
 
   const all = await client.createEndpoint({ storeId, url: "https://hooks.example/all", events: { all: true } });
   t.deepEqual(all.endpoint!.eventTypes, [], "every type: an empty list");
@@ -249,7 +291,7 @@ test("CreateEndpoint: url, trimmed description, a subscription in the documented
 });
 
 test("CreateEndpoint: INVALID_ARGUMENT naming url, description, events.types or store_id", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const storeId = randomUUID();
   await rejects(t, client.createEndpoint({ storeId: "x", url: "https://a.example/" }), Code.InvalidArgument, /^store_id must be a UUID$/);
   await rejects(t, client.createEndpoint({ storeId, url: "http://a.example/" }), Code.InvalidArgument, /^url must be https/);
@@ -268,7 +310,7 @@ test("CreateEndpoint: INVALID_ARGUMENT naming url, description, events.types or 
 });
 
 test("CreateEndpoint: at most 10 per store; an 11th is FAILED_PRECONDITION, until one is deleted", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const storeId = randomUUID();
   const made = [];
   for (let i = 0; i < 10; i++) made.push((await client.createEndpoint({ storeId, url: `https://h${i}.example/` })).endpoint!);
@@ -282,7 +324,7 @@ test("CreateEndpoint: at most 10 per store; an 11th is FAILED_PRECONDITION, unti
 });
 
 test("GetEndpoint / UpdateEndpoint / DeleteEndpoint / RevealSecret / SendTestEvent: endpoint_id is checked, another store's is NOT_FOUND", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const storeId = randomUUID();
   const otherStoreId = randomUUID();
   const { endpoint } = await client.createEndpoint({ storeId, url: "https://a.example/" });
@@ -310,7 +352,7 @@ test("GetEndpoint / UpdateEndpoint / DeleteEndpoint / RevealSecret / SendTestEve
 });
 
 test("UpdateEndpoint: only the fields set change; disabling records why, enabling clears it", async (t) => {
-  const { client, fake } = setup();
+  const { client, sql } = await setup(t);
   const storeId = randomUUID();
   const { endpoint, secret } = await client.createEndpoint({ storeId, url: "https://a.example/", description: "first", events: { types: ["order.paid"] } });
   const id = endpoint!.id;
@@ -334,7 +376,7 @@ test("UpdateEndpoint: only the fields set change; disabling records why, enablin
   const on = (await client.updateEndpoint({ storeId, endpointId: id, enabled: true })).endpoint!;
   t.like(on, { enabled: true, disabledReason: "" });
   // A receiver's 410 turned it off: turning it off again keeps that reason.
-  await fake.store.disableEndpoint(fake.sql, id, "receiver answered 410 Gone");
+  await disableEndpoint(sql, id, "receiver answered 410 Gone");
   t.is((await client.updateEndpoint({ storeId, endpointId: id, enabled: false })).endpoint!.disabledReason, "receiver answered 410 Gone");
   t.is((await client.updateEndpoint({ storeId, endpointId: id, enabled: true })).endpoint!.disabledReason, "");
 
@@ -350,7 +392,7 @@ test("UpdateEndpoint: only the fields set change; disabling records why, enablin
 });
 
 test("UpdateEndpoint max_per_second: 1–1000 sets the rate, empty removes it; 0, 1001 and non-integers are INVALID_ARGUMENT naming it and change nothing", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const storeId = randomUUID();
   const { endpoint } = await client.createEndpoint({ storeId, url: "https://a.example/" });
   const endpointId = endpoint!.id;
@@ -375,7 +417,7 @@ test("UpdateEndpoint max_per_second: 1–1000 sets the rate, empty removes it; 0
 });
 
 test("DeleteEndpoint: gone from every lookup, its secrets forgotten, its pending deliveries never sent; its history stays readable", async (t) => {
-  const { client, fake, event } = setup();
+  const { client, event, sql, db } = await setup(t);
   const storeId = randomUUID();
   const { endpoint } = await client.createEndpoint({ storeId, url: "https://a.example/" });
   const keep = await client.createEndpoint({ storeId, url: "https://b.example/" });
@@ -389,14 +431,14 @@ test("DeleteEndpoint: gone from every lookup, its secrets forgotten, its pending
   await rejects(t, client.deleteEndpoint({ storeId, endpointId: id }), Code.NotFound, /not found/);
   await rejects(t, client.revealSecret({ storeId, endpointId: id }), Code.NotFound);
   await rejects(t, client.updateEndpoint({ storeId, endpointId: id, enabled: true }), Code.NotFound);
-  t.deepEqual(fake.secretsOf(id), []);
+  t.deepEqual(await db.secretsOf(id), []);
 
   const mine = (await client.listDeliveries({ storeId, endpointId: id })).deliveries;
   t.is(mine.length, 1, "its delivery is still listed");
   t.like(mine[0], { status: "failed", lastError: "endpoint deleted" });
   t.is((await client.listDeliveries({ storeId, endpointId: keep.endpoint!.id })).deliveries[0]!.status, "pending", "the other endpoint's is untouched");
   await rejects(t, client.redeliver({ storeId, deliveryId: mine[0]!.id }), Code.NotFound);
-  const leased = await fake.store.leaseDue(fake.sql, 10, 20_000, []);
+  const leased = await leaseDue(sql, 10, 20_000, []);
   t.deepEqual(leased.map((d) => d.endpoint_id), [keep.endpoint!.id], "nothing of the deleted endpoint is due");
 
   await event(storeId, randomUUID(), "order.paid");
@@ -404,7 +446,7 @@ test("DeleteEndpoint: gone from every lookup, its secrets forgotten, its pending
 });
 
 test("SetEndpoint and RotateSecret without endpoint_id: FAILED_PRECONDITION once a store has several endpoints", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const storeId = randomUUID();
   const first = await client.setEndpoint({ storeId, url: "https://a.example/" });
   const second = await client.createEndpoint({ storeId, url: "https://b.example/" });
@@ -432,7 +474,7 @@ test("SetEndpoint and RotateSecret without endpoint_id: FAILED_PRECONDITION once
 });
 
 test("SendTestEvent: a test delivery with the documented body; FAILED_PRECONDITION when disabled", async (t) => {
-  const { client, requeued } = setup();
+  const { client, requeued } = await setup(t);
   const storeId = randomUUID();
   const { endpoint } = await client.createEndpoint({ storeId, url: "https://a.example/", events: { types: ["order.paid"] } });
   const before = Date.now();
@@ -459,7 +501,7 @@ test("SendTestEvent: a test delivery with the documented body; FAILED_PRECONDITI
 });
 
 test("ListEvents: every event of the store, with or without endpoints, newest first, with deliveries; filters and paging", async (t) => {
-  const { client, event, fake } = setup();
+  const { client, event, db } = await setup(t);
   const storeId = randomUUID();
   const orderA = randomUUID();
   const orderB = randomUUID();
@@ -490,7 +532,7 @@ test("ListEvents: every event of the store, with or without endpoints, newest fi
   t.deepEqual((await client.listEvents({ storeId: randomUUID() })).events, []);
 
   // Past the retention an event is not listed, even before the purge removes it.
-  fake.age(e1, RETENTION_MS + 1_000);
+  await db.age(e1, RETENTION_MS + 1_000);
   t.deepEqual((await client.listEvents({ storeId })).events.map((e) => e.id), [e3, e2]);
 
   await rejects(t, client.listEvents({ storeId: "x" }), Code.InvalidArgument, /^store_id must be a UUID$/);
@@ -500,9 +542,9 @@ test("ListEvents: every event of the store, with or without endpoints, newest fi
 });
 
 test("the consumer keeps every event once, delivers it to each enabled endpoint subscribed to its type, and a redelivered message adds nothing", async (t) => {
-  const { client, fake } = setup();
+  const { client, sql } = await setup(t);
   const storeId = randomUUID();
-  const consume = createEventConsumer({ sql: fake.sql, store: fake.store, logger, onRecorded: () => {} });
+  const consume = createEventConsumer({ sql, logger, onRecorded: () => {} });
   const { endpoint: paid } = await client.createEndpoint({ storeId, url: "https://paid.example/", events: { types: ["order.paid"] } });
   const { endpoint: off } = await client.createEndpoint({ storeId, url: "https://off.example/" });
   await client.updateEndpoint({ storeId, endpointId: off!.id, enabled: false });
@@ -525,11 +567,11 @@ test("the consumer keeps every event once, delivers it to each enabled endpoint 
 });
 
 test("ReplayEvents: a new replay delivery per kept event since the time, of the endpoint's types, with the original webhook-id", async (t) => {
-  const { client, event, requeued, fake } = setup();
+  const { client, event, requeued, db } = await setup(t);
   const storeId = randomUUID();
   const order = randomUUID();
   const old = await event(storeId, order, "order.paid");
-  fake.age(old, 3_600_000);
+  await db.age(old, 3_600_000);
   await event(storeId, order, "order.created");
   const paidEvent = await event(storeId, order, "order.paid");
   const { endpoint } = await client.createEndpoint({ storeId, url: "https://paid.example/", events: { types: ["order.paid"] } });
@@ -557,7 +599,7 @@ test("ReplayEvents: a new replay delivery per kept event since the time, of the 
 });
 
 test("ListDeliveries filters by endpoint, status and event; GetDelivery shows one with body and attempts, store-scoped", async (t) => {
-  const { client, fake, event } = setup();
+  const { client, event, sql } = await setup(t);
   const storeId = randomUUID();
   const otherStoreId = randomUUID();
   const { endpoint: a } = await client.createEndpoint({ storeId, url: "https://a.example/" });
@@ -565,10 +607,10 @@ test("ListDeliveries filters by endpoint, status and event; GetDelivery shows on
   const first = await event(storeId, randomUUID(), "order.created");
   const second = await event(storeId, randomUUID(), "order.paid");
 
-  const leased = await fake.store.leaseDue(fake.sql, 1, 20_000, []);
+  const leased = await leaseDue(sql, 1, 20_000, []);
   const failed = leased[0]!;
-  await fake.store.recordAttempt(
-    fake.sql,
+  await recordAttempt(
+    sql,
     { delivery_id: failed.id, started_at: new Date(), status_code: 500, latency_ms: 9, result: "http_error", error: "HTTP 500", response_excerpt: "no" },
     { status: "failed", error: "HTTP 500" },
   );
@@ -608,26 +650,26 @@ test("ListDeliveries filters by endpoint, status and event; GetDelivery shows on
 });
 
 test("purge: events and settled deliveries (with attempts) past the retention go in batches; newer and pending ones stay", async (t) => {
-  const { fake, event, client } = setup();
+  const { event, client, sql, db } = await setup(t);
   const storeId = randomUUID();
   const { endpoint } = await client.createEndpoint({ storeId, url: "https://a.example/" });
   const oldIds = [];
   for (let i = 0; i < 5; i++) oldIds.push(await event(storeId, randomUUID(), "order.paid"));
   const recent = await event(storeId, randomUUID(), "order.paid");
   // Settle every delivery but the newest, with one attempt each.
-  for (const d of await fake.store.leaseDue(fake.sql, 5, 20_000, [])) {
-    await fake.store.recordAttempt(
-      fake.sql,
+  for (const d of await leaseDue(sql, 5, 20_000, [])) {
+    await recordAttempt(
+      sql,
       { delivery_id: d.id, started_at: new Date(), status_code: 200, latency_ms: 1, result: "succeeded", error: null, response_excerpt: "" },
       { status: "succeeded" },
     );
   }
-  for (const id of oldIds) fake.age(id, RETENTION_MS + 60_000);
+  for (const id of oldIds) await db.age(id, RETENTION_MS + 60_000);
   // An old delivery still pending is not purged: it is still to be sent.
-  await fake.store.requeue(fake.sql, storeId, (await client.listDeliveries({ storeId, eventId: oldIds[0] })).deliveries[0]!.id);
-  fake.age(oldIds[0]!, 0);
+  await requeue(sql, storeId, (await client.listDeliveries({ storeId, eventId: oldIds[0] })).deliveries[0]!.id);
+  await db.age(oldIds[0]!, 0);
 
-  const purge = createPurge({ sql: fake.sql, store: fake.store, retentionMs: RETENTION_MS, batchSize: 2 });
+  const purge = createPurge({ sql, retentionMs: RETENTION_MS, batchSize: 2 });
   const counts = await purge.run();
   t.like(counts, { events: 5, deliveries: 4, attempts: 4, endpoints: 0 });
   // 5 events in batches of 2: 2+2+1 (3 statements); 4 deliveries: 2+2+0 (3); endpoints: 1;
@@ -642,14 +684,14 @@ test("purge: events and settled deliveries (with attempts) past the retention go
   await client.deleteEndpoint({ storeId, endpointId: endpoint!.id });
   const later = new Date(Date.now() + RETENTION_MS + 3_600_000);
   t.like(await purge.run(later), { deliveries: 2, endpoints: 1 });
-  t.like(fake.counts(), { endpoints: 0, events: 0, deliveries: 0, attempts: 0 });
+  t.like(await db.counts(), { endpoints: 0, events: 0, deliveries: 0, attempts: 0 });
 });
 
 test("the webhook service enforces the role table: support and viewer manage no endpoint, and nothing is written or audited", async (t) => {
-  const { client, fake, as } = setup();
+  const { client, as, db } = await setup(t);
   const storeId = randomUUID();
   const { endpoint } = await client.createEndpoint({ storeId, url: "https://hooks.example/a" });
-  const before = fake.counts();
+  const before = await db.counts();
   for (const role of ["support", "viewer"] as const) {
     as.actor = { kind: "member", memberId: randomUUID(), role, email: `${role}@toko.example` };
     const attempts = [
@@ -666,8 +708,8 @@ test("the webhook service enforces the role table: support and viewer manage no 
     }
     t.is((await client.listEndpoints({ storeId })).endpoints.length, 1, "they can still see it");
   }
-  t.deepEqual(fake.counts(), before, "no endpoint, delivery or audit entry written");
-  t.true(fake.enabled(endpoint!.id));
+  t.deepEqual(await db.counts(), before, "no endpoint, delivery or audit entry written");
+  t.true(await db.enabled(endpoint!.id));
 
   as.actor = { kind: "member", memberId: randomUUID(), role: "developer", email: "dev@toko.example" };
   await client.revealSecret({ storeId, endpointId: endpoint!.id });
@@ -684,7 +726,7 @@ test("the webhook service enforces the role table: support and viewer manage no 
 });
 
 test("endpoint URLs: roles that may not manage webhooks (viewer, support) and a call naming no actor read the origin only, in endpoints and the audit log; owner, developer and operator the whole URL", async (t) => {
-  const { client, as } = setup();
+  const { client, as } = await setup(t);
   const storeId = randomUUID();
   const first = "https://hooks.example:8443/T0K3N/abc?key=s3cr3t#frag";
   const second = "https://relay.example/hook/T0K3N-2?key=s3cr3t-2";
@@ -734,7 +776,7 @@ test("endpoint URLs: roles that may not manage webhooks (viewer, support) and a 
 });
 
 test("custom headers: set (a name in any case replaces), listed by name, values sealed, revealed only with an audit entry, removed", async (t) => {
-  const { client, fake, box } = setup();
+  const { client, box, db } = await setup(t);
   const storeId = randomUUID();
   const { endpoint } = await client.createEndpoint({ storeId, url: "https://hooks.example/in", events: { all: true, types: [] } });
   const id = endpoint!.id;
@@ -742,7 +784,7 @@ test("custom headers: set (a name in any case replaces), listed by name, values 
   await client.setEndpointHeader({ storeId, endpointId: id, header: { name: "X-Tenant", value: "toko-1" } });
   const { endpoint: replaced } = await client.setEndpointHeader({ storeId, endpointId: id, header: { name: "authorization", value: "Bearer rahasia-2" } });
   t.deepEqual(replaced!.headerNames, ["authorization", "X-Tenant"]);
-  const stored = fake.headersOf(id);
+  const stored = await db.headersOf(id);
   t.regex(stored.sealed ?? "", /^aesgcm:/);
   t.false(stored.sealed!.includes("rahasia"), "values are not stored in the clear");
   t.deepEqual(JSON.parse(box.open(stored.sealed!)), [
@@ -751,13 +793,13 @@ test("custom headers: set (a name in any case replaces), listed by name, values 
   ]);
   t.false(JSON.stringify(await client.getEndpoint({ storeId, endpointId: id })).includes("rahasia"), "reading the endpoint never shows a value");
 
-  const auditBefore = fake.counts().audit;
+  const auditBefore = (await db.counts()).audit;
   const { headers } = await client.revealEndpointHeaders({ storeId, endpointId: id });
   t.deepEqual(headers.map((h) => [h.name, h.value]), [
     ["authorization", "Bearer rahasia-2"],
     ["X-Tenant", "toko-1"],
   ]);
-  t.is(fake.counts().audit, auditBefore + 1, "the reveal is audited");
+  t.is((await db.counts()).audit, auditBefore + 1, "the reveal is audited");
   const { endpoint: removed } = await client.removeEndpointHeader({ storeId, endpointId: id, name: "x-tenant" });
   t.deepEqual(removed!.headerNames, ["authorization"]);
   await rejects(t, client.removeEndpointHeader({ storeId, endpointId: id, name: "X-Tenant" }), Code.NotFound, /no header X-Tenant/);
@@ -766,7 +808,7 @@ test("custom headers: set (a name in any case replaces), listed by name, values 
 });
 
 test("custom headers: forbidden names and bad values are INVALID_ARGUMENT naming the field; an eleventh is refused; nothing is written", async (t) => {
-  const { client, fake } = setup();
+  const { client, db } = await setup(t);
   const storeId = randomUUID();
   const { endpoint } = await client.createEndpoint({ storeId, url: "https://hooks.example/in", events: { all: true, types: [] } });
   const id = endpoint!.id;
@@ -781,32 +823,32 @@ test("custom headers: forbidden names and bad values are INVALID_ARGUMENT naming
   ] as const) {
     await rejects(t, client.setEndpointHeader({ storeId, endpointId: id, header: { name, value } }), Code.InvalidArgument, new RegExp(`^${field} `));
   }
-  t.deepEqual(fake.headersOf(id).names, []);
+  t.deepEqual((await db.headersOf(id)).names, []);
   for (let i = 0; i < 10; i++) await client.setEndpointHeader({ storeId, endpointId: id, header: { name: `X-H${i}`, value: "v" } });
   await rejects(t, client.setEndpointHeader({ storeId, endpointId: id, header: { name: "X-H10", value: "v" } }), Code.InvalidArgument, /at most 10/);
-  t.is(fake.headersOf(id).names.length, 10);
+  t.is((await db.headersOf(id)).names.length, 10);
 });
 
 test("custom headers are developer settings: support and viewer get PERMISSION_DENIED and nothing changes", async (t) => {
-  const { client, fake, as } = setup();
+  const { client, as, db } = await setup(t);
   const storeId = randomUUID();
   const { endpoint } = await client.createEndpoint({ storeId, url: "https://hooks.example/in", events: { all: true, types: [] } });
   const id = endpoint!.id;
   await client.setEndpointHeader({ storeId, endpointId: id, header: { name: "X-Token", value: "abc" } });
-  const before = { headers: fake.headersOf(id), audit: fake.counts().audit };
+  const before = { headers: await db.headersOf(id), audit: (await db.counts()).audit };
   for (const role of ["support", "viewer"] as const) {
     as.actor = { kind: "member", memberId: randomUUID(), role, email: `${role}@toko.example` };
     await rejects(t, client.setEndpointHeader({ storeId, endpointId: id, header: { name: "X-Token", value: "forged" } }), Code.PermissionDenied);
     await rejects(t, client.removeEndpointHeader({ storeId, endpointId: id, name: "X-Token" }), Code.PermissionDenied);
     await rejects(t, client.revealEndpointHeaders({ storeId, endpointId: id }), Code.PermissionDenied);
   }
-  t.deepEqual({ headers: fake.headersOf(id), audit: fake.counts().audit }, before);
+  t.deepEqual({ headers: await db.headersOf(id), audit: (await db.counts()).audit }, before);
   as.actor = { kind: "member", memberId: randomUUID(), role: "developer", email: "dev@toko.example" };
   t.deepEqual((await client.revealEndpointHeaders({ storeId, endpointId: id })).headers.map((h) => h.value), ["abc"]);
 });
 
 test("GetWebhookHealth: per endpoint, attempts and successes in 24 h and the latest; the store's failed attempts; other stores and older attempts left out", async (t) => {
-  const { client, fake, event } = setup();
+  const { client, event, sql } = await setup(t);
   const storeId = randomUUID();
   const { endpoint } = await client.setEndpoint({ storeId, url: "https://hooks.example/in" });
   const other = randomUUID();
@@ -814,9 +856,9 @@ test("GetWebhookHealth: per endpoint, attempts and successes in 24 h and the lat
   for (let i = 0; i < 3; i++) await event(storeId, randomUUID());
   await event(other, randomUUID());
   const attempt = async (deliveryId: string, statusCode: number, startedAt: Date) => {
-    await fake.store.recordAttempt(fake.sql, attemptOf(deliveryId, startedAt, statusCode), outcomeOf(statusCode));
+    await recordAttempt(sql, attemptOf(deliveryId, startedAt, statusCode), outcomeOf(statusCode));
   };
-  const leased = await fake.store.leaseDue(fake.sql, 10, 20_000, []);
+  const leased = await leaseDue(sql, 10, 20_000, []);
   const mine = leased.filter((d) => d.store_id === storeId);
   const theirs = leased.find((d) => d.store_id === other)!;
   const now = Date.now();
@@ -834,7 +876,7 @@ test("GetWebhookHealth: per endpoint, attempts and successes in 24 h and the lat
 });
 
 test("ListAudit: endpoints are called by their URL; their changes say before → after, a custom header by its name only", async (t) => {
-  const { client, as } = setup();
+  const { client, as } = await setup(t);
   const storeId = randomUUID();
   const { endpoint } = await client.createEndpoint({ storeId, url: "https://hooks.example/a", description: "kasir", events: { types: ["order.paid"] } });
   const endpointId = endpoint!.id;
@@ -879,10 +921,10 @@ test("ListAudit: endpoints are called by their URL; their changes say before →
 });
 
 test("ListAudit: SetEndpoint's change of the store's one endpoint says what it replaced", async (t) => {
-  const { client, fake } = setup();
+  const { client, sql } = await setup(t);
   const storeId = randomUUID();
   const first = await client.setEndpoint({ storeId, url: "https://one.example/" });
-  await fake.store.disableEndpoint(fake.sql, first.endpoint!.id, "receiver answered 410 Gone");
+  await disableEndpoint(sql, first.endpoint!.id, "receiver answered 410 Gone");
   await client.setEndpoint({ storeId, url: "https://two.example/" });
   const { entries } = await client.listAudit({ storeId });
   t.deepEqual(
@@ -895,7 +937,7 @@ test("ListAudit: SetEndpoint's change of the store's one endpoint says what it r
 });
 
 test("ListAudit: filtered by actor and by action, paged by position with nothing twice or missed; an unknown action is INVALID_ARGUMENT naming action", async (t) => {
-  const { client, fake, as } = setup();
+  const { client, as, sql } = await setup(t);
   const storeId = randomUUID();
   const { endpoint } = await client.createEndpoint({ storeId, url: "https://hooks.example/a" });
   const endpointId = endpoint!.id;
@@ -904,12 +946,13 @@ test("ListAudit: filtered by actor and by action, paged by position with nothing
   await client.updateEndpoint({ storeId, endpointId, description: "kasir" });
   as.actor = OPERATOR;
   await client.revealSecret({ storeId, endpointId });
-  // Entries written by one statement share their time: the sequence orders them.
-  await fake.store.insertAudit(fake.sql, [
-    auditEntry(storeId, SYSTEM, "endpoint.disabled", "endpoint:a", { label: "https://a.example/" }),
-    auditEntry(storeId, SYSTEM, "endpoint.disabled", "endpoint:b", { label: "https://b.example/" }),
-    auditEntry(storeId, SYSTEM, "endpoint.disabled", "endpoint:c", { label: "https://c.example/" }),
-  ]);
+  // Three entries of one transaction, all at its start time: only the sequence orders them.
+  await sql.begin(async (tx) => {
+    for (const name of ["a", "b", "c"]) {
+      await tx`insert into audit_log (store_id, created_at, actor, action, target, target_label)
+        values (${storeId}, now(), 'system', 'endpoint.disabled', ${`endpoint:${name}`}, ${`https://${name}.example/`})`;
+    }
+  });
   const list = (request: object) => client.listAudit({ storeId, ...request });
 
   t.deepEqual((await list({ actor: "dev@toko.example" })).entries.map((e) => e.action), ["endpoint.updated", "endpoint.secret_revealed"]);
