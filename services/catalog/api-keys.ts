@@ -10,10 +10,10 @@ import { grantableScopes, grantRefusal, isScope, parseScopes, SCOPES, type Scope
 import { auditEntry } from "../../platform/audit-log.js";
 import { fieldError } from "../../platform/rpc-errors.js";
 import type { Logger } from "../../platform/logger.js";
-import type { AuditWriter } from "./accounts/account-store.js";
+import type { AuditWriter } from "./db/members.js";
 import type { Stores } from "./merchant-stores.js";
-import type { ApiKeyRow, Pool } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { ApiKeyRow, Pool } from "./db/items.js";
+import type * as sqlStore from "./db/items.js";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const KEY_PREFIX = KEY_MODE_PREFIXES.live;

@@ -4,7 +4,7 @@ import type { CatalogChangeNotifier } from "../../platform/catalog-changes.js";
 import type { Logger } from "../../platform/logger.js";
 import type { Mailer } from "../../platform/mail.js";
 import { createAccountMail } from "./accounts/account-mail.js";
-import * as accountSql from "./accounts/account-store.js";
+import * as accountSql from "./db/members.js";
 import { createAudit } from "./accounts/audit.js";
 import { createMemberSessions } from "./accounts/member-sessions.js";
 import { createMembers } from "./accounts/members.js";
@@ -13,7 +13,7 @@ import type { ScryptParams } from "./accounts/passwords.js";
 import { createApiKeys } from "./api-keys.js";
 import { createItems } from "./items.js";
 import { createStores } from "./merchant-stores.js";
-import * as sqlStore from "./store.js";
+import * as sqlStore from "./db/items.js";
 
 /** Everything store.ts offers (stores, API keys, items); a test may pass an in-memory one. */
 export type CatalogStore = typeof sqlStore;

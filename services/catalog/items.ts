@@ -12,11 +12,11 @@ import { isUuid } from "../../common/ids.js";
 import { auditEntry, fieldChanges } from "../../platform/audit-log.js";
 import type { CatalogChangeNotifier } from "../../platform/catalog-changes.js";
 import type { Logger } from "../../platform/logger.js";
-import type { AuditWriter } from "./accounts/account-store.js";
+import type { AuditWriter } from "./db/members.js";
 import { storeNotFound, type Stores } from "./merchant-stores.js";
 import { itemStatusName } from "./messages.js";
-import type { ItemRow, ItemStatusName, NewItem, Pool, StoreRow } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { ItemRow, ItemStatusName, NewItem, Pool, StoreRow } from "./db/items.js";
+import type * as sqlStore from "./db/items.js";
 import { invalid, requireText, requireUuid } from "./validation.js";
 
 export const MAX_PRICE = 1_000_000_000_000;

@@ -8,9 +8,9 @@ import type { Actor } from "../../common/actor.js";
 import { auditTarget } from "../../common/audit.js";
 import { auditEntry, fieldChanges } from "../../platform/audit-log.js";
 import type { Logger } from "../../platform/logger.js";
-import type { AuditWriter } from "./accounts/account-store.js";
-import type { NewStore, Pool, StoreRow, StoreSettings } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { AuditWriter } from "./db/members.js";
+import type { NewStore, Pool, StoreRow, StoreSettings } from "./db/items.js";
+import type * as sqlStore from "./db/items.js";
 import { invalid, optionalUrl, requireText, requireUuid } from "./validation.js";
 
 /** A store created without a plan gets this one. */

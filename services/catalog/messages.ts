@@ -11,7 +11,7 @@ import {
   type Store,
 } from "../../gen/catalog/v1/catalog_pb.js";
 import { planFromName } from "../../common/plans.js";
-import type { ApiKeyRow, ItemRow, ItemStatusName, StoreRow } from "./store.js";
+import type { ApiKeyRow, ItemRow, ItemStatusName, StoreRow } from "./db/items.js";
 
 // Rows ↔ protobuf messages: the one place the two vocabularies meet (the accounts' own
 // are accounts/messages.ts).

@@ -11,7 +11,7 @@ import { registerDbPool } from "../../platform/metrics.js";
 import type { ScryptParams } from "./accounts/passwords.js";
 import { createCatalogDomain } from "./domain.js";
 import { createCatalogRoutes } from "./routes.js";
-import { ping } from "./store.js";
+import { ping } from "./db/items.js";
 
 export const CATALOG_SCHEMA = "catalog";
 const migrations = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");

@@ -5,7 +5,7 @@
 // `db` argument is ignored; `transaction` rolls its changes back when `work` throws.
 import { randomUUID } from "node:crypto";
 import type { Role } from "../../common/roles.js";
-import type { AuditRow, MemberRow, Pool, SessionRow, StoreMemberRow } from "../../services/catalog/accounts/account-store.js";
+import type { AuditRow, MemberRow, Pool, SessionRow, StoreMemberRow } from "../../services/catalog/db/members.js";
 import type { AccountStore } from "../../services/catalog/domain.js";
 import { fakeAuditRow, fakeListAudit } from "./fake-audit-log.js";
 

@@ -4,7 +4,7 @@
 // accounts' SQL has its own stand-in, fake-account-store.ts, over this one's stores.
 import { randomUUID } from "node:crypto";
 import type { CatalogStore } from "../../services/catalog/domain.js";
-import type { ApiKeyRow, ItemRow, Pool, StoreRow } from "../../services/catalog/store.js";
+import type { ApiKeyRow, ItemRow, Pool, StoreRow } from "../../services/catalog/db/items.js";
 
 interface KeyRecord extends ApiKeyRow {
   key_hash: Buffer;

@@ -5,8 +5,8 @@
 // lists them.
 import type { AuditQuery } from "../../../platform/audit-log.js";
 import type { Stores } from "../merchant-stores.js";
-import type { AuditRow, Pool } from "./account-store.js";
-import type * as sqlStore from "./account-store.js";
+import type { AuditRow, Pool } from "../db/members.js";
+import type * as sqlStore from "../db/members.js";
 
 export type AuditStore = Pick<typeof sqlStore, "listAudit">;
 

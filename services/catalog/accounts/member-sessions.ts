@@ -18,8 +18,8 @@ import {
   SIGN_IN_MAX_FAILURES,
   SPENT_LINK_KEEP_SECONDS,
 } from "./account-policy.js";
-import type { Db, MemberRow, MemberStoreRow, Pool, SessionLimits, ThrottlePolicy } from "./account-store.js";
-import type * as sqlStore from "./account-store.js";
+import type { Db, MemberRow, MemberStoreRow, Pool, SessionLimits, ThrottlePolicy } from "../db/members.js";
+import type * as sqlStore from "../db/members.js";
 import { normalizeEmail } from "./member-email.js";
 import { hashPassword, isPlausiblePassword, needsRehash, SCRYPT_PARAMS, spendVerification, verifyPassword, type ScryptParams } from "./passwords.js";
 import { generateToken, hashToken, isWellFormedToken } from "./tokens.js";

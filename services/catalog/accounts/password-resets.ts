@@ -12,8 +12,8 @@ import {
   PASSWORD_RESETS_PER_ADDRESS,
   PASSWORD_RESETS_PER_EMAIL,
 } from "./account-policy.js";
-import type { LinkState, Pool } from "./account-store.js";
-import type * as sqlStore from "./account-store.js";
+import type { LinkState, Pool } from "../db/members.js";
+import type * as sqlStore from "../db/members.js";
 import { normalizeEmail } from "./member-email.js";
 import type { MemberSessions, SignedIn } from "./member-sessions.js";
 import { hashPassword, SCRYPT_PARAMS, type ScryptParams } from "./passwords.js";

@@ -8,7 +8,7 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { AccountService } from "../../../gen/catalog/v1/account_pb.js";
 import { StoreService } from "../../../gen/catalog/v1/catalog_pb.js";
-import { pruneAccounts, rehashPassword } from "../../../services/catalog/accounts/account-store.js";
+import { pruneAccounts, rehashPassword } from "../../../services/catalog/db/members.js";
 import { hashPassword } from "../../../services/catalog/accounts/passwords.js";
 import { CATALOG_SCHEMA } from "../../../services/catalog/service.js";
 import { connectDb, type Sql } from "../../../platform/db.js";

@@ -3,9 +3,9 @@
 // transaction; `transaction` opens one on the pool. The accounts' SQL (members,
 // sessions, the sign-in throttle, the audit log) is accounts/account-store.ts; no other
 // module of services/catalog runs SQL.
-import { ping, transaction, type Db, type Sql } from "../../platform/db.js";
-import type { PlanName } from "../../common/plans.js";
-import type { Scope } from "../../common/scopes.js";
+import { ping, transaction, type Db, type Sql } from "../../../platform/db.js";
+import type { PlanName } from "../../../common/plans.js";
+import type { Scope } from "../../../common/scopes.js";
 
 export type { PlanName };
 
