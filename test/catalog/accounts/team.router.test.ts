@@ -1,5 +1,5 @@
 // The Team page's and "Forgot password?"'s RPCs through the catalog's Connect routes in
-// memory (CONTRACT §13), over a database of the test's own: invitations mailed, listed
+// memory (docs/team.md), over a database of the test's own: invitations mailed, listed
 // and revoked; one-time links that say what they are; password resets limited per email
 // and per address that end every other session. Mail is captured as the mailer would
 // send it; passwords are hashed at a small scrypt N (accounts.router.test.ts says why);
