@@ -65,7 +65,8 @@ export async function listAudit(db: Db, storeId: string, query: AuditQuery): Pro
     where store_id = ${storeId} ${before}
       ${query.actor ? db`and actor = ${query.actor}` : db``}
       ${query.action ? db`and action = ${query.action}` : db``}
-    order by created_at desc, seq desc limit ${query.limit}`;
+    -- Qualified: a bare seq would be the text column of the select list, and '9' sorts after '10'.
+    order by audit_log.created_at desc, audit_log.seq desc limit ${query.limit}`;
 }
 
 /**

@@ -8,12 +8,13 @@ import type { PlanName } from "../../common/plans.js";
 import { KEY_MODE_PREFIXES } from "../../common/key-mode.js";
 import { grantableScopes, grantRefusal, isScope, parseScopes, SCOPES, type Scope } from "../../common/scopes.js";
 import { auditEntry } from "../../platform/audit-log.js";
+import { transaction, type Sql } from "../../platform/db.js";
 import { fieldError } from "../../platform/field-errors.js";
 import type { Logger } from "../../platform/logger.js";
-import type { AuditWriter } from "./accounts/account-store.js";
+import * as keys from "./db/api-keys.js";
+import type { ApiKeyRow } from "./db/api-keys.js";
+import { insertAuditEntries } from "./db/audit.js";
 import type { Stores } from "./merchant-stores.js";
-import type { ApiKeyRow, Pool } from "./store.js";
-import type * as sqlStore from "./store.js";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const KEY_PREFIX = KEY_MODE_PREFIXES.live;
@@ -95,9 +96,7 @@ export function scopesToGrant(asked: readonly string[], actor: Actor): Scope[] {
   return wanted;
 }
 
-export type ApiKeysStore = Pick<typeof sqlStore, "transaction" | "insertApiKey" | "revokeApiKey" | "listApiKeys" | "findLiveKey" | "touchApiKey">;
-
-export function createApiKeys({ sql, store, audit, stores, logger }: { sql: Pool; store: ApiKeysStore; audit: AuditWriter; stores: Pick<Stores, "get">; logger: Logger }) {
+export function createApiKeys({ sql, stores, logger }: { sql: Sql; stores: Pick<Stores, "get">; logger: Logger }) {
   return {
     /**
      * A new key for the store with the scopes asked for (scopesToGrant): the row, and the
@@ -107,8 +106,8 @@ export function createApiKeys({ sql, store, audit, stores, logger }: { sql: Pool
       const scopes = scopesToGrant(askedScopes, actor);
       const owner = await stores.get(storeId);
       const secret = generateApiKey();
-      const apiKey = await store.transaction(sql, async (tx) => {
-        const row = await store.insertApiKey(tx, {
+      const apiKey = await transaction(sql, async (tx) => {
+        const row = await keys.insertApiKey(tx, {
           store_id: owner.id,
           name: keyName(name),
           prefix: keyPrefix(secret),
@@ -117,7 +116,7 @@ export function createApiKeys({ sql, store, audit, stores, logger }: { sql: Pool
           created_by_member: actor.kind === "member" ? actor.memberId : null,
           created_by: auditActorName(actor),
         });
-        await audit.insertAuditEntries(tx, [auditEntry(owner.id, actor, "key.created", auditTarget("key", row.id), { label: keyLabel(row) })]);
+        await insertAuditEntries(tx, [auditEntry(owner.id, actor, "key.created", auditTarget("key", row.id), { label: keyLabel(row) })]);
         return row;
       });
       logger.info({ storeId: owner.id, keyId: apiKey.id, scopes }, "api key created");
@@ -126,9 +125,9 @@ export function createApiKeys({ sql, store, audit, stores, logger }: { sql: Pool
 
     /** Undefined when the store has no such key. Revoking twice keeps the first time. Audited as `actor`. */
     async revoke(storeId: string, keyId: string, actor: Actor): Promise<ApiKeyRow | undefined> {
-      const row = await store.transaction(sql, async (tx) => {
-        const revoked = await store.revokeApiKey(tx, storeId, keyId);
-        if (revoked) await audit.insertAuditEntries(tx, [auditEntry(revoked.store_id, actor, "key.revoked", auditTarget("key", revoked.id), { label: keyLabel(revoked) })]);
+      const row = await transaction(sql, async (tx) => {
+        const revoked = await keys.revokeApiKey(tx, storeId, keyId);
+        if (revoked) await insertAuditEntries(tx, [auditEntry(revoked.store_id, actor, "key.revoked", auditTarget("key", revoked.id), { label: keyLabel(revoked) })]);
         return revoked;
       });
       if (row) logger.info({ storeId: row.store_id, keyId: row.id }, "api key revoked");
@@ -138,15 +137,15 @@ export function createApiKeys({ sql, store, audit, stores, logger }: { sql: Pool
     /** The store's keys, newest first; NOT_FOUND for an unknown store. */
     async list(storeId: string): Promise<ApiKeyRow[]> {
       const owner = await stores.get(storeId);
-      return store.listApiKeys(sql, owner.id);
+      return keys.listApiKeys(sql, owner.id);
     },
 
     /** The live key's id, store, plan and scopes; UNAUTHENTICATED for a malformed, unknown or revoked key. */
     async authenticate(secret: string): Promise<AuthenticatedKey> {
       if (!API_KEY_PATTERN.test(secret)) throw new ConnectError("malformed key", Code.Unauthenticated);
-      const found = await store.findLiveKey(sql, hashApiKey(secret), LAST_USED_RESOLUTION_SECONDS);
+      const found = await keys.findLiveKey(sql, hashApiKey(secret), LAST_USED_RESOLUTION_SECONDS);
       if (!found) throw new ConnectError("unknown or revoked key", Code.Unauthenticated);
-      if (found.stale) await store.touchApiKey(sql, found.key_id, LAST_USED_RESOLUTION_SECONDS);
+      if (found.stale) await keys.touchApiKey(sql, found.key_id, LAST_USED_RESOLUTION_SECONDS);
       return { keyId: found.key_id, storeId: found.store_id, plan: found.plan, scopes: found.scopes };
     },
   };

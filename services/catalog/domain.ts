@@ -1,10 +1,11 @@
 // Wires the catalog service's domain modules together: the one place that says which
-// module uses which. routes.ts gets the result; tests pass in-memory stores.
+// module uses which. routes.ts gets the result. Each module runs its own SQL from db/
+// on the pool given here.
 import type { CatalogChangeNotifier } from "../../platform/catalog-changes.js";
+import type { Sql } from "../../platform/db.js";
 import type { Logger } from "../../platform/logger.js";
 import type { Mailer } from "../../platform/mail.js";
 import { createAccountMail } from "./accounts/account-mail.js";
-import * as accountSql from "./accounts/account-store.js";
 import { createAudit } from "./accounts/audit.js";
 import { createMemberSessions } from "./accounts/member-sessions.js";
 import { createMembers } from "./accounts/members.js";
@@ -13,20 +14,10 @@ import type { ScryptParams } from "./accounts/passwords.js";
 import { createApiKeys } from "./api-keys.js";
 import { createItems } from "./items.js";
 import { createStores } from "./merchant-stores.js";
-import * as sqlStore from "./store.js";
-
-/** Everything store.ts offers (stores, API keys, items); a test may pass an in-memory one. */
-export type CatalogStore = typeof sqlStore;
-/** Everything accounts/account-store.ts offers (members, sessions, the audit log); likewise. */
-export type AccountStore = typeof accountSql;
 
 export interface CatalogDomainDeps {
-  /** The pool; only `store` and `accountStore` use it. */
-  sql: sqlStore.Pool;
-  /** Default: store.ts (PostgreSQL). */
-  store?: CatalogStore;
-  /** Default: accounts/account-store.ts (PostgreSQL, the same pool). */
-  accountStore?: AccountStore;
+  /** The pool, on the catalog's schema: every table of db/ is there, accounts included. */
+  sql: Sql;
   logger: Logger;
   /** Hears every change of a store's published catalog (gateways drop cached pages). */
   catalogChanges?: CatalogChangeNotifier;
@@ -45,19 +36,17 @@ export interface CatalogDomainDeps {
 
 export function createCatalogDomain(deps: CatalogDomainDeps) {
   const { sql, logger } = deps;
-  const store = deps.store ?? sqlStore;
-  const accountStore = deps.accountStore ?? accountSql;
   // Stores, plans, items, keys and settings write their audit entries into the accounts' audit_log, in the
   // transaction of the change (one schema, one pool: the same transaction).
-  const stores = createStores({ sql, store, audit: accountStore, logger });
-  const apiKeys = createApiKeys({ sql, store, audit: accountStore, stores, logger });
-  const items = createItems({ sql, store, audit: accountStore, stores, changes: deps.catalogChanges, logger });
+  const stores = createStores({ sql, logger });
+  const apiKeys = createApiKeys({ sql, stores, logger });
+  const items = createItems({ sql, stores, changes: deps.catalogChanges, logger });
   const { scryptParams } = deps;
-  const sessions = createMemberSessions({ sql, store: accountStore, scryptParams, logger });
+  const sessions = createMemberSessions({ sql, scryptParams, logger });
   const mail = createAccountMail(deps.mail?.mailer ?? noMailer(logger), deps.mail?.publicBaseUrl ?? "");
-  const members = createMembers({ sql, store: accountStore, keys: store, stores, sessions, mail, scryptParams, logger });
-  const passwordResets = createPasswordResets({ sql, store: accountStore, sessions, mail, scryptParams, logger });
-  const audit = createAudit({ sql, store: accountStore, stores });
+  const members = createMembers({ sql, stores, sessions, mail, scryptParams, logger });
+  const passwordResets = createPasswordResets({ sql, sessions, mail, scryptParams, logger });
+  const audit = createAudit({ sql, stores });
   return { stores, apiKeys, items, sessions, members, passwordResets, audit };
 }
 

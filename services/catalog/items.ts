@@ -11,12 +11,14 @@ import { auditTarget } from "../../common/audit.js";
 import { isUuid } from "../../common/ids.js";
 import { auditEntry, fieldChanges } from "../../platform/audit-log.js";
 import type { CatalogChangeNotifier } from "../../platform/catalog-changes.js";
+import { transaction, type Sql } from "../../platform/db.js";
 import type { Logger } from "../../platform/logger.js";
-import type { AuditWriter } from "./accounts/account-store.js";
+import { insertAuditEntries } from "./db/audit.js";
+import * as items from "./db/items.js";
+import type { ItemRow, ItemStatusName, NewItem } from "./db/items.js";
+import type { StoreRow } from "./db/stores.js";
 import { storeNotFound, type Stores } from "./merchant-stores.js";
 import { itemStatusName } from "./messages.js";
-import type { ItemRow, ItemStatusName, NewItem, Pool, StoreRow } from "./store.js";
-import type * as sqlStore from "./store.js";
 import { fieldErrors } from "../../platform/field-errors.js";
 import { fieldError, requireText, requireUuid } from "./validation.js";
 
@@ -88,23 +90,13 @@ export function lookupIds(ids: string[]): string[] {
   return ids.filter((id) => isUuid(id)).map((id) => id.toLowerCase());
 }
 
-export type ItemsStore = Pick<
-  typeof sqlStore,
-  "transaction" | "slugTaken" | "insertItem" | "insertBundleProducts" | "updateItem" | "getItems" | "findStoreWithItems" | "listPublished"
->;
-
 export function createItems({
   sql,
-  store,
-  audit,
   stores,
   changes,
   logger,
 }: {
-  sql: Pool;
-  store: ItemsStore;
-  /** Where a new item's audit entry is written, in the item's own transaction. */
-  audit: AuditWriter;
+  sql: Sql;
   stores: Pick<Stores, "get">;
   /** Told after every committed write that can change the store's published pages (gateways cache them). */
   changes?: CatalogChangeNotifier;
@@ -126,7 +118,7 @@ export function createItems({
   async function pickSlug(storeId: string, requested: string, title: string): Promise<string> {
     if (requested !== "") {
       checkSlug(requested);
-      if (await store.slugTaken(sql, storeId, requested)) {
+      if (await items.slugTaken(sql, storeId, requested)) {
         throw new ConnectError(`slug ${requested} is already used in this store`, Code.AlreadyExists);
       }
       return requested;
@@ -134,32 +126,32 @@ export function createItems({
     const base = slugify(title);
     for (let n = 1; ; n++) {
       const candidate = n === 1 ? base : `${base}-${n}`;
-      if (!(await store.slugTaken(sql, storeId, candidate))) return candidate;
+      if (!(await items.slugTaken(sql, storeId, candidate))) return candidate;
     }
   }
 
   /** The item, its bundle products and its audit entry (`actor` made it) in one transaction. */
   async function insert(item: NewItem, productIds: string[], actor: Actor): Promise<ItemRow> {
-    const id = await store.transaction(sql, async (tx) => {
-      const id = await store.insertItem(tx, item);
-      await store.insertBundleProducts(tx, id, productIds);
-      await audit.insertAuditEntries(tx, [auditEntry(item.store_id, actor, `${item.type}.created`, auditTarget(item.type, id), { label: item.title })]);
+    const id = await transaction(sql, async (tx) => {
+      const id = await items.insertItem(tx, item);
+      await items.insertBundleProducts(tx, id, productIds);
+      await insertAuditEntries(tx, [auditEntry(item.store_id, actor, `${item.type}.created`, auditTarget(item.type, id), { label: item.title })]);
       return id;
     });
     announce(item.store_id);
-    return (await store.getItems(sql, item.store_id, [id]))[0]!;
+    return (await items.getItems(sql, item.store_id, [id]))[0]!;
   }
 
   /** The change and its audit entry (`actor` made it) in one transaction; undefined when the store has no such item. */
   async function update(storeId: string, itemId: string, change: { price: number } | { status: ItemStatusName }, actor: Actor) {
-    const row = await store.transaction(sql, async (tx) => {
+    const row = await transaction(sql, async (tx) => {
       // Locked first, so the entry says what the change replaced.
-      const [before] = await store.getItems(tx, storeId, [itemId], { forUpdate: true });
-      if (!before || !(await store.updateItem(tx, storeId, itemId, change))) return undefined;
+      const [before] = await items.getItems(tx, storeId, [itemId], { forUpdate: true });
+      if (!before || !(await items.updateItem(tx, storeId, itemId, change))) return undefined;
       const item: ItemRow = { ...before, ...change };
       const [what, field] = "price" in change ? (["price_changed", "price"] as const) : (["status_changed", "status"] as const);
       const changes = fieldChanges({ [field]: String(before[field]) }, { [field]: String(item[field]) });
-      await audit.insertAuditEntries(tx, [auditEntry(storeId, actor, `${item.type}.${what}`, auditTarget(item.type, itemId), { label: item.title, changes })]);
+      await insertAuditEntries(tx, [auditEntry(storeId, actor, `${item.type}.${what}`, auditTarget(item.type, itemId), { label: item.title, changes })]);
       return item;
     });
     if (row) announce(storeId);
@@ -187,7 +179,7 @@ export function createItems({
       const price = requirePrice(request.price);
       const status = statusOrPublished(request.status);
       const ids = bundleProductIds(request.productIds);
-      checkBundleProducts(ids, await store.getItems(sql, owner.id, ids));
+      checkBundleProducts(ids, await items.getItems(sql, owner.id, ids));
       const slug = await pickSlug(owner.id, request.slug, title);
       return insert({ store_id: owner.id, type: "bundle", title, slug, price, status }, ids, actor);
     },
@@ -203,12 +195,12 @@ export function createItems({
     },
 
     async listPublished(storeId: string, limit: number, offset: number): Promise<{ items: ItemRow[]; hasMore: boolean }> {
-      return store.listPublished(sql, storeId, limit, offset);
+      return items.listPublished(sql, storeId, limit, offset);
     },
 
     /** The store's items among `ids`; ids of other stores, unknown or malformed ones are left out. */
     async getMany(storeId: string, ids: string[]): Promise<ItemRow[]> {
-      return store.getItems(sql, storeId, lookupIds(ids));
+      return items.getItems(sql, storeId, lookupIds(ids));
     },
 
     /**
@@ -216,7 +208,7 @@ export function createItems({
      * (as getMany), in one read: pricing an order needs both.
      */
     async getWithStore(storeId: string, ids: string[]): Promise<{ store: StoreRow; items: ItemRow[] }> {
-      const found = await store.findStoreWithItems(sql, requireUuid(storeId, "store_id"), lookupIds(ids));
+      const found = await items.findStoreWithItems(sql, requireUuid(storeId, "store_id"), lookupIds(ids));
       if (!found) throw storeNotFound(storeId);
       return found;
     },

@@ -1,16 +1,17 @@
 // Merchant stores and their plans (CONTRACT §3): what a new store needs, the plan it
 // gets when none is named, its settings (bank account, redirects; §10 Settings), and
-// the lookup every store-scoped call starts with. Their SQL is in store.ts.
+// the lookup every store-scoped call starts with. Their SQL is in db/stores.ts.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { Plan, type CreateStoreRequest, type UpdateStoreSettingsRequest } from "../../gen/catalog/v1/catalog_pb.js";
 import { planName, type PlanName } from "../../common/plans.js";
 import type { Actor } from "../../common/actor.js";
 import { auditTarget } from "../../common/audit.js";
 import { auditEntry, fieldChanges } from "../../platform/audit-log.js";
+import { transaction, type Sql } from "../../platform/db.js";
 import type { Logger } from "../../platform/logger.js";
-import type { AuditWriter } from "./accounts/account-store.js";
-import type { NewStore, Pool, StoreRow, StoreSettings } from "./store.js";
-import type * as sqlStore from "./store.js";
+import { insertAuditEntries } from "./db/audit.js";
+import * as stores from "./db/stores.js";
+import type { NewStore, StoreRow, StoreSettings } from "./db/stores.js";
 import { fieldError, optionalUrl, requireText, requireUuid } from "./validation.js";
 
 /** A store created without a plan gets this one. */
@@ -74,15 +75,13 @@ export function storeNotFound(id: string): ConnectError {
   return new ConnectError(`store ${id} not found`, Code.NotFound);
 }
 
-export type StoresStore = Pick<typeof sqlStore, "transaction" | "insertStore" | "findStore" | "updateStorePlan" | "updateStoreSettings">;
-
-export function createStores({ sql, store, audit, logger }: { sql: Pool; store: StoresStore; audit: AuditWriter; logger: Logger }) {
+export function createStores({ sql, logger }: { sql: Sql; logger: Logger }) {
   return {
     /** A new store; audited as `actor`, in the store's own first transaction. */
     async create(input: NewStore, actor: Actor): Promise<StoreRow> {
-      const row = await store.transaction(sql, async (tx) => {
-        const created = await store.insertStore(tx, input);
-        await audit.insertAuditEntries(tx, [auditEntry(created.id, actor, "store.created", auditTarget("store", created.id), { label: created.name })]);
+      const row = await transaction(sql, async (tx) => {
+        const created = await stores.insertStore(tx, input);
+        await insertAuditEntries(tx, [auditEntry(created.id, actor, "store.created", auditTarget("store", created.id), { label: created.name })]);
         return created;
       });
       logger.info({ storeId: row.id, plan: row.plan }, "store created");
@@ -91,20 +90,20 @@ export function createStores({ sql, store, audit, logger }: { sql: Pool; store: 
 
     /** The store with this id: INVALID_ARGUMENT when it is not a UUID, NOT_FOUND when there is none. */
     async get(id: string): Promise<StoreRow> {
-      const row = await store.findStore(sql, requireUuid(id, "store_id"));
+      const row = await stores.findStore(sql, requireUuid(id, "store_id"));
       if (!row) throw storeNotFound(id);
       return row;
     },
 
     /** Undefined when there is no such store. Audited as `actor`. */
     async setPlan(storeId: string, plan: PlanName, actor: Actor): Promise<StoreRow | undefined> {
-      const row = await store.transaction(sql, async (tx) => {
+      const row = await transaction(sql, async (tx) => {
         // Locked first, so the entry says which plan this change replaced.
-        const before = await store.findStore(tx, storeId, { forUpdate: true });
+        const before = await stores.findStore(tx, storeId, { forUpdate: true });
         if (!before) return undefined;
-        const updated = (await store.updateStorePlan(tx, storeId, plan))!;
+        const updated = (await stores.updateStorePlan(tx, storeId, plan))!;
         const changes = fieldChanges({ plan: before.plan }, { plan: updated.plan });
-        await audit.insertAuditEntries(tx, [auditEntry(updated.id, actor, "store.plan_changed", auditTarget("store", updated.id), { label: updated.name, changes })]);
+        await insertAuditEntries(tx, [auditEntry(updated.id, actor, "store.plan_changed", auditTarget("store", updated.id), { label: updated.name, changes })]);
         return updated;
       });
       if (row) logger.info({ storeId: row.id, plan }, "store plan changed");
@@ -113,13 +112,13 @@ export function createStores({ sql, store, audit, logger }: { sql: Pool; store: 
 
     /** Replaces the bank account and redirect defaults; NOT_FOUND when there is no such store. Audited as `actor`. */
     async updateSettings(storeId: string, settings: StoreSettings, actor: Actor): Promise<StoreRow> {
-      const row = await store.transaction(sql, async (tx) => {
+      const row = await transaction(sql, async (tx) => {
         // Locked first, so the entry says what each changed field was (no setting is a secret).
-        const before = await store.findStore(tx, storeId, { forUpdate: true });
+        const before = await stores.findStore(tx, storeId, { forUpdate: true });
         if (!before) return undefined;
-        const updated = (await store.updateStoreSettings(tx, storeId, settings))!;
+        const updated = (await stores.updateStoreSettings(tx, storeId, settings))!;
         const changes = fieldChanges(auditedSettings(before), auditedSettings(updated));
-        await audit.insertAuditEntries(tx, [auditEntry(updated.id, actor, "store.settings_changed", auditTarget("store", updated.id), { label: updated.name, changes })]);
+        await insertAuditEntries(tx, [auditEntry(updated.id, actor, "store.settings_changed", auditTarget("store", updated.id), { label: updated.name, changes })]);
         return updated;
       });
       if (!row) throw new ConnectError(`store ${storeId} not found`, Code.NotFound);

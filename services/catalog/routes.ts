@@ -1,6 +1,6 @@
 // The catalog service's gRPC handlers: argument checks, one domain call, the response.
-// The rules are in the domain modules (domain.ts wires them); SQL is in store.ts, which
-// this file never touches. AccountService's handlers are accounts/routes.ts; this is the
+// The rules are in the domain modules (domain.ts wires them); SQL is in db/, which this
+// file never touches. AccountService's handlers are accounts/routes.ts; this is the
 // one place that registers all three services.
 import type { ConnectRouter } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";

@@ -2,7 +2,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { AccountService } from "../../gen/catalog/v1/account_pb.js";
 import { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
-import { migrate, type Sql } from "../../platform/db.js";
+import { migrate, ping, type Sql } from "../../platform/db.js";
 import type { CatalogChangeNotifier } from "../../platform/catalog-changes.js";
 import type { Logger } from "../../platform/logger.js";
 import type { Mailer } from "../../platform/mail.js";
@@ -11,7 +11,6 @@ import { registerDbPool } from "../../platform/metrics.js";
 import type { ScryptParams } from "./accounts/passwords.js";
 import { createCatalogDomain } from "./domain.js";
 import { createCatalogRoutes } from "./routes.js";
-import { ping } from "./store.js";
 
 export const CATALOG_SCHEMA = "catalog";
 const migrations = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");

@@ -1,8 +1,8 @@
-// API keys' scopes through the catalog's Connect routes in memory: a member grants only
-// what their role may do, whatever the form sent; the key answers with its scopes; and
-// a member's keys leave with them unless the owner keeps them, the audit log naming
-// the keys either way.
-import test from "ava";
+// API keys' scopes through the catalog's Connect routes in memory, over a database of
+// the test's own: a member grants only what their role may do, whatever the form sent;
+// the key answers with its scopes; and a member's keys leave with them unless the owner
+// keeps them, the audit log naming the keys either way.
+import test, { type ExecutionContext } from "ava";
 import { Code } from "@connectrpc/connect";
 import type { Actor } from "../../common/actor.js";
 import type { Role } from "../../common/roles.js";
@@ -11,8 +11,8 @@ import { catalogRouterSetup } from "../helpers/catalog-router.js";
 import { failure } from "../helpers/rpc-failure.js";
 
 /** A store, and a member of it with `role` who has accepted their invitation. */
-async function setup(role: Role) {
-  const s = await catalogRouterSetup(`Toko ${role}`);
+async function setup(t: ExecutionContext, role: Role) {
+  const s = await catalogRouterSetup(t, `Toko ${role}`);
   const email = `${role}.${Math.random().toString(36).slice(2)}@example.co.id`;
   const { invitationToken } = await s.asOperator(() => s.accounts.inviteMember({ storeId: s.storeId, email, role }));
   const { member } = await s.accounts.acceptInvitation({ token: invitationToken, password: "a long enough password" });
@@ -22,7 +22,7 @@ async function setup(role: Role) {
 }
 
 test("a developer's key refuses payments:write whatever the form sent, names the scope, and makes no key", async (t) => {
-  const s = await setup("developer");
+  const s = await setup(t, "developer");
   for (const scopes of [["payments:write"], ["orders:read", "payments:write"], [...SCOPES]]) {
     const refused = await failure(s.stores.createApiKey({ storeId: s.storeId, name: "Sync", scopes }));
     t.is(refused.code, Code.PermissionDenied, scopes.join(","));
@@ -38,7 +38,7 @@ test("a developer's key refuses payments:write whatever the form sent, names the
 });
 
 test("an owner grants any scope; scopes come back in the table's order; an unknown scope is INVALID_ARGUMENT naming scopes", async (t) => {
-  const s = await setup("owner");
+  const s = await setup(t, "owner");
   const made = await s.stores.createApiKey({ storeId: s.storeId, name: "ERP", scopes: ["payments:write", "orders:read"] });
   t.deepEqual(made.apiKey!.scopes, ["orders:read", "payments:write"]);
   t.deepEqual((await s.stores.authenticateApiKey({ secret: made.secret })).scopes, ["orders:read", "payments:write"]);
@@ -53,7 +53,7 @@ test("an owner grants any scope; scopes come back in the table's order; an unkno
 });
 
 test("roles that do not manage keys make none; the operator grants everything", async (t) => {
-  const s = await setup("support");
+  const s = await setup(t, "support");
   t.is((await failure(s.stores.createApiKey({ storeId: s.storeId, name: "x", scopes: ["orders:read"] }))).code, Code.PermissionDenied);
   const made = await s.asOperator(() => s.stores.createApiKey({ storeId: s.storeId, name: "CLI", scopes: [] }));
   t.deepEqual(made.apiKey!.scopes, [...SCOPES]);
@@ -61,7 +61,7 @@ test("roles that do not manage keys make none; the operator grants everything", 
 });
 
 test("removing a member revokes the keys they made, unless kept; the audit log names the keys either way", async (t) => {
-  const owner = await setup("owner");
+  const owner = await setup(t, "owner");
   const invite = async (role: Role) => {
     const email = `${role}.${Math.random().toString(36).slice(2)}@example.co.id`;
     const { invitationToken } = await owner.asOperator(() => owner.accounts.inviteMember({ storeId: owner.storeId, email, role }));

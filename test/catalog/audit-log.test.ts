@@ -1,5 +1,5 @@
 // The catalog's part of the audit log on real PostgreSQL (CONTRACT §10, the readable
-// audit trail): the routes in memory over store.ts and account-store.ts on a database
+// audit trail): the routes in memory over services/catalog/db/ on a database
 // of the test's own, migrated as the release before and then upgraded. Entries name
 // what their target was called; settings, plan, price, status and role changes say
 // before → after, read from the row locked in the change's transaction; filters by

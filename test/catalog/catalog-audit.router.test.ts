@@ -2,8 +2,8 @@
 // SetStorePlan are the platform's (the operator or the system; never a member or an API
 // key), CreateProduct and CreateBundle need store_admin; each writes exactly one audit
 // entry naming the actor in the change's transaction, none when refused, and neither
-// the change nor the entry when that transaction fails. In memory: the real routes and
-// domain over the fake stores, each call made as whoever `as.actor` names.
+// the change nor the entry when that transaction fails. The real routes and domain in
+// memory over a database of the test's own, each call made as whoever `as.actor` names.
 import test, { type ExecutionContext } from "ava";
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -11,13 +11,12 @@ import { auditActorName, OPERATOR, SYSTEM, type Actor } from "../../common/actor
 import { ROLES } from "../../common/roles.js";
 import { SCOPES } from "../../common/scopes.js";
 import { ItemStatus, Plan } from "../../gen/catalog/v1/catalog_pb.js";
-import { auditEntry } from "../../platform/audit-log.js";
 import { checkPaging } from "../helpers/audit-pages.js";
 import { catalogRouterSetup } from "../helpers/catalog-router.js";
 import { failure } from "../helpers/rpc-failure.js";
 
-async function setup() {
-  const { as, catalog, accountsFake, stores, items, accounts, storeId, asOperator, member } = await catalogRouterSetup("Toko Audit");
+async function setup(t: ExecutionContext) {
+  const { as, sql, stores, items, accounts, storeId, asOperator, member } = await catalogRouterSetup(t, "Toko Audit");
   const productId = (await items.createProduct({ storeId, title: "Kopi", price: 10_000n })).item!.id;
   /** Every store's audit entries (the stores this test knows of), oldest first. */
   const known = new Set([storeId]);
@@ -25,15 +24,19 @@ async function setup() {
     asOperator(async () => {
       const all = [];
       for (const id of known) all.push(...(await accounts.listAudit({ storeId: id, limit: 500 })).entries);
-      return all.sort((a, b) => Number(a.at!.seconds - b.at!.seconds) || a.at!.nanos - b.at!.nanos).map((e) => [e.storeId, e.actor, e.action, e.target]);
+      // By position (the microsecond, then the sequence), as the log itself orders them.
+      return all
+        .sort((a, b) => Number(a.position!.micros - b.position!.micros) || Number(a.position!.seq - b.position!.seq))
+        .map((e) => [e.storeId, e.actor, e.action, e.target]);
     });
   const state = () =>
     asOperator(async () => ({
-      counts: catalog.counts(),
+      counts: (await sql<{ stores: number; items: number }[]>`
+        select (select count(*)::int from stores) as stores, (select count(*)::int from items) as items`)[0],
       plan: (await stores.getStore({ id: storeId })).store!.plan,
       items: (await items.listPublishedItems({ storeId, limit: 50 })).items.map((i) => i.id),
     }));
-  return { as, stores, items, accounts, storeId, productId, member, asOperator, audit, state, known, accountsFake };
+  return { as, sql, stores, items, accounts, storeId, productId, member, asOperator, audit, state, known };
 }
 
 type Setup = Awaited<ReturnType<typeof setup>>;
@@ -100,7 +103,7 @@ function allowed(who: "platform" | "store_admin", actor: Actor): boolean {
 for (const change of CHANGES) {
   for (const { name, actor: makeActor } of ACTORS) {
     test(`${change.rpc} as ${name}: done with exactly one audit entry naming the actor, or PERMISSION_DENIED with nothing written`, async (t) => {
-      const s = await setup();
+      const s = await setup(t);
       const actor = await makeActor(s);
       const before = { state: await s.state(), audit: await s.audit() };
       s.as.actor = actor;
@@ -120,16 +123,15 @@ for (const change of CHANGES) {
   }
 
   test(`${change.rpc}: when the audit entry cannot be written, the transaction fails and neither the change nor an entry is left`, async (t) => {
-    const s = await setup();
+    const s = await setup(t);
     const before = { state: await s.state(), audit: await s.audit() };
-    const insert = s.accountsFake.store.insertAuditEntries;
-    s.accountsFake.store.insertAuditEntries = async () => {
-      throw new Error("the audit log is away");
-    };
+    // The database refuses every new entry, as a failing write would.
+    await s.sql.unsafe(`create function refuse_audit() returns trigger language plpgsql as $$ begin raise exception 'the audit log is away'; end $$`);
+    await s.sql.unsafe(`create trigger refuse_audit before insert on audit_log for each statement execute function refuse_audit()`);
     try {
       await rejects(t, change.call(s)(), Code.Internal);
     } finally {
-      s.accountsFake.store.insertAuditEntries = insert;
+      await s.sql.unsafe(`drop trigger refuse_audit on audit_log`);
     }
     t.deepEqual(await s.state(), before.state, "nothing changed");
     t.deepEqual(await s.audit(), before.audit, "no audit entry");
@@ -137,7 +139,7 @@ for (const change of CHANGES) {
 }
 
 test("the store and item changes with no actor are PERMISSION_DENIED; reads need none", async (t) => {
-  const s = await setup();
+  const s = await setup(t);
   s.as.actor = undefined;
   await rejects(t, s.stores.createStore({ name: "x" }), Code.PermissionDenied, /does not say who acts/);
   await rejects(t, s.stores.setStorePlan({ storeId: s.storeId, plan: Plan.SCALE }), Code.PermissionDenied, /does not say who acts/);
@@ -150,7 +152,7 @@ test("the store and item changes with no actor are PERMISSION_DENIED; reads need
 });
 
 test("SetStorePlan for an unknown store: NOT_FOUND and no entry", async (t) => {
-  const s = await setup();
+  const s = await setup(t);
   const before = await s.audit();
   await rejects(t, s.stores.setStorePlan({ storeId: randomUUID(), plan: Plan.SCALE }), Code.NotFound);
   t.deepEqual(await s.audit(), before);
@@ -159,7 +161,7 @@ test("SetStorePlan for an unknown store: NOT_FOUND and no entry", async (t) => {
 // Reading the log (the readable-audit-trail issue): labels, changes, filters, paging.
 
 test("ListAudit: each entry names what its target was called then; settings, plan, price, status and role changes say before → after", async (t) => {
-  const s = await setup();
+  const s = await setup(t);
   const { storeId, productId } = s;
   await s.stores.setStorePlan({ storeId, plan: Plan.SCALE });
   const bank = { bankName: "BCA", bankCode: "014", accountNumber: "1234567890", accountHolder: "Budi" };
@@ -211,19 +213,20 @@ test("ListAudit: each entry names what its target was called then; settings, pla
 });
 
 test("ListAudit: filtered by actor and by action, paged by position with nothing twice or missed; an unknown action is INVALID_ARGUMENT naming action", async (t) => {
-  const s = await setup();
+  const s = await setup(t);
   const { storeId, productId } = s;
   const owner = await s.member("owner");
   s.as.actor = owner;
   for (const price of [11_000n, 12_000n, 13_000n]) await s.items.setItemPrice({ storeId, itemId: productId, price });
   s.as.actor = OPERATOR;
   await s.stores.createApiKey({ storeId, name: "kasir" });
-  // Entries written by one statement share their time: the sequence orders them.
-  await s.accountsFake.store.insertAuditEntries(s.accountsFake.sql, [
-    auditEntry(storeId, SYSTEM, "key.created", "key:a", { label: "a" }),
-    auditEntry(storeId, SYSTEM, "key.created", "key:b", { label: "b" }),
-    auditEntry(storeId, SYSTEM, "key.created", "key:c", { label: "c" }),
-  ]);
+  // Three entries of one transaction, all at its start time: only the sequence orders them.
+  await s.sql.begin(async (tx) => {
+    for (const label of ["a", "b", "c"]) {
+      await tx`insert into audit_log (store_id, created_at, actor, action, target, target_label)
+        values (${storeId}, now(), 'system', 'key.created', ${`key:${label}`}, ${label})`;
+    }
+  });
   const list = (request: object) => s.accounts.listAudit({ storeId, ...request });
 
   const byOwner = (await list({ actor: owner.email })).entries;

@@ -1,37 +1,40 @@
 // The catalog announces every write that can change a store's published pages (the
 // hint gateways drop cached pages on), after the write commits, and a failing
-// announcement never fails the write. In memory: real routes and domain, fake store.
-import test from "ava";
+// announcement never fails the write. The real routes and domain in memory over a
+// database of the test's own.
+import test, { type ExecutionContext } from "ava";
 import { pino } from "pino";
 import { ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { CatalogService, ItemStatus, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
-import { createCatalogDomain, type CatalogStore } from "../../services/catalog/domain.js";
+import { createCatalogDomain } from "../../services/catalog/domain.js";
 import { createCatalogRoutes } from "../../services/catalog/routes.js";
 import type { CatalogChangeNotifier } from "../../platform/catalog-changes.js";
 import { createLogger, type Logger } from "../../platform/logger.js";
 import { actorInterceptor } from "../../platform/rpc-client.js";
 import { OPERATOR } from "../../common/actor.js";
-import { createFakeAccountStore } from "../helpers/fake-account-store.js";
-import { createFakeCatalogStore } from "../helpers/fake-catalog-store.js";
+import type { Sql } from "../../platform/db.js";
+import { catalogDatabase } from "../helpers/catalog-router.js";
 
-function setup(notify: (storeId: string, inTransaction: boolean) => void, logger: Logger = createLogger("test", "silent")) {
-  const fake = createFakeCatalogStore();
+async function setup(t: ExecutionContext, notify: (storeId: string, inTransaction: boolean) => void, logger: Logger = createLogger("test", "silent")) {
+  const pool = await catalogDatabase(t);
+  // The pool as the domain sees it, telling when one of its transactions is open: every
+  // transaction of the domain is the pool's begin (platform/db.ts).
   let inTransaction = false;
-  const store: CatalogStore = {
-    ...fake.store,
-    async transaction(pool, work) {
-      inTransaction = true;
-      try {
-        return await fake.store.transaction(pool, work);
-      } finally {
-        inTransaction = false;
-      }
+  const sql = new Proxy(pool, {
+    get(target, property) {
+      if (property !== "begin") return Reflect.get(target, property);
+      return async (...args: Parameters<Sql["begin"]>) => {
+        inTransaction = true;
+        try {
+          return await (target.begin as (...a: unknown[]) => Promise<unknown>)(...args);
+        } finally {
+          inTransaction = false;
+        }
+      };
     },
-  };
+  });
   const changes: CatalogChangeNotifier = { changed: (storeId) => notify(storeId, inTransaction) };
-  // The audit log's stand-in too: creating stores and items writes their entries.
-  const accountStore = createFakeAccountStore(fake).store;
-  const domain = createCatalogDomain({ sql: fake.sql, store, accountStore, logger, catalogChanges: changes });
+  const domain = createCatalogDomain({ sql, logger, catalogChanges: changes });
   // The operator's calls, as from store-admin (who may is catalog-audit.router.test.ts's).
   const transport = createRouterTransport(createCatalogRoutes(domain), { transport: { interceptors: [actorInterceptor(OPERATOR)] } });
   return { stores: createClient(StoreService, transport), catalog: createClient(CatalogService, transport) };
@@ -39,7 +42,7 @@ function setup(notify: (storeId: string, inTransaction: boolean) => void, logger
 
 test("creating a product or bundle, changing a price and changing a status each announce the store, after the commit", async (t) => {
   const heard: { storeId: string; inTransaction: boolean }[] = [];
-  const { stores, catalog } = setup((storeId, inTransaction) => heard.push({ storeId, inTransaction }));
+  const { stores, catalog } = await setup(t, (storeId, inTransaction) => heard.push({ storeId, inTransaction }));
   const storeId = (await stores.createStore({ name: "Toko Kabar" })).store!.id;
   t.deepEqual(heard, [], "a new store has no published pages to change");
 
@@ -59,7 +62,7 @@ test("creating a product or bundle, changing a price and changing a status each 
 
 test("a write that changes nothing announces nothing", async (t) => {
   const heard: string[] = [];
-  const { stores, catalog } = setup((storeId) => heard.push(storeId));
+  const { stores, catalog } = await setup(t, (storeId) => heard.push(storeId));
   const storeId = (await stores.createStore({ name: "Toko Sepi" })).store!.id;
   const product = (await catalog.createProduct({ storeId, title: "Kopi", price: 10_000n })).item!;
   heard.length = 0;
@@ -78,7 +81,7 @@ test("a write that changes nothing announces nothing", async (t) => {
 test("an announcement that throws is logged and the write still succeeds", async (t) => {
   const lines: string[] = [];
   const logger = pino({ level: "warn" }, { write: (line: string) => lines.push(line) });
-  const { stores, catalog } = setup(
+  const { stores, catalog } = await setup(t, 
     () => {
       throw new Error("bus exploded");
     },

@@ -1,15 +1,15 @@
 // The catalog enforces §13 for its changing RPCs (API keys, settings, items, the team and
-// its invitations) and writes each change's audit entry with it, in memory: the real
-// routes and domain over the fake stores, each call made as whoever `as.actor` names. Two
-// concurrent demotions on real PostgreSQL are accounts/accounts.test.ts's.
+// its invitations) and writes each change's audit entry with it: the real routes and
+// domain in memory over a database of the test's own, each call made as whoever
+// `as.actor` names. Two concurrent demotions are accounts/accounts.test.ts's.
 import test, { type ExecutionContext } from "ava";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ROLES, roleMay, type Permission } from "../../common/roles.js";
 import { ItemStatus } from "../../gen/catalog/v1/catalog_pb.js";
 import { catalogRouterSetup } from "../helpers/catalog-router.js";
 
-async function setup() {
-  const { as, stores, items, accounts, storeId, member, asOperator } = await catalogRouterSetup("Toko Peran");
+async function setup(t: ExecutionContext) {
+  const { as, stores, items, accounts, storeId, member, asOperator } = await catalogRouterSetup(t, "Toko Peran");
   const audit = () => asOperator(async () => (await accounts.listAudit({ storeId, limit: 500 })).entries);
   const state = () =>
     asOperator(async () => ({
@@ -103,7 +103,7 @@ for (const change of CHANGES) {
   for (const role of ROLES) {
     const may = roleMay(role, change.permission);
     test(`${change.rpc} as ${role}: ${may ? "done, with one audit entry naming the member" : "PERMISSION_DENIED, nothing written"}`, async (t) => {
-      const s = await setup();
+      const s = await setup(t);
       await s.member("owner", "pemilik@example.co.id"); // the store's owner, so a team change is never about the last one
       const call = await change.call(s);
       const actor = await s.member(role);
@@ -126,7 +126,7 @@ for (const change of CHANGES) {
 }
 
 test("a changing RPC with no actor is PERMISSION_DENIED; reads need none", async (t) => {
-  const s = await setup();
+  const s = await setup(t);
   s.as.actor = undefined;
   await rejects(t, s.stores.createApiKey({ storeId: s.storeId, name: "x" }), Code.PermissionDenied, /does not say who acts/);
   await rejects(t, s.accounts.inviteMember({ storeId: s.storeId, email: "x@example.co.id" }), Code.PermissionDenied);
@@ -136,7 +136,7 @@ test("a changing RPC with no actor is PERMISSION_DENIED; reads need none", async
 });
 
 test("roles: the invitation's role (owner when unset) is the member's once accepted, in ListMembers and ResolveSession; a bad role is INVALID_ARGUMENT naming role", async (t) => {
-  const s = await setup();
+  const s = await setup(t);
   const plain = await s.accounts.inviteMember({ storeId: s.storeId, email: "a@example.co.id" });
   t.is(plain.member!.role, "owner");
   const dev = await s.accounts.inviteMember({ storeId: s.storeId, email: "b@example.co.id", role: "owner" });
@@ -169,7 +169,7 @@ test("roles: the invitation's role (owner when unset) is the member's once accep
 });
 
 test("the last owner: neither demoted nor removed (FAILED_PRECONDITION, nothing written); with two owners one may go", async (t) => {
-  const s = await setup();
+  const s = await setup(t);
   const first = await s.member("owner");
   const second = await s.member("owner");
   const before = await s.audit();

@@ -1,6 +1,6 @@
 // GetOrderCatalog on real PostgreSQL through the catalog's gRPC port: its one statement
 // carries the items as JSON, so this checks the answer is exactly what GetStore and
-// GetItems give (prices, times, bundle products), which the in-memory store cannot.
+// GetItems give (prices, times, bundle products), encoded as a gateway receives them.
 import { OPERATOR } from "../../common/actor.js";
 import test from "ava";
 import { randomUUID } from "node:crypto";

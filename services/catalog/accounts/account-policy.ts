@@ -1,6 +1,6 @@
 // The numbers behind dashboard accounts (CONTRACT §10), in one place so the contract's
 // limits can be checked against a single page. Times are seconds because the SQL in
-// account-store.ts compares them with the database's clock, never the process's.
+// ../db/ compares them with the database's clock, never the process's.
 import { Code, ConnectError } from "@connectrpc/connect";
 
 /** An invitation link works this long after it is issued. */

@@ -5,7 +5,15 @@
 // its timing tells whether an email has an account. A sign-in whose stored hash has
 // older scrypt parameters stores a new one of the same password (passwords.ts).
 import { auditTarget } from "../../../common/audit.js";
+import { transaction, type Db, type Sql } from "../../../platform/db.js";
 import type { Logger } from "../../../platform/logger.js";
+import { insertAuditEntries } from "../db/audit.js";
+import * as members from "../db/members.js";
+import type { MemberRow, MemberStoreRow } from "../db/members.js";
+import { pruneAccounts } from "../db/prune-accounts.js";
+import * as sessions from "../db/sessions.js";
+import type { SessionLimits } from "../db/sessions.js";
+import { claimSignInAttempt, clearSignInAttempts, type ThrottlePolicy } from "../db/sign-in-throttle.js";
 import {
   authenticationFailed,
   SESSION_IDLE_SECONDS,
@@ -18,8 +26,6 @@ import {
   SIGN_IN_MAX_FAILURES,
   SPENT_LINK_KEEP_SECONDS,
 } from "./account-policy.js";
-import type { Db, MemberRow, MemberStoreRow, Pool, SessionLimits, ThrottlePolicy } from "./account-store.js";
-import type * as sqlStore from "./account-store.js";
 import { normalizeEmail } from "./member-email.js";
 import { hashPassword, isPlausiblePassword, needsRehash, SCRYPT_PARAMS, spendVerification, verifyPassword, type ScryptParams } from "./passwords.js";
 import { generateToken, hashToken, isWellFormedToken } from "./tokens.js";
@@ -44,30 +50,12 @@ export interface ResolvedSession {
   sessionId: string;
 }
 
-export type MemberSessionsStore = Pick<
-  typeof sqlStore,
-  | "transaction"
-  | "findMemberCredentials"
-  | "rehashPassword"
-  | "claimSignInAttempt"
-  | "clearSignInAttempts"
-  | "memberStores"
-  | "insertSession"
-  | "insertAuditEntries"
-  | "findLiveSession"
-  | "touchSession"
-  | "deleteSession"
-  | "pruneAccounts"
->;
-
 export function createMemberSessions({
   sql,
-  store,
   scryptParams = SCRYPT_PARAMS,
   logger,
 }: {
-  sql: Pool;
-  store: MemberSessionsStore;
+  sql: Sql;
   /** What an older hash is upgraded to on sign-in. Default SCRYPT_PARAMS; see CatalogDomainDeps. */
   scryptParams?: ScryptParams;
   logger: Logger;
@@ -79,7 +67,7 @@ export function createMemberSessions({
     if (Date.now() - prunedAt < PRUNE_EVERY_MS) return;
     prunedAt = Date.now();
     try {
-      await store.pruneAccounts(sql, {
+      await pruneAccounts(sql, {
         ...LIMITS,
         windowSeconds: SIGN_IN_FAILURE_WINDOW_SECONDS,
         resetWindowSeconds: PASSWORD_RESET_WINDOW_SECONDS,
@@ -95,11 +83,11 @@ export function createMemberSessions({
    * store they belong to. Undefined, writing nothing, when they belong to none.
    */
   async function start(tx: Db, member: MemberRow): Promise<SignedIn | undefined> {
-    const stores = await store.memberStores(tx, member.id);
+    const stores = await members.memberStores(tx, member.id);
     if (stores.length === 0) return undefined;
     const token = generateToken();
-    const session = await store.insertSession(tx, member.id, hashToken(token));
-    await store.insertAuditEntries(
+    const session = await sessions.insertSession(tx, member.id, hashToken(token));
+    await insertAuditEntries(
       tx,
       stores.map((s) => ({ store_id: s.id, actor: member.email, action: "member.signed_in", target: auditTarget("member", member.email), target_label: "", changes: [] })),
     );
@@ -114,11 +102,11 @@ export function createMemberSessions({
       const email = normalizeEmail(emailInput);
       // No account can have a malformed email, so refusing it at once tells nothing.
       if (email === undefined) throw authenticationFailed();
-      if (!(await store.claimSignInAttempt(sql, email, THROTTLE))) {
+      if (!(await claimSignInAttempt(sql, email, THROTTLE))) {
         logger.info({ reason: "locked" }, "sign-in refused");
         throw authenticationFailed();
       }
-      const member = await store.findMemberCredentials(sql, email);
+      const member = await members.findMemberCredentials(sql, email);
       let matches = false;
       if (member?.password_hash && isPlausiblePassword(password)) {
         matches = await verifyPassword(password, member.password_hash);
@@ -133,11 +121,11 @@ export function createMemberSessions({
       // Hashed before the transaction, which must not wait on scrypt.
       const strongerHash = needsRehash(storedHash!, scryptParams) ? await hashPassword(password, scryptParams) : undefined;
       let rehashed = false;
-      const signedIn = await store.transaction(sql, async (tx) => {
+      const signedIn = await transaction(sql, async (tx) => {
         const started = await start(tx, row);
         if (started) {
-          await store.clearSignInAttempts(tx, email);
-          if (strongerHash) rehashed = await store.rehashPassword(tx, member.id, storedHash!, strongerHash);
+          await clearSignInAttempts(tx, email);
+          if (strongerHash) rehashed = await members.rehashPassword(tx, member.id, storedHash!, strongerHash);
         }
         return started;
       });
@@ -152,17 +140,17 @@ export function createMemberSessions({
     /** The live session's member and stores; refreshes last_seen_at at most once a minute. */
     async resolve(token: string): Promise<ResolvedSession> {
       if (!isWellFormedToken(token)) throw authenticationFailed();
-      const live = await store.findLiveSession(sql, hashToken(token), LIMITS, SESSION_TOUCH_SECONDS);
+      const live = await sessions.findLiveSession(sql, hashToken(token), LIMITS, SESSION_TOUCH_SECONDS);
       if (!live) throw authenticationFailed();
-      const stores = await store.memberStores(sql, live.member.id);
+      const stores = await members.memberStores(sql, live.member.id);
       if (stores.length === 0) throw authenticationFailed();
-      if (live.stale) await store.touchSession(sql, live.session.id, SESSION_TOUCH_SECONDS);
+      if (live.stale) await sessions.touchSession(sql, live.session.id, SESSION_TOUCH_SECONDS);
       return { member: live.member, stores, sessionId: live.session.id };
     },
 
     /** Ends the session; an unknown or malformed token is already ended. */
     async end(token: string): Promise<void> {
-      if (isWellFormedToken(token)) await store.deleteSession(sql, hashToken(token));
+      if (isWellFormedToken(token)) await sessions.deleteSession(sql, hashToken(token));
     },
   };
 }

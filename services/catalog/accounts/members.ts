@@ -9,14 +9,20 @@ import type { Actor } from "../../../common/actor.js";
 import { auditTarget, MEMBER_API_KEYS_FIELD } from "../../../common/audit.js";
 import type { Role } from "../../../common/roles.js";
 import { auditEntry, fieldChanges } from "../../../platform/audit-log.js";
+import { transaction, type Db, type Sql } from "../../../platform/db.js";
 import type { Logger } from "../../../platform/logger.js";
 import { keyLabel } from "../api-keys.js";
+import * as keys from "../db/api-keys.js";
+import { insertAuditEntries } from "../db/audit.js";
+import * as invitations from "../db/invitations.js";
+import type { InvitationRow, LinkState } from "../db/invitations.js";
+import * as members from "../db/members.js";
+import type { StoreMemberRow } from "../db/members.js";
+import { deleteSessionsOfMember } from "../db/sessions.js";
+import { clearSignInAttempts } from "../db/sign-in-throttle.js";
 import type { Stores } from "../merchant-stores.js";
-import type * as catalogSql from "../store.js";
 import { authenticationFailed, INVITATION_TTL_SECONDS } from "./account-policy.js";
 import type { AccountMail } from "./account-mail.js";
-import type { Db, InvitationRow, LinkState, Pool, StoreMemberRow } from "./account-store.js";
-import type * as sqlStore from "./account-store.js";
 import type { MemberSessions, SignedIn } from "./member-sessions.js";
 import { hashPassword, SCRYPT_PARAMS, type ScryptParams } from "./passwords.js";
 import { generateToken, hashToken, isWellFormedToken } from "./tokens.js";
@@ -33,52 +39,20 @@ export interface Invitation {
   expiresAt: Date;
 }
 
-export type MembersStore = Pick<
-  typeof sqlStore,
-  | "transaction"
-  | "upsertMember"
-  | "addMembership"
-  | "replaceInvitation"
-  | "findOpenInvitation"
-  | "useInvitation"
-  | "setPasswordHash"
-  | "deleteSessionsOfMember"
-  | "clearSignInAttempts"
-  | "listMembers"
-  | "removeMembership"
-  | "dropInvitations"
-  | "clearPasswordIfStoreless"
-  | "lockTeam"
-  | "findMembership"
-  | "countOwners"
-  | "setMembershipRole"
-  | "insertAuditEntries"
-  | "listOpenInvitations"
-  | "revokeInvitation"
-  | "invitationLinkState"
->;
-
 /** FAILED_PRECONDITION: a store always keeps at least one owner (CONTRACT §13). */
 export function lastOwner(): ConnectError {
   return new ConnectError("a store must keep at least one owner: make another member owner first", Code.FailedPrecondition);
 }
 
-/** The API keys a member made, for their leaving. */
-export type MemberKeysStore = Pick<typeof catalogSql, "revokeKeysOfMember" | "liveKeysOfMember">;
-
 export function createMembers({
   sql,
-  store,
-  keys,
   stores,
   sessions,
   mail,
   scryptParams = SCRYPT_PARAMS,
   logger,
 }: {
-  sql: Pool;
-  store: MembersStore;
-  keys: MemberKeysStore;
+  sql: Sql;
   stores: Pick<Stores, "get">;
   sessions: Pick<MemberSessions, "start">;
   /** Mails each invitation's link once the invitation is stored. */
@@ -89,7 +63,7 @@ export function createMembers({
 }) {
   /** FAILED_PRECONDITION unless the store has an owner besides the one about to go; under lockTeam. */
   async function keepAnOwner(tx: Db, storeId: string): Promise<void> {
-    if ((await store.countOwners(tx, storeId)) <= 1) throw lastOwner();
+    if ((await members.countOwners(tx, storeId)) <= 1) throw lastOwner();
   }
 
   return {
@@ -103,12 +77,12 @@ export function createMembers({
     async invite(storeId: string, email: string, role: Role, actor: Actor): Promise<Invitation> {
       const owner = await stores.get(storeId);
       const token = generateToken();
-      const { member, expires_at } = await store.transaction(sql, async (tx) => {
-        const account = await store.upsertMember(tx, email);
-        const current = await store.findMembership(tx, owner.id, account.id);
+      const { member, expires_at } = await transaction(sql, async (tx) => {
+        const account = await members.upsertMember(tx, email);
+        const current = await members.findMembership(tx, owner.id, account.id);
         const gives = current?.role ?? role;
-        const invitation = await store.replaceInvitation(tx, { member_id: account.id, store_id: owner.id, token_hash: hashToken(token), role: gives }, INVITATION_TTL_SECONDS);
-        await store.insertAuditEntries(tx, [auditEntry(owner.id, actor, "member.invited", auditTarget("member", account.email))]);
+        const invitation = await invitations.replaceInvitation(tx, { member_id: account.id, store_id: owner.id, token_hash: hashToken(token), role: gives }, INVITATION_TTL_SECONDS);
+        await insertAuditEntries(tx, [auditEntry(owner.id, actor, "member.invited", auditTarget("member", account.email))]);
         // Whether the email had an account, when it was made and when it last signed in
         // belong to the stores it is a member of, not to this one.
         const invitee: StoreMemberRow = { id: account.id, email: account.email, has_password: false, created_at: invitation.created_at, last_signed_in_at: null, role: gives };
@@ -130,16 +104,16 @@ export function createMembers({
       if (!isWellFormedToken(token)) throw authenticationFailed();
       const tokenHash = hashToken(token);
       // A cheap look first, so a made-up token never costs a scrypt; the claim below decides.
-      if (!(await store.findOpenInvitation(sql, tokenHash))) throw authenticationFailed();
+      if (!(await invitations.findOpenInvitation(sql, tokenHash))) throw authenticationFailed();
       const passwordHash = await hashPassword(password, scryptParams);
-      const signedIn = await store.transaction(sql, async (tx) => {
-        const invitation = await store.useInvitation(tx, tokenHash);
+      const signedIn = await transaction(sql, async (tx) => {
+        const invitation = await invitations.useInvitation(tx, tokenHash);
         if (!invitation) return undefined;
-        await store.addMembership(tx, invitation.member_id, invitation.store_id, invitation.role);
-        await store.deleteSessionsOfMember(tx, invitation.member_id);
-        const member = await store.setPasswordHash(tx, invitation.member_id, passwordHash);
+        await members.addMembership(tx, invitation.member_id, invitation.store_id, invitation.role);
+        await deleteSessionsOfMember(tx, invitation.member_id);
+        const member = await members.setPasswordHash(tx, invitation.member_id, passwordHash);
         // Failures counted against the old password say nothing about the new one.
-        await store.clearSignInAttempts(tx, member.email);
+        await clearSignInAttempts(tx, member.email);
         const started = await sessions.start(tx, member);
         return started && { ...started, storeId: invitation.store_id };
       });
@@ -151,7 +125,7 @@ export function createMembers({
     /** The store's invitations that can still be used, newest first; NOT_FOUND for an unknown store. */
     async invitations(storeId: string): Promise<InvitationRow[]> {
       const owner = await stores.get(storeId);
-      return store.listOpenInvitations(sql, owner.id);
+      return invitations.listOpenInvitations(sql, owner.id);
     },
 
     /**
@@ -161,9 +135,9 @@ export function createMembers({
      */
     async revokeInvitation(storeId: string, invitationId: string, actor: Actor): Promise<InvitationRow> {
       const owner = await stores.get(storeId);
-      const revoked = await store.transaction(sql, async (tx) => {
-        const row = await store.revokeInvitation(tx, owner.id, invitationId);
-        if (row) await store.insertAuditEntries(tx, [auditEntry(owner.id, actor, "invitation.revoked", auditTarget("member", row.email))]);
+      const revoked = await transaction(sql, async (tx) => {
+        const row = await invitations.revokeInvitation(tx, owner.id, invitationId);
+        if (row) await insertAuditEntries(tx, [auditEntry(owner.id, actor, "invitation.revoked", auditTarget("member", row.email))]);
         return row;
       });
       if (!revoked) throw new ConnectError(`invitation ${invitationId} not found in store ${owner.id}`, Code.NotFound);
@@ -174,13 +148,13 @@ export function createMembers({
     /** What an invitation link is now; a malformed token is "unknown" without a lookup. */
     async linkState(token: string): Promise<{ state: LinkState; email: string }> {
       if (!isWellFormedToken(token)) return { state: "unknown", email: "" };
-      return store.invitationLinkState(sql, hashToken(token));
+      return invitations.invitationLinkState(sql, hashToken(token));
     },
 
     /** The store's members, by email; NOT_FOUND for an unknown store. */
     async list(storeId: string): Promise<StoreMemberRow[]> {
       const owner = await stores.get(storeId);
-      return store.listMembers(sql, owner.id);
+      return members.listMembers(sql, owner.id);
     },
 
     /**
@@ -192,20 +166,20 @@ export function createMembers({
      */
     async remove(storeId: string, memberId: string, actor: Actor, { keepApiKeys = false } = {}): Promise<{ member: StoreMemberRow; apiKeys: string[] }> {
       const owner = await stores.get(storeId);
-      const result = await store.transaction(sql, async (tx) => {
-        await store.lockTeam(tx, owner.id);
-        const current = await store.findMembership(tx, owner.id, memberId);
+      const result = await transaction(sql, async (tx) => {
+        await members.lockTeam(tx, owner.id);
+        const current = await members.findMembership(tx, owner.id, memberId);
         if (!current) return undefined;
         if (current.role === "owner") await keepAnOwner(tx, owner.id);
-        const removed = await store.removeMembership(tx, owner.id, memberId);
+        const removed = await members.removeMembership(tx, owner.id, memberId);
         if (!removed) return undefined;
         const touched = keepApiKeys ? await keys.liveKeysOfMember(tx, owner.id, memberId) : await keys.revokeKeysOfMember(tx, owner.id, memberId);
         const apiKeys = touched.map(keyLabel);
         const changes = apiKeys.length > 0 ? [{ field: MEMBER_API_KEYS_FIELD, before: apiKeys.join(", "), after: keepApiKeys ? "kept" : "revoked" }] : [];
-        await store.insertAuditEntries(tx, [auditEntry(owner.id, actor, "member.removed", auditTarget("member", removed.email), { changes })]);
-        await store.deleteSessionsOfMember(tx, memberId);
-        await store.dropInvitations(tx, memberId, owner.id);
-        await store.clearPasswordIfStoreless(tx, memberId);
+        await insertAuditEntries(tx, [auditEntry(owner.id, actor, "member.removed", auditTarget("member", removed.email), { changes })]);
+        await deleteSessionsOfMember(tx, memberId);
+        await invitations.dropInvitations(tx, memberId, owner.id);
+        await members.clearPasswordIfStoreless(tx, memberId);
         return { member: removed, apiKeys };
       });
       if (!result) throw new ConnectError(`member ${memberId} not found in store ${owner.id}`, Code.NotFound);
@@ -219,14 +193,14 @@ export function createMembers({
      */
     async setRole(storeId: string, memberId: string, role: Role, actor: Actor): Promise<StoreMemberRow> {
       const owner = await stores.get(storeId);
-      const member = await store.transaction(sql, async (tx) => {
-        await store.lockTeam(tx, owner.id);
-        const current = await store.findMembership(tx, owner.id, memberId);
+      const member = await transaction(sql, async (tx) => {
+        await members.lockTeam(tx, owner.id);
+        const current = await members.findMembership(tx, owner.id, memberId);
         if (!current || current.role === role) return current;
         if (current.role === "owner") await keepAnOwner(tx, owner.id);
-        const changed = await store.setMembershipRole(tx, owner.id, memberId, role);
+        const changed = await members.setMembershipRole(tx, owner.id, memberId, role);
         const changes = fieldChanges({ role: current.role }, { role });
-        await store.insertAuditEntries(tx, [auditEntry(owner.id, actor, "member.role_changed", auditTarget("member", current.email), { changes })]);
+        await insertAuditEntries(tx, [auditEntry(owner.id, actor, "member.role_changed", auditTarget("member", current.email), { changes })]);
         return changed;
       });
       if (!member) throw new ConnectError(`member ${memberId} not found in store ${owner.id}`, Code.NotFound);

@@ -1,7 +1,8 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { InvitationSchema, MemberSchema, SessionSchema, type Invitation, type Member, type Session } from "../../../gen/catalog/v1/account_pb.js";
-import type { InvitationRow, MemberRow } from "./account-store.js";
+import type { InvitationRow } from "../db/invitations.js";
+import type { MemberRow } from "../db/members.js";
 
 // The accounts' rows → protobuf messages: the one place the two vocabularies meet.
 

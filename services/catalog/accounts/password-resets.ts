@@ -3,7 +3,14 @@
 // per email and per client address; a limit reached is silent too. Using the link sets
 // the new password, ends every session of the member and signs this browser in.
 import { auditTarget } from "../../../common/audit.js";
+import { transaction, type Sql } from "../../../platform/db.js";
 import type { Logger } from "../../../platform/logger.js";
+import { insertAuditEntries } from "../db/audit.js";
+import type { LinkState } from "../db/invitations.js";
+import * as members from "../db/members.js";
+import * as resets from "../db/password-resets.js";
+import { deleteSessionsOfMember } from "../db/sessions.js";
+import { clearSignInAttempts } from "../db/sign-in-throttle.js";
 import type { AccountMail } from "./account-mail.js";
 import {
   authenticationFailed,
@@ -12,39 +19,19 @@ import {
   PASSWORD_RESETS_PER_ADDRESS,
   PASSWORD_RESETS_PER_EMAIL,
 } from "./account-policy.js";
-import type { LinkState, Pool } from "./account-store.js";
-import type * as sqlStore from "./account-store.js";
 import { normalizeEmail } from "./member-email.js";
 import type { MemberSessions, SignedIn } from "./member-sessions.js";
 import { hashPassword, SCRYPT_PARAMS, type ScryptParams } from "./passwords.js";
 import { generateToken, hashToken, isWellFormedToken } from "./tokens.js";
 
-export type PasswordResetsStore = Pick<
-  typeof sqlStore,
-  | "transaction"
-  | "claimPasswordResetRequest"
-  | "findMemberCredentials"
-  | "memberStores"
-  | "replacePasswordReset"
-  | "passwordResetLinkState"
-  | "usePasswordReset"
-  | "dropPasswordResets"
-  | "setPasswordHash"
-  | "deleteSessionsOfMember"
-  | "clearSignInAttempts"
-  | "insertAuditEntries"
->;
-
 export function createPasswordResets({
   sql,
-  store,
   sessions,
   mail,
   scryptParams = SCRYPT_PARAMS,
   logger,
 }: {
-  sql: Pool;
-  store: PasswordResetsStore;
+  sql: Sql;
   sessions: Pick<MemberSessions, "start">;
   mail: Pick<AccountMail, "passwordReset">;
   scryptParams?: ScryptParams;
@@ -59,7 +46,7 @@ export function createPasswordResets({
     async request(emailInput: string, address: string): Promise<void> {
       // The address is counted first and for every request, so one client cannot walk
       // through a list of emails.
-      if (!(await store.claimPasswordResetRequest(sql, `address:${address}`, PASSWORD_RESETS_PER_ADDRESS, PASSWORD_RESET_WINDOW_SECONDS))) {
+      if (!(await resets.claimPasswordResetRequest(sql, `address:${address}`, PASSWORD_RESETS_PER_ADDRESS, PASSWORD_RESET_WINDOW_SECONDS))) {
         logger.warn({ reason: "address limit" }, "password reset not sent");
         return;
       }
@@ -68,19 +55,19 @@ export function createPasswordResets({
         logger.info({ reason: "not an email" }, "password reset not sent");
         return;
       }
-      if (!(await store.claimPasswordResetRequest(sql, `email:${email}`, PASSWORD_RESETS_PER_EMAIL, PASSWORD_RESET_WINDOW_SECONDS))) {
+      if (!(await resets.claimPasswordResetRequest(sql, `email:${email}`, PASSWORD_RESETS_PER_EMAIL, PASSWORD_RESET_WINDOW_SECONDS))) {
         logger.warn({ reason: "email limit" }, "password reset not sent");
         return;
       }
-      const member = await store.findMemberCredentials(sql, email);
+      const member = await members.findMemberCredentials(sql, email);
       // An invited member without a password yet uses their invitation; a member of no
       // store cannot sign in anyway.
-      if (!member?.password_hash || (await store.memberStores(sql, member.id)).length === 0) {
+      if (!member?.password_hash || (await members.memberStores(sql, member.id)).length === 0) {
         logger.info({ memberId: member?.id, reason: member ? "no password or no store" : "unknown email" }, "password reset not sent");
         return;
       }
       const token = generateToken();
-      const { expires_at } = await store.replacePasswordReset(sql, member.id, hashToken(token), PASSWORD_RESET_TTL_SECONDS);
+      const { expires_at } = await resets.replacePasswordReset(sql, member.id, hashToken(token), PASSWORD_RESET_TTL_SECONDS);
       logger.info({ memberId: member.id }, "password reset link issued");
       mail.passwordReset({ email: member.email, token, expiresAt: expires_at });
     },
@@ -88,7 +75,7 @@ export function createPasswordResets({
     /** What a reset link is now; a malformed token is "unknown" without a lookup. */
     async linkState(token: string): Promise<{ state: LinkState; email: string }> {
       if (!isWellFormedToken(token)) return { state: "unknown", email: "" };
-      return store.passwordResetLinkState(sql, hashToken(token));
+      return resets.passwordResetLinkState(sql, hashToken(token));
     },
 
     /**
@@ -100,20 +87,20 @@ export function createPasswordResets({
       if (!isWellFormedToken(token)) throw authenticationFailed();
       const tokenHash = hashToken(token);
       // A cheap look first, so a made-up token never costs a scrypt; the claim below decides.
-      if ((await store.passwordResetLinkState(sql, tokenHash)).state !== "pending") throw authenticationFailed();
+      if ((await resets.passwordResetLinkState(sql, tokenHash)).state !== "pending") throw authenticationFailed();
       const passwordHash = await hashPassword(password, scryptParams);
-      const signedIn = await store.transaction(sql, async (tx) => {
+      const signedIn = await transaction(sql, async (tx) => {
         // Thrown, not returned: nothing of a failed reset may commit.
-        const used = await store.usePasswordReset(tx, tokenHash);
+        const used = await resets.usePasswordReset(tx, tokenHash);
         if (!used) throw authenticationFailed();
-        await store.dropPasswordResets(tx, used.member_id);
-        await store.deleteSessionsOfMember(tx, used.member_id);
-        const member = await store.setPasswordHash(tx, used.member_id, passwordHash);
-        await store.clearSignInAttempts(tx, member.email);
+        await resets.dropPasswordResets(tx, used.member_id);
+        await deleteSessionsOfMember(tx, used.member_id);
+        const member = await members.setPasswordHash(tx, used.member_id, passwordHash);
+        await clearSignInAttempts(tx, member.email);
         const started = await sessions.start(tx, member);
         if (!started) throw authenticationFailed();
-        const stores = await store.memberStores(tx, member.id);
-        await store.insertAuditEntries(
+        const stores = await members.memberStores(tx, member.id);
+        await insertAuditEntries(
           tx,
           stores.map((s) => ({ store_id: s.id, actor: member.email, action: "member.password_reset", target: auditTarget("member", member.email), target_label: "", changes: [] })),
         );

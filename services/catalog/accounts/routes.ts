@@ -1,6 +1,6 @@
 // AccountService's gRPC handlers (CONTRACT §10): argument checks, one call into the
 // accounts' domain modules, the response. ../routes.ts registers them with the catalog's
-// other services; SQL is in account-store.ts, which this file never touches.
+// other services; SQL is in ../db/, which this file never touches.
 import type { ConnectRouter } from "@connectrpc/connect";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { AccountService } from "../../../gen/catalog/v1/account_pb.js";
