@@ -44,6 +44,29 @@ test.after.always("drop the test databases", async () => {
   await Promise.all(drops);
 });
 
+/**
+ * At most this many live databases per test file. ava starts all of a file's tests at
+ * once, and forty databases with their pools would take most of a server's 100
+ * connections while the rest of the suite runs beside them; the others wait their turn.
+ */
+const MAX_LIVE = 6;
+let live = 0;
+const waiting: (() => void)[] = [];
+
+async function takeSlot(): Promise<void> {
+  if (live < MAX_LIVE) {
+    live += 1;
+    return;
+  }
+  await new Promise<void>((resolve) => waiting.push(resolve));
+}
+
+function giveSlot(): void {
+  const next = waiting.shift();
+  if (next) next();
+  else live -= 1;
+}
+
 function dropDatabase(name: string): Promise<void> {
   const drop = (async () => {
     const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} });
@@ -116,6 +139,13 @@ export interface MigratedDatabase {
 export async function migratedDatabase(t: ExecutionContext): Promise<MigratedDatabase> {
   templateName ??= ensureTemplate();
   const template = await templateName;
+  await takeSlot();
+  const pools: Sql[] = [];
+  t.teardown(async () => {
+    await Promise.all(pools.map((sql) => sql.end({ timeout: 1 })));
+    giveSlot();
+    void dropDatabase(name);
+  });
   const name = `t_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
   const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} });
   try {
@@ -123,11 +153,6 @@ export async function migratedDatabase(t: ExecutionContext): Promise<MigratedDat
   } finally {
     await admin.end();
   }
-  const pools: Sql[] = [];
-  t.teardown(async () => {
-    await Promise.all(pools.map((sql) => sql.end({ timeout: 1 })));
-    void dropDatabase(name);
-  });
   const url = adminUrl(name);
   return {
     url,
