@@ -169,7 +169,9 @@ function connectFailure(error: unknown, signal: AbortSignal | undefined): unknow
       return markUnsent(new ConnectError(error.rawMessage, Code.Unavailable, undefined, undefined, error));
     }
   }
-  if ((error.code === Code.Canceled || error.code === Code.Aborted) && !signal?.aborted) {
+  // A status the server sent has no cause and names no reset; only the connection's own failure is re-said.
+  const fromConnection = error.cause !== undefined || error.rawMessage.startsWith("http/2 stream closed");
+  if ((error.code === Code.Canceled || error.code === Code.Aborted) && fromConnection && !signal?.aborted) {
     return new ConnectError(`the connection dropped: ${error.rawMessage}`, Code.Unavailable, undefined, undefined, error);
   }
   return error;
