@@ -50,7 +50,7 @@ if (process.argv[2] === "serve") {
     host: "127.0.0.1",
     port: Number(process.argv[3]),
     logger: pino({ level: "silent" }),
-    routes: (router) => router.service(OrderService, { getOrder: async () => ({ detail: { order } }) } as never),
+    routes: (router) => router.service(OrderService, { getOrder: async () => ({ detail: { order } }) }),
     services: [OrderService.typeName],
     ready: async () => {},
   });
