@@ -27,7 +27,7 @@ export interface RpcChannelOptions {
   /** Deadline for every call unless the call sets its own. */
   timeoutMs?: number;
   interceptors?: Interceptor[];
-  /** HTTP/2 sessions to open to each of the service's addresses (calls are spread over them). */
+  /** HTTP/2 sessions the lean wire opens to each of the service's addresses (calls are spread over them). */
   sessions?: number;
   /**
    * Who acts behind every call (CONTRACT §13): one actor (the CLI is the operator), or
@@ -79,9 +79,11 @@ function clientInterceptors(options: RpcChannelOptions): Interceptor[] {
 /**
  * gRPC to one service, spread round robin over every address it has (lean-grpc/
  * README.md, "Several addresses"): `baseUrl` is one URL or a comma list of them, and a
- * host name stands for all its A and AAAA records, looked up again every 5 s. Each
- * address gets a small pool of HTTP/2 sessions. `close()` ends the connections:
- * otherwise they keep a process (or a test) alive.
+ * host name stands for all its A and AAAA records, looked up again every 5 s. The wire
+ * to each address is lean-grpc's (a small pool of HTTP/2 sessions), or Connect's own
+ * transport with `transport: "connect"`: it costs the caller about 2.5× the CPU per
+ * call (bench/README.md, "The transport, measured again"). `close()` ends the
+ * connections: otherwise they keep a process (or a test) alive.
  */
 export function createRpcChannel(baseUrl: string, options: RpcChannelOptions = {}): RpcChannel {
   if (options.transport === "connect") return createConnectChannel(baseUrl, options);
