@@ -26,6 +26,8 @@ export interface Row {
   statuses?: Record<string, number>;
   errors: number;
   requests: number;
+  /** CPU the product's processes spent per request (the product scenarios of run.ts). */
+  cpuMsPerRequest?: number;
 }
 
 /** One autocannon run, as a row. */

@@ -16,6 +16,7 @@
 //   --capacity       also find how many orders/s (and per day) one box carries with p99 < 100 ms
 //   --one-process    also run the HTTP scenarios against every role in one process
 //                    (startAll, as `npm start`), over loopback gRPC and in process
+// RPC_TRANSPORT=lean|connect in the environment: how the product's processes call each other.
 import { OPERATOR } from "../common/actor.js";
 import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -59,6 +60,8 @@ const CONNECTIONS = Number(args.connections);
 const only = args.only ? new Set(args.only.split(",")) : undefined;
 const wanted = (name: string) => !only || only.has(name);
 const buyer = BENCH_BUYER;
+// The product's processes inherit it (platform/config.ts); unset is the default.
+const RPC_TRANSPORT = process.env.RPC_TRANSPORT || "lean";
 
 const rows: Row[] = [];
 
@@ -122,7 +125,7 @@ async function main() {
   const started = Date.now();
   const db = await createTestDatabase("bench");
   const bus = uniqueBusNames("BENCH");
-  process.stdout.write(`database ${db.name}, stream ${bus.EVENTS_STREAM}, ${CONNECTIONS} connections, ${DURATION} s per scenario\n`);
+  process.stdout.write(`database ${db.name}, stream ${bus.EVENTS_STREAM}, ${CONNECTIONS} connections, ${DURATION} s per scenario, RPC_TRANSPORT=${RPC_TRANSPORT}\n`);
   const receiverHits: { at: number; body: string }[] = [];
   const receiver = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -204,11 +207,20 @@ async function main() {
     const insert = wanted("baseline-insert") ? await cannon("baseline: transactional insert", { url: `${baseUrl}/sql/orders`, method: "POST" }) : undefined;
 
     process.stdout.write("\nproduct\n");
-    const products = wanted("products") ? await cannon("GET /v1/products?limit=20", { url: `${one.url}/v1/products?limit=20`, headers: auth }) : undefined;
-    const getOrder = wanted("order") ? await cannon("GET /v1/orders/{id}", { url: `${one.url}/v1/orders/${orderId}`, headers: auth }) : undefined;
-    const listOrders = wanted("orders") ? await cannon("GET /v1/orders?limit=20", { url: `${one.url}/v1/orders?limit=20`, headers: auth }) : undefined;
+    // CPU per request of the four processes moves much less than req/s on a shared machine.
+    const productPids = Object.values(one.spawned).map((child) => child.child.pid);
+    const productCannon = async (name: string, options: autocannon.Options): Promise<Row> => {
+      const before = cpuSeconds(productPids);
+      const row = await cannon(name, options);
+      row.cpuMsPerRequest = Math.round(((cpuSeconds(productPids) - before) * 1000 * 100) / row.requests) / 100;
+      process.stdout.write(`  ${"".padEnd(34)} ${row.cpuMsPerRequest.toFixed(2)} ms CPU per request (gateway, services)\n`);
+      return row;
+    };
+    const products = wanted("products") ? await productCannon("GET /v1/products?limit=20", { url: `${one.url}/v1/products?limit=20`, headers: auth }) : undefined;
+    const getOrder = wanted("order") ? await productCannon("GET /v1/orders/{id}", { url: `${one.url}/v1/orders/${orderId}`, headers: auth }) : undefined;
+    const listOrders = wanted("orders") ? await productCannon("GET /v1/orders?limit=20", { url: `${one.url}/v1/orders?limit=20`, headers: auth }) : undefined;
     const createOrders = wanted("create")
-      ? await cannon("POST /v1/orders (bank transfer)", {
+      ? await productCannon("POST /v1/orders (bank transfer)", {
           url: `${one.url}/v1/orders`,
           requests: [{ method: "POST", headers: { ...auth, "content-type": "application/json" }, setupRequest: (req) => ({ ...req, body: orderBody() }) }],
         })
@@ -414,7 +426,7 @@ async function main() {
     const file = path.join(resultsDir, `bench-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
     await writeFile(
       file,
-      JSON.stringify({ at: new Date().toISOString(), node: process.version, connections: CONNECTIONS, duration: DURATION, rows, ratios, webhook, bank, capacity, scaleOut, soak, oneProcess }, null, 2),
+      JSON.stringify({ at: new Date().toISOString(), node: process.version, rpcTransport: RPC_TRANSPORT, connections: CONNECTIONS, duration: DURATION, rows, ratios, webhook, bank, capacity, scaleOut, soak, oneProcess }, null, 2),
     );
     process.stdout.write(`\nresults: ${path.relative(ROOT, file)} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
     catalogChannel.close();

@@ -132,6 +132,7 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
     { catalog: inProcess(catalog.inProcess), order: inProcess(order.inProcess), webhook: inProcess(webhook?.inProcess) },
     undefined,
     internalToken,
+    config.RPC_TRANSPORT,
   );
   const nats = config.NATS_URL ? createNatsProbe(config.NATS_URL) : undefined;
   const gateway = await startGateway({

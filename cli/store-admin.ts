@@ -518,9 +518,9 @@ try {
   const internalToken = config.INTERNAL_TOKEN ?? keptInternalToken(config.DATA_DIR);
   channels = {
     // Every call is the operator's (CONTRACT §8, §13).
-    catalog: createRpcChannel(config.CATALOG_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger, internalToken }),
-    order: createRpcChannel(config.ORDER_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger, internalToken }),
-    webhook: createRpcChannel(config.WEBHOOK_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger, internalToken }),
+    catalog: createRpcChannel(config.CATALOG_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger, internalToken, transport: config.RPC_TRANSPORT }),
+    order: createRpcChannel(config.ORDER_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger, internalToken, transport: config.RPC_TRANSPORT }),
+    webhook: createRpcChannel(config.WEBHOOK_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger, internalToken, transport: config.RPC_TRANSPORT }),
     gatewayUrl: process.env.GATEWAY_URL ?? `http://127.0.0.1:${config.PORT}`,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     addrs: { catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR, webhook: config.WEBHOOK_ADDR },

@@ -5,7 +5,7 @@ import { Health } from "../gen/grpc/health/v1/health_pb.js";
 import { BankReconciliationService } from "../gen/order/v1/bank_pb.js";
 import { OrderService } from "../gen/order/v1/order_pb.js";
 import { currentActor } from "../platform/acting-as.js";
-import { openRpcChannel, type RpcChannelOptions } from "../platform/rpc-client.js";
+import { openRpcChannel, type RpcChannelOptions, type RpcTransport } from "../platform/rpc-client.js";
 import type { InProcessTarget } from "../platform/rpc-server.js";
 import type { Logger } from "../platform/logger.js";
 
@@ -25,9 +25,11 @@ export function createServiceClients(
   logger?: Logger,
   /** INTERNAL_TOKEN, carried by every call. */
   internalToken?: string,
+  /** RPC_TRANSPORT, for the services called over gRPC. */
+  transport?: RpcTransport,
 ) {
   // Each call states the actor of the request under way: the API key, or the signed-in member.
-  const options = (deadline: number): RpcChannelOptions => ({ timeoutMs: deadline, actor: currentActor, role: "gateway", logger, internalToken });
+  const options = (deadline: number): RpcChannelOptions => ({ timeoutMs: deadline, actor: currentActor, role: "gateway", logger, internalToken, transport });
   const catalogChannel = openRpcChannel(inProcess.catalog ?? addrs.catalog, options(timeoutMs));
   const orderChannel = openRpcChannel(inProcess.order ?? addrs.order, options(Math.max(timeoutMs, 10_000)));
   // The API asks the webhook service only whether it is up (/readyz); the dashboard

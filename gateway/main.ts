@@ -16,7 +16,7 @@ reportProcessFailures(logger);
 startTracing(config, { logger });
 const database = await openDatabaseServer(config, logger);
 const sql = connectDb(database.url, { schema: GATEWAY_SCHEMA, role: "gateway", asyncCommit: true, max: config.DATABASE_POOL_SIZE });
-const clients = createServiceClients({ catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR, webhook: config.WEBHOOK_ADDR }, undefined, {}, logger, config.INTERNAL_TOKEN);
+const clients = createServiceClients({ catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR, webhook: config.WEBHOOK_ADDR }, undefined, {}, logger, config.INTERNAL_TOKEN, config.RPC_TRANSPORT);
 const nats = config.NATS_URL ? createNatsProbe(config.NATS_URL) : undefined;
 // Alone, the gateway hears the catalog only over NATS: without it, no page cache.
 const catalogChanges = createCatalogChanges(config, logger);

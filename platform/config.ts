@@ -80,6 +80,9 @@ const schema = z.object({
   CATALOG_ADDR: serviceAddress.default("http://127.0.0.1:50051"),
   ORDER_ADDR: serviceAddress.default("http://127.0.0.1:50052"),
   WEBHOOK_ADDR: serviceAddress.default("http://127.0.0.1:50053"),
+  // How a role calls another's gRPC (platform/rpc-client.ts): the lean unary client of
+  // lean-grpc/, or Connect's own Node transport. Measured against each other in bench/README.md.
+  RPC_TRANSPORT: z.enum(["lean", "connect"]).default("lean"),
   PAYMENT_GATEWAY: z.enum(["sandbox", "midtrans"]).default("sandbox"),
   MIDTRANS_SERVER_KEY: z.string().min(1).default(SANDBOX_SERVER_KEY),
   MIDTRANS_CLIENT_KEY: z.string().min(1).default("sandbox-client-key"),

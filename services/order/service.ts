@@ -37,7 +37,8 @@ export type OrderServiceConfig = Pick<
   | "ORDER_PAYMENT_WINDOW"
   | "PAYMENT_SESSION_TTL"
   | "BANK_MATCH_GRACE"
->;
+> &
+  Partial<Pick<Config, "RPC_TRANSPORT">>;
 
 export function createPaymentGateway(config: OrderServiceConfig): PaymentGateway {
   return config.PAYMENT_GATEWAY === "midtrans"
@@ -74,7 +75,13 @@ export async function startOrderService(options: {
 }) {
   const { sql, logger, config } = options;
   await migrate(sql, ORDER_SCHEMA, migrations, logger);
-  const catalogChannel = openRpcChannel(options.catalog ?? config.CATALOG_ADDR, { timeoutMs: 3_000, role: "order", logger, internalToken: options.internalToken });
+  const catalogChannel = openRpcChannel(options.catalog ?? config.CATALOG_ADDR, {
+    timeoutMs: 3_000,
+    role: "order",
+    logger,
+    internalToken: options.internalToken,
+    transport: config.RPC_TRANSPORT,
+  });
   const relay = options.bus ? startOutboxRelay({ sql, bus: options.bus, logger }) : undefined;
   registerDbPool("orders", sql);
   if (relay) setOutboxSource(() => relay.backlog());

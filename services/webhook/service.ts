@@ -33,7 +33,8 @@ export type WebhookServiceConfig = Pick<
   | "EVENT_RETENTION"
   | "CATALOG_ADDR"
   | "PUBLIC_BASE_URL"
->;
+> &
+  Partial<Pick<Config, "RPC_TRANSPORT">>;
 
 /**
  * Migrates the webhook schema, serves its gRPC API, consumes order events from the bus,
@@ -104,7 +105,13 @@ export async function startWebhookService(options: {
     internalToken: options.internalToken,
   });
   // The store's owners are the catalog's to know: asked when an endpoint is disabled.
-  const catalogChannel = openRpcChannel(options.catalog ?? config.CATALOG_ADDR, { timeoutMs: 3_000, role: "webhook", logger, internalToken: options.internalToken });
+  const catalogChannel = openRpcChannel(options.catalog ?? config.CATALOG_ADDR, {
+    timeoutMs: 3_000,
+    role: "webhook",
+    logger,
+    internalToken: options.internalToken,
+    transport: config.RPC_TRANSPORT,
+  });
   const accounts = catalogChannel.client(AccountService);
   const failing = createFailingEndpoints({
     sql,

@@ -216,3 +216,10 @@ test("a refused SMTP_URL never shows its password in the error", (t) => {
   t.deepEqual(error.variables, ["SMTP_URL"]);
   t.false(error.message.includes("hunter2"));
 });
+
+test("RPC_TRANSPORT is lean unless set to connect; anything else is refused, naming the variable", (t) => {
+  t.is(loadConfig({}).RPC_TRANSPORT, "lean");
+  t.is(loadConfig({ RPC_TRANSPORT: "connect" }).RPC_TRANSPORT, "connect");
+  const error = t.throws(() => loadConfig({ RPC_TRANSPORT: "grpc-js" }), { instanceOf: ConfigError });
+  t.deepEqual(error.variables, ["RPC_TRANSPORT"]);
+});
