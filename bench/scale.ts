@@ -17,7 +17,7 @@ import { OrderService } from "../gen/order/v1/order_pb.js";
 import { WebhookService } from "../gen/webhook/v1/webhook_pb.js";
 import { connectDb } from "../platform/db.js";
 import { createRpcChannel } from "../platform/rpc-client.js";
-import * as orderStore from "../services/order/store.js";
+import * as orderStore from "../services/order/db/orders.js";
 import { listLimit } from "../services/webhook/deliveries.js";
 import { createPurge } from "../services/webhook/purge.js";
 import { WEBHOOK_SCHEMA } from "../services/webhook/service.js";

@@ -1,7 +1,7 @@
 // Which order a bank mutation pays (CONTRACT §11), and how long an order keeps its
 // transfer amount. Pure: the caller reads the orders and the clock.
 import type { OrderStatus } from "./status-machine.js";
-import type { OrderRow } from "./store.js";
+import type { OrderRow } from "./db/orders.js";
 
 export { UNMATCHED_REASONS } from "../../common/bank-mutations.js";
 import { UNMATCHED_REASONS } from "../../common/bank-mutations.js";

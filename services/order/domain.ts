@@ -16,7 +16,7 @@ import type { PaymentGateway } from "./payment-gateways/types.js";
 import type { RenderContext } from "./messages.js";
 import { createPaymentSessions } from "./payment-sessions.js";
 import { createStatusChanges } from "./status-changes.js";
-import * as sqlStore from "./store.js";
+import * as sqlStore from "./db/orders.js";
 
 const DEFAULT_BANK_MATCH_GRACE_MS = 7 * 86_400_000;
 const DEFAULT_STATUS_CHECK_AFTER_MS = 15 * 60_000;

@@ -7,7 +7,7 @@ import type { OrderEventPayload, RefundEventPayload } from "../../common/api-sha
 import type { OrderStatusEventType, RefundEventType } from "../../common/order-status.js";
 import { orderJson, refundJson, type OrderJson } from "../../common/public-json.js";
 import { eventsForChange, type OrderStatus } from "./status-machine.js";
-import type { NewOutboxRow, OrderRow, RefundRow } from "./store.js";
+import type { NewOutboxRow, OrderRow, RefundRow } from "./db/orders.js";
 
 // The bodies' shapes, and the OpenAPI document's schemas of them, are api-shapes.ts's.
 export type { OrderEventPayload, RefundEventPayload, RefundEventType };

@@ -4,8 +4,8 @@
 // (store.ts computes it on read), and a read of one order writes its own expiry first.
 import type { Logger } from "../../platform/logger.js";
 import type { StatusChanges } from "./status-changes.js";
-import type { Db, OrderRow, Pool } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { Db, OrderRow, Pool } from "./db/orders.js";
+import type * as sqlStore from "./db/orders.js";
 
 /**
  * Orders expired per transaction: few enough that a batch's statements stay small

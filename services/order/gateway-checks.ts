@@ -13,8 +13,8 @@
 import type { Logger } from "../../platform/logger.js";
 import type { GatewayWord, Notifications } from "./notifications.js";
 import type { PaymentGateway } from "./payment-gateways/types.js";
-import type { OrderRow, Pool } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { OrderRow, Pool } from "./db/orders.js";
+import type * as sqlStore from "./db/orders.js";
 
 /** How long a claimed check or expiry is left to its claimer before another instance may take it. */
 export const CHECK_LEASE_MS = 60_000;

@@ -5,8 +5,8 @@
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CreateOrderResponseSchema, type CreateOrderResponse } from "../../gen/order/v1/order_pb.js";
-import type { Db, IdempotencyRecord, Pool, TakeoverRule } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { Db, IdempotencyRecord, Pool, TakeoverRule } from "./db/orders.js";
+import type * as sqlStore from "./db/orders.js";
 
 /**
  * A record older than 24 h is taken over as if it were not there, and so is one whose

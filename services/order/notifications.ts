@@ -19,8 +19,8 @@ import type { Logger } from "../../platform/logger.js";
 import type { StatusChangeResult } from "./status-changes.js";
 import type { PaymentGateway, StatusAnswer } from "./payment-gateways/types.js";
 import type { OrderStatus } from "./status-machine.js";
-import type { OrderRow, Pool } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { OrderRow, Pool } from "./db/orders.js";
+import type * as sqlStore from "./db/orders.js";
 import { throwFieldProblems } from "./validation.js";
 
 export interface MidtransNotification {

@@ -25,8 +25,8 @@ import { checkoutUrl, renderDetail, renderHistory, renderOrder, type RenderConte
 import type { PaymentSessions } from "./payment-sessions.js";
 import type { StatusChangeResult, StatusChanges } from "./status-changes.js";
 import type { OrderStatus } from "./status-machine.js";
-import type { Db, OrderItemRow, OrderRow, Pool, RefundRow } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { Db, OrderItemRow, OrderRow, Pool, RefundRow } from "./db/orders.js";
+import type * as sqlStore from "./db/orders.js";
 import { orderCursor, type ValidItem } from "./validation.js";
 
 export interface NewOrderInput {

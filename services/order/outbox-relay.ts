@@ -3,8 +3,8 @@ import type { BusEvent, EventBus } from "../../platform/bus.js";
 import type { Logger } from "../../platform/logger.js";
 import { outsideCall } from "../../platform/query-deadline.js";
 import { contextFromTraceparent, inSpan, traceCarrier, tracerFor, tracingEnabled, untraced } from "../../platform/tracing.js";
-import type { OutboxRow, Pool } from "./store.js";
-import * as sqlStore from "./store.js";
+import type { OutboxRow, Pool } from "./db/orders.js";
+import * as sqlStore from "./db/orders.js";
 
 export type OutboxStore = Pick<typeof sqlStore, "transaction" | "lockUnsentEvents" | "markEventsSent" | "outboxBacklog" | "deletePublishedEvents">;
 

@@ -5,8 +5,8 @@
 import { ConnectError } from "@connectrpc/connect";
 import type { Logger } from "../../platform/logger.js";
 import type { PaymentGateway, SessionRequest } from "./payment-gateways/types.js";
-import type { OrderItemRow, OrderRow, Pool, SessionRow } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { OrderItemRow, OrderRow, Pool, SessionRow } from "./db/orders.js";
+import type * as sqlStore from "./db/orders.js";
 
 /**
  * Preparations running at once in this process. Each holds a pooled connection across

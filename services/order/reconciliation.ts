@@ -13,8 +13,8 @@ import { decideMatch, type MatchDecision } from "./bank-matching.js";
 import type { Expiry } from "./expiry.js";
 import { renderMutation } from "./messages.js";
 import type { StatusChanges } from "./status-changes.js";
-import type { BankMutationRow, Db, OrderRow, Pool } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { BankMutationRow, Db, OrderRow, Pool } from "./db/orders.js";
+import type * as sqlStore from "./db/orders.js";
 import type { OrderKey, ValidMutation } from "./validation.js";
 
 /** The history cause of a payment by a bank mutation; the mutation id goes in its detail. */

@@ -23,8 +23,8 @@ import { reportedRefunds, type ReportedRefund } from "./notifications.js";
 import type { PaymentGateway, RefundAnswer } from "./payment-gateways/types.js";
 import { renderOrder, renderRefund, type RenderContext } from "./messages.js";
 import type { StatusChanges } from "./status-changes.js";
-import type { Db, OrderRow, Pool, RefundRow, RefundStatus } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { Db, OrderRow, Pool, RefundRow, RefundStatus } from "./db/orders.js";
+import type * as sqlStore from "./db/orders.js";
 
 /** While the request that wrote a gateway refund is asking the gateway, the sweeper leaves it alone. */
 export const REFUND_REQUEST_LEASE_MS = 60_000;

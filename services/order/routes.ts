@@ -13,7 +13,7 @@ import type { Sales } from "./sales.js";
 import type { Orders } from "./orders.js";
 import type { Reconciliation } from "./reconciliation.js";
 import type { Refunds } from "./refunds.js";
-import type { AuditRow } from "./store.js";
+import type { AuditRow } from "./db/orders.js";
 import {
   requireMutationId,
   requireUuid,

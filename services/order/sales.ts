@@ -2,8 +2,8 @@
 // Jakarta days, what waits for payment, and 30 days of paid amounts. A paid order counts
 // on the day it was paid, whatever happened to it since (a refund is its own record).
 import { jakartaDate, jakartaDayStart, jakartaMonthStart } from "../../common/jakarta-time.js";
-import type { Pool, SalesSummaryRow } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { Pool, SalesSummaryRow } from "./db/orders.js";
+import type * as sqlStore from "./db/orders.js";
 
 export const SALES_CHART_DAYS = 30;
 

@@ -18,7 +18,7 @@ import { createMidtransGateway } from "./payment-gateways/midtrans.js";
 import { createSandboxGateway } from "./payment-gateways/sandbox.js";
 import type { PaymentGateway } from "./payment-gateways/types.js";
 import { createOrderRoutes } from "./routes.js";
-import { ping } from "./store.js";
+import { ping } from "./db/orders.js";
 
 export const ORDER_SCHEMA = "orders";
 const migrations = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");

@@ -9,8 +9,8 @@ import { reservationAfter } from "./bank-matching.js";
 import { statusChangeEvents } from "./events.js";
 import { renderOrder, type RenderContext } from "./messages.js";
 import { checkTransition, type OrderStatus } from "./status-machine.js";
-import type { Db, OrderRow } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { Db, OrderRow } from "./db/orders.js";
+import type * as sqlStore from "./db/orders.js";
 
 export type StatusChangeStore = Pick<
   typeof sqlStore,

@@ -18,7 +18,7 @@ import type {
   AuditRow,
   RefundRow,
   SessionRow,
-} from "../../services/order/store.js";
+} from "../../services/order/db/orders.js";
 
 interface IdempotencyRow {
   store_id: string;

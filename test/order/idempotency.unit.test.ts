@@ -4,7 +4,7 @@ import test from "ava";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CreateOrderResponseSchema, type CreateOrderResponse } from "../../gen/order/v1/order_pb.js";
-import type { Pool } from "../../services/order/store.js";
+import type { Pool } from "../../services/order/db/orders.js";
 import {
   classifyRecord,
   createIdempotency,

@@ -5,7 +5,7 @@ import test from "ava";
 import { pino } from "pino";
 import type { BusEvent, EventBus } from "../../platform/bus.js";
 import { startOutboxRelay, type OutboxStore } from "../../services/order/outbox-relay.js";
-import type { OutboxRow, Pool } from "../../services/order/store.js";
+import type { OutboxRow, Pool } from "../../services/order/db/orders.js";
 
 test("a batch that never finishes is given up after its deadline; the events still go out, once each", async (t) => {
   const rows: (OutboxRow & { sent: boolean })[] = ["a", "b", "c"].map((id) => ({ id, store_id: "s", event_type: "order.created", payload: { id }, created_at: new Date(), sent: false }));

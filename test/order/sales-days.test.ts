@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import test from "ava";
 import { jakartaDate, jakartaDayStart, jakartaMonthStart } from "../../common/jakarta-time.js";
 import { createSales } from "../../services/order/sales.js";
-import * as sqlStore from "../../services/order/store.js";
+import * as sqlStore from "../../services/order/db/orders.js";
 import { connectDb } from "../../platform/db.js";
 import { ORDER_SCHEMA } from "../../services/order/service.js";
 import { bankTransferOrderRow, orderSchemaBefore } from "../helpers/order-migrations.js";

@@ -2,10 +2,10 @@
 // transaction (postgres.js `ISql`), so a caller decides what runs in one transaction;
 // `transaction` opens one on the pool. No other module of services/order runs SQL.
 import type postgres from "postgres";
-import { jakartaDate } from "../../common/jakarta-time.js";
-import { ping, transaction, type Db, type Sql } from "../../platform/db.js";
-import { currentTraceparent } from "../../platform/tracing.js";
-import type { OrderStatus } from "./status-machine.js";
+import { jakartaDate } from "../../../common/jakarta-time.js";
+import { ping, transaction, type Db, type Sql } from "../../../platform/db.js";
+import { currentTraceparent } from "../../../platform/tracing.js";
+import type { OrderStatus } from "../status-machine.js";
 
 /** The pool: the one thing that can open a transaction. */
 export type Pool = Sql;
@@ -862,4 +862,4 @@ export async function outboxBacklog(db: Db): Promise<{ count: number; oldestSeco
 
 // The order service's part of the store's audit log (007_audit_log.sql): the same table
 // in every service's schema, so one set of statements serves them all.
-export { insertAudit, listAudit, type AuditRow, type NewAuditEntry } from "../../platform/audit-log.js";
+export { insertAudit, listAudit, type AuditRow, type NewAuditEntry } from "../../../platform/audit-log.js";
