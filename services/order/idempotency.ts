@@ -1,7 +1,7 @@
 // The Idempotency-Key of POST /v1/orders (CONTRACT §4): the same key with the same
 // body within 24 h answers with the first response again (replayed); another body is
 // a CONFLICT; concurrent duplicates make one order. The decisions are pure functions;
-// `createIdempotency` carries them out against the store around an order's creation.
+// `createIdempotency` carries them out on idempotency_keys (db/idempotency.ts) around an order's creation.
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CreateOrderResponseSchema, type CreateOrderResponse } from "../../gen/order/v1/order_pb.js";
@@ -112,7 +112,7 @@ export function createIdempotency(deps: { sql: Sql; rule?: TakeoverRule }) {
     try {
       created = await steps.create();
     } catch (error) {
-      // Nothing was written: free the key so a corrected retry can use it. (The store
+      // Nothing was written: free the key so a corrected retry can use it. (The statement
       // only frees a key that holds no order, or a retry would make a second order.)
       await releaseIdempotencyKey(sql, storeId, key);
       throw error;

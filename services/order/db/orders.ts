@@ -71,8 +71,6 @@ export interface HistoryEntry {
   detail?: string | null;
 }
 
-// Orders, items, history.
-
 /**
  * A new order in one statement, atomic on its own: for a bank transfer its amount
  * reserved until further notice, the order, its items, its first history row

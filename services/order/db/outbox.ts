@@ -37,8 +37,6 @@ export async function insertEvents(db: Db, events: NewOutboxRow[]) {
   await db`insert into outbox ${db(inTrace(events).map((event) => ({ ...event, payload: event.payload as postgres.JSONValue })))}`;
 }
 
-// The outbox, read by outbox-relay.ts.
-
 /**
  * Up to `limit` unsent events, oldest first, locked for this transaction (others skip
  * them). Call inside a transaction: its commit is made asynchronous, since losing it

@@ -30,8 +30,6 @@ export type NewRefund = Pick<
   "id" | "store_id" | "order_id" | "amount" | "reason" | "reference" | "status" | "method" | "gateway_key" | "idempotency_key" | "request_hash" | "next_attempt_at"
 >;
 
-// Refunds (CONTRACT §12). What a refund may be and what it does is decided in refunds.ts.
-
 /** Each order's refunds, oldest first. */
 export async function refundsOf(db: Db, orderIds: string[]): Promise<Map<string, RefundRow[]>> {
   const byOrder = new Map<string, RefundRow[]>(orderIds.map((id) => [id, []]));

@@ -12,8 +12,6 @@ export interface SessionRow {
   created_at: Date;
 }
 
-// Payment sessions.
-
 export async function findSessionByToken(db: Db, token: string) {
   const [row] = await db<SessionRow[]>`select * from payment_sessions where token = ${token}`;
   return row;
