@@ -15,9 +15,10 @@ import { AccountService } from "../gen/catalog/v1/account_pb.js";
 import { CatalogService, ItemStatus, Plan, StoreService } from "../gen/catalog/v1/catalog_pb.js";
 import { OrderService } from "../gen/order/v1/order_pb.js";
 import { WebhookService } from "../gen/webhook/v1/webhook_pb.js";
-import { connectDb } from "../platform/db.js";
+import { connectDb, type Db } from "../platform/db.js";
 import { createRpcChannel } from "../platform/rpc-client.js";
-import * as orderStore from "../services/order/store.js";
+import * as orderLists from "../services/order/db/order-lists.js";
+import * as orderSales from "../services/order/db/sales.js";
 import { listLimit } from "../services/webhook/deliveries.js";
 import { createPurge } from "../services/webhook/purge.js";
 import { WEBHOOK_SCHEMA } from "../services/webhook/service.js";
@@ -510,16 +511,16 @@ async function explainAll(url: string, storeId: string, subject: { orderId: stri
   let captured: string[] = [];
   const sql = postgres(url, { max: 1, onnotice: (notice) => void captured.push(String(notice.message)) });
   const since24h = new Date(Date.now() - DAY);
-  const calls: Record<string, (db: orderStore.Db) => Promise<unknown>> = {
+  const calls: Record<string, (db: Db) => Promise<unknown>> = {
     "overview: failed attempts in 24 h (webhooks endpointHealth)": (db) => webhookDeliveries.endpointHealth(db, storeId, since24h),
-    "overview: pending orders (orders countOrders)": (db) => orderStore.countOrders(db, storeId, "pending"),
-    "overview: sales (orders salesSummary)": (db) => orderStore.salesSummary(db, storeId, { today: new Date(Date.now() - DAY / 2), month: new Date(Date.now() - 20 * DAY), chart: new Date(Date.now() - 30 * DAY) }),
+    "overview: pending orders (orders countOrders)": (db) => orderLists.countOrders(db, storeId, "pending"),
+    "overview: sales (orders salesSummary)": (db) => orderSales.salesSummary(db, storeId, { today: new Date(Date.now() - DAY / 2), month: new Date(Date.now() - 20 * DAY), chart: new Date(Date.now() - 30 * DAY) }),
     "order page: its deliveries (webhooks listDeliveries by order)": (db) => webhookDeliveries.listDeliveries(db, storeId, { orderId: subject.orderId }, listLimit(0)),
     "endpoint page: failed deliveries (webhooks listDeliveries by endpoint and status)": (db) => webhookDeliveries.listDeliveries(db, storeId, { endpointId: subject.endpointId, status: "failed" }, 100),
-    [`GET /v1/orders?offset=${subject.deep} (orders listOrders)`]: (db) => orderStore.listOrders(db, storeId, 20, subject.deep),
-    "the same page through the cursor (orders listOrders)": (db) => orderStore.listOrders(db, storeId, 20, 0, {}, subject.cursor),
-    "orders search by buyer email (orders listOrders)": (db) => orderStore.listOrders(db, storeId, 50, 0, { search: { text: subject.email } }),
-    "orders page, pending ones (orders listOrders by status)": (db) => orderStore.listOrders(db, storeId, 50, 0, { status: "pending" }),
+    [`GET /v1/orders?offset=${subject.deep} (orders listOrders)`]: (db) => orderLists.listOrders(db, storeId, 20, subject.deep),
+    "the same page through the cursor (orders listOrders)": (db) => orderLists.listOrders(db, storeId, 20, 0, {}, subject.cursor),
+    "orders search by buyer email (orders listOrders)": (db) => orderLists.listOrders(db, storeId, 50, 0, { search: { text: subject.email } }),
+    "orders page, pending ones (orders listOrders by status)": (db) => orderLists.listOrders(db, storeId, 50, 0, { status: "pending" }),
     "events page (webhooks listEvents)": (db) => webhookEvents.listEvents(db, storeId, { notBefore: new Date(Date.now() - (SEEDED_DAYS + 1) * DAY), withoutBodies: true }, 50),
   };
   try {

@@ -26,7 +26,8 @@ import { createSandboxGateway } from "../services/order/payment-gateways/sandbox
 import { reservationAfter } from "../services/order/bank-matching.js";
 import { BANK_MUTATION_CAUSE } from "../services/order/reconciliation.js";
 import type { OrderStatus } from "../services/order/status-machine.js";
-import type { OrderItemRow, OrderRow, RefundRow } from "../services/order/store.js";
+import type { OrderItemRow, OrderRow } from "../services/order/db/orders.js";
+import type { RefundRow } from "../services/order/db/refunds.js";
 import { newPaymentReference } from "../services/order/new-order.js";
 
 const DAY = 86_400_000;

@@ -1,7 +1,7 @@
 // Which order a bank mutation pays (CONTRACT §11), and how long an order keeps its
 // transfer amount. Pure: the caller reads the orders and the clock.
 import type { OrderStatus } from "./status-machine.js";
-import type { OrderRow } from "./store.js";
+import type { OrderRow } from "./db/orders.js";
 
 export { UNMATCHED_REASONS } from "../../common/bank-mutations.js";
 import { UNMATCHED_REASONS } from "../../common/bank-mutations.js";
@@ -34,7 +34,7 @@ function reasonOf(status: OrderStatus): UnmatchedReason | undefined {
 }
 
 /**
- * The result of a credit among the store's bank-transfer orders (store.ts
+ * The result of a credit among the store's bank-transfer orders (db/orders.ts
  * transferOrdersFor gives those that can matter). It pays the one order with its amount
  * that was created before the transfer and could still be paid then, unless another
  * order with that amount was paid or refunded within the grace before the transfer

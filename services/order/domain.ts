@@ -1,8 +1,10 @@
 // Wires the order service's domain modules together: the one place that says which
-// module uses which. routes.ts gets the result; tests pass a fake store and clients.
+// module uses which. routes.ts gets the result; tests pass fake clients and a fake
+// payment gateway, and a database of their own.
 import type { Client } from "@connectrpc/connect";
 import type { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
-import type { AuditQuery } from "../../platform/audit-log.js";
+import { listAudit, type AuditQuery } from "../../platform/audit-log.js";
+import type { Sql } from "../../platform/db.js";
 import type { Logger } from "../../platform/logger.js";
 import { createExpiry } from "./expiry.js";
 import { createGatewayChecks } from "./gateway-checks.js";
@@ -16,19 +18,13 @@ import type { PaymentGateway } from "./payment-gateways/types.js";
 import type { RenderContext } from "./messages.js";
 import { createPaymentSessions } from "./payment-sessions.js";
 import { createStatusChanges } from "./status-changes.js";
-import * as sqlStore from "./store.js";
 
 const DEFAULT_BANK_MATCH_GRACE_MS = 7 * 86_400_000;
 const DEFAULT_STATUS_CHECK_AFTER_MS = 15 * 60_000;
 
-/** Everything store.ts offers; a test may pass an in-memory one. */
-export type OrderStore = typeof sqlStore;
-
 export interface OrderDomainDeps {
-  /** The pool; only `store` uses it. */
-  sql: sqlStore.Pool;
-  /** Default: store.ts (PostgreSQL). */
-  store?: OrderStore;
+  /** The pool the order service's SQL (db/) runs on. */
+  sql: Sql;
   logger: Logger;
   stores: Pick<Client<typeof StoreService>, "getStore">;
   catalog: Pick<Client<typeof CatalogService>, "getOrderCatalog">;
@@ -51,19 +47,17 @@ export interface OrderDomainDeps {
 
 export function createOrderDomain(deps: OrderDomainDeps) {
   const { sql, logger, onEventsCommitted } = deps;
-  const store = deps.store ?? sqlStore;
   const render: RenderContext = { publicBaseUrl: deps.publicBaseUrl, gateway: deps.gateway };
   const bankMatchGraceMs = deps.bankMatchGraceMs ?? DEFAULT_BANK_MATCH_GRACE_MS;
   const statusCheckAfterMs = deps.statusCheckAfterMs ?? DEFAULT_STATUS_CHECK_AFTER_MS;
   // A gateway with a word of its own (Midtrans) is asked when silent, and told when an order expires.
   const asksGateway = deps.gateway.status !== undefined;
-  const statusChanges = createStatusChanges({ store, render, logger, bankMatchGraceMs, gatewayExpires: deps.gateway.expire !== undefined });
-  const expiry = createExpiry({ sql, store, statusChanges, onEventsCommitted });
-  const sessions = createPaymentSessions({ sql, store, gateway: deps.gateway, logger, sessionTtlMs: deps.sessionTtlMs });
-  const idempotency = createIdempotency({ sql, store });
+  const statusChanges = createStatusChanges({ render, logger, bankMatchGraceMs, gatewayExpires: deps.gateway.expire !== undefined });
+  const expiry = createExpiry({ sql, statusChanges, onEventsCommitted });
+  const sessions = createPaymentSessions({ sql, gateway: deps.gateway, logger, sessionTtlMs: deps.sessionTtlMs });
+  const idempotency = createIdempotency({ sql });
   const orders = createOrders({
     sql,
-    store,
     logger,
     stores: deps.stores,
     catalog: deps.catalog,
@@ -76,10 +70,9 @@ export function createOrderDomain(deps: OrderDomainDeps) {
     idempotency,
     onEventsCommitted,
   });
-  const refunds = createRefunds({ sql, store, gateway: deps.gateway, statusChanges, render, logger, retryDelaysMs: deps.refundRetryDelaysMs, onEventsCommitted });
+  const refunds = createRefunds({ sql, gateway: deps.gateway, statusChanges, render, logger, retryDelaysMs: deps.refundRetryDelaysMs, onEventsCommitted });
   const notifications = createNotifications({
     sql,
-    store,
     logger,
     midtransServerKey: deps.midtransServerKey,
     gateway: deps.gateway,
@@ -88,11 +81,11 @@ export function createOrderDomain(deps: OrderDomainDeps) {
     onPendingWord: (row) => gatewayChecks.heard(row),
     onUnconfirmed: (row) => gatewayChecks.askSoon(row),
   });
-  const gatewayChecks = createGatewayChecks({ sql, store, gateway: deps.gateway, notifications, logger, checkAfterMs: statusCheckAfterMs });
-  const bank = createReconciliation({ sql, store, logger, statusChanges, expiry, bankMatchGraceMs, onEventsCommitted });
+  const gatewayChecks = createGatewayChecks({ sql, gateway: deps.gateway, notifications, logger, checkAfterMs: statusCheckAfterMs });
+  const bank = createReconciliation({ sql, logger, statusChanges, expiry, bankMatchGraceMs, onEventsCommitted });
   // The order service's part of the store's audit log: entries are written by each change.
-  const audit = { list: (storeId: string, query: AuditQuery) => store.listAudit(sql, storeId, query) };
-  const sales = createSales({ sql, store });
+  const audit = { list: (storeId: string, query: AuditQuery) => listAudit(sql, storeId, query) };
+  const sales = createSales({ sql });
   return { render, orders, notifications, bank, expiry, sessions, idempotency, statusChanges, refunds, gatewayChecks, statusCheckAfterMs, audit, sales };
 }
 

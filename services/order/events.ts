@@ -7,7 +7,9 @@ import type { OrderEventPayload, RefundEventPayload } from "../../common/api-sha
 import type { OrderStatusEventType, RefundEventType } from "../../common/order-status.js";
 import { orderJson, refundJson, type OrderJson } from "../../common/public-json.js";
 import { eventsForChange, type OrderStatus } from "./status-machine.js";
-import type { NewOutboxRow, OrderRow, RefundRow } from "./store.js";
+import type { OrderRow } from "./db/orders.js";
+import type { NewOutboxRow } from "./db/outbox.js";
+import type { RefundRow } from "./db/refunds.js";
 
 // The bodies' shapes, and the OpenAPI document's schemas of them, are api-shapes.ts's.
 export type { OrderEventPayload, RefundEventPayload, RefundEventType };

@@ -1,11 +1,11 @@
 // Expiry (CONTRACT §5): a pending order past `expires_at` turns `expired` within 60 s,
 // and reads never show `pending` for it. The sweeper writes the change, a batch of
 // orders in a few statements; lists and counts show a due order as expired meanwhile
-// (store.ts computes it on read), and a read of one order writes its own expiry first.
+// (db/order-lists.ts computes it on read), and a read of one order writes its own expiry first.
 import type { Logger } from "../../platform/logger.js";
 import type { StatusChanges } from "./status-changes.js";
-import type { Db, OrderRow, Pool } from "./store.js";
-import type * as sqlStore from "./store.js";
+import { type Db, type Sql, transaction } from "../../platform/db.js";
+import { lockDueOrders, type OrderRow } from "./db/orders.js";
 
 /**
  * Orders expired per transaction: few enough that a batch's statements stay small
@@ -19,16 +19,13 @@ export function isDue(row: Pick<OrderRow, "status" | "expires_at">, now = Date.n
   return row.status === "pending" && row.expires_at.getTime() <= now;
 }
 
-export type ExpiryStore = Pick<typeof sqlStore, "transaction" | "lockDueOrders">;
-
 export function createExpiry(deps: {
-  sql: Pool;
-  store: ExpiryStore;
+  sql: Sql;
   statusChanges: StatusChanges;
   /** Called after a transaction that wrote outbox rows commits (wakes the relay). */
   onEventsCommitted?: () => void;
 }) {
-  const { sql, store, statusChanges } = deps;
+  const { sql, statusChanges } = deps;
 
   /** The row as it must be seen now: a due pending order is expired first (caller's transaction, row locked). */
   async function expireIfDue(tx: Db, row: OrderRow): Promise<OrderRow> {
@@ -38,8 +35,8 @@ export function createExpiry(deps: {
 
   /** Expires up to `limit` due orders; returns how many. */
   async function expireDue(limit = EXPIRY_BATCH): Promise<number> {
-    const expired = await store.transaction(sql, async (tx) => {
-      const due = await store.lockDueOrders(tx, limit);
+    const expired = await transaction(sql, async (tx) => {
+      const due = await lockDueOrders(tx, limit);
       await statusChanges.applyMany(tx, due, "expired", "expiry");
       return due.length;
     });

@@ -13,8 +13,8 @@
 import type { Logger } from "../../platform/logger.js";
 import type { GatewayWord, Notifications } from "./notifications.js";
 import type { PaymentGateway } from "./payment-gateways/types.js";
-import type { OrderRow, Pool } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { Sql } from "../../platform/db.js";
+import { claimDueGatewayExpiries, claimDueStatusChecks, type OrderRow, scheduleStatusCheck, setGatewayExpireAt } from "./db/orders.js";
 
 /** How long a claimed check or expiry is left to its claimer before another instance may take it. */
 export const CHECK_LEASE_MS = 60_000;
@@ -65,18 +65,15 @@ async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Prom
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
 
-export type GatewayCheckStore = Pick<typeof sqlStore, "claimDueStatusChecks" | "scheduleStatusCheck" | "claimDueGatewayExpiries" | "setGatewayExpireAt">;
-
 export function createGatewayChecks(deps: {
-  sql: Pool;
-  store: GatewayCheckStore;
+  sql: Sql;
   gateway: Pick<PaymentGateway, "status" | "expire">;
   notifications: Pick<Notifications, "askGateway">;
   logger: Logger;
   /** PAYMENT_STATUS_CHECK_AFTER. */
   checkAfterMs: number;
 }) {
-  const { sql, store, gateway, notifications, logger } = deps;
+  const { sql, gateway, notifications, logger } = deps;
 
   /** Asks the gateway about the order and applies its answer; false when the gateway was away. */
   async function ask(row: OrderRow): Promise<boolean> {
@@ -108,13 +105,13 @@ export function createGatewayChecks(deps: {
   async function checkOne(row: OrderRow) {
     const answered = await ask(row);
     const next = answered ? nextStatusCheckAt(new Date(), row.expires_at, deps.checkAfterMs, row.status_checks) : new Date(Date.now() + AWAY_RETRY_MS);
-    await store.scheduleStatusCheck(sql, row.id, next, answered);
+    await scheduleStatusCheck(sql, row.id, next, answered);
   }
 
   /** Checks up to CHECKS_PER_SWEEP due orders; returns how many were claimed. */
   async function checkDue(): Promise<number> {
     if (!gateway.status) return 0;
-    const due = await store.claimDueStatusChecks(sql, CHECKS_PER_SWEEP, CHECK_LEASE_MS);
+    const due = await claimDueStatusChecks(sql, CHECKS_PER_SWEEP, CHECK_LEASE_MS);
     await eachLimited(due, CHECKS_AT_ONCE, checkOne);
     return due.length;
   }
@@ -134,13 +131,13 @@ export function createGatewayChecks(deps: {
     } catch (error) {
       logger.warn({ orderId: row.id, err: (error as Error).message }, "expiring at the gateway failed: the payment gateway could not be reached; will retry");
     }
-    await store.setGatewayExpireAt(sql, row.id, done ? null : new Date(Date.now() + AWAY_RETRY_MS));
+    await setGatewayExpireAt(sql, row.id, done ? null : new Date(Date.now() + AWAY_RETRY_MS));
   }
 
   /** Expires up to CHECKS_PER_SWEEP orders at the gateway; returns how many were claimed. */
   async function expireDue(): Promise<number> {
     if (!gateway.expire) return 0;
-    const due = await store.claimDueGatewayExpiries(sql, CHECKS_PER_SWEEP, CHECK_LEASE_MS);
+    const due = await claimDueGatewayExpiries(sql, CHECKS_PER_SWEEP, CHECK_LEASE_MS);
     await eachLimited(due, CHECKS_AT_ONCE, expireOne);
     return due.length;
   }
@@ -148,7 +145,7 @@ export function createGatewayChecks(deps: {
   /** The gateway spoke about a pending order (a notification): its silence counts from now. */
   async function heard(row: OrderRow) {
     if (!gateway.status || row.next_status_check_at === null) return;
-    await store.scheduleStatusCheck(sql, row.id, firstStatusCheckAt(new Date(), row.expires_at, deps.checkAfterMs), false);
+    await scheduleStatusCheck(sql, row.id, firstStatusCheckAt(new Date(), row.expires_at, deps.checkAfterMs), false);
   }
 
   /**
@@ -159,7 +156,7 @@ export function createGatewayChecks(deps: {
   async function askSoon(row: OrderRow) {
     const at = new Date(Date.now() + AWAY_RETRY_MS);
     if (!gateway.status || row.status !== "pending" || row.next_status_check_at === null || row.next_status_check_at <= at) return;
-    await store.scheduleStatusCheck(sql, row.id, at, false);
+    await scheduleStatusCheck(sql, row.id, at, false);
   }
 
   return { checkDue, expireDue, heard, askSoon };

@@ -1,12 +1,12 @@
 // The Idempotency-Key of POST /v1/orders (CONTRACT §4): the same key with the same
 // body within 24 h answers with the first response again (replayed); another body is
 // a CONFLICT; concurrent duplicates make one order. The decisions are pure functions;
-// `createIdempotency` carries them out against the store around an order's creation.
+// `createIdempotency` carries them out on idempotency_keys (db/idempotency.ts) around an order's creation.
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CreateOrderResponseSchema, type CreateOrderResponse } from "../../gen/order/v1/order_pb.js";
-import type { Db, IdempotencyRecord, Pool, TakeoverRule } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { Db, Sql } from "../../platform/db.js";
+import { attachIdempotencyOrder, completeIdempotencyKey, findIdempotencyRecord, type IdempotencyRecord, purgeIdempotencyKeys, releaseIdempotencyKey, type TakeoverRule, tryClaimIdempotencyKey } from "./db/idempotency.js";
 
 /**
  * A record older than 24 h is taken over as if it were not there, and so is one whose
@@ -65,16 +65,6 @@ export function replayOf(stored: Uint8Array): CreateOrderResponse {
 /** Refusal when another request with the same key attached its order first. */
 export const KEY_TAKEN_MESSAGE = "another request with this Idempotency-Key made the order";
 
-export type IdempotencyStore = Pick<
-  typeof sqlStore,
-  | "tryClaimIdempotencyKey"
-  | "findIdempotencyRecord"
-  | "attachIdempotencyOrder"
-  | "completeIdempotencyKey"
-  | "releaseIdempotencyKey"
-  | "purgeIdempotencyKeys"
->;
-
 export interface IdempotentSteps<T> {
   /** Writes the order (calling `attach` in its transaction). Throws only when nothing was written. */
   create(): Promise<T>;
@@ -84,15 +74,15 @@ export interface IdempotentSteps<T> {
   resume(orderId: string): Promise<CreateOrderResponse>;
 }
 
-export function createIdempotency(deps: { sql: Pool; store: IdempotencyStore; rule?: TakeoverRule }) {
-  const { sql, store } = deps;
+export function createIdempotency(deps: { sql: Sql; rule?: TakeoverRule }) {
+  const { sql } = deps;
   const rule = deps.rule ?? TAKEOVER;
 
   /** Claims `key` for this request, or says what already holds it. */
   async function claim(storeId: string, key: string, requestHash: string): Promise<IdempotencyClaim> {
     for (;;) {
-      if (await store.tryClaimIdempotencyKey(sql, storeId, key, requestHash, rule)) return { kind: "claimed" };
-      const record = await store.findIdempotencyRecord(sql, storeId, key, rule.staleSeconds);
+      if (await tryClaimIdempotencyKey(sql, storeId, key, requestHash, rule)) return { kind: "claimed" };
+      const record = await findIdempotencyRecord(sql, storeId, key, rule.staleSeconds);
       if (record) return classifyRecord(record, requestHash);
       // Released or purged between the two statements: claim again.
     }
@@ -112,7 +102,7 @@ export function createIdempotency(deps: { sql: Pool; store: IdempotencyStore; ru
         return replayOf(decision.response);
       case "resume": {
         const response = await steps.resume(decision.orderId);
-        await store.completeIdempotencyKey(sql, storeId, key, decision.orderId, recordOf(response));
+        await completeIdempotencyKey(sql, storeId, key, decision.orderId, recordOf(response));
         return { ...response, replayed: true };
       }
       case "proceed":
@@ -122,13 +112,13 @@ export function createIdempotency(deps: { sql: Pool; store: IdempotencyStore; ru
     try {
       created = await steps.create();
     } catch (error) {
-      // Nothing was written: free the key so a corrected retry can use it. (The store
+      // Nothing was written: free the key so a corrected retry can use it. (The statement
       // only frees a key that holds no order, or a retry would make a second order.)
-      await store.releaseIdempotencyKey(sql, storeId, key);
+      await releaseIdempotencyKey(sql, storeId, key);
       throw error;
     }
     const response = await steps.respond(created);
-    await store.completeIdempotencyKey(sql, storeId, key, response.detail!.order!.id, recordOf(response));
+    await completeIdempotencyKey(sql, storeId, key, response.detail!.order!.id, recordOf(response));
     return response;
   }
 
@@ -138,14 +128,14 @@ export function createIdempotency(deps: { sql: Pool; store: IdempotencyStore; ru
    * past the takeover time) and attached its order, this one must not commit a second.
    */
   async function attach(tx: Db, storeId: string, key: string, orderId: string): Promise<void> {
-    if (!(await store.attachIdempotencyOrder(tx, storeId, key, orderId))) {
+    if (!(await attachIdempotencyOrder(tx, storeId, key, orderId))) {
       throw new ConnectError(KEY_TAKEN_MESSAGE, Code.AlreadyExists);
     }
   }
 
   /** Drops records past their life (the expiry sweeper calls this hourly). */
   async function purgeExpired(): Promise<void> {
-    await store.purgeIdempotencyKeys(sql, rule.keepSeconds);
+    await purgeIdempotencyKeys(sql, rule.keepSeconds);
   }
 
   return { run, attach, purgeExpired, claim };

@@ -4,7 +4,10 @@ import { create } from "@bufbuild/protobuf";
 import { BankMutationSchema, type BankMutation } from "../../gen/order/v1/bank_pb.js";
 import { OrderDetailSchema, OrderSchema, RefundSchema, StatusChangeSchema, type Order, type OrderDetail, type Refund, type StatusChange } from "../../gen/order/v1/order_pb.js";
 import type { PaymentGateway } from "./payment-gateways/types.js";
-import type { BankMutationRow, HistoryRow, OrderItemRow, OrderRow, RefundRow, SessionRow } from "./store.js";
+import type { BankMutationRow } from "./db/bank-mutations.js";
+import type { HistoryRow, OrderItemRow, OrderRow } from "./db/orders.js";
+import type { RefundRow } from "./db/refunds.js";
+import type { SessionRow } from "./db/sessions.js";
 
 export interface RenderContext {
   publicBaseUrl: string;

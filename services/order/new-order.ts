@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import type { Store } from "../../gen/catalog/v1/catalog_pb.js";
 import type { PaymentKind, PaymentMethodInfo } from "./payment-methods.js";
-import type { NewOrder, OrderRow } from "./store.js";
+import type { NewOrder, OrderRow } from "./db/orders.js";
 
 /** A new order without what the insert decides: reference, unique code, amount. */
 export type OrderDraft = Omit<NewOrder, "payment_reference" | "unique_amount_code" | "amount"> & { id: string };

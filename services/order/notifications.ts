@@ -19,8 +19,8 @@ import type { Logger } from "../../platform/logger.js";
 import type { StatusChangeResult } from "./status-changes.js";
 import type { PaymentGateway, StatusAnswer } from "./payment-gateways/types.js";
 import type { OrderStatus } from "./status-machine.js";
-import type { OrderRow, Pool } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { Sql } from "../../platform/db.js";
+import { findOrder, findOrderByReference, type OrderRow } from "./db/orders.js";
 import { throwFieldProblems } from "../../platform/field-errors.js";
 
 export interface MidtransNotification {
@@ -198,8 +198,6 @@ export interface NotificationOutcome {
   changed: boolean;
 }
 
-export type NotificationStore = Pick<typeof sqlStore, "findOrderByReference" | "findOrder">;
-
 /** The cause a status check writes into the order's history (CONTRACT §12); the transaction status goes in its detail. */
 export const STATUS_CHECK_CAUSE = "gateway status check";
 /** The history detail of a change a notification asked for and the gateway's status answer confirmed. */
@@ -221,8 +219,7 @@ export type GatewayWord =
 const ANSWER_PROBLEMS = [Code.Unauthenticated, Code.InvalidArgument, Code.NotFound];
 
 export function createNotifications(deps: {
-  sql: Pool;
-  store: NotificationStore;
+  sql: Sql;
   logger: Logger;
   midtransServerKey: string;
   /** The gateway's Status API; absent (the sandbox) when there is nothing to ask. */
@@ -234,12 +231,12 @@ export function createNotifications(deps: {
   /** A notification that would move money could not be confirmed (no answer, or none that could be verified): ask again soon. */
   onUnconfirmed?: (row: OrderRow) => Promise<void>;
 }) {
-  const { sql, store, logger } = deps;
+  const { sql, logger } = deps;
 
   /** The gateway order a notification names; NOT_FOUND for anything else. */
   async function orderOf(notification: MidtransNotification): Promise<OrderRow> {
     // An order_id that cannot be a reference is simply not one of ours.
-    const row = isPaymentReference(notification.order_id) ? await store.findOrderByReference(sql, notification.order_id) : undefined;
+    const row = isPaymentReference(notification.order_id) ? await findOrderByReference(sql, notification.order_id) : undefined;
     if (!row || row.payment_kind !== "gateway") {
       throw new ConnectError("no gateway order has this order_id", Code.NotFound);
     }
@@ -261,7 +258,7 @@ export function createNotifications(deps: {
     const notification = readNotification(provider, body, deps.midtransServerKey);
     const outcome = movesMoney(notification) && deps.gateway.status ? await confirmed(notification) : await apply(notification, `midtrans ${notification.transaction_status}`);
     if (outcome.status === "pending" && deps.onPendingWord) {
-      const row = await store.findOrder(sql, outcome.orderId);
+      const row = await findOrder(sql, outcome.orderId);
       if (row?.status === "pending") await deps.onPendingWord(row);
     }
     return outcome;
@@ -328,7 +325,7 @@ export function createNotifications(deps: {
       // A full refund that says no amount refunded the whole order.
       const total = notification.refund_amount ?? (notification.transaction_status === "refund" ? row.amount : undefined);
       const changed = await deps.recordRefunds(row.id, notification.refunds, total);
-      const current = await store.findOrder(sql, row.id);
+      const current = await findOrder(sql, row.id);
       return { orderId: row.id, status: current!.status, changed: changed > 0 };
     }
     const target = statusFromMidtrans(notification);
@@ -340,7 +337,7 @@ export function createNotifications(deps: {
       // A refused transition is still a delivered notification: acknowledge it, or
       // the gateway would retry it forever.
       if (error instanceof ConnectError && error.code === Code.FailedPrecondition) {
-        const current = await store.findOrder(sql, row.id);
+        const current = await findOrder(sql, row.id);
         const log = refusalLog(target, current?.status);
         if (log.level === "error") {
           logger.error({ orderId: row.id, paymentReference: row.payment_reference }, log.message);

@@ -4,7 +4,8 @@
 // evidence is the merchant's own statement); a gateway order is paid by the gateway's
 // word. Pure: the caller reads the order and its refunds.
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { OrderRow, RefundMethod, RefundRow } from "./store.js";
+import type { OrderRow } from "./db/orders.js";
+import type { RefundMethod, RefundRow } from "./db/refunds.js";
 import { fieldError } from "../../platform/field-errors.js";
 
 export const ORDER_ACTIONS = ["mark_paid", "cancel", "refund"] as const;

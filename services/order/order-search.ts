@@ -1,8 +1,8 @@
 // The dashboard's order search (CONTRACT §10): one box that takes a payment reference,
-// an external id or a buyer email. Pure: what a search text can match; store.ts looks
+// an external id or a buyer email. Pure: what a search text can match; db/order-lists.ts looks
 // it up (the email's letter case is folded there, by the same lower() its index uses).
 import { isPaymentReference } from "../../common/ids.js";
-import type { OrderFilter } from "./store.js";
+import type { OrderFilter } from "./db/order-lists.js";
 
 export function searchFilter(text: string): NonNullable<OrderFilter["search"]> {
   // ASCII letters only: references are [A-Z0-9-], and a full Unicode case mapping would

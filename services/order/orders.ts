@@ -8,7 +8,7 @@ import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { auditTarget, type AuditAction } from "../../common/audit.js";
 import type { Actor } from "../../common/actor.js";
 import { isUuid } from "../../common/ids.js";
-import { auditEntry } from "../../platform/audit-log.js";
+import { auditEntry, insertAudit } from "../../platform/audit-log.js";
 import type { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { CreateOrderResponseSchema, type CreateOrderResponse, type Order, type OrderDetail, type StatusChange } from "../../gen/order/v1/order_pb.js";
 import type { Logger } from "../../platform/logger.js";
@@ -25,8 +25,12 @@ import { checkoutUrl, renderDetail, renderHistory, renderOrder, type RenderConte
 import type { PaymentSessions } from "./payment-sessions.js";
 import type { StatusChangeResult, StatusChanges } from "./status-changes.js";
 import type { OrderStatus } from "./status-machine.js";
-import type { Db, OrderItemRow, OrderRow, Pool, RefundRow } from "./store.js";
-import type * as sqlStore from "./store.js";
+import { type Db, type Sql, transaction } from "../../platform/db.js";
+import * as orderLists from "./db/order-lists.js";
+import { findOrder, findOrderWithItems, historyOf, insertNewOrder, itemsOf, type OrderItemRow, type OrderRow } from "./db/orders.js";
+import { type RefundRow, refundsOf } from "./db/refunds.js";
+import { findSessionByToken, liveSessionsOf } from "./db/sessions.js";
+import { transferAmountUse } from "./db/transfer-amounts.js";
 import { orderCursor, type ValidItem } from "./validation.js";
 
 export interface NewOrderInput {
@@ -43,28 +47,8 @@ export interface NewOrderInput {
 
 export type CheckoutKey = { case: "orderId"; value: string } | { case: "sessionToken"; value: string } | { case: undefined; value?: undefined };
 
-export type OrdersStore = Pick<
-  typeof sqlStore,
-  | "transaction"
-  | "findOrder"
-  | "findOrderWithItems"
-  | "orderPlace"
-  | "findSessionByToken"
-  | "itemsOf"
-  | "refundsOf"
-  | "liveSessionsOf"
-  | "listOrders"
-  | "countOrders"
-  | "historyOf"
-  | "insertNewOrder"
-  | "insertHistoryAndEvents"
-  | "transferAmountUse"
-  | "insertAudit"
->;
-
 export interface OrdersDeps {
-  sql: Pool;
-  store: OrdersStore;
+  sql: Sql;
   logger: Logger;
   /** GetStore, for the payment methods listing. */
   stores: Pick<Client<typeof StoreService>, "getStore">;
@@ -83,7 +67,7 @@ export interface OrdersDeps {
 }
 
 export function createOrders(deps: OrdersDeps) {
-  const { sql, store, logger, render, sessions, statusChanges, expiry, idempotency } = deps;
+  const { sql, logger, render, sessions, statusChanges, expiry, idempotency } = deps;
   const committed = <T>(result: T): T => {
     deps.onEventsCommitted?.();
     return result;
@@ -124,8 +108,8 @@ export function createOrders(deps: OrdersDeps) {
   async function current(row: OrderRow, storeId?: string): Promise<OrderRow | undefined> {
     if (!expiry.isDue(row)) return row;
     return committed(
-      await store.transaction(sql, async (tx) => {
-        const locked = await store.findOrder(tx, row.id, { storeId, forUpdate: true });
+      await transaction(sql, async (tx) => {
+        const locked = await findOrder(tx, row.id, { storeId, forUpdate: true });
         return locked && expiry.expireIfDue(tx, locked);
       }),
     );
@@ -133,13 +117,13 @@ export function createOrders(deps: OrdersDeps) {
 
   /** The order as of now. */
   async function readOrder(orderId: string, storeId?: string): Promise<OrderRow | undefined> {
-    const row = await store.findOrder(sql, orderId, { storeId });
+    const row = await findOrder(sql, orderId, { storeId });
     return row && current(row, storeId);
   }
 
   /** The order as of now, its items (which never change) and its refunds, read together. */
   async function readOrderWithItems(orderId: string, storeId?: string): Promise<{ row: OrderRow; items: OrderItemRow[]; refunds: RefundRow[] } | undefined> {
-    const found = await store.findOrderWithItems(sql, orderId, { storeId });
+    const found = await findOrderWithItems(sql, orderId, { storeId });
     const row = found && (await current(found.row, storeId));
     return row && { row, items: found.items, refunds: found.refunds };
   }
@@ -158,7 +142,7 @@ export function createOrders(deps: OrdersDeps) {
   }
 
   async function itemsAndRefundsOf(orderId: string): Promise<{ items: OrderItemRow[]; refunds: RefundRow[] }> {
-    const [items, refunds] = await Promise.all([store.itemsOf(sql, [orderId]), store.refundsOf(sql, [orderId])]);
+    const [items, refunds] = await Promise.all([itemsOf(sql, [orderId]), refundsOf(sql, [orderId])]);
     return { items: items.get(orderId)!, refunds: refunds.get(orderId)! };
   }
 
@@ -176,11 +160,11 @@ export function createOrders(deps: OrdersDeps) {
     const found = await readOrderWithItems(orderId, storeId);
     if (!found) throw new ConnectError(`order ${orderId} not found`, Code.NotFound);
     const { row } = found;
-    const [detail, history] = await Promise.all([detailOf(row, options.prepareSession === true, found), options.includeHistory ? store.historyOf(sql, row.id) : []]);
+    const [detail, history] = await Promise.all([detailOf(row, options.prepareSession === true, found), options.includeHistory ? historyOf(sql, row.id) : []]);
     return { detail, history: renderHistory(history), allowedActions: allowedActions(row, found.refunds) };
   }
 
-  /** A page of the store's orders, newest first, a due one shown expired (store.ts); never calls the gateway. */
+  /** A page of the store's orders, newest first, a due one shown expired (db/order-lists.ts); never calls the gateway. */
   async function listOrders(
     storeId: string,
     page: { limit: number; offset: number; status?: OrderStatus; search?: string; cursor?: { at: string; id: string }; startingAfter?: string },
@@ -189,12 +173,12 @@ export function createOrders(deps: OrdersDeps) {
     // starting_after names an order: the page goes on from its place, to the microsecond.
     let cursor = page.cursor;
     if (page.startingAfter) {
-      cursor = await store.orderPlace(sql, storeId, page.startingAfter);
+      cursor = await orderLists.orderPlace(sql, storeId, page.startingAfter);
       if (!cursor) throw new ConnectError(`order ${page.startingAfter} not found`, Code.NotFound);
     }
-    const { rows, hasMore } = await store.listOrders(sql, storeId, page.limit, page.offset, filter, cursor);
+    const { rows, hasMore } = await orderLists.listOrders(sql, storeId, page.limit, page.offset, filter, cursor);
     const ids = rows.map((row) => row.id);
-    const [items, live, refunds] = await Promise.all([store.itemsOf(sql, ids), store.liveSessionsOf(sql, ids), store.refundsOf(sql, ids)]);
+    const [items, live, refunds] = await Promise.all([itemsOf(sql, ids), liveSessionsOf(sql, ids), refundsOf(sql, ids)]);
     const last = rows.at(-1) as (OrderRow & { cursor_at?: string }) | undefined;
     return {
       orders: rows.map((row) => renderOrder(render, row, items.get(row.id)!, live.get(row.id), refunds.get(row.id))),
@@ -205,10 +189,10 @@ export function createOrders(deps: OrdersDeps) {
 
   /**
    * How many of the store's orders have `status` (all when absent); a due order counts
-   * as expired (store.ts), so a read never waits for the sweeper's work.
+   * as expired (db/order-lists.ts), so a read never waits for the sweeper's work.
    */
   async function countOrders(storeId: string, status?: OrderStatus): Promise<number> {
-    return store.countOrders(sql, storeId, status);
+    return orderLists.countOrders(sql, storeId, status);
   }
 
   /**
@@ -223,7 +207,7 @@ export function createOrders(deps: OrdersDeps) {
       if (!isUuid(key.value)) throw new ConnectError("order not found", Code.NotFound);
       found = await readOrderWithItems(key.value.toLowerCase());
     } else if (key.case === "sessionToken") {
-      const session = await store.findSessionByToken(sql, key.value);
+      const session = await findSessionByToken(sql, key.value);
       found = session?.provider === "sandbox" ? await readOrderWithItems(session.order_id) : undefined;
     }
     if (!found) throw new ConnectError("order not found", Code.NotFound);
@@ -245,8 +229,8 @@ export function createOrders(deps: OrdersDeps) {
     options: { storeId?: string; detail?: string; action?: OrderAction; audit?: { actor: Actor; action: AuditAction } } = {},
   ): Promise<StatusChangeResult> {
     return committed(
-      await store.transaction(sql, async (tx) => {
-        const row = await store.findOrder(tx, orderId, { storeId: options.storeId, forUpdate: true });
+      await transaction(sql, async (tx) => {
+        const row = await findOrder(tx, orderId, { storeId: options.storeId, forUpdate: true });
         if (!row) throw new ConnectError(`order ${orderId} not found`, Code.NotFound);
         const current = to === "expired" ? row : await expiry.expireIfDue(tx, row);
         // A repeat stays the harmless no-op it is for the status machine (a double click).
@@ -255,7 +239,7 @@ export function createOrders(deps: OrdersDeps) {
         // The record is written with the change, and only when there was one.
         if (result.changed && options.audit) {
           const { actor, action } = options.audit;
-          await store.insertAudit(tx, [auditEntry(row.store_id, actor, action, auditTarget("order", row.id), { label: row.payment_reference })]);
+          await insertAudit(tx, [auditEntry(row.store_id, actor, action, auditTarget("order", row.id), { label: row.payment_reference })]);
         }
         return result;
       }),
@@ -280,7 +264,7 @@ export function createOrders(deps: OrdersDeps) {
 
   /**
    * Writes a new order, its items, history and `order.created` event in one statement
-   * (store.insertNewOrder). A bank transfer gets a unique amount code, optimistically:
+   * (insertNewOrder in db/orders.ts). A bank transfer gets a unique amount code, optimistically:
    * read the amounts' reservations, reserve the least recently used free one in that
    * statement, and let the reservation's key settle any race; a loser, having written
    * nothing, tries again.
@@ -290,11 +274,11 @@ export function createOrders(deps: OrdersDeps) {
       const row = pendingRow(withReference(draft, code));
       // Rendered from the row about to be written: a new order has no payment session yet.
       const events = createdEvents(row, renderOrder(render, row, itemRows));
-      return store.insertNewOrder(db, row, lines, events, { reserveAmount: code !== null, cause: "created" });
+      return insertNewOrder(db, row, lines, events, { reserveAmount: code !== null, cause: "created" });
     };
     if (kind !== "bank_transfer") return (await insert(null))!;
     for (let attempt = 0; attempt < 50; attempt++) {
-      const { now, uses } = await store.transferAmountUse(db, draft.store_id, draft.subtotal + 1, draft.subtotal + MAX_UNIQUE_CODE);
+      const { now, uses } = await transferAmountUse(db, draft.store_id, draft.subtotal + 1, draft.subtotal + MAX_UNIQUE_CODE);
       // Strictly the least recently used code first; each lost race widens the choice.
       const code = pickUniqueCode(draft.subtotal, uses, now, Math.random, attempt + 1);
       if (code === undefined) {
@@ -349,7 +333,7 @@ export function createOrders(deps: OrdersDeps) {
       logger.info({ orderId: row.id, storeId: row.store_id, kind, amount: row.amount }, "order created");
       return row;
     };
-    const created = input.idempotencyKey !== undefined || kind === "none" ? await store.transaction(sql, write) : await write(sql);
+    const created = input.idempotencyKey !== undefined || kind === "none" ? await transaction(sql, write) : await write(sql);
     return { row: committed(created), items: itemRows };
   }
 

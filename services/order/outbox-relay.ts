@@ -3,10 +3,8 @@ import type { BusEvent, EventBus } from "../../platform/bus.js";
 import type { Logger } from "../../platform/logger.js";
 import { outsideCall } from "../../platform/query-deadline.js";
 import { contextFromTraceparent, inSpan, traceCarrier, tracerFor, tracingEnabled, untraced } from "../../platform/tracing.js";
-import type { OutboxRow, Pool } from "./store.js";
-import * as sqlStore from "./store.js";
-
-export type OutboxStore = Pick<typeof sqlStore, "transaction" | "lockUnsentEvents" | "markEventsSent" | "outboxBacklog" | "deletePublishedEvents">;
+import { type Sql, transaction } from "../../platform/db.js";
+import { deletePublishedEvents, lockUnsentEvents, markEventsSent, outboxBacklog, type OutboxRow } from "./db/outbox.js";
 
 /**
  * How long a published event stays in the outbox: long enough for an operator to look
@@ -29,12 +27,11 @@ const PURGE_BATCH = 5_000;
  * it deletes the rows published over an hour ago, in batches.
  */
 export function startOutboxRelay(deps: {
-  sql: Pool;
+  sql: Sql;
   bus: EventBus;
   logger: Logger;
   pollMs?: number;
   batch?: number;
-  store?: OutboxStore;
   /** A batch not done by then is given up and tried again (default 15 s). */
   batchDeadlineMs?: number;
   /** How often published rows past OUTBOX_KEEP_PUBLISHED_SECONDS are deleted (default 60 s). */
@@ -42,7 +39,6 @@ export function startOutboxRelay(deps: {
   keepPublishedSeconds?: number;
 }) {
   const { sql, bus, logger } = deps;
-  const store = deps.store ?? sqlStore;
   const batch = deps.batch ?? 100;
   let stopped = false;
   let running: Promise<void> | undefined;
@@ -61,12 +57,12 @@ export function startOutboxRelay(deps: {
   }
 
   async function drainOnce(): Promise<number> {
-    return store.transaction(sql, async (tx) => {
-      const rows = await store.lockUnsentEvents(tx, batch);
+    return transaction(sql, async (tx) => {
+      const rows = await lockUnsentEvents(tx, batch);
       // Published together: events carry no order guarantee, and each publish still
       // waits for the bus to confirm it before the batch is marked sent.
       await Promise.all(rows.map(publish));
-      await store.markEventsSent(tx, rows.map((row) => row.id));
+      await markEventsSent(tx, rows.map((row) => row.id));
       return rows.length;
     });
   }
@@ -136,7 +132,7 @@ export function startOutboxRelay(deps: {
     try {
       let deleted = 0;
       for (let batchDeleted = PURGE_BATCH; batchDeleted === PURGE_BATCH && !stopped; deleted += batchDeleted) {
-        batchDeleted = await store.deletePublishedEvents(sql, keep, PURGE_BATCH);
+        batchDeleted = await deletePublishedEvents(sql, keep, PURGE_BATCH);
       }
       if (deleted > 0) logger.info({ deleted, keptSeconds: keep }, "deleted published outbox events");
     } catch (error) {
@@ -152,7 +148,7 @@ export function startOutboxRelay(deps: {
     kick,
     /** Oldest unsent event's age in seconds and how many wait (for metrics). */
     async backlog(): Promise<{ count: number; oldestSeconds: number }> {
-      return store.outboxBacklog(sql);
+      return outboxBacklog(sql);
     },
     async stop() {
       stopped = true;

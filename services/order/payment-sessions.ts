@@ -5,8 +5,9 @@
 import { ConnectError } from "@connectrpc/connect";
 import type { Logger } from "../../platform/logger.js";
 import type { PaymentGateway, SessionRequest } from "./payment-gateways/types.js";
-import type { OrderItemRow, OrderRow, Pool, SessionRow } from "./store.js";
-import type * as sqlStore from "./store.js";
+import { type Sql, transaction } from "../../platform/db.js";
+import { findOrder, itemsOf, type OrderItemRow, type OrderRow } from "./db/orders.js";
+import { insertSession, liveSessionsOf, type SessionRow } from "./db/sessions.js";
 
 /**
  * Preparations running at once in this process. Each holds a pooled connection across
@@ -41,24 +42,21 @@ export function sessionRequest(order: OrderRow, items: OrderItemRow[], expiresAt
   };
 }
 
-export type PaymentSessionStore = Pick<typeof sqlStore, "transaction" | "findOrder" | "liveSessionsOf" | "itemsOf" | "insertSession">;
-
 export function createPaymentSessions(deps: {
-  sql: Pool;
-  store: PaymentSessionStore;
+  sql: Sql;
   gateway: PaymentGateway;
   logger: Logger;
   /** Caps a gateway session's life below the order's (unset: the order's expiry). */
   sessionTtlMs?: number;
   maxPreparing?: number;
 }) {
-  const { sql, store, gateway, logger } = deps;
+  const { sql, gateway, logger } = deps;
   const maxPreparing = deps.maxPreparing ?? MAX_PREPARING;
   const preparingByOrder = new Map<string, Promise<SessionRow | undefined>>();
 
   /** The order's live session, if any; never calls the gateway. */
   async function liveSessionOf(orderId: string): Promise<SessionRow | undefined> {
-    return (await store.liveSessionsOf(sql, [orderId])).get(orderId);
+    return (await liveSessionsOf(sql, [orderId])).get(orderId);
   }
 
   /**
@@ -84,16 +82,16 @@ export function createPaymentSessions(deps: {
 
   async function prepareSession(row: OrderRow): Promise<SessionRow | undefined> {
     try {
-      return await store.transaction(sql, async (tx) => {
-        const locked = await store.findOrder(tx, row.id, { forUpdate: true });
+      return await transaction(sql, async (tx) => {
+        const locked = await findOrder(tx, row.id, { forUpdate: true });
         if (!locked || locked.status !== "pending") return undefined;
-        const live = (await store.liveSessionsOf(tx, [row.id])).get(row.id);
+        const live = (await liveSessionsOf(tx, [row.id])).get(row.id);
         if (live) return live;
-        const items = (await store.itemsOf(tx, [row.id])).get(row.id)!;
+        const items = (await itemsOf(tx, [row.id])).get(row.id)!;
         const expiresAt = sessionExpiry(locked.expires_at, Date.now(), deps.sessionTtlMs);
         if (!expiresAt) return undefined;
         const session = await gateway.createSession(sessionRequest(locked, items, expiresAt));
-        return store.insertSession(tx, {
+        return insertSession(tx, {
           order_id: row.id,
           provider: gateway.provider,
           token: session.token,

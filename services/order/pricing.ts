@@ -3,7 +3,8 @@
 // bound keeps them exact in a JS number (far below 2^53). Pure.
 import { ItemStatus, ItemType, type Item } from "../../gen/catalog/v1/catalog_pb.js";
 import { MAX_UNIQUE_CODE } from "../../common/order-limits.js";
-import type { OrderItemRow, TransferAmountUse } from "./store.js";
+import type { OrderItemRow } from "./db/orders.js";
+import type { TransferAmountUse } from "./db/transfer-amounts.js";
 import { fieldError, throwFieldProblems, type FieldProblem } from "../../platform/field-errors.js";
 import type { ValidItem } from "./validation.js";
 

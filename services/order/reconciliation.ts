@@ -4,7 +4,7 @@
 // to assign or dismiss them.
 import { auditTarget } from "../../common/audit.js";
 import type { Actor } from "../../common/actor.js";
-import { auditEntry } from "../../platform/audit-log.js";
+import { auditEntry, insertAudit } from "../../platform/audit-log.js";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { MutationResultSchema, type BankMutation, type MutationResult } from "../../gen/order/v1/bank_pb.js";
@@ -13,30 +13,16 @@ import { decideMatch, type MatchDecision } from "./bank-matching.js";
 import type { Expiry } from "./expiry.js";
 import { renderMutation } from "./messages.js";
 import type { StatusChanges } from "./status-changes.js";
-import type { BankMutationRow, Db, OrderRow, Pool } from "./store.js";
-import type * as sqlStore from "./store.js";
+import { type Db, type Sql, transaction } from "../../platform/db.js";
+import { type BankMutationRow, countUnreviewedMutations, findMutation, insertMutation, listMutations, settleMutation } from "./db/bank-mutations.js";
+import { findOrder, findOrderByReference, type OrderRow, transferOrdersFor } from "./db/orders.js";
 import type { OrderKey, ValidMutation } from "./validation.js";
 
 /** The history cause of a payment by a bank mutation; the mutation id goes in its detail. */
 export const BANK_MUTATION_CAUSE = "bank_mutation";
 
-export type ReconciliationStore = Pick<
-  typeof sqlStore,
-  | "transaction"
-  | "insertMutation"
-  | "findMutation"
-  | "settleMutation"
-  | "listMutations"
-  | "countUnreviewedMutations"
-  | "transferOrdersFor"
-  | "findOrder"
-  | "findOrderByReference"
-  | "insertAudit"
->;
-
 export interface ReconciliationDeps {
-  sql: Pool;
-  store: ReconciliationStore;
+  sql: Sql;
   logger: Logger;
   statusChanges: StatusChanges;
   expiry: Pick<Expiry, "expireIfDue">;
@@ -52,7 +38,7 @@ type ResultKind = "matched" | "unmatched" | "duplicate" | "ignored";
 const RECONCILE_CONCURRENCY = 4;
 
 export function createReconciliation(deps: ReconciliationDeps) {
-  const { sql, store, logger, statusChanges, expiry, bankMatchGraceMs: graceMs } = deps;
+  const { sql, logger, statusChanges, expiry, bankMatchGraceMs: graceMs } = deps;
 
   /**
    * Pays the order the credit matches, if any, in the caller's transaction. The
@@ -63,7 +49,7 @@ export function createReconciliation(deps: ReconciliationDeps) {
     const orders = await candidates;
     const first = decideMatch(mutation, orders, graceMs);
     if (first.result !== "matched") return first;
-    const locked = await store.findOrder(tx, first.orderId, { storeId, forUpdate: true });
+    const locked = await findOrder(tx, first.orderId, { storeId, forUpdate: true });
     if (!locked) throw new Error(`order ${first.orderId} vanished while being matched`);
     const decision = decideMatch(mutation, orders.map((order) => (order.id === locked.id ? locked : order)), graceMs);
     if (decision.result !== "matched") return decision;
@@ -72,7 +58,7 @@ export function createReconciliation(deps: ReconciliationDeps) {
     // Both settle before a failure is thrown: no statement of either is sent after the rollback.
     const outcomes = await Promise.allSettled([
       expiry.expireIfDue(tx, locked).then((row) => statusChanges.apply(tx, row, "paid", BANK_MUTATION_CAUSE, mutation.id)),
-      store.settleMutation(tx, storeId, mutation.id, { status: "matched", order_id: decision.orderId }),
+      settleMutation(tx, storeId, mutation.id, { status: "matched", order_id: decision.orderId }),
     ]);
     for (const outcome of outcomes) if (outcome.status === "rejected") throw outcome.reason;
     return decision;
@@ -86,12 +72,12 @@ export function createReconciliation(deps: ReconciliationDeps) {
   async function reconcileOne(storeId: string, mutation: ValidMutation, received: { at: Date; position: number }): Promise<MutationResult> {
     const result = (kind: ResultKind, orderId = "", reason = "") =>
       create(MutationResultSchema, { id: mutation.id, result: kind, orderId, reason });
-    return store.transaction(sql, async (tx) => {
+    return transaction(sql, async (tx) => {
       // A credit's candidate orders are read in the same round trip as its row is
       // written (pipelined on the transaction's connection); a duplicate ignores them.
-      const candidates = mutation.type === "credit" ? store.transferOrdersFor(tx, storeId, mutation.amount, mutation.occurredAt, graceMs) : undefined;
+      const candidates = mutation.type === "credit" ? transferOrdersFor(tx, storeId, mutation.amount, mutation.occurredAt, graceMs) : undefined;
       candidates?.catch(() => {}); // its failure, if any, is the transaction's: awaited below or rolled back with it
-      const fresh = await store.insertMutation(tx, {
+      const fresh = await insertMutation(tx, {
         store_id: storeId,
         mutation_id: mutation.id,
         amount: mutation.amount,
@@ -103,14 +89,14 @@ export function createReconciliation(deps: ReconciliationDeps) {
         request_position: received.position,
       });
       if (!fresh) {
-        const earlier = await store.findMutation(tx, storeId, mutation.id);
+        const earlier = await findMutation(tx, storeId, mutation.id);
         if (!earlier) throw new Error(`bank mutation ${mutation.id} conflicted but cannot be read`);
         return result("duplicate", earlier.order_id ?? "");
       }
       if (!candidates) return result("ignored");
       const decision = await matchCredit(tx, storeId, mutation, candidates);
       if (decision.result === "matched") return result("matched", decision.orderId);
-      await store.settleMutation(tx, storeId, mutation.id, { status: "unmatched", reason: decision.reason });
+      await settleMutation(tx, storeId, mutation.id, { status: "unmatched", reason: decision.reason });
       return result("unmatched", "", decision.reason);
     });
   }
@@ -126,7 +112,7 @@ export function createReconciliation(deps: ReconciliationDeps) {
   async function reconcile(storeId: string, mutations: ValidMutation[], actor: Actor): Promise<MutationResult[]> {
     // The import is recorded before any of it is applied: whatever it changes has its
     // record, even when the database goes away halfway.
-    await store.insertAudit(sql, [auditEntry(storeId, actor, "bank_mutations.imported", auditTarget("store", storeId))]);
+    await insertAudit(sql, [auditEntry(storeId, actor, "bank_mutations.imported", auditTarget("store", storeId))]);
     const receivedAt = new Date();
     const started = receivedAt.getTime();
     const counts: Record<ResultKind, number> = { matched: 0, unmatched: 0, duplicate: 0, ignored: 0 };
@@ -166,7 +152,7 @@ export function createReconciliation(deps: ReconciliationDeps) {
 
   /** The mutation, locked, if it waits for review; NOT_FOUND or FAILED_PRECONDITION otherwise. */
   async function lockForReview(tx: Db, storeId: string, mutationId: string): Promise<BankMutationRow> {
-    const mutation = await store.findMutation(tx, storeId, mutationId, true);
+    const mutation = await findMutation(tx, storeId, mutationId, true);
     if (!mutation) throw new ConnectError(`mutation ${mutationId} not found`, Code.NotFound);
     if (mutation.status !== "unmatched") {
       throw new ConnectError(`mutation ${mutationId} is ${mutation.status}, not waiting for review`, Code.FailedPrecondition);
@@ -180,20 +166,20 @@ export function createReconciliation(deps: ReconciliationDeps) {
    * store's bank-transfer order and able to become paid.
    */
   async function assign(storeId: string, mutationId: string, key: OrderKey, actor: Actor): Promise<BankMutation> {
-    const row = await store.transaction(sql, async (tx) => {
+    const row = await transaction(sql, async (tx) => {
       const mutation = await lockForReview(tx, storeId, mutationId);
       const order =
         "orderId" in key
-          ? await store.findOrder(tx, key.orderId, { storeId, forUpdate: true })
-          : await store.findOrderByReference(tx, key.paymentReference, true, storeId);
+          ? await findOrder(tx, key.orderId, { storeId, forUpdate: true })
+          : await findOrderByReference(tx, key.paymentReference, true, storeId);
       if (!order) throw new ConnectError(`order ${"orderId" in key ? key.orderId : key.paymentReference} not found`, Code.NotFound);
       if (order.payment_kind !== "bank_transfer") {
         throw new ConnectError(`order ${order.id} is not a bank-transfer order`, Code.FailedPrecondition);
       }
       const { changed } = await statusChanges.apply(tx, await expiry.expireIfDue(tx, order), "paid", BANK_MUTATION_CAUSE, mutationId);
       if (!changed) throw new ConnectError(`order ${order.id} is already paid`, Code.FailedPrecondition);
-      await store.insertAudit(tx, [auditEntry(storeId, actor, "bank_mutation.assigned", auditTarget("mutation", mutationId), { label: mutation.mutation_id })]);
-      return store.settleMutation(tx, storeId, mutationId, { status: "assigned", reason: mutation.reason, order_id: order.id, reviewed: true });
+      await insertAudit(tx, [auditEntry(storeId, actor, "bank_mutation.assigned", auditTarget("mutation", mutationId), { label: mutation.mutation_id })]);
+      return settleMutation(tx, storeId, mutationId, { status: "assigned", reason: mutation.reason, order_id: order.id, reviewed: true });
     });
     deps.onEventsCommitted?.();
     logger.info({ storeId, orderId: row.order_id }, "bank mutation assigned");
@@ -202,21 +188,21 @@ export function createReconciliation(deps: ReconciliationDeps) {
 
   /** A person takes an unmatched credit off the review list; nothing is paid. */
   async function dismiss(storeId: string, mutationId: string, actor: Actor): Promise<BankMutation> {
-    const row = await store.transaction(sql, async (tx) => {
+    const row = await transaction(sql, async (tx) => {
       const mutation = await lockForReview(tx, storeId, mutationId);
-      await store.insertAudit(tx, [auditEntry(storeId, actor, "bank_mutation.dismissed", auditTarget("mutation", mutationId), { label: mutation.mutation_id })]);
-      return store.settleMutation(tx, storeId, mutationId, { status: "dismissed", reason: mutation.reason, reviewed: true });
+      await insertAudit(tx, [auditEntry(storeId, actor, "bank_mutation.dismissed", auditTarget("mutation", mutationId), { label: mutation.mutation_id })]);
+      return settleMutation(tx, storeId, mutationId, { status: "dismissed", reason: mutation.reason, reviewed: true });
     });
     logger.info({ storeId }, "bank mutation dismissed");
     return renderMutation(row);
   }
 
   async function list(storeId: string, options: { review: boolean; limit: number }): Promise<BankMutation[]> {
-    return (await store.listMutations(sql, storeId, options)).map(renderMutation);
+    return (await listMutations(sql, storeId, options)).map(renderMutation);
   }
 
   async function countUnreviewed(storeId: string): Promise<number> {
-    return store.countUnreviewedMutations(sql, storeId);
+    return countUnreviewedMutations(sql, storeId);
   }
 
   return { reconcile, assign, dismiss, list, countUnreviewed };

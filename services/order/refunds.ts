@@ -12,7 +12,7 @@
 import { randomUUID } from "node:crypto";
 import { auditTarget } from "../../common/audit.js";
 import type { Actor } from "../../common/actor.js";
-import { auditEntry } from "../../platform/audit-log.js";
+import { auditEntry, insertAudit } from "../../platform/audit-log.js";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { RefundOrderResponseSchema, type RefundOrderResponse } from "../../gen/order/v1/order_pb.js";
@@ -23,8 +23,11 @@ import { reportedRefunds, type ReportedRefund } from "./notifications.js";
 import type { PaymentGateway, RefundAnswer } from "./payment-gateways/types.js";
 import { renderOrder, renderRefund, type RenderContext } from "./messages.js";
 import type { StatusChanges } from "./status-changes.js";
-import type { Db, OrderRow, Pool, RefundRow, RefundStatus } from "./store.js";
-import type * as sqlStore from "./store.js";
+import { type Db, type Sql, transaction } from "../../platform/db.js";
+import { addRefundedAmount, findOrder, itemsOf, type OrderRow } from "./db/orders.js";
+import { insertEvents } from "./db/outbox.js";
+import { claimDueRefunds, findRefund, findRefundByIdempotencyKey, insertRefund, keepRefundResponse, type RefundRow, refundsOf, type RefundStatus, retryRefundAt, settleRefund } from "./db/refunds.js";
+import { liveSessionsOf } from "./db/sessions.js";
 
 /** While the request that wrote a gateway refund is asking the gateway, the sweeper leaves it alone. */
 export const REFUND_REQUEST_LEASE_MS = 60_000;
@@ -38,7 +41,6 @@ export const REFUND_IN_FLIGHT_MS = 30_000;
 export function retryDelay(attempts: number, delays: readonly number[] = REFUND_RETRY_DELAYS_MS): number {
   return delays[Math.min(attempts, delays.length - 1)]!;
 }
-
 
 export type ReplayDecision = { kind: "replay"; response: Uint8Array } | { kind: "current" } | { kind: "refuse"; message: string };
 
@@ -61,31 +63,11 @@ export interface RefundInput {
   requestHash: string;
 }
 
-export type RefundStore = Pick<
-  typeof sqlStore,
-  | "transaction"
-  | "findOrder"
-  | "refundsOf"
-  | "itemsOf"
-  | "liveSessionsOf"
-  | "insertRefund"
-  | "findRefund"
-  | "findRefundByIdempotencyKey"
-  | "settleRefund"
-  | "retryRefundAt"
-  | "keepRefundResponse"
-  | "claimDueRefunds"
-  | "addRefundedAmount"
-  | "insertEvents"
-  | "insertAudit"
->;
-
 /** Another request took the Idempotency-Key between our look and our write. */
 class KeyTaken extends Error {}
 
 export function createRefunds(deps: {
-  sql: Pool;
-  store: RefundStore;
+  sql: Sql;
   gateway: Pick<PaymentGateway, "refund" | "status">;
   statusChanges: StatusChanges;
   render: RenderContext;
@@ -93,14 +75,14 @@ export function createRefunds(deps: {
   retryDelaysMs?: readonly number[];
   onEventsCommitted?: () => void;
 }) {
-  const { sql, store, gateway, statusChanges, render, logger } = deps;
+  const { sql, gateway, statusChanges, render, logger } = deps;
   const committed = <T>(result: T): T => {
     deps.onEventsCommitted?.();
     return result;
   };
 
   async function lockOrder(tx: Db, orderId: string, storeId?: string): Promise<OrderRow> {
-    const row = await store.findOrder(tx, orderId, { storeId, forUpdate: true });
+    const row = await findOrder(tx, orderId, { storeId, forUpdate: true });
     if (!row) throw new ConnectError(`order ${orderId} not found`, Code.NotFound);
     return row;
   }
@@ -118,7 +100,7 @@ export function createRefunds(deps: {
     outcome: { status: "succeeded" | "failed"; failure_message?: string; gateway_key?: string },
     from: RefundStatus[] = ["pending"],
   ): Promise<RefundRow | undefined> {
-    const current = await store.findRefund(tx, refundId, true);
+    const current = await findRefund(tx, refundId, true);
     if (!current || !from.includes(current.status)) return undefined;
     let final = outcome;
     if (outcome.status === "succeeded" && order.refunded_amount + current.amount > order.amount) {
@@ -126,16 +108,16 @@ export function createRefunds(deps: {
       if (current.status === "failed") return undefined;
       final = { status: "failed", failure_message: "the refunds would add up to more than the order's amount" };
     }
-    const refund = await store.settleRefund(tx, refundId, final, from);
+    const refund = await settleRefund(tx, refundId, final, from);
     if (!refund) return undefined;
     let row = order;
     if (refund.status === "succeeded") {
-      row = await store.addRefundedAmount(tx, order.id, refund.amount);
+      row = await addRefundedAmount(tx, order.id, refund.amount);
       // A refund of money that came for a cancelled or expired order leaves its status be.
       if (row.refunded_amount >= row.amount && row.status === "paid") row = (await statusChanges.apply(tx, row, "refunded", "refund")).row;
     }
     const message = await statusChanges.orderMessage(tx, row);
-    await store.insertEvents(tx, [refundEvent(refund, message, renderRefund(refund))]);
+    await insertEvents(tx, [refundEvent(refund, message, renderRefund(refund))]);
     logger.info({ orderId: order.id, refundId, amount: refund.amount, method: refund.method, status: refund.status, failure: refund.failure_message ?? undefined }, "refund settled");
     return refund;
   }
@@ -160,7 +142,7 @@ export function createRefunds(deps: {
       if (answer.kind === "refused") answer = await confirmRefusal(refund, paymentReference, answer);
     } catch (error) {
       const at = new Date(Date.now() + retryDelay(refund.attempts, deps.retryDelaysMs));
-      await store.retryRefundAt(sql, refund.id, at);
+      await retryRefundAt(sql, refund.id, at);
       logger.warn({ orderId: refund.order_id, refundId: refund.id, attempts: refund.attempts + 1, retryAt: at.toISOString(), err: (error as Error).message }, "refund left pending: the payment gateway could not be reached; will retry with the same refund key");
       return;
     }
@@ -168,14 +150,14 @@ export function createRefunds(deps: {
       answer.kind === "succeeded"
         ? { status: "succeeded" as const, ...(answer.gatewayRefundId === undefined ? {} : { gateway_key: answer.gatewayRefundId }) }
         : { status: "failed" as const, failure_message: answer.message };
-    committed(await store.transaction(sql, async (tx) => settle(tx, await lockOrder(tx, refund.order_id), refund.id, outcome)));
+    committed(await transaction(sql, async (tx) => settle(tx, await lockOrder(tx, refund.order_id), refund.id, outcome)));
   }
 
   /** The answer to a refund request: the refund and the order as they are now. */
   async function respond(refundId: string, replayed = false): Promise<RefundOrderResponse> {
-    const refund = (await store.findRefund(sql, refundId))!;
-    const order = (await store.findOrder(sql, refund.order_id))!;
-    const [items, sessions, refunds] = await Promise.all([store.itemsOf(sql, [order.id]), store.liveSessionsOf(sql, [order.id]), store.refundsOf(sql, [order.id])]);
+    const refund = (await findRefund(sql, refundId))!;
+    const order = (await findOrder(sql, refund.order_id))!;
+    const [items, sessions, refunds] = await Promise.all([itemsOf(sql, [order.id]), liveSessionsOf(sql, [order.id]), refundsOf(sql, [order.id])]);
     return create(RefundOrderResponseSchema, {
       refund: renderRefund(refund),
       order: renderOrder(render, order, items.get(order.id)!, sessions.get(order.id), refunds.get(order.id)),
@@ -195,21 +177,21 @@ export function createRefunds(deps: {
   /** POST /v1/orders/{id}/refunds, the dashboard's "Refund" and `store-admin order refund`. */
   async function refund(input: RefundInput, actor: Actor): Promise<RefundOrderResponse> {
     if (input.idempotencyKey !== undefined) {
-      const existing = await store.findRefundByIdempotencyKey(sql, input.storeId, input.idempotencyKey);
+      const existing = await findRefundByIdempotencyKey(sql, input.storeId, input.idempotencyKey);
       if (existing) return answerExisting(existing, input);
     }
     let started: { refund: RefundRow; order: OrderRow };
     try {
       started = committed(
-        await store.transaction(sql, async (tx) => {
+        await transaction(sql, async (tx) => {
           const order = await lockOrder(tx, input.orderId, input.storeId);
           // A request with this key that held the lock before us has answered by now.
-          if (input.idempotencyKey !== undefined && (await store.findRefundByIdempotencyKey(tx, input.storeId, input.idempotencyKey))) throw new KeyTaken();
+          if (input.idempotencyKey !== undefined && (await findRefundByIdempotencyKey(tx, input.storeId, input.idempotencyKey))) throw new KeyTaken();
           requireAllowed("refund", order);
-          const refunds = (await store.refundsOf(tx, [order.id])).get(order.id)!;
+          const refunds = (await refundsOf(tx, [order.id])).get(order.id)!;
           const amount = refundAmount(input.amount, refundableLeft(order, refunds));
           const method = refundMethodOf(order.payment_kind)!;
-          const inserted = await store.insertRefund(tx, {
+          const inserted = await insertRefund(tx, {
             id: randomUUID(),
             store_id: order.store_id,
             order_id: order.id,
@@ -225,7 +207,7 @@ export function createRefunds(deps: {
             next_attempt_at: method === "gateway" ? new Date(Date.now() + REFUND_REQUEST_LEASE_MS) : null,
           });
           if (!inserted) throw new KeyTaken();
-          await store.insertAudit(tx, [auditEntry(order.store_id, actor, "order.refunded", auditTarget("order", order.id), { label: order.payment_reference })]);
+          await insertAudit(tx, [auditEntry(order.store_id, actor, "order.refunded", auditTarget("order", order.id), { label: order.payment_reference })]);
           logger.info({ orderId: order.id, refundId: inserted.id, amount, method }, "refund requested");
           // Money the merchant already sent back: recorded as done, in this transaction.
           const settled = method === "manual" ? await settle(tx, order, inserted.id, { status: "succeeded" }) : undefined;
@@ -234,22 +216,22 @@ export function createRefunds(deps: {
       );
     } catch (error) {
       if (!(error instanceof KeyTaken)) throw error;
-      const existing = await store.findRefundByIdempotencyKey(sql, input.storeId, input.idempotencyKey!);
+      const existing = await findRefundByIdempotencyKey(sql, input.storeId, input.idempotencyKey!);
       if (!existing) throw new ConnectError("a request with this Idempotency-Key is still in flight", Code.AlreadyExists);
       return answerExisting(existing, input);
     }
     if (started.refund.status === "pending") await attempt(started.refund, started.order.payment_reference);
     const response = await respond(started.refund.id);
-    if (input.idempotencyKey !== undefined) await store.keepRefundResponse(sql, started.refund.id, toBinary(RefundOrderResponseSchema, response));
+    if (input.idempotencyKey !== undefined) await keepRefundResponse(sql, started.refund.id, toBinary(RefundOrderResponseSchema, response));
     return response;
   }
 
   /** Asks the gateway again, all at once, for up to REFUNDS_PER_SWEEP pending refunds that are due; returns how many. */
   async function retryDue(): Promise<number> {
-    const due = await store.claimDueRefunds(sql, REFUNDS_PER_SWEEP, REFUND_REQUEST_LEASE_MS);
+    const due = await claimDueRefunds(sql, REFUNDS_PER_SWEEP, REFUND_REQUEST_LEASE_MS);
     await Promise.all(
       due.map(async (refund) => {
-        const order = await store.findOrder(sql, refund.order_id);
+        const order = await findOrder(sql, refund.order_id);
         if (order) await attempt(refund, order.payment_reference);
       }),
     );
@@ -268,14 +250,14 @@ export function createRefunds(deps: {
    */
   async function recordReported(orderId: string, reported: ReportedRefund[], totalReported?: number): Promise<number> {
     return committed(
-      await store.transaction(sql, async (tx) => {
+      await transaction(sql, async (tx) => {
         let order = await lockOrder(tx, orderId);
         // Only money we took can come back; the status machine would refuse the rest too.
         if (order.status !== "paid" && order.status !== "refunded") {
           logger.warn({ orderId, status: order.status }, "the gateway reports a refund on an order that is not paid: nothing recorded");
           return 0;
         }
-        let known = (await store.refundsOf(tx, [order.id])).get(order.id)!;
+        let known = (await refundsOf(tx, [order.id])).get(order.id)!;
         const ownOf = (entry: ReportedRefund) => known.find((refund) => refund.id === entry.key || refund.gateway_key === entry.key);
         const total = totalReported ?? (reported.length > 0 ? reported.reduce((sum, entry) => sum + entry.amount, 0) : undefined);
         const entries = [...reported];
@@ -293,7 +275,7 @@ export function createRefunds(deps: {
           } else {
             const amount = Math.min(entry.amount, (total ?? Number.POSITIVE_INFINITY) - refundsTotal(known), refundableLeft(order, known));
             if (amount < 1) continue; // already known under another key, or beyond the order
-            const inserted = await store.insertRefund(tx, {
+            const inserted = await insertRefund(tx, {
               id: randomUUID(),
               store_id: order.store_id,
               order_id: order.id,
@@ -312,8 +294,8 @@ export function createRefunds(deps: {
             logger.warn({ orderId, refundId, amount }, "the gateway reports a refund we did not ask for: recorded");
           }
           if (await settle(tx, order, refundId, { status: "succeeded" }, ["pending", "failed"])) changed++;
-          order = (await store.findOrder(tx, order.id))!;
-          known = (await store.refundsOf(tx, [order.id])).get(order.id)!;
+          order = (await findOrder(tx, order.id))!;
+          known = (await refundsOf(tx, [order.id])).get(order.id)!;
         }
         return changed;
       }),

@@ -1,10 +1,10 @@
 // The order service's gRPC handlers: argument checks (validation.ts), one domain call,
 // the response. The rules are in the domain modules (domain.ts wires them); SQL is in
-// store.ts, which this file never touches.
+// db/, which this file never touches.
 import type { ConnectRouter } from "@connectrpc/connect";
 import { actorFromHeaders, actorMay } from "../../common/actor.js";
 import { orderDetailJson } from "../../common/public-json.js";
-import { auditEntryMessage, auditQuery, type AuditQuery } from "../../platform/audit-log.js";
+import { auditEntryMessage, auditQuery, type AuditQuery, type AuditRow } from "../../platform/audit-log.js";
 import { requireStoreId, requireUuid } from "../../platform/field-errors.js";
 import { requirePermission } from "../../platform/rpc-actor.js";
 import { BankReconciliationService } from "../../gen/order/v1/bank_pb.js";
@@ -14,7 +14,6 @@ import type { Sales } from "./sales.js";
 import type { Orders } from "./orders.js";
 import type { Reconciliation } from "./reconciliation.js";
 import type { Refunds } from "./refunds.js";
-import type { AuditRow } from "./store.js";
 import {
   requireMutationId,
   validateCountOrders,

@@ -2,8 +2,8 @@
 // Jakarta days, what waits for payment, and 30 days of paid amounts. A paid order counts
 // on the day it was paid, whatever happened to it since (a refund is its own record).
 import { jakartaDate, jakartaDayStart, jakartaMonthStart } from "../../common/jakarta-time.js";
-import type { Pool, SalesSummaryRow } from "./store.js";
-import type * as sqlStore from "./store.js";
+import type { Sql } from "../../platform/db.js";
+import { salesSummary, type SalesSummaryRow } from "./db/sales.js";
 
 export const SALES_CHART_DAYS = 30;
 
@@ -31,10 +31,10 @@ export function chartDays(now: Date, sold: SalesSummaryRow["days"]): SalesSummar
   });
 }
 
-export function createSales({ sql, store }: { sql: Pool; store: Pick<typeof sqlStore, "salesSummary"> }) {
+export function createSales({ sql }: { sql: Sql }) {
   return {
     async summary(storeId: string, now = new Date()): Promise<SalesSummary> {
-      const row = await store.salesSummary(sql, storeId, {
+      const row = await salesSummary(sql, storeId, {
         today: jakartaDayStart(now),
         month: jakartaMonthStart(now),
         chart: jakartaDayStart(now, SALES_CHART_DAYS - 1),

@@ -5,7 +5,7 @@ import { BankReconciliationService } from "../../gen/order/v1/bank_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
 import type { EventBus } from "../../platform/bus.js";
 import type { Config } from "../../platform/config.js";
-import { migrate, type Sql } from "../../platform/db.js";
+import { migrate, ping, type Sql } from "../../platform/db.js";
 import type { Logger } from "../../platform/logger.js";
 import { openRpcChannel } from "../../platform/rpc-client.js";
 import { startRpcServer, type InProcessTarget } from "../../platform/rpc-server.js";
@@ -18,7 +18,6 @@ import { createMidtransGateway } from "./payment-gateways/midtrans.js";
 import { createSandboxGateway } from "./payment-gateways/sandbox.js";
 import type { PaymentGateway } from "./payment-gateways/types.js";
 import { createOrderRoutes } from "./routes.js";
-import { ping } from "./store.js";
 
 export const ORDER_SCHEMA = "orders";
 const migrations = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");

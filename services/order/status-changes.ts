@@ -9,13 +9,11 @@ import { reservationAfter } from "./bank-matching.js";
 import { statusChangeEvents } from "./events.js";
 import { renderOrder, type RenderContext } from "./messages.js";
 import { checkTransition, type OrderStatus } from "./status-machine.js";
-import type { Db, OrderRow } from "./store.js";
-import type * as sqlStore from "./store.js";
-
-export type StatusChangeStore = Pick<
-  typeof sqlStore,
-  "updateStatuses" | "insertHistoryAndEvents" | "itemsOf" | "liveSessionsOf" | "holdTransferAmounts" | "refundsOf"
->;
+import type { Db } from "../../platform/db.js";
+import { insertHistoryAndEvents, itemsOf, type OrderRow, updateStatuses } from "./db/orders.js";
+import { refundsOf } from "./db/refunds.js";
+import { liveSessionsOf } from "./db/sessions.js";
+import { holdTransferAmounts } from "./db/transfer-amounts.js";
 
 export interface StatusChangeResult {
   row: OrderRow;
@@ -23,7 +21,6 @@ export interface StatusChangeResult {
 }
 
 export function createStatusChanges(deps: {
-  store: StatusChangeStore;
   render: RenderContext;
   logger: Logger;
   /** How long an expired or cancelled order keeps its transfer amount (BANK_MATCH_GRACE). */
@@ -34,12 +31,12 @@ export function createStatusChanges(deps: {
    */
   gatewayExpires?: boolean;
 }) {
-  const { store, render, logger } = deps;
+  const { render, logger } = deps;
 
   /** The orders as events show them, read in the caller's transaction, in the order of `rows`. */
   async function orderMessages(tx: Db, rows: OrderRow[]): Promise<Order[]> {
     const ids = rows.map((row) => row.id);
-    const [items, sessions, refunds] = await Promise.all([store.itemsOf(tx, ids), store.liveSessionsOf(tx, ids), store.refundsOf(tx, ids)]);
+    const [items, sessions, refunds] = await Promise.all([itemsOf(tx, ids), liveSessionsOf(tx, ids), refundsOf(tx, ids)]);
     return rows.map((row) => renderOrder(render, row, items.get(row.id)!, sessions.get(row.id), refunds.get(row.id)));
   }
 
@@ -72,7 +69,7 @@ export function createStatusChanges(deps: {
     const changing = rows.filter((row) => checkTransition(row.status, to).kind !== "repeat");
     if (changing.length === 0) return rows.map((row) => ({ row, changed: false }));
     const expiresAtGateway = (row: OrderRow) => deps.gatewayExpires === true && row.payment_kind === "gateway" && (to === "expired" || to === "cancelled");
-    const updated = await store.updateStatuses(tx, changing.map((row) => ({ id: row.id, expireAtGateway: expiresAtGateway(row) })), to);
+    const updated = await updateStatuses(tx, changing.map((row) => ({ id: row.id, expireAtGateway: expiresAtGateway(row) })), to);
     const rendered = await orderMessages(tx, changing.map((row) => updated.get(row.id)!));
     const events = changing.flatMap((row, i) => statusChangeEvents(updated.get(row.id)!, rendered[i]!, row.status));
     const holds = changing.flatMap((row) => {
@@ -81,12 +78,12 @@ export function createStatusChanges(deps: {
     });
     // Independent writes of one transaction: one round trip.
     await Promise.all([
-      store.insertHistoryAndEvents(
+      insertHistoryAndEvents(
         tx,
         changing.map((row) => ({ order_id: row.id, from_status: row.status, to_status: to, cause, ...(detail === undefined ? {} : { detail }) })),
         events,
       ),
-      store.holdTransferAmounts(tx, holds),
+      holdTransferAmounts(tx, holds),
     ]);
     for (const row of changing) logger.info({ orderId: row.id, from: row.status, to, cause }, "order status changed");
     return rows.map((row) => (updated.has(row.id) ? { row: updated.get(row.id)!, changed: true } : { row, changed: false }));

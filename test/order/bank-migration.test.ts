@@ -4,7 +4,7 @@
 // amount the newest order keeps it, and paid orders' codes are free.
 import test from "ava";
 import { ORDER_SCHEMA } from "../../services/order/service.js";
-import { transferAmountUse } from "../../services/order/store.js";
+import { transferAmountUse } from "../../services/order/db/transfer-amounts.js";
 import { bankTransferOrderRow, orderSchemaBefore } from "../helpers/order-migrations.js";
 
 const STORE = "5e1f0000-0000-4000-8000-000000000001";

@@ -1,10 +1,10 @@
 // BankReconciliationService in memory (createRouterTransport): the real routes and
-// domain modules over the in-memory order store, behind the production server
+// domain modules over a database of the test's own, behind the production server
 // interceptors. Argument checks (each names its field and applies nothing), store
 // scoping, and what is logged. Matching against PostgreSQL is bank-reconciliation.test.ts.
 import { OPERATOR } from "../../common/actor.js";
 import { actorInterceptor } from "../../platform/rpc-client.js";
-import test from "ava";
+import test, { type ExecutionContext } from "ava";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { pino } from "pino";
@@ -15,7 +15,7 @@ import { createOrderDomain } from "../../services/order/domain.js";
 import { createOrderRoutes } from "../../services/order/routes.js";
 import { serverInterceptors } from "../../platform/rpc-server.js";
 import { fakeGateway } from "../helpers/fake-payment-gateway.js";
-import { createFakeOrderStore } from "../helpers/fake-order-store.js";
+import { orderTables } from "../helpers/order-tables.js";
 import { capturingLogger } from "../helpers/logs.js";
 import { fieldViolations } from "../../platform/field-errors.js";
 
@@ -34,13 +34,12 @@ const bankAccount = { bankName: "BCA", bankCode: "014", accountNumber: "12345678
 
 const gateway = fakeGateway();
 
-function setup() {
-  const fake = createFakeOrderStore();
+async function setup(t: ExecutionContext) {
+  const tables = await orderTables(t);
   const logs: Record<string, unknown>[] = [];
   const logger = capturingLogger(logs);
   const domain = createOrderDomain({
-    sql: fake.pool,
-    store: fake.store,
+    sql: tables.sql,
     logger,
     stores: { getStore: async ({ id }) => create(GetStoreResponseSchema, { store: { id, name: "Toko", bankAccount } }) },
     catalog: {
@@ -68,7 +67,7 @@ function setup() {
     });
     return detail!.order!;
   }
-  return { fake, logs, bank, orders, newOrder };
+  return { tables, logs, bank, orders, newOrder };
 }
 
 type Input = { id: string; amount: bigint; type: string; occurredAt: string; description: string };
@@ -109,7 +108,7 @@ const badBatches: [string, () => Input[], string, RegExp][] = [
 
 for (const [what, build, field, message] of badBatches) {
   test(`ReconcileMutations refuses ${what}: INVALID_ARGUMENT on ${field}, nothing applied`, async (t) => {
-    const { bank, fake, newOrder } = setup();
+    const { bank, tables, newOrder } = await setup(t);
     const order = await newOrder();
     const batch = build().map((m) => (m.amount === 15_001n ? { ...m, amount: order.amount } : m));
     const answer = await refusal(bank.reconcileMutations({ storeId: SHOP, mutations: batch }));
@@ -117,21 +116,21 @@ for (const [what, build, field, message] of badBatches) {
     t.is(answer.field, field);
     t.regex(answer.message, message);
     t.true(answer.message.startsWith(`${field}: `), "the message names the field first, as the statement import reads it");
-    t.is(fake.state.mutations.size, 0);
-    t.is(fake.state.orders.get(order.id)!.status, "pending");
+    t.is(await tables.count("bank_mutations"), 0);
+    t.is((await tables.order(order.id))!.status, "pending");
   });
 }
 
 test("the valid part of those batches alone would have paid the order", async (t) => {
-  const { bank, fake, newOrder } = setup();
+  const { bank, tables, newOrder } = await setup(t);
   const order = await newOrder();
   const { results } = await bank.reconcileMutations({ storeId: SHOP, mutations: [mutation({ amount: order.amount })] });
   t.like(results, [{ id: "M-1", result: "matched", orderId: order.id }]);
-  t.is(fake.state.orders.get(order.id)!.status, "paid");
+  t.is((await tables.order(order.id))!.status, "paid");
 });
 
 test("ReconcileMutations accepts every rule's edge: 500 mutations, 100-character ids, 10^13, 500-character descriptions, any offset", async (t) => {
-  const { bank } = setup();
+  const { bank } = await setup(t);
   const batch = valid(500);
   batch[0] = mutation({ id: "i".repeat(100), amount: 10_000_000_000_000n, description: "d".repeat(500) });
   batch[1] = mutation({ id: "M-1", occurredAt: "2026-11-20T10:00:00.123456789+07:00", description: "" });
@@ -143,7 +142,7 @@ test("ReconcileMutations accepts every rule's edge: 500 mutations, 100-character
 });
 
 test("every RPC checks store_id, and the review calls their ids", async (t) => {
-  const { bank } = setup();
+  const { bank } = await setup(t);
   t.like(await refusal(bank.reconcileMutations({ storeId: "shop", mutations: [mutation()] })), { code: Code.InvalidArgument, field: "store_id" });
   t.like(await refusal(bank.listMutations({ storeId: "" })), { code: Code.InvalidArgument, field: "store_id" });
   t.like(await refusal(bank.countUnreviewed({ storeId: "x" })), { code: Code.InvalidArgument, field: "store_id" });
@@ -167,15 +166,15 @@ test("every RPC checks store_id, and the review calls their ids", async (t) => {
 });
 
 test("a control character anywhere in a mutation is refused before anything is applied", async (t) => {
-  const { bank, fake } = setup();
+  const { bank, tables } = await setup(t);
   const answer = await refusal(bank.reconcileMutations({ storeId: SHOP, mutations: [mutation(), mutation({ id: "M-2", description: "a\u0000b" })] }));
   t.is(answer.code, Code.InvalidArgument);
   t.is(answer.field, "mutations[1].description");
-  t.is(fake.state.mutations.size, 0);
+  t.is(await tables.count("bank_mutations"), 0);
 });
 
 test("one store's mutations and orders are invisible to another", async (t) => {
-  const { bank, newOrder, fake } = setup();
+  const { bank, newOrder, tables } = await setup(t);
   const mine = await newOrder(SHOP);
   const theirs = await newOrder(OTHER);
 
@@ -184,8 +183,8 @@ test("one store's mutations and orders are invisible to another", async (t) => {
   t.like(other.results[0], { result: "unmatched", reason: "no order with this amount" });
   const onlyMine = await bank.reconcileMutations({ storeId: SHOP, mutations: [mutation({ id: "M-1", amount: 99n })] });
   t.like(onlyMine.results[0], { result: "unmatched", orderId: "" }, "not a duplicate of the other store's M-1");
-  t.is(fake.state.orders.get(theirs.id)!.status, "pending");
-  t.is(fake.state.orders.get(mine.id)!.status, "pending");
+  t.is((await tables.order(theirs.id))!.status, "pending");
+  t.is((await tables.order(mine.id))!.status, "pending");
 
   t.deepEqual(
     (await bank.listMutations({ storeId: OTHER, review: true })).mutations.map((m) => m.amount),
@@ -199,17 +198,17 @@ test("one store's mutations and orders are invisible to another", async (t) => {
   t.like(await refusal(bank.dismissMutation({ storeId: MISSING, mutationId: "M-1" })), { code: Code.NotFound });
   t.like(await refusal(bank.assignMutation({ storeId: OTHER, mutationId: "M-1", orderId: mine.id })), { code: Code.NotFound, message: `order ${mine.id} not found` });
   t.like(await refusal(bank.assignMutation({ storeId: OTHER, mutationId: "M-1", paymentReference: mine.paymentReference })), { code: Code.NotFound });
-  t.is(fake.state.orders.get(mine.id)!.status, "pending");
+  t.is((await tables.order(mine.id))!.status, "pending");
   t.like((await bank.listMutations({ storeId: OTHER, review: true })).mutations[0], { status: "unmatched", reviewedAt: "" });
 
   // Its own order, by reference in any letter case, it may pay.
   const { mutation: assigned } = await bank.assignMutation({ storeId: OTHER, mutationId: "M-1", paymentReference: theirs.paymentReference.toLowerCase() });
   t.like(assigned, { status: "assigned", orderId: theirs.id, paymentReference: theirs.paymentReference });
-  t.is(fake.state.orders.get(theirs.id)!.status, "paid");
+  t.is((await tables.order(theirs.id))!.status, "paid");
 });
 
 test("one log line per call, with counts and without descriptions", async (t) => {
-  const { bank, logs, newOrder } = setup();
+  const { bank, logs, newOrder } = await setup(t);
   const order = await newOrder();
   const secret = "BUYER NOTE 0812-SECRET";
   await bank.reconcileMutations({

@@ -1,10 +1,10 @@
 // The Idempotency-Key decisions of CONTRACT §4 as pure functions, and the orchestration
-// against an in-memory record store: replay, CONFLICT, resume, release. No database.
-import test from "ava";
+// against the real idempotency_keys table (a database of the test's own): replay,
+// CONFLICT, resume, release.
+import test, { type ExecutionContext } from "ava";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CreateOrderResponseSchema, type CreateOrderResponse } from "../../gen/order/v1/order_pb.js";
-import type { Pool } from "../../services/order/store.js";
 import {
   classifyRecord,
   createIdempotency,
@@ -13,8 +13,8 @@ import {
   recordOf,
   replayOf,
   TAKEOVER,
-  type IdempotencyStore,
 } from "../../services/order/idempotency.js";
+import { orderTables } from "../helpers/order-tables.js";
 
 const ORDER = "66666666-6666-4666-8666-666666666666";
 const STORE = "77777777-7777-4777-8777-777777777777";
@@ -69,53 +69,33 @@ test("recordOf and replayOf round-trip a response, marked replayed", (t) => {
   t.deepEqual(recordOf({ ...replayed, replayed: false }), recordOf(response));
 });
 
-// The orchestration, against records kept in a Map.
+// The orchestration, against the idempotency_keys table of a database of the test's own.
 
-interface Rec {
-  request_hash: string;
-  response: Uint8Array | null;
-  order_id: string | null;
-  stale: boolean;
-}
-
-function memoryStore() {
-  const records = new Map<string, Rec>();
-  const calls: string[] = [];
-  const store: IdempotencyStore = {
-    async tryClaimIdempotencyKey(_db, storeId, key, requestHash) {
-      calls.push("claim");
-      const id = `${storeId}/${key}`;
-      const existing = records.get(id);
-      if (existing && !(existing.stale && existing.response === null && existing.order_id === null)) return false;
-      records.set(id, { request_hash: requestHash, response: null, order_id: null, stale: false });
-      return true;
+/** The table, the pool the orchestration runs on, and which of its writes it sent. */
+async function keyTable(t: ExecutionContext) {
+  const tables = await orderTables(t);
+  const writes: [RegExp, string][] = [
+    [/^\s*insert into idempotency_keys\b/, "claim"],
+    [/^\s*update idempotency_keys set order_id = \$\d+, response\b/, "complete"],
+    [/^\s*delete from idempotency_keys\b/, "release"],
+  ];
+  return {
+    pool: tables.sql,
+    /** claim, complete and release, in the order their statements were sent. */
+    calls: () => tables.statements.flatMap((statement) => writes.filter(([pattern]) => pattern.test(statement)).map(([, name]) => name)),
+    record: async (key: string): Promise<{ request_hash: string; response: Uint8Array | null; order_id: string | null } | undefined> => {
+      const [row] = await tables.direct<{ request_hash: string; response: Buffer | null; order_id: string | null }[]>`
+        select request_hash, response, order_id from idempotency_keys where store_id = ${STORE} and key = ${key}`;
+      return row && { ...row, response: row.response && new Uint8Array(row.response) };
     },
-    async findIdempotencyRecord(_db, storeId, key) {
-      return records.get(`${storeId}/${key}`);
+    /** A record another request left, `ageSeconds` old. */
+    leave: async (key: string, record: { request_hash: string; order_id: string | null }, ageSeconds = 0) => {
+      await tables.direct`
+        insert into idempotency_keys (store_id, key, request_hash, order_id, created_at)
+        values (${STORE}, ${key}, ${record.request_hash}, ${record.order_id}, clock_timestamp() - make_interval(secs => ${ageSeconds}))`;
     },
-    async attachIdempotencyOrder(_db, storeId, key, orderId) {
-      const record = records.get(`${storeId}/${key}`);
-      if (!record || record.order_id !== null) return false;
-      record.order_id = orderId;
-      return true;
-    },
-    async completeIdempotencyKey(_db, storeId, key, orderId, response) {
-      calls.push("complete");
-      const record = records.get(`${storeId}/${key}`)!;
-      record.order_id = orderId;
-      record.response = response;
-    },
-    async releaseIdempotencyKey(_db, storeId, key) {
-      calls.push("release");
-      const record = records.get(`${storeId}/${key}`);
-      if (record && record.response === null && record.order_id === null) records.delete(`${storeId}/${key}`);
-    },
-    async purgeIdempotencyKeys() {},
   };
-  return { store, records, calls };
 }
-
-const pool = {} as Pool;
 
 function steps(made: string[], orderId = ORDER) {
   return {
@@ -129,21 +109,21 @@ function steps(made: string[], orderId = ORDER) {
 }
 
 test("run without a key just creates and answers", async (t) => {
-  const { store, calls } = memoryStore();
+  const { pool, calls } = await keyTable(t);
   const made: string[] = [];
-  const response = await createIdempotency({ sql: pool, store }).run(STORE, undefined, "h", steps(made));
+  const response = await createIdempotency({ sql: pool }).run(STORE, undefined, "h", steps(made));
   t.is(response.detail?.order?.id, ORDER);
   t.deepEqual(made, [ORDER]);
-  t.deepEqual(calls, []);
+  t.deepEqual(calls(), []);
 });
 
 test("run: the first request creates and stores its answer; the same body replays it; another body is refused", async (t) => {
-  const { store, records } = memoryStore();
-  const idempotency = createIdempotency({ sql: pool, store });
+  const { pool, record } = await keyTable(t);
+  const idempotency = createIdempotency({ sql: pool });
   const made: string[] = [];
   const first = await idempotency.run(STORE, "k", "h1", steps(made));
   t.false(first.replayed);
-  t.deepEqual(records.get(`${STORE}/k`)?.response, recordOf(first));
+  t.deepEqual((await record("k"))?.response, recordOf(first));
 
   const again = await idempotency.run(STORE, "k", "h1", steps(made));
   t.true(again.replayed);
@@ -156,23 +136,23 @@ test("run: the first request creates and stores its answer; the same body replay
 });
 
 test("run: a failed create frees the key so a corrected retry can use it", async (t) => {
-  const { store, records, calls } = memoryStore();
-  const idempotency = createIdempotency({ sql: pool, store });
+  const { pool, record, calls } = await keyTable(t);
+  const idempotency = createIdempotency({ sql: pool });
   const boom = new Error("refused");
   await t.throwsAsync(
     idempotency.run(STORE, "k", "h", { ...steps([]), create: async () => Promise.reject(boom) }),
     { is: boom },
   );
-  t.false(records.has(`${STORE}/k`));
-  t.deepEqual(calls, ["claim", "release"]);
+  t.is(await record("k"), undefined);
+  t.deepEqual(calls(), ["claim", "release"]);
   const made: string[] = [];
   t.false((await idempotency.run(STORE, "k", "h", steps(made))).replayed);
   t.deepEqual(made, [ORDER]);
 });
 
 test("run: a failure after the order exists keeps the key (no release)", async (t) => {
-  const { store, records, calls } = memoryStore();
-  const idempotency = createIdempotency({ sql: pool, store });
+  const { pool, record, calls } = await keyTable(t);
+  const idempotency = createIdempotency({ sql: pool });
   await t.throwsAsync(
     idempotency.run(STORE, "k", "h", {
       ...steps([]),
@@ -181,33 +161,33 @@ test("run: a failure after the order exists keeps the key (no release)", async (
       },
     }),
   );
-  t.true(records.has(`${STORE}/k`));
-  t.false(calls.includes("release"));
+  t.truthy(await record("k"));
+  t.false(calls().includes("release"));
 });
 
 test("run: a stale in-flight request with an order is answered for and completed, replayed", async (t) => {
-  const { store, records } = memoryStore();
-  records.set(`${STORE}/k`, { request_hash: "h", response: null, order_id: ORDER, stale: true });
+  const { pool, record, leave } = await keyTable(t);
+  await leave("k", { request_hash: "h", order_id: ORDER }, TAKEOVER.staleSeconds + 30);
   const made: string[] = [];
-  const response = await createIdempotency({ sql: pool, store }).run(STORE, "k", "h", steps(made));
+  const response = await createIdempotency({ sql: pool }).run(STORE, "k", "h", steps(made));
   t.true(response.replayed);
   t.is(response.detail?.order?.id, ORDER);
   t.deepEqual(made, []);
-  t.deepEqual(records.get(`${STORE}/k`)?.response, recordOf({ ...response, replayed: false }));
+  t.deepEqual((await record("k"))?.response, recordOf({ ...response, replayed: false }));
 });
 
 test("run: a live in-flight request is refused with ALREADY_EXISTS", async (t) => {
-  const { store, records } = memoryStore();
-  records.set(`${STORE}/k`, { request_hash: "h", response: null, order_id: null, stale: false });
-  const error = await t.throwsAsync(createIdempotency({ sql: pool, store }).run(STORE, "k", "h", steps([])), { instanceOf: ConnectError });
+  const { pool, leave } = await keyTable(t);
+  await leave("k", { request_hash: "h", order_id: null });
+  const error = await t.throwsAsync(createIdempotency({ sql: pool }).run(STORE, "k", "h", steps([])), { instanceOf: ConnectError });
   t.is(error.code, Code.AlreadyExists);
   t.regex(error.message, /still in flight/);
 });
 
 test("attach refuses a key another request already tied to its order", async (t) => {
-  const { store, records } = memoryStore();
-  const idempotency = createIdempotency({ sql: pool, store });
-  records.set(`${STORE}/k`, { request_hash: "h", response: null, order_id: null, stale: false });
+  const { pool, leave } = await keyTable(t);
+  const idempotency = createIdempotency({ sql: pool });
+  await leave("k", { request_hash: "h", order_id: null });
   await idempotency.attach(pool, STORE, "k", ORDER);
   const error = await t.throwsAsync(idempotency.attach(pool, STORE, "k", "88888888-8888-4888-8888-888888888888"), { instanceOf: ConnectError });
   t.is(error.code, Code.AlreadyExists);

@@ -1,12 +1,12 @@
 // Money that moves only on evidence, in memory (createRouterTransport over the real routes
-// and domain, an in-memory store and a scripted gateway): RefundOrder for bank-transfer
-// and gateway orders, the rule behind "Mark as paid" and allowed_actions, refunds the
-// gateway reports on its own, status checks and expiry at the gateway. Each test builds
-// its own service. Real PostgreSQL and a fake Midtrans on loopback are in
-// test/order/refunds.test.ts.
+// and domain, a database of the test's own and a scripted gateway): RefundOrder for
+// bank-transfer and gateway orders, the rule behind "Mark as paid" and allowed_actions,
+// refunds the gateway reports on its own, status checks and expiry at the gateway. Each
+// test builds its own service. The service processes with a fake Midtrans on loopback
+// are in test/order/refunds.test.ts.
 import { OPERATOR, SYSTEM, type Actor } from "../../common/actor.js";
 import { actorInterceptor } from "../../platform/rpc-client.js";
-import test from "ava";
+import test, { type ExecutionContext } from "ava";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import { pino } from "pino";
@@ -21,7 +21,7 @@ import { createOrderRoutes } from "../../services/order/routes.js";
 import { serverInterceptors } from "../../platform/rpc-server.js";
 import { auditEntry } from "../../platform/audit-log.js";
 import { checkPaging } from "../helpers/audit-pages.js";
-import { createFakeOrderStore } from "../helpers/fake-order-store.js";
+import { orderTables, type OrderTables } from "../helpers/order-tables.js";
 import { capturingLogger } from "../helpers/logs.js";
 import { failure } from "../helpers/rpc-failure.js";
 
@@ -82,10 +82,10 @@ function gatewayWord(reference: string, amount: number, transactionStatus: strin
   return { ...fields, transaction_status: transactionStatus, fraud_status: "accept", signature_key: midtransSignature(fields, key), ...extra };
 }
 
-function setup(options: { paymentWindowMs?: number; statusCheckAfterMs?: number } = {}) {
+async function setup(t: ExecutionContext, options: { paymentWindowMs?: number; statusCheckAfterMs?: number } = {}) {
   // Every call is the one of whoever `as.actor` names at the time (the operator unless a test says).
   const as: { actor: Actor } = { actor: OPERATOR };
-  const fake = createFakeOrderStore();
+  const tables = await orderTables(t);
   const gateway = scriptedGateway();
   const logs: { level: string; msg: string }[] = [];
   const catalog = {
@@ -96,8 +96,7 @@ function setup(options: { paymentWindowMs?: number; statusCheckAfterMs?: number 
   };
   const stores = { getStore: async () => create(GetStoreResponseSchema, { store: shop }) };
   const domain = createOrderDomain({
-    sql: fake.pool,
-    store: fake.store,
+    sql: tables.sql,
     logger: capturingLogger(logs, { labels: true }),
     stores,
     catalog,
@@ -110,7 +109,7 @@ function setup(options: { paymentWindowMs?: number; statusCheckAfterMs?: number 
   });
   const silent = pino({ level: "silent" });
   const transport = createRouterTransport(createOrderRoutes(domain), { router: { interceptors: serverInterceptors(silent) }, transport: { interceptors: [actorInterceptor(() => as.actor)] } });
-  return { client: createClient(OrderService, transport), bank: createClient(BankReconciliationService, transport), fake, gateway, domain, logs, as };
+  return { client: createClient(OrderService, transport), bank: createClient(BankReconciliationService, transport), tables, gateway, domain, logs, as };
 }
 
 type OrderClient = Client<typeof OrderService>;
@@ -149,11 +148,10 @@ async function paidAtGateway(client: OrderClient, gateway: Gateway) {
 }
 
 
-const eventsOf = (fake: ReturnType<typeof createFakeOrderStore>, orderId: string) =>
-  fake.state.outbox.filter((event) => event.order_id === orderId).map((event) => event.event_type);
+const eventsOf = async (tables: OrderTables, orderId: string) => (await tables.outbox(orderId)).map((event) => event.event_type);
 
 test("a bank transfer is refunded manually, part then the rest; the order turns refunded and can take no more", async (t) => {
-  const { client, fake, gateway } = setup();
+  const { client, tables, gateway } = await setup(t);
   const order = await paidTransfer(client);
   const first = await client.refundOrder({ storeId: SHOP, orderId: order.id, amount: 20_000n, reason: "one cup spilled", reference: "BCA-778", requestHash: "a" });
   t.like(first.refund, { amount: 20_000n, status: "succeeded", method: "manual", reason: "one cup spilled", reference: "BCA-778" });
@@ -166,7 +164,7 @@ test("a bank transfer is refunded manually, part then the rest; the order turns 
   t.deepEqual(gateway.calls.refunds, [], "a bank transfer's refund never goes to the gateway");
 
   t.like(await failure(client.refundOrder({ storeId: SHOP, orderId: order.id, amount: 1n, reason: "again", requestHash: "c" })), { code: Code.FailedPrecondition });
-  const events = eventsOf(fake, order.id);
+  const events = await eventsOf(tables, order.id);
   t.is(events.filter((type) => type === "refund.succeeded").length, 2);
   t.is(events.filter((type) => type === "order.refunded").length, 1);
   const history = (await client.getOrder({ storeId: SHOP, orderId: order.id, includeHistory: true })).history;
@@ -174,7 +172,7 @@ test("a bank transfer is refunded manually, part then the rest; the order turns 
 });
 
 test("RefundOrder refuses bad input naming the field, an unpaid order, and another store's order", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const order = await paidTransfer(client);
   const refund = (fields: Record<string, unknown>) => failure(client.refundOrder({ storeId: SHOP, orderId: order.id, reason: "r", requestHash: "x", ...fields }));
   t.like(await refund({ orderId: "nope" }), { code: Code.InvalidArgument, field: "order_id" });
@@ -197,30 +195,30 @@ test("RefundOrder refuses bad input naming the field, an unpaid order, and anoth
 });
 
 test("a gateway order is refunded through the gateway with the refund's id as its key", async (t) => {
-  const { client, gateway, fake } = setup();
+  const { client, gateway, tables } = await setup(t);
   const order = await paidAtGateway(client, gateway);
   const { refund, order: after } = await client.refundOrder({ storeId: SHOP, orderId: order.id, amount: 10_000n, reason: "late delivery", requestHash: "a" });
   t.like(refund, { status: "succeeded", method: "gateway", amount: 10_000n });
   t.deepEqual(gateway.calls.refunds, [{ orderId: order.reference, refundKey: refund!.id, amount: 10_000, reason: "late delivery" }]);
   t.is(after!.refundedAmount, 10_000n);
-  t.true(eventsOf(fake, order.id).includes("refund.succeeded"));
+  t.true((await eventsOf(tables, order.id)).includes("refund.succeeded"));
 });
 
 test("a refund the gateway refuses is failed with its message, and the amount is free again", async (t) => {
-  const { client, gateway, fake } = setup();
+  const { client, gateway, tables } = await setup(t);
   const order = await paidAtGateway(client, gateway);
   gateway.refundAnswer = async () => ({ kind: "refused", message: "Transaction status cannot be updated." });
   const { refund, order: after } = await client.refundOrder({ storeId: SHOP, orderId: order.id, reason: "r", requestHash: "a" });
   t.like(refund, { status: "failed", failureMessage: "Transaction status cannot be updated.", amount: BigInt(order.amount) });
   t.like(after, { status: "paid", refundedAmount: 0n });
-  t.true(eventsOf(fake, order.id).includes("refund.failed"));
+  t.true((await eventsOf(tables, order.id)).includes("refund.failed"));
   gateway.refundAnswer = async () => ({ kind: "succeeded" });
   const again = await client.refundOrder({ storeId: SHOP, orderId: order.id, reason: "r", requestHash: "b" });
   t.like(again.order, { status: "refunded" });
 });
 
 test("a gateway that is away leaves the refund pending, counted against what is left, and a retry settles it once with the same key", async (t) => {
-  const { client, gateway, domain, fake } = setup();
+  const { client, gateway, domain, tables } = await setup(t);
   const order = await paidAtGateway(client, gateway);
   gateway.refundAnswer = async () => Promise.reject(new GatewayUnavailable("midtrans unreachable"));
   const { refund } = await client.refundOrder({ storeId: SHOP, orderId: order.id, amount: 30_000n, reason: "r", requestHash: "a" });
@@ -242,11 +240,11 @@ test("a gateway that is away leaves the refund pending, counted against what is 
   const settled = await client.getOrder({ storeId: SHOP, orderId: order.id });
   t.like(settled.detail!.order, { refundedAmount: 30_000n });
   t.is(settled.detail!.order!.refunds[0]!.status, "succeeded");
-  t.is(eventsOf(fake, order.id).filter((type) => type === "refund.succeeded").length, 1);
+  t.is((await eventsOf(tables, order.id)).filter((type) => type === "refund.succeeded").length, 1);
 });
 
 test("an Idempotency-Key replays the first answer; another body with it is ALREADY_EXISTS", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const order = await paidTransfer(client);
   const request = { storeId: SHOP, orderId: order.id, amount: 5_000n, reason: "r", idempotencyKey: "refund-1", requestHash: "same" };
   const first = await client.refundOrder(request);
@@ -261,7 +259,7 @@ test("an Idempotency-Key replays the first answer; another body with it is ALREA
 });
 
 test("mark paid is the order service's rule: bank transfers only, so a failed gateway order cannot be marked paid", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const gatewayOrder = await placed(client, "qris");
   const deny = new TextEncoder().encode(JSON.stringify(gatewayWord(gatewayOrder.paymentReference, Number(gatewayOrder.amount), "deny")));
   t.like(await client.handlePaymentNotification({ provider: "midtrans", body: deny }), { status: "failed" });
@@ -282,7 +280,7 @@ test("mark paid is the order service's rule: bank transfers only, so a failed ga
 });
 
 test("a gateway's session token never opens the sandbox checkout", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const order = await placed(client, "qris");
   const read = await client.getOrder({ storeId: SHOP, orderId: order.id, prepareSession: true });
   const token = read.detail!.payment!.snap!.token;
@@ -290,7 +288,7 @@ test("a gateway's session token never opens the sandbox checkout", async (t) => 
 });
 
 test("a partial_refund notification we did not ask for is recorded once", async (t) => {
-  const { client, fake, gateway } = setup();
+  const { client, tables, gateway } = await setup(t);
   const order = await paidAtGateway(client, gateway);
   const word = gatewayWord(order.reference, order.amount, "partial_refund", {
     refund_amount: "15000.00",
@@ -301,11 +299,11 @@ test("a partial_refund notification we did not ask for is recorded once", async 
   const { detail } = await client.getOrder({ storeId: SHOP, orderId: order.id });
   t.is(detail!.order!.refundedAmount, 15_000n);
   t.like(detail!.order!.refunds, [{ amount: 15_000n, status: "succeeded", method: "gateway", reason: "buyer asked at the counter" }]);
-  t.is(eventsOf(fake, order.id).filter((type) => type === "refund.succeeded").length, 1);
+  t.is((await eventsOf(tables, order.id)).filter((type) => type === "refund.succeeded").length, 1);
 });
 
 test("a refund notification for a refund we asked for settles it instead of adding another", async (t) => {
-  const { client, gateway } = setup();
+  const { client, gateway } = await setup(t);
   const order = await paidAtGateway(client, gateway);
   gateway.refundAnswer = async () => Promise.reject(new GatewayUnavailable("timeout"));
   const { refund } = await client.refundOrder({ storeId: SHOP, orderId: order.id, reason: "r", requestHash: "a" });
@@ -320,18 +318,18 @@ test("a refund notification for a refund we asked for settles it instead of addi
 });
 
 test("status check: a silent gateway order is asked about, and a settlement it reports pays it as a notification would", async (t) => {
-  const { client, gateway, domain, fake } = setup({ statusCheckAfterMs: 1 });
+  const { client, gateway, domain, tables } = await setup(t, { statusCheckAfterMs: 1 });
   const order = await placed(client, "qris");
   await new Promise((resolve) => setTimeout(resolve, 5));
   gateway.statusAnswer = async () => ({ kind: "found", fields: gatewayWord(order.paymentReference, Number(order.amount), "pending") });
   const asked = Date.now();
   t.is(await domain.gatewayChecks.checkDue(), 1);
   t.is((await client.getOrder({ storeId: SHOP, orderId: order.id })).detail!.order!.status, "pending");
-  const row = fake.state.orders.get(order.id)!;
+  const row = (await tables.order(order.id))!;
   t.is(row.status_checks, 1, "counted");
   t.true(row.next_status_check_at!.getTime() >= asked + 2, "the next check waits twice the interval");
 
-  const checked = setup({ statusCheckAfterMs: 1 });
+  const checked = await setup(t, { statusCheckAfterMs: 1 });
   const silent = await placed(checked.client, "qris");
   await new Promise((resolve) => setTimeout(resolve, 5));
   checked.gateway.statusAnswer = async () => ({ kind: "found", fields: gatewayWord(silent.paymentReference, Number(silent.amount), "settlement") });
@@ -344,7 +342,7 @@ test("status check: a silent gateway order is asked about, and a settlement it r
 });
 
 test("status check: a forged answer changes nothing, and a gateway that is away only delays the check", async (t) => {
-  const { client, gateway, domain, fake, logs } = setup({ statusCheckAfterMs: 1 });
+  const { client, gateway, domain, logs } = await setup(t, { statusCheckAfterMs: 1 });
   const order = await placed(client, "qris");
   await new Promise((resolve) => setTimeout(resolve, 5));
   gateway.statusAnswer = async () => ({ kind: "found", fields: gatewayWord(order.paymentReference, Number(order.amount), "settlement", {}, "someone-else") });
@@ -352,16 +350,15 @@ test("status check: a forged answer changes nothing, and a gateway that is away 
   t.is((await client.getOrder({ storeId: SHOP, orderId: order.id })).detail!.order!.status, "pending");
   t.true(logs.some((line) => line.msg === "gateway status answer not applied"));
 
-  const away = setup({ statusCheckAfterMs: 1 });
+  const away = await setup(t, { statusCheckAfterMs: 1 });
   const other = await placed(away.client, "qris");
   await new Promise((resolve) => setTimeout(resolve, 5));
   away.gateway.statusAnswer = async () => Promise.reject(new GatewayUnavailable("down"));
   t.is(await away.domain.gatewayChecks.checkDue(), 1);
-  const row = away.fake.state.orders.get(other.id)!;
+  const row = (await away.tables.order(other.id))!;
   t.is(row.status, "pending");
   t.is(row.status_checks, 0, "a check the gateway did not answer does not count");
   t.true(row.next_status_check_at!.getTime() > Date.now() + 20_000, "tried again later");
-  t.truthy(fake);
 });
 
 /** A signed notification of the gateway's word, sent whatever the gateway says. */
@@ -370,13 +367,13 @@ function notifyAs(client: OrderClient, word: ReturnType<typeof gatewayWord>) {
 }
 
 test("a notification that would move money is applied as the gateway's status answer says, never on its own word", async (t) => {
-  const { client, gateway, fake } = setup();
+  const { client, gateway, tables } = await setup(t);
   const order = await paidAtGateway(client, gateway);
   t.deepEqual(gateway.calls.status, [order.reference], "the settlement was confirmed");
   // The settlement's signed fields replayed as a refund, while the gateway says settlement.
   t.like(await notifyAs(client, gatewayWord(order.reference, order.amount, "refund")), { status: "paid", changed: false });
   t.is((await client.getOrder({ storeId: SHOP, orderId: order.id })).detail!.order!.refundedAmount, 0n);
-  t.false(eventsOf(fake, order.id).some((type) => type === "order.refunded" || type === "refund.succeeded"));
+  t.false((await eventsOf(tables, order.id)).some((type) => type === "order.refunded" || type === "refund.succeeded"));
 
   // A settlement the gateway has no transaction for, then one it says is still pending.
   const pending = await placed(client, "qris");
@@ -391,29 +388,29 @@ test("a notification that would move money is applied as the gateway's status an
 });
 
 test("a notification that moves no money (deny) is applied on its own word, without asking the gateway", async (t) => {
-  const { client, gateway } = setup();
+  const { client, gateway } = await setup(t);
   const order = await placed(client, "qris");
   t.like(await notifyAs(client, gatewayWord(order.paymentReference, Number(order.amount), "deny")), { status: "failed", changed: true });
   t.deepEqual(gateway.calls.status, [], "not asked");
 });
 
 test("with the gateway away, or its answer forged, a settlement is UNAVAILABLE and not applied; the order is asked about again soon", async (t) => {
-  const { client, gateway, fake, logs } = setup();
+  const { client, gateway, tables, logs } = await setup(t);
   const order = await placed(client, "qris");
   const settlement = gatewayWord(order.paymentReference, Number(order.amount), "settlement");
-  const firstCheck = fake.state.orders.get(order.id)!.next_status_check_at!.getTime();
+  const firstCheck = (await tables.order(order.id))!.next_status_check_at!.getTime();
   t.true(firstCheck > Date.now() + 10 * 60_000, "first check after the 15 min of silence");
 
   gateway.statusAnswer = async () => Promise.reject(new GatewayUnavailable("midtrans status: no answer within 5000 ms"));
   t.like(await failure(notifyAs(client, settlement)), { code: Code.Unavailable });
-  const row = fake.state.orders.get(order.id)!;
+  const row = (await tables.order(order.id))!;
   t.is(row.status, "pending");
   t.true(row.next_status_check_at!.getTime() <= Date.now() + 30_000, "the sweeper asks within 30 s");
   t.true(logs.some((line) => line.level === "warn" && /could not be asked to confirm/.test(line.msg)));
 
   gateway.statusAnswer = async () => ({ kind: "found", fields: gatewayWord(order.paymentReference, Number(order.amount), "settlement", {}, "someone-else") });
   t.like(await failure(notifyAs(client, settlement)), { code: Code.Unavailable });
-  t.is(fake.state.orders.get(order.id)!.status, "pending");
+  t.is((await tables.order(order.id))!.status, "pending");
 
   gateway.statusAnswer = async () => ({ kind: "found", fields: settlement });
   t.like(await notifyAs(client, settlement), { status: "paid", changed: true });
@@ -422,14 +419,14 @@ test("with the gateway away, or its answer forged, a settlement is UNAVAILABLE a
 });
 
 test("an expired gateway order is expired at the gateway too; one the gateway will not expire is settled by its status", async (t) => {
-  const { client, gateway, domain } = setup({ paymentWindowMs: 0 });
+  const { client, gateway, domain } = await setup(t, { paymentWindowMs: 0 });
   const order = await placed(client, "qris");
   t.is((await client.getOrder({ storeId: SHOP, orderId: order.id })).detail!.order!.status, "expired");
   t.is(await domain.gatewayChecks.expireDue(), 1);
   t.deepEqual(gateway.calls.expire, [order.paymentReference]);
   t.is(await domain.gatewayChecks.expireDue(), 0, "done once");
 
-  const late = setup({ paymentWindowMs: 0 });
+  const late = await setup(t, { paymentWindowMs: 0 });
   const paidMeanwhile = await placed(late.client, "qris");
   await late.client.getOrder({ storeId: SHOP, orderId: paidMeanwhile.id });
   late.gateway.expireAnswer = async () => ({ kind: "refused", message: "Transaction status cannot be updated." });
@@ -446,7 +443,7 @@ function notifyRefund(client: OrderClient, gateway: Gateway, order: { reference:
 }
 
 test("one refund reported under the gateway's own id, or first as a bare total, is still counted once", async (t) => {
-  const { client, gateway } = setup();
+  const { client, gateway } = await setup(t);
   const order = await paidAtGateway(client, gateway);
   gateway.refundAnswer = async () => ({ kind: "succeeded", gatewayRefundId: "cb-1" });
   await client.refundOrder({ storeId: SHOP, orderId: order.id, amount: 40_000n, reason: "r", requestHash: "a" });
@@ -464,7 +461,7 @@ test("one refund reported under the gateway's own id, or first as a bare total, 
 });
 
 test("a refusal of a repeated refund is checked against the gateway's status: made means succeeded", async (t) => {
-  const { client, gateway, domain } = setup();
+  const { client, gateway, domain } = await setup(t);
   const order = await paidAtGateway(client, gateway);
   gateway.refundAnswer = async () => Promise.reject(new GatewayUnavailable("timeout"));
   const { refund } = await client.refundOrder({ storeId: SHOP, orderId: order.id, amount: 25_000n, reason: "r", requestHash: "a" });
@@ -481,7 +478,7 @@ test("a refusal of a repeated refund is checked against the gateway's status: ma
 });
 
 test("a refund we recorded as failed that the gateway reports made turns succeeded, once", async (t) => {
-  const { client, gateway, fake } = setup();
+  const { client, gateway, tables } = await setup(t);
   const order = await paidAtGateway(client, gateway);
   gateway.refundAnswer = async () => ({ kind: "refused", message: "Denied by the bank." });
   const { refund } = await client.refundOrder({ storeId: SHOP, orderId: order.id, amount: 10_000n, reason: "r", requestHash: "a" });
@@ -492,17 +489,17 @@ test("a refund we recorded as failed that the gateway reports made turns succeed
   const { detail } = await client.getOrder({ storeId: SHOP, orderId: order.id });
   t.like(detail!.order!.refunds, [{ id: refund!.id, status: "succeeded" }]);
   t.is(detail!.order!.refundedAmount, 10_000n);
-  t.is(eventsOf(fake, order.id).filter((type) => type === "refund.succeeded").length, 1);
+  t.is((await eventsOf(tables, order.id)).filter((type) => type === "refund.succeeded").length, 1);
 });
 
 const member = (role: "owner" | "developer" | "support" | "viewer"): Actor => ({ kind: "member", memberId: "7d1b9a60-3c2e-4f0a-9b1d-2e5c8f6a4b30", role, email: `${role}@toko.example` });
 
 test("the order service enforces the role table: who may not move money changes nothing and leaves no audit entry", async (t) => {
-  const { client, bank, fake, as } = setup();
+  const { client, bank, tables, as } = await setup(t);
   const pending = await placed(client, "bank_transfer");
   const paid = await paidTransfer(client);
-  const auditBefore = fake.state.audit.length;
-  const outboxBefore = fake.state.outbox.length;
+  const auditBefore = await tables.count("audit_log");
+  const outboxBefore = await tables.count("outbox");
   for (const role of ["developer", "viewer"] as const) {
     as.actor = member(role);
     const calls = [
@@ -515,10 +512,10 @@ test("the order service enforces the role table: who may not move money changes 
     // Reads still work, and say the role may do nothing to the order.
     t.deepEqual((await client.getOrder({ storeId: SHOP, orderId: pending.id })).allowedActions, [], role);
   }
-  t.is(fake.state.orders.get(pending.id)!.status, "pending");
-  t.is(fake.state.refunds.length, 0);
-  t.is(fake.state.audit.length, auditBefore, "no entry for what did not happen");
-  t.is(fake.state.outbox.length, outboxBefore);
+  t.is((await tables.order(pending.id))!.status, "pending");
+  t.is(await tables.count("refunds"), 0);
+  t.is(await tables.count("audit_log"), auditBefore, "no entry for what did not happen");
+  t.is(await tables.count("outbox"), outboxBefore);
 
   as.actor = member("support");
   t.deepEqual((await client.getOrder({ storeId: SHOP, orderId: pending.id })).allowedActions, ["mark_paid", "cancel"]);
@@ -537,22 +534,23 @@ test("the order service enforces the role table: who may not move money changes 
 });
 
 test("the audit entry is written with its change: when the transaction fails halfway, neither is there", async (t) => {
-  const { client, fake } = setup();
+  const { client, tables } = await setup(t);
   const order = await placed(client, "bank_transfer");
-  const insertAudit = fake.store.insertAudit;
-  fake.store.insertAudit = async () => {
-    throw Object.assign(new Error("write CONNECTION_CLOSED 127.0.0.1:5432"), { code: "CONNECTION_CLOSED" });
-  };
+  // The audit entry's insert fails as on a dropped connection (SQLSTATE class 08).
+  await tables.direct.unsafe(`
+    create function lose_connection() returns trigger language plpgsql as $$
+      begin raise exception 'connection lost' using errcode = 'connection_failure'; end $$;
+    create trigger lose_connection before insert on audit_log for each row execute function lose_connection()`);
   t.like(await failure(client.markOrderPaid({ storeId: SHOP, orderId: order.id })), { code: Code.Unavailable });
-  t.is(fake.state.orders.get(order.id)!.status, "pending", "the change rolled back with its record");
-  t.false(fake.state.outbox.some((event) => event.order_id === order.id && event.event_type === "order.paid"));
-  fake.store.insertAudit = insertAudit;
+  t.is((await tables.order(order.id))!.status, "pending", "the change rolled back with its record");
+  t.false((await tables.outbox()).some((event) => event.order_id === order.id && event.event_type === "order.paid"));
+  await tables.direct`drop trigger lose_connection on audit_log`;
   await client.markOrderPaid({ storeId: SHOP, orderId: order.id });
-  t.is(fake.state.audit.filter((entry) => entry.target === `order:${order.id}`).length, 1);
+  t.is((await tables.direct`select 1 from audit_log where target = ${`order:${order.id}`}`).length, 1);
 });
 
 test("ListAudit: orders are called by their payment reference, bank transfers by the bank's id; filters by actor and action; paging by position; an unknown action is INVALID_ARGUMENT", async (t) => {
-  const { client, bank, fake, as } = setup();
+  const { client, bank, tables, as } = await setup(t);
   const paid = await paidTransfer(client);
   const cancelled = await placed(client, "bank_transfer");
   as.actor = member("support");
@@ -585,12 +583,15 @@ test("ListAudit: orders are called by their payment reference, bank transfers by
   t.deepEqual((await list({ action: "order.marked_paid" })).entries.map((e) => e.targetLabel), [paid.reference]);
   t.deepEqual((await list({ actor: "support@toko.example", action: "order.marked_paid" })).entries, []);
 
-  // Entries written by one statement share their time: the sequence orders them.
-  await fake.store.insertAudit(fake.pool, [
-    auditEntry(SHOP, SYSTEM, "order.cancelled", "order:a", { label: "SO-A" }),
-    auditEntry(SHOP, SYSTEM, "order.cancelled", "order:b", { label: "SO-B" }),
-    auditEntry(SHOP, SYSTEM, "order.cancelled", "order:c", { label: "SO-C" }),
-  ]);
+  // Entries of one time (the column's default is the clock, so they are written at
+  // their transaction's start): the sequence orders them.
+  const system = auditEntry(SHOP, SYSTEM, "order.cancelled", "");
+  await tables.direct.begin(async (tx) => {
+    for (const n of ["a", "b", "c"]) {
+      await tx`insert into audit_log (store_id, created_at, actor, action, target, target_label)
+        values (${SHOP}, now(), ${system.actor}, ${system.action}, ${`order:${n}`}, ${`SO-${n.toUpperCase()}`})`;
+    }
+  });
   t.is((await checkPaging(t, list, { ties: true })).length, 9);
   await checkPaging(t, list, { filters: { action: "order.cancelled" }, ties: true });
   t.deepEqual((await list({ storeId: OTHER })).entries, [], "one store's entries only");

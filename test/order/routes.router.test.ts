@@ -1,12 +1,12 @@
 // The order service's gRPC handlers in memory (createRouterTransport): the real routes
-// and domain modules over an in-memory store, fake catalog clients and a fake payment
+// and domain modules over an in-memory store, tables catalog clients and a tables payment
 // gateway. No database, no network, no process. Each RPC's happy path, its argument
 // errors (INVALID_ARGUMENT with a FieldViolation), NOT_FOUND, and the notification
 // checks. The routes run behind the same server interceptors as on a real server
 // (platform/rpc-server.ts: the text rule and the error mapping).
 import { OPERATOR } from "../../common/actor.js";
 import { actorInterceptor } from "../../platform/rpc-client.js";
-import test from "ava";
+import test, { type ExecutionContext } from "ava";
 import { clone, create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import { pino } from "pino";
@@ -18,7 +18,7 @@ import { createOrderDomain } from "../../services/order/domain.js";
 import { createOrderRoutes } from "../../services/order/routes.js";
 import { serverInterceptors } from "../../platform/rpc-server.js";
 import { fakeGateway } from "../helpers/fake-payment-gateway.js";
-import { createFakeOrderStore, type FakeOrderStore } from "../helpers/fake-order-store.js";
+import { orderTables } from "../helpers/order-tables.js";
 import { capturingLogger } from "../helpers/logs.js";
 import { failure } from "../helpers/rpc-failure.js";
 import { fieldViolations } from "../../platform/field-errors.js";
@@ -86,16 +86,15 @@ function fakeCatalog() {
   return { stores, catalog, items, calls };
 }
 
-/** A fresh service: its own store, gateway and log. */
-function setup(options: { paymentWindowMs?: number } = {}) {
-  const fake = createFakeOrderStore();
+/** A fresh service: its own database, gateway and log. */
+async function setup(t: ExecutionContext, options: { paymentWindowMs?: number } = {}) {
+  const tables = await orderTables(t);
   const gateway = fakeGateway(BASE);
   const { stores, catalog, items: catalogNow, calls: catalogCalls } = fakeCatalog();
   const logs: { level: string; msg: string }[] = [];
   const logger = capturingLogger(logs, { labels: true });
   const domain = createOrderDomain({
-    sql: fake.pool,
-    store: fake.store,
+    sql: tables.sql,
     logger,
     stores,
     catalog,
@@ -105,7 +104,7 @@ function setup(options: { paymentWindowMs?: number } = {}) {
     midtransServerKey: SERVER_KEY,
   });
   const client = createClient(OrderService, createRouterTransport(createOrderRoutes(domain), { router: { interceptors: serverInterceptors(silent) }, transport: { interceptors: [actorInterceptor(OPERATOR)] } }));
-  return { client, fake, gateway, logs, catalogNow, catalogCalls, domain };
+  return { client, tables, gateway, logs, catalogNow, catalogCalls, domain };
 }
 
 type OrderClient = Client<typeof OrderService>;
@@ -128,11 +127,6 @@ function kioskOrder(client: OrderClient, fields: Record<string, unknown> = {}) {
   return newOrder(client, { storeId: KIOSK, items: [{ ref: { case: "productId", value: ES_TEH }, quantity: 1 }], paymentMethod: "qris", ...fields });
 }
 
-/** The history rows written, without their times. */
-function historyWritten(fake: FakeOrderStore) {
-  return fake.state.history.map(({ created_at: _at, ...entry }) => entry);
-}
-
 /** Code, and the FieldViolation's field when there is one, of a failed call. */
 
 function notification(reference: string, amount: number, transactionStatus: string, extra: Record<string, unknown> = {}, key = SERVER_KEY) {
@@ -144,7 +138,7 @@ function notification(reference: string, amount: number, transactionStatus: stri
 // ListPaymentMethods
 
 test("ListPaymentMethods: bank_transfer first for a store with a bank account, then the gateway codes", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const { methods } = await client.listPaymentMethods({ storeId: SHOP.toUpperCase() });
   t.like(methods[0], { code: "bank_transfer", kind: "bank_transfer", provider: "manual", settlementChannel: "seller_bank" });
   t.true(methods.slice(1).every((m) => m.kind === "gateway" && m.provider === "sandbox" && m.settlementChannel === "gateway"));
@@ -154,7 +148,7 @@ test("ListPaymentMethods: bank_transfer first for a store with a bank account, t
 });
 
 test("ListPaymentMethods: a store_id that is not a UUID is INVALID_ARGUMENT; an unknown store NOT_FOUND", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   t.deepEqual(await failure(client.listPaymentMethods({ storeId: "shop" })), {
     code: Code.InvalidArgument,
     field: "store_id",
@@ -166,7 +160,7 @@ test("ListPaymentMethods: a store_id that is not a UUID is INVALID_ARGUMENT; an 
 // CreateOrder
 
 test("CreateOrder: a bank-transfer order is priced from the catalog plus a unique code, with the seller's bank", async (t) => {
-  const { client, fake, catalogCalls } = setup();
+  const { client, tables, catalogCalls } = await setup(t);
   const { detail, replayed } = await newOrder(client, {
     items: [
       { ref: { case: "productId", value: KOPI }, quantity: 2 },
@@ -197,16 +191,16 @@ test("CreateOrder: a bank-transfer order is priced from the catalog plus a uniqu
   t.like(detail!.redirect, { successUrl: "https://shop.example/thanks", returnUrl: order.checkoutUrl, errorUrl: order.checkoutUrl });
   // One order.created event, written with the order.
   t.deepEqual(
-    fake.state.outbox.map((event) => event.event_type),
+    (await tables.outbox()).map((event) => event.event_type),
     ["order.created"],
   );
-  t.deepEqual(historyWritten(fake), [{ order_id: order.id, from_status: null, to_status: "pending", cause: "created" }]);
+  t.deepEqual((await tables.history()), [{ order_id: order.id, from_status: null, to_status: "pending", cause: "created" }]);
   // Store (bank account, redirects) and prices came from a single catalog call.
   t.deepEqual(catalogCalls, { getStore: 0, getOrderCatalog: 1 });
 });
 
 test("CreateOrder: one catalog call per order, asked afresh each time: a new price applies to the next order", async (t) => {
-  const { client, catalogNow, catalogCalls } = setup();
+  const { client, catalogNow, catalogCalls } = await setup(t);
   const first = (await newOrder(client)).detail!;
   t.is(first.order!.subtotal, 30_000n);
   t.deepEqual(catalogCalls, { getStore: 0, getOrderCatalog: 1 });
@@ -224,7 +218,7 @@ test("CreateOrder: one catalog call per order, asked afresh each time: a new pri
 });
 
 test("CreateOrder: a gateway order gets its payment session at creation", async (t) => {
-  const { client, gateway } = setup();
+  const { client, gateway } = await setup(t);
   const { detail } = await newOrder(client, { paymentMethod: "qris" });
   t.is(gateway.sessions, 1);
   t.like(detail!.payment, { kind: "gateway", provider: "sandbox", method: "qris", amount: 30_000n });
@@ -234,18 +228,18 @@ test("CreateOrder: a gateway order gets its payment session at creation", async 
 });
 
 test("CreateOrder: a free order is paid at once, with no payment method", async (t) => {
-  const { client, fake } = setup();
+  const { client, tables } = await setup(t);
   const { detail } = await newOrder(client, { items: [{ ref: { case: "productId", value: STIKER }, quantity: 3 }], paymentMethod: "" });
   t.like(detail!.order, { status: "paid", amount: 0n, paymentMethod: "none", paymentProvider: "none", settlementChannel: "none", requiresPayment: false });
   t.is(detail!.payment!.kind, "none");
   t.deepEqual(
-    fake.state.outbox.map((event) => event.event_type),
+    (await tables.outbox()).map((event) => event.event_type),
     ["order.created", "orderUpdated", "order.paid"],
   );
 });
 
 test("CreateOrder: argument errors name their field", async (t) => {
-  const { client, fake } = setup();
+  const { client, tables } = await setup(t);
   const cases: [Record<string, unknown>, string][] = [
     [{ storeId: "not-a-uuid" }, "store_id"],
     [{ items: [] }, "items"],
@@ -267,28 +261,28 @@ test("CreateOrder: argument errors name their field", async (t) => {
   // Another store's item is not in this store.
   t.like(await failure(newOrder(client, { storeId: KIOSK })), { code: Code.InvalidArgument, field: "items[0].product_id" });
   t.like(await failure(newOrder(client, { storeId: NOWHERE })), { code: Code.NotFound, message: `store ${NOWHERE} not found` });
-  t.is(fake.state.orders.size, 0);
+  t.is((await tables.count("orders")), 0);
 });
 
 test("CreateOrder: the same Idempotency-Key and body replay the first response; another body is ALREADY_EXISTS", async (t) => {
-  const { client, fake } = setup();
+  const { client, tables } = await setup(t);
   const first = await newOrder(client, { idempotencyKey: "key-1" });
   const again = await newOrder(client, { idempotencyKey: "key-1" });
   t.false(first.replayed);
   t.true(again.replayed);
   t.deepEqual(again.detail, first.detail);
   t.like(await failure(newOrder(client, { idempotencyKey: "key-1", requestHash: "hash-2" })), { code: Code.AlreadyExists });
-  t.is(fake.state.orders.size, 1);
+  t.is((await tables.count("orders")), 1);
   // A refused request frees its key for a corrected retry.
   t.like(await failure(newOrder(client, { idempotencyKey: "key-2", paymentMethod: "bitcoin" })), { field: "payment_method" });
   t.false((await newOrder(client, { idempotencyKey: "key-2" })).replayed);
-  t.is(fake.state.orders.size, 2);
+  t.is((await tables.count("orders")), 2);
 });
 
 // GetOrder
 
 test("GetOrder: the order of the store; only the public read (prepare_session) gives a gateway order without a session one", async (t) => {
-  const { client, gateway } = setup();
+  const { client, gateway } = await setup(t);
   gateway.createSession = async () => Promise.reject(new Error("gateway down"));
   const { detail: created } = await newOrder(client, { paymentMethod: "gopay" });
   t.is(created!.payment!.snap, undefined);
@@ -312,7 +306,7 @@ test("GetOrder: the order of the store; only the public read (prepare_session) g
 });
 
 test("GetOrder with public_json: the public API's JSON of the same detail, session prepared, and no message", async (t) => {
-  const { client, gateway } = setup();
+  const { client, gateway } = await setup(t);
   let asked = 0;
   gateway.createSession = async () => {
     asked++;
@@ -331,7 +325,7 @@ test("GetOrder with public_json: the public API's JSON of the same detail, sessi
 });
 
 test("GetOrder: bad ids are INVALID_ARGUMENT (store_id first); absent or another store's order NOT_FOUND", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const { detail } = await newOrder(client);
   const id = detail!.order!.id;
   t.like(await failure(client.getOrder({ storeId: "x", orderId: "y" })), { code: Code.InvalidArgument, field: "store_id" });
@@ -341,35 +335,34 @@ test("GetOrder: bad ids are INVALID_ARGUMENT (store_id first); absent or another
 });
 
 test("GetOrder: a pending order past its window reads as expired, with its events", async (t) => {
-  const { client, fake } = setup({ paymentWindowMs: 0 });
+  const { client, tables } = await setup(t, { paymentWindowMs: 0 });
   const { detail } = await newOrder(client);
   const read = await client.getOrder({ storeId: SHOP, orderId: detail!.order!.id });
   t.is(read.detail!.order!.status, "expired");
   t.false(read.detail!.order!.requiresPayment);
   t.deepEqual(
-    fake.state.outbox.map((event) => event.event_type),
+    (await tables.outbox()).map((event) => event.event_type),
     ["order.created", "orderUpdated", "order.expired"],
   );
 });
 
 test("GetOrder: no history unless asked, and then none is read", async (t) => {
-  const { client, fake } = setup();
-  let reads = 0;
-  const historyOf = fake.store.historyOf;
-  fake.store.historyOf = (...args) => (reads++, historyOf(...args));
+  const { client, tables } = await setup(t);
+  // Statements that read the history table.
+  const reads = () => tables.statements.filter((statement) => /\bfrom order_status_history\b/.test(statement)).length;
   const id = (await newOrder(client)).detail!.order!.id;
   await client.markOrderPaid({ storeId: SHOP, orderId: id });
   const plain = await client.getOrder({ storeId: SHOP, orderId: id });
   t.deepEqual(plain.history, []);
-  t.is(reads, 0);
+  t.is(reads(), 0);
   const full = await client.getOrder({ storeId: SHOP, orderId: id, includeHistory: true });
   t.is(full.history.length, 2);
-  t.is(reads, 1);
+  t.is(reads(), 1);
   t.deepEqual(full.detail, plain.detail);
 });
 
 test("GetOrder with history: every change oldest first, with its cause and an RFC 3339 UTC time", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const paid = (await newOrder(client)).detail!.order!;
   await client.markOrderPaid({ storeId: SHOP, orderId: paid.id });
   const cancelled = (await newOrder(client)).detail!.order!;
@@ -396,7 +389,7 @@ test("GetOrder with history: every change oldest first, with its cause and an RF
 });
 
 test("GetOrder with history: an order read past its window shows the expiry the read wrote", async (t) => {
-  const { client } = setup({ paymentWindowMs: 0 });
+  const { client } = await setup(t, { paymentWindowMs: 0 });
   const id = (await newOrder(client)).detail!.order!.id;
   const { detail, history } = await client.getOrder({ storeId: SHOP, orderId: id, includeHistory: true });
   t.is(detail!.order!.status, "expired");
@@ -410,7 +403,7 @@ test("GetOrder with history: an order read past its window shows the expiry the 
 });
 
 test("GetOrder with history: another store's order is NOT_FOUND, not its history", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const id = (await newOrder(client)).detail!.order!.id;
   t.like(await failure(client.getOrder({ storeId: KIOSK, orderId: id, includeHistory: true })), { code: Code.NotFound });
   t.like(await failure(client.getOrder({ storeId: SHOP, orderId: MISSING, includeHistory: true })), { code: Code.NotFound });
@@ -419,7 +412,7 @@ test("GetOrder with history: another store's order is NOT_FOUND, not its history
 // ListOrders
 
 test("ListOrders: newest first, paged, filtered by status", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const ids: string[] = [];
   for (let i = 0; i < 3; i++) {
     ids.push((await newOrder(client)).detail!.order!.id);
@@ -447,7 +440,7 @@ test("ListOrders: newest first, paged, filtered by status", async (t) => {
 });
 
 test("ListOrders: argument errors name limit, offset, status and store_id", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const base = { storeId: SHOP, limit: 20, offset: 0, status: "" };
   t.like(await failure(client.listOrders({ ...base, storeId: "x" })), { code: Code.InvalidArgument, field: "store_id" });
   t.like(await failure(client.listOrders({ ...base, limit: 0 })), { code: Code.InvalidArgument, field: "limit" });
@@ -457,7 +450,7 @@ test("ListOrders: argument errors name limit, offset, status and store_id", asyn
 });
 
 test("ListOrders search: a payment reference in any letter case, an external id exactly, a buyer email in any letter case", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const siti = { ...buyer, email: "Siti.Aminah@Example.co.id" };
   const tick = () => new Promise((resolve) => setTimeout(resolve, 2));
   const a = (await newOrder(client, { externalId: "INV-001" })).detail!.order!;
@@ -485,7 +478,7 @@ test("ListOrders search: a payment reference in any letter case, an external id 
 });
 
 test("ListOrders search: another store's orders never match, by any key", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const mine = (await newOrder(client, { externalId: "shared-id" })).detail!.order!;
   const theirs = (await kioskOrder(client, { externalId: "shared-id" })).detail!.order!;
   const search = async (storeId: string, text: string) =>
@@ -499,7 +492,7 @@ test("ListOrders search: another store's orders never match, by any key", async 
 });
 
 test("ListOrders search: at most 254 characters, else INVALID_ARGUMENT naming search; control characters too", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const base = { storeId: SHOP, limit: 20, offset: 0, status: "" };
   t.deepEqual((await client.listOrders({ ...base, search: "x".repeat(254) })).orders, []);
   t.like(await failure(client.listOrders({ ...base, search: "x".repeat(255) })), { code: Code.InvalidArgument, field: "search" });
@@ -511,7 +504,7 @@ test("ListOrders search: at most 254 characters, else INVALID_ARGUMENT naming se
 // CountOrders
 
 test("CountOrders: by status or all, per store", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const ids: string[] = [];
   for (let i = 0; i < 3; i++) ids.push((await newOrder(client)).detail!.order!.id);
   await client.cancelOrder({ storeId: SHOP, orderId: ids[0]! });
@@ -529,59 +522,77 @@ test("CountOrders: by status or all, per store", async (t) => {
 });
 
 test("CountOrders: a pending order past its window counts as expired, and the count writes nothing (the sweeper does)", async (t) => {
-  const { client, fake } = setup({ paymentWindowMs: 0 });
+  const { client, tables } = await setup(t, { paymentWindowMs: 0 });
   const id = (await newOrder(client)).detail!.order!.id;
-  t.is(fake.state.orders.get(id)!.status, "pending");
+  t.is((await tables.order(id))!.status, "pending");
   t.is((await client.countOrders({ storeId: SHOP, status: "pending" })).count, 0n);
   t.is((await client.countOrders({ storeId: SHOP, status: "expired" })).count, 1n);
-  t.is(fake.state.orders.get(id)!.status, "pending");
+  t.is((await tables.order(id))!.status, "pending");
   t.deepEqual(
-    fake.state.outbox.map((event) => event.event_type),
+    (await tables.outbox()).map((event) => event.event_type),
     ["order.created"],
   );
 });
 
 test("the sweeper expires due orders a batch at a time, in the same few statements however many: 120 due in batches of 50 take three", async (t) => {
-  const { client, fake, domain } = setup({ paymentWindowMs: 0 });
+  const { client, tables, domain } = await setup(t, { paymentWindowMs: 0 });
   const ids: string[] = [];
   for (let n = 0; n < 120; n++) ids.push((await newOrder(client, { paymentMethod: n % 2 ? "bank_transfer" : "qris" })).detail!.order!.id);
-  const calls = new Map<string, number>();
-  for (const name of ["lockDueOrders", "updateStatuses", "itemsOf", "liveSessionsOf", "refundsOf", "insertHistoryAndEvents", "holdTransferAmounts"] as const) {
-    const original = fake.store[name] as (...args: unknown[]) => unknown;
-    (fake.store as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
-      calls.set(name, (calls.get(name) ?? 0) + 1);
-      return original(...args);
-    };
-  }
+  const before = tables.statements.length;
   const batches: number[] = [];
   for (let expired = -1; expired !== 0; ) batches.push((expired = await domain.expiry.expireDue(50)));
   t.deepEqual(batches, [50, 50, 20, 0]);
   // Per batch: one statement each, not one per order.
-  for (const name of ["updateStatuses", "itemsOf", "liveSessionsOf", "refundsOf", "insertHistoryAndEvents", "holdTransferAmounts"]) t.is(calls.get(name), 3, name);
-  t.is(calls.get("lockDueOrders"), 4);
+  const sent = tables.statements.slice(before);
+  const count = (pattern: RegExp) => sent.filter((statement) => pattern.test(statement)).length;
+  const perBatch = {
+    updateStatuses: /^\s*update orders o set status\b/,
+    itemsOf: /\bfrom order_items where order_id = any\b/,
+    liveSessionsOf: /\bfrom payment_sessions\b/,
+    refundsOf: /\bfrom refunds where order_id = any\b/,
+    insertHistoryAndEvents: /\binsert into order_status_history\b/,
+    holdTransferAmounts: /\bupdate transfer_amount_reservations\b/,
+  };
+  for (const [name, pattern] of Object.entries(perBatch)) t.is(count(pattern), 3, name);
+  t.is(count(/\bfrom orders\s+where status = 'pending' and expires_at <= statement_timestamp\(\)[^]*for update skip locked/), 4, "lockDueOrders");
   // Every order as if expired alone: its status, history, both events, and its transfer amount held for the grace.
-  t.true(ids.every((id) => fake.state.orders.get(id)!.status === "expired"));
-  for (const id of ids) t.deepEqual(fake.state.history.filter((entry) => entry.order_id === id).map((entry) => `${entry.from_status ?? "∅"}→${entry.to_status}:${entry.cause}`), ["∅→pending:created", "pending→expired:expiry"]);
-  t.is(fake.state.outbox.filter((event) => event.event_type === "order.expired").length, 120);
-  t.is(fake.state.outbox.filter((event) => event.event_type === "orderUpdated").length, 120);
-  const held = [...fake.state.reservations.values()].filter((reservation) => ids.includes(reservation.order_id));
+  const statuses = await tables.direct<{ status: string }[]>`select status from orders where id = any(${ids}::uuid[])`;
+  t.is(statuses.length, 120);
+  t.true(statuses.every((row) => row.status === "expired"));
+  const history = await tables.history();
+  for (const id of ids) t.deepEqual(history.filter((entry) => entry.order_id === id).map((entry) => `${entry.from_status ?? "∅"}→${entry.to_status}:${entry.cause}`), ["∅→pending:created", "pending→expired:expiry"]);
+  t.is((await tables.outbox()).filter((event) => event.event_type === "order.expired").length, 120);
+  t.is((await tables.outbox()).filter((event) => event.event_type === "orderUpdated").length, 120);
+  const held = await tables.direct<{ forever: boolean }[]>`
+    select reserved_until = 'infinity' as forever from transfer_amount_reservations where order_id = any(${ids}::uuid[])`;
   t.is(held.length, 60, "each bank transfer's amount");
-  t.true(held.every((reservation) => Number.isFinite(reservation.until)), "held for the grace after expiry, not for ever");
+  t.true(held.every((reservation) => !reservation.forever), "held for the grace after expiry, not for ever");
 });
 
 test("CountOrders: a due order a concurrent sweep holds (so this read cannot expire it) still counts as expired", async (t) => {
-  const { client, fake } = setup({ paymentWindowMs: 0 });
+  const { client, tables, domain } = await setup(t, { paymentWindowMs: 0 });
   const id = (await newOrder(client)).detail!.order!.id;
-  // SKIP LOCKED: another instance's sweep has the row, so expireDue finds nothing.
-  fake.store.lockDueOrders = async () => [];
+  // Another instance's sweep has the row locked (SKIP LOCKED: expireDue would find nothing).
+  let locked!: () => void;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (locked = resolve));
+  const sweep = tables.direct.begin(async (tx) => {
+    await tx`select id from orders where id = ${id} for update`;
+    locked();
+    await new Promise<void>((resolve) => (release = resolve));
+  });
+  await held;
+  t.is(await domain.expiry.expireDue(), 0, "the row is the other sweep's");
   t.is((await client.countOrders({ storeId: SHOP, status: "pending" })).count, 0n);
   t.is((await client.countOrders({ storeId: SHOP, status: "expired" })).count, 1n);
   t.is((await client.countOrders({ storeId: SHOP, status: "" })).count, 1n);
-  t.is(fake.state.orders.get(id)!.status, "pending", "nothing was written by the count");
+  t.is((await tables.order(id))!.status, "pending", "nothing was written by the count");
+  release();
+  await sweep;
 });
 
 test("CountOrders: argument errors name store_id and status", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   t.like(await failure(client.countOrders({ storeId: "x", status: "" })), { code: Code.InvalidArgument, field: "store_id" });
   t.like(await failure(client.countOrders({ storeId: SHOP, status: "shipped" })), { code: Code.InvalidArgument, field: "status" });
   t.like(await failure(client.countOrders({ storeId: SHOP, status: "Pending" })), { code: Code.InvalidArgument, field: "status" });
@@ -590,12 +601,12 @@ test("CountOrders: argument errors name store_id and status", async (t) => {
 // MarkOrderPaid and CancelOrder
 
 test("MarkOrderPaid: pending → paid with history and both events; a repeat changes nothing", async (t) => {
-  const { client, fake } = setup();
+  const { client, tables } = await setup(t);
   const id = (await newOrder(client)).detail!.order!.id;
   const { order } = await client.markOrderPaid({ storeId: SHOP, orderId: id });
   t.like(order, { id, status: "paid", requiresPayment: false });
-  t.deepEqual(historyWritten(fake).at(-1), { order_id: id, from_status: "pending", to_status: "paid", cause: "marked paid by the seller" });
-  const events = fake.state.outbox.filter((event) => event.event_type !== "order.created");
+  t.deepEqual((await tables.history()).at(-1), { order_id: id, from_status: "pending", to_status: "paid", cause: "marked paid by the seller" });
+  const events = (await tables.outbox()).filter((event) => event.event_type !== "order.created");
   t.deepEqual(
     events.map((event) => event.event_type),
     ["orderUpdated", "order.paid"],
@@ -603,11 +614,11 @@ test("MarkOrderPaid: pending → paid with history and both events; a repeat cha
   t.deepEqual(Object.keys(events[0]!.payload as object), ["type", "timestamp", "data"]);
   t.like((events[1]!.payload as { data: unknown }).data, { store_id: SHOP, previous_status: "pending", order: { id, status: "paid" } });
   await client.markOrderPaid({ storeId: SHOP, orderId: id });
-  t.is(fake.state.outbox.length, 3);
+  t.is((await tables.count("outbox")), 3);
 });
 
 test("MarkOrderPaid and CancelOrder: bad ids (order_id first), NOT_FOUND, and a refused transition", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const id = (await newOrder(client)).detail!.order!.id;
   for (const call of [client.markOrderPaid, client.cancelOrder]) {
     t.like(await failure(call({ storeId: "x", orderId: "y" })), { code: Code.InvalidArgument, field: "order_id" });
@@ -625,7 +636,7 @@ test("MarkOrderPaid and CancelOrder: bad ids (order_id first), NOT_FOUND, and a 
 // HandlePaymentNotification
 
 test("HandlePaymentNotification: a signed settlement pays the order; the repeat is a no-op", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const order = (await newOrder(client, { paymentMethod: "qris" })).detail!.order!;
   const settle = notification(order.paymentReference, Number(order.amount), "settlement");
   t.like(await client.handlePaymentNotification(settle), { orderId: order.id, status: "paid", changed: true });
@@ -639,7 +650,7 @@ test("HandlePaymentNotification: a signed settlement pays the order; the repeat 
 });
 
 test("HandlePaymentNotification: a bad signature is UNAUTHENTICATED and changes nothing", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const order = (await newOrder(client, { paymentMethod: "qris" })).detail!.order!;
   const forged = notification(order.paymentReference, Number(order.amount), "settlement", {}, "not-our-key");
   t.like(await failure(client.handlePaymentNotification(forged)), { code: Code.Unauthenticated, message: "bad notification signature" });
@@ -649,7 +660,7 @@ test("HandlePaymentNotification: a bad signature is UNAUTHENTICATED and changes 
 });
 
 test("HandlePaymentNotification: unknown provider, not a notification, bad text, unknown order, wrong amount", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const order = (await newOrder(client, { paymentMethod: "qris" })).detail!.order!;
   const transfer = (await newOrder(client)).detail!.order!;
   const amount = Number(order.amount);
@@ -678,7 +689,7 @@ test("HandlePaymentNotification: unknown provider, not a notification, bad text,
 });
 
 test("HandlePaymentNotification: money for a cancelled order is acknowledged and logged as needing a refund", async (t) => {
-  const { client, logs } = setup();
+  const { client, logs } = await setup(t);
   const order = (await newOrder(client, { paymentMethod: "qris" })).detail!.order!;
   await client.cancelOrder({ storeId: SHOP, orderId: order.id });
   const paid = notification(order.paymentReference, Number(order.amount), "settlement");
@@ -692,7 +703,7 @@ test("HandlePaymentNotification: money for a cancelled order is acknowledged and
 // GetCheckout
 
 test("GetCheckout: by order id (any case) or session token, with the store's name; anything else NOT_FOUND", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const order = (await newOrder(client, { paymentMethod: "qris" })).detail!.order!;
   const byId = await client.getCheckout({ key: { case: "orderId", value: order.id.toUpperCase() } });
   t.is(byId.storeName, "Toko Kopi");
@@ -708,7 +719,7 @@ test("GetCheckout: by order id (any case) or session token, with the store's nam
 
 // The seam itself.
 
-test("the routes need only the domain: a fake orders object is enough", async (t) => {
+test("the routes need only the domain: a tables orders object is enough", async (t) => {
   const calls: unknown[] = [];
   const routes = createOrderRoutes({
     orders: {
@@ -753,7 +764,7 @@ test("behind the server interceptors: a control character is INVALID_ARGUMENT an
 });
 
 test("GetSalesSummary: paid today and this month, pending, and 30 days with today last", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const pending = await newOrder(client, { requestHash: "sales-1" });
   const paid = await newOrder(client, { requestHash: "sales-2" });
   await client.markOrderPaid({ storeId: SHOP, orderId: paid.detail!.order!.id });
@@ -769,7 +780,7 @@ test("GetSalesSummary: paid today and this month, pending, and 30 days with toda
 });
 
 test("ListOrders with a cursor: a keyset walk of every order once, newest first, in pages up to 500; a bad cursor or an offset with one is refused", async (t) => {
-  const { client } = setup();
+  const { client } = await setup(t);
   const made: string[] = [];
   for (let i = 0; i < 7; i++) made.push((await newOrder(client, { requestHash: `walk-${i}` })).detail!.order!.id);
   const walked: string[] = [];

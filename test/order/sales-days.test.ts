@@ -7,8 +7,8 @@ import { randomUUID } from "node:crypto";
 import test from "ava";
 import { jakartaDate, jakartaDayStart, jakartaMonthStart } from "../../common/jakarta-time.js";
 import { createSales } from "../../services/order/sales.js";
-import * as sqlStore from "../../services/order/store.js";
-import { connectDb } from "../../platform/db.js";
+import { updateStatuses } from "../../services/order/db/orders.js";
+import { connectDb, transaction } from "../../platform/db.js";
 import { ORDER_SCHEMA } from "../../services/order/service.js";
 import { bankTransferOrderRow, orderSchemaBefore } from "../helpers/order-migrations.js";
 
@@ -55,7 +55,7 @@ test("paid before the upgrade, paid after it, ten paid at once: each counted onc
   await order(storeId, 99_000, "pending", null, new Date(now.getTime() - 1_000)); // past its expiry: no longer waits
   t.true((await upgrade()).includes("012_sales_days.sql"));
 
-  const sales = createSales({ sql, store: sqlStore });
+  const sales = createSales({ sql });
   const expected = () => {
     const since = (start: Date) => paid.filter((sale) => sale.at >= start);
     const total = (sales: typeof paid) => ({ count: sales.length, amount: sales.reduce((sum, sale) => sum + sale.amount, 0) });
@@ -80,14 +80,14 @@ test("paid before the upgrade, paid after it, ten paid at once: each counted onc
 
   // Paid after the upgrade: one call with two orders, then ten calls at once.
   const two = [await order(storeId, 40_000, "pending", null), await order(storeId, 60_000, "pending", null)];
-  await sqlStore.updateStatuses(sql, two.map((id) => ({ id, expireAtGateway: false })), "paid");
+  await updateStatuses(sql, two.map((id) => ({ id, expireAtGateway: false })), "paid");
   const ten = await Promise.all(Array.from({ length: 10 }, (_, i) => order(storeId, 1_000 * (i + 1), "pending", null)));
-  await Promise.all(ten.map((id) => sqlStore.transaction(sql, (tx) => sqlStore.updateStatuses(tx, [{ id, expireAtGateway: false }], "paid"))));
+  await Promise.all(ten.map((id) => transaction(sql, (tx) => updateStatuses(tx, [{ id, expireAtGateway: false }], "paid"))));
   const paidNow = await sql<{ amount: number; paid_at: Date }[]>`select amount, paid_at from orders where id = any(${[...two, ...ten]}::uuid[])`;
   for (const row of paidNow) paid.push({ amount: row.amount, at: row.paid_at });
   // Cancelling is not a sale.
   const cancelled = await order(storeId, 777_000, "pending", null);
-  await sqlStore.updateStatuses(sql, [{ id: cancelled, expireAtGateway: false }], "cancelled");
+  await updateStatuses(sql, [{ id: cancelled, expireAtGateway: false }], "cancelled");
   await check("and the twelve paid since", { count: 1, amount: 12_000 });
   t.deepEqual((await sales.summary(otherStore, now)).paidToday, { count: 1, amount: 5_000_000 }, "the other store's own");
 });
@@ -117,13 +117,13 @@ test("two payments of one store on one day, from two connections: neither waits 
   }
   t.teardown(() => [a, b, ...held].forEach((connection) => connection.release()));
   await a`begin`;
-  await sqlStore.updateStatuses(a, [{ id: first, expireAtGateway: false }], "paid");
+  await updateStatuses(a, [{ id: first, expireAtGateway: false }], "paid");
   // The first payment is not committed: a second one that waited for its day row would run into this.
   await b`begin`;
   await b`set local lock_timeout = '5s'`;
-  await t.notThrowsAsync(sqlStore.updateStatuses(b, [{ id: second, expireAtGateway: false }], "paid"), "the second payment did not wait for the first's commit");
+  await t.notThrowsAsync(updateStatuses(b, [{ id: second, expireAtGateway: false }], "paid"), "the second payment did not wait for the first's commit");
   await b`commit`;
   await a`commit`;
-  const summary = await createSales({ sql, store: sqlStore }).summary(storeId, now);
+  const summary = await createSales({ sql }).summary(storeId, now);
   t.deepEqual(summary.paidToday, { count: 2, amount: 20_003 });
 });

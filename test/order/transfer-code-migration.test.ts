@@ -4,7 +4,7 @@
 // untouched, and a new order then takes a code never used before any of them.
 import test from "ava";
 import { pickUniqueCode } from "../../services/order/pricing.js";
-import { transferAmountUse } from "../../services/order/store.js";
+import { transferAmountUse } from "../../services/order/db/transfer-amounts.js";
 import { bankTransferOrderRow, orderSchemaBefore } from "../helpers/order-migrations.js";
 
 const STORE = "5e1f0000-0000-4000-8000-000000000061";

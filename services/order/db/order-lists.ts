@@ -1,0 +1,78 @@
+// Lists and counts of a store's orders: the dashboard's and the API's pages, the
+// search, and the counts by status.
+import type postgres from "postgres";
+import type { Db } from "../../../platform/db.js";
+import type { OrderStatus } from "../status-machine.js";
+import { pendingWhere, type OrderRow } from "./orders.js";
+
+export interface OrderFilter {
+  status?: OrderStatus;
+  /**
+   * Orders whose external id is `text`, whose buyer email is `text` in any letter case,
+   * or (when given) whose payment reference is `reference`.
+   */
+  search?: { text: string; reference?: string };
+}
+
+/**
+ * A page of the store's orders, newest first: by offset, or after `cursor` (keyset: the
+ * page costs the same however deep the walk). Each row carries its `cursor_at` (created_at
+ * to the microsecond) for the next page's cursor.
+ */
+export async function listOrders(db: Db, storeId: string, limit: number, offset: number, filter: OrderFilter = {}, cursor?: { at: string; id: string }) {
+  const { status, search } = filter;
+  // Each arm of the search has its own index (003_order_search.sql, and the unique
+  // reference), so PostgreSQL can OR three index lookups instead of scanning the store.
+  const matches = search
+    ? db`and (external_id = ${search.text} or lower(buyer_email) = lower(${search.text})
+        ${search.reference ? db`or payment_reference = ${search.reference}` : db``})`
+    : db``;
+  const after = cursor ? db`and (created_at, id) < (${cursor.at}::timestamptz, ${cursor.id}::uuid)` : db``;
+  // A due order (pendingWhere) is shown, filtered and counted as expired.
+  const arm = (where: postgres.PendingQuery<postgres.Row[]>) => db`
+    select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at,
+      (${pendingWhere(db, true)}) as due
+    from orders
+    where store_id = ${storeId} ${where} ${matches} ${after}
+    order by created_at desc, id desc`;
+  const page = db`limit ${limit + 1} offset ${offset}`;
+  // "expired" is two index ranges (written, and due), each already in page order:
+  // merged, rather than one OR that would sort every expired order of the store. Each
+  // arm gives all the rows up to the page's end; the merge skips the offset.
+  const upToPageEnd = db`limit ${offset + limit + 1}`;
+  const query =
+    status === "expired"
+      ? db`select * from ((${arm(db`and status = 'expired'`)} ${upToPageEnd}) union all (${arm(db`and ${pendingWhere(db, true)}`)} ${upToPageEnd})) u
+          order by created_at desc, id desc ${page}`
+      : status === "pending"
+        ? db`${arm(db`and ${pendingWhere(db, false)}`)} ${page}`
+        : db`${arm(status ? db`and status = ${status}` : db``)} ${page}`;
+  const rows = await db<(OrderRow & { cursor_at: string; due: boolean })[]>`${query}`;
+  const shown = rows.map(({ due, ...row }) => (due ? { ...row, status: "expired" as const } : row));
+  return { rows: shown.slice(0, limit), hasMore: rows.length > limit };
+}
+
+/** Where an order of the store stands in a list: its creation time to the microsecond and id; undefined when not the store's. */
+export async function orderPlace(db: Db, storeId: string, orderId: string): Promise<{ at: string; id: string } | undefined> {
+  const [row] = await db<{ at: string; id: string }[]>`
+    select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at, id from orders
+    where id = ${orderId} and store_id = ${storeId}`;
+  return row;
+}
+
+/**
+ * How many of the store's orders have `status` (every order when absent). A pending
+ * order past expires_at counts as expired whether or not it has been written so yet.
+ */
+export async function countOrders(db: Db, storeId: string, status?: OrderStatus): Promise<number> {
+  // Each arm is one index-only range (pendingWhere).
+  const dueSplit = (due: boolean) => db`select count(*) from orders where store_id = ${storeId} and ${pendingWhere(db, due)}`;
+  const [row] = await db<{ count: number }[]>`select (${
+    status === "pending"
+      ? dueSplit(false)
+      : status === "expired"
+        ? db`(select count(*) from orders where store_id = ${storeId} and status = 'expired') + (${dueSplit(true)})`
+        : db`select count(*) from orders where store_id = ${storeId} ${status ? db`and status = ${status}` : db``}`
+  }) as count`;
+  return row!.count;
+}
