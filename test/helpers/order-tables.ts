@@ -8,26 +8,6 @@ import type { OrderRow } from "../../services/order/db/orders.js";
 import { ORDER_SCHEMA } from "../../services/order/service.js";
 import { migratedDatabase } from "./template-db.js";
 
-/**
- * Databases a test file holds at once. ava starts every test of a file together, and
- * each holds a few connections until its teardown; unbounded, a file of forty tests
- * beside the rest of the suite would run the server out of connections.
- */
-const MAX_DATABASES = 6;
-let held = 0;
-const waiting: (() => void)[] = [];
-
-async function slot(t: ExecutionContext): Promise<void> {
-  if (held >= MAX_DATABASES) await new Promise<void>((resolve) => waiting.push(resolve));
-  held++;
-  // Registered before the database's own teardown, so it runs after the drop (ava runs
-  // teardowns last registered first).
-  t.teardown(() => {
-    held--;
-    waiting.shift()?.();
-  });
-}
-
 export interface OrderHistoryEntry {
   order_id: string;
   from_status: string | null;
@@ -58,7 +38,6 @@ export interface OrderTables {
 
 /** A migrated database for the order service, dropped when the test ends. */
 export async function orderTables(t: ExecutionContext): Promise<OrderTables> {
-  await slot(t);
   const db = await migratedDatabase(t);
   const statements: string[] = [];
   // A transaction and reads beside it, as a request and a sweeper can have.
