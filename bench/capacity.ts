@@ -11,7 +11,7 @@ import http from "node:http";
 /** What the API sees of one order (besides its two webhooks). */
 export const ORDER_LIFE = { creates: 1, orderReads: 3, catalogReads: 5 } as const;
 export const REQUESTS_PER_ORDER = ORDER_LIFE.creates + ORDER_LIFE.orderReads + ORDER_LIFE.catalogReads;
-/** order.created when made; order.updated and order.paid when paid (CONTRACT §6). */
+/** order.created when made; order.updated and order.paid when paid (docs/orders.md#events). */
 export const WEBHOOKS_PER_ORDER = 3;
 /** The busiest hour carries this many times an average hour's orders (assumed; see bench/README.md). */
 export const PEAK_TO_AVERAGE = 3;

@@ -170,7 +170,7 @@ export function bankTransferOrderBodies(productIds: string[]): () => string {
 }
 
 /**
- * The reconciliation call (CONTRACT §11) both suites measure: `pendingOrders`
+ * The reconciliation call (docs/reconciliation.md#the-api) both suites measure: `pendingOrders`
  * bank-transfer orders made through the order service, `concurrency` at a time, then
  * one POST /v1/bank-mutations with credits for the first 500 of their amounts.
  */

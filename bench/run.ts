@@ -283,7 +283,7 @@ async function main() {
     }
 
     // Reconciliation: a bank feed's 500-mutation call against a store with 10,000
-    // pending bank-transfer orders (CONTRACT §11).
+    // pending bank-transfer orders (docs/reconciliation.md).
     let bank: Record<string, number> | undefined;
     if (wanted("bank")) {
       const pendingOrders = Number(args["bank-orders"] ?? 10_000);

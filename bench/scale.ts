@@ -339,7 +339,7 @@ export async function runScale(options: ScaleOptions) {
         return { ...row, key: "orders-cursor", target: { p99Ms: 50 }, ...(same ? {} : { note: `the cursor's page did not start where offset ${depth} does` }) };
       }
 
-      /** The reconciliation call (CONTRACT §11): 500 credits for pending transfers made through the API. */
+      /** The reconciliation call (docs/reconciliation.md#the-api): 500 credits for pending transfers made through the API. */
       async function bankBatch(): Promise<OneShot> {
         process.stdout.write(`\n  bank: ${options.bankOrders} pending bank-transfer orders through the API, then one call with 500 credits\n`);
         const { status, matched, mutations, ms: elapsed } = await bankMutationBatch({ orders: ordersApi, storeId, productIds, pendingOrders: options.bankOrders, concurrency: 8, url: product.url, auth });

@@ -623,7 +623,7 @@ export function createSeeder(target: SeedTarget, options: { seed?: number; batch
         counts,
         "history",
       );
-      // Credits nobody could match wait for review (CONTRACT §11): a few per thousand orders.
+      // Credits nobody could match wait for review (docs/reconciliation.md#review): a few per thousand orders.
       const unmatched = emptyBatch();
       for (let n = 0; n < Math.max(3, Math.round(orders / 2_000)); n++) {
         const at = now - random.next() * days * DAY;

@@ -43,7 +43,7 @@ export function apiKeyJson(key: ApiKey) {
   };
 }
 
-/** A key as `key list` shows it (CONTRACT §8): never the key, its hash or its store. */
+/** A key as `key list` shows it (docs/cli.md#commands): never the key, its hash or its store. */
 export function apiKeyListJson(key: ApiKey) {
   const at = (value: ApiKey["createdAt"]) => (value ? timestampDate(value).toISOString() : null);
   return {

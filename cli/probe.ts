@@ -7,7 +7,7 @@
 //   node dist/cli/probe.js http http://127.0.0.1:8080/readyz  one GET: exit 0 on a 2xx
 //
 // Anything else (refused, another status, no answer within 2 s) exits 1 with one line
-// on stderr saying why. The measured cost is in the README ("Compose").
+// on stderr saying why. The measured cost is in docs/operations.md#compose.
 import http from "node:http";
 import http2 from "node:http2";
 

@@ -1,4 +1,4 @@
-// store-admin: the operator CLI (CONTRACT §8). JSON on stdout; errors on stderr, exit 1.
+// store-admin: the operator CLI (docs/cli.md). JSON on stdout; errors on stderr, exit 1.
 import { OPERATOR } from "../common/actor.js";
 import { AUDIT_ACTIONS, isAuditAction } from "../common/audit.js";
 import { DEFAULT_INVITE_ROLE, isRole, ROLES, type Role } from "../common/roles.js";
@@ -154,7 +154,7 @@ function plan(text: string) {
   return value;
 }
 
-/** `--role`: one of §13's roles; `fallback` when not given. */
+/** `--role`: one of the roles of docs/team.md#roles; `fallback` when not given. */
 function role(values: Values, fallback?: Role): Role {
   if (values.role === undefined && fallback) return fallback;
   const value = required(values, "role");
@@ -517,7 +517,7 @@ try {
   // INTERNAL_TOKEN, else the one `npm start` keeps in DATA_DIR.
   const internalToken = config.INTERNAL_TOKEN ?? keptInternalToken(config.DATA_DIR);
   channels = {
-    // Every call is the operator's (CONTRACT §8, §13).
+    // Every call is the operator's (docs/cli.md, docs/team.md#who-acts).
     catalog: createRpcChannel(config.CATALOG_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger, internalToken, transport: config.RPC_TRANSPORT }),
     order: createRpcChannel(config.ORDER_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger, internalToken, transport: config.RPC_TRANSPORT }),
     webhook: createRpcChannel(config.WEBHOOK_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger, internalToken, transport: config.RPC_TRANSPORT }),

@@ -1,4 +1,4 @@
-// Who acts behind an RPC (CONTRACT §13): a member of the store (with the role they hold
+// Who acts behind an RPC (docs/team.md#who-acts): a member of the store (with the role they hold
 // there), the operator (`store-admin`), the system itself, or an API key (the store's
 // own systems through /v1). Callers state it in request headers, set by one client
 // interceptor (platform/rpc-client.ts); the service that owns the thing reads it

@@ -1,4 +1,4 @@
-// Every JSON shape the public API answers with (CONTRACT §2, §4, §6, §11, §12), defined
+// Every JSON shape the public API answers with (docs/api.md, docs/webhooks.md#body, docs/reconciliation.md, docs/refunds.md), defined
 // once. The OpenAPI document is generated from these (gateway/openapi.ts), and the
 // renderers' return types are these shapes' outputs (public-json.ts, the gateway's
 // routes, the order service's event payloads), so a field renamed, added or dropped in
@@ -29,7 +29,7 @@ const url = z.url();
 export const orderStatusShape = z.enum(ORDER_STATUSES);
 const itemType = z.enum(["product", "bundle"]);
 
-/** `{"success":true,"data":…}`: every answer that is not an error (CONTRACT §2). */
+/** `{"success":true,"data":…}`: every answer that is not an error (docs/api.md#envelope). */
 export const successShape = <T extends z.ZodType>(data: T) => z.strictObject({ success: z.literal(true), data });
 
 /** A page of a list: `{items, has_more}`. */

@@ -1,4 +1,4 @@
-// The audit log read as sentences (CONTRACT §10): "Marked SO-7LJP… as paid". One
+// The audit log read as sentences (docs/team.md#audit-log): "Marked SO-7LJP… as paid". One
 // table of phrases for the dashboard and the CLI; the dashboard links the target.
 import { auditActorName, SYSTEM } from "./actor.js";
 import { AUDIT_ACTIONS, OPERATOR_ACTOR, type AuditAction } from "./audit.js";

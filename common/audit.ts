@@ -1,4 +1,4 @@
-// The audit log's vocabulary (CONTRACT §8, §10): who did what to which thing. The CLI,
+// The audit log's vocabulary (docs/cli.md, docs/team.md#audit-log): who did what to which thing. The CLI,
 // the dashboard and the catalog service (which keeps the log) all use these names.
 
 /** The actor of every change made with `store-admin`. */

@@ -1,9 +1,9 @@
-// What makes a bank mutation well-formed (CONTRACT §11), for the order service (every
+// What makes a bank mutation well-formed (docs/reconciliation.md#the-api), for the order service (every
 // ReconcileMutations call) and for a statement import (the whole file, before any of it
 // is sent). Pure: the caller turns a problem into its own error.
 import { parseRfc3339 } from "./rfc3339.js";
 
-/** Why a credit did not match (CONTRACT §11): the order service decides, the API documents them. */
+/** Why a credit did not match (docs/reconciliation.md#the-api): the order service decides, the API documents them. */
 export const UNMATCHED_REASONS = {
   none: "no order with this amount",
   cancelled: "order cancelled",

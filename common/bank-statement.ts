@@ -1,4 +1,4 @@
-// A bank statement as CSV (CONTRACT §11): `id,occurred_at,amount,type,description` with
+// A bank statement as CSV (docs/reconciliation.md#statements): `id,occurred_at,amount,type,description` with
 // that header row, one mutation per line. The CLI and the dashboard import it the same
 // way: this turns the text into the mutations of POST /v1/bank-mutations, and the order
 // service judges each one as it judges the API's. Errors name the line and the column.

@@ -1,4 +1,4 @@
-// Links into the merchant dashboard (CONTRACT §10) that are made outside the gateway:
+// Links into the merchant dashboard (docs/dashboard.md#sign-in) that are made outside the gateway:
 // the catalog service's mails (invitations, password resets), the CLI's invitations and
 // `npm start`'s demo sign-in link.
 

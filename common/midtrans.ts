@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 
-// Midtrans' notification signature (CONTRACT §7), for the order service that checks it
+// Midtrans' notification signature (docs/payments.md#notifications), for the order service that checks it
 // and the sandbox pages that make it.
 
 export interface SignedFields {

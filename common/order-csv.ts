@@ -1,4 +1,4 @@
-// The orders export (CONTRACT §10): one CSV for the dashboard's "Export CSV" and
+// The orders export (docs/dashboard.md#orders-export): one CSV for the dashboard's "Export CSV" and
 // `store-admin order export`, streamed page by page over ListOrders' keyset cursor, so
 // it never holds more than a page and costs the same for the millionth order as for the
 // first. A header row, amounts as integers (rupiah), times in ISO 8601 UTC. csv-stringify

@@ -1,7 +1,7 @@
-// The bounds CONTRACT §4 and §12 put on what a client sends for an order or a refund.
+// The bounds that docs/api.md#creating-an-order and docs/refunds.md#what-can-be-refunded put on what a client sends for an order or a refund.
 // The order service enforces them and the OpenAPI document states them, both from here,
 // so the reference cannot promise a bound the service does not keep. Bank mutations'
-// bounds (§11) are in bank-mutations.ts.
+// bounds (docs/reconciliation.md#the-api) are in bank-mutations.ts.
 
 export const MAX_ITEMS_PER_ORDER = 50;
 export const MAX_ITEM_QUANTITY = 1000;

@@ -1,11 +1,11 @@
-// The order statuses of CONTRACT §5, in the order the API documents them.
+// The order statuses of docs/orders.md#statuses, in the order the API documents them.
 
 export const ORDER_STATUSES = ["pending", "paid", "failed", "expired", "cancelled", "refunded"] as const;
 
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 /**
- * The events an order announces (CONTRACT §5, and §12 for its refunds), as webhooks,
+ * The events an order announces (docs/orders.md#events, docs/refunds.md#events for its refunds), as webhooks,
  * the dashboard's checkboxes and the OpenAPI document name them.
  */
 export const ORDER_EVENT_TYPES = [
@@ -24,7 +24,7 @@ export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
 
 /** The events whose body carries `data.previous_status`: an order made or changing status. */
 export type OrderStatusEventType = Exclude<OrderEventType, `refund.${string}`>;
-/** The events whose body carries `data.refund` (CONTRACT §12). */
+/** The events whose body carries `data.refund` (docs/refunds.md#events). */
 export type RefundEventType = Extract<OrderEventType, `refund.${string}`>;
 
 const isRefundEvent = (type: OrderEventType): type is RefundEventType => type.startsWith("refund.");

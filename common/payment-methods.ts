@@ -1,5 +1,5 @@
 // Our payment method codes, their display names, and what each means to Midtrans Snap
-// (CONTRACT §4: "our codes are ours: the adapter maps them onto Snap's enabled_payments").
+// (docs/api.md#payment-methods: the codes are ours, and the adapter translates them into Snap's enabled_payments).
 
 export interface GatewayMethod {
   code: string;
@@ -21,7 +21,7 @@ export const GATEWAY_METHODS: readonly GatewayMethod[] = [
   { code: "credit_card", name: "Credit Card", snap: "credit_card" },
 ];
 
-/** The method of a free order (CONTRACT §4, "total 0"). */
+/** The method of a free order (docs/api.md#pricing, "total 0"). */
 export const NO_PAYMENT = { code: "none", name: "No payment needed" } as const;
 
 /** A method code as a person reads it; an unknown code as itself. */

@@ -1,7 +1,7 @@
 import { Plan } from "../gen/catalog/v1/catalog_pb.js";
 
 // Plan names as the API, the CLI and the database write them, and the proto enum the
-// services speak (CONTRACT §3).
+// services speak (docs/api.md#plans).
 
 export const PLAN_NAMES = ["starter", "growth", "scale"] as const;
 
@@ -17,7 +17,7 @@ export function planName(plan: Plan): PlanName | undefined {
   return PLAN_NAMES.find((name) => byName[name] === plan);
 }
 
-/** Plans whose keys may call /v1 (CONTRACT §3: starter gets PLAN_REQUIRED). */
+/** Plans whose keys may call /v1 (docs/api.md#plans: starter gets PLAN_REQUIRED). */
 export function planHasApiAccess(plan: PlanName): boolean {
   return plan === "growth" || plan === "scale";
 }

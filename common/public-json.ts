@@ -1,7 +1,7 @@
 import type { Order, OrderDetail, Payment, Redirect, Refund } from "../gen/order/v1/order_pb.js";
 import type { OrderDetailJson, OrderJson, PaymentJson, RedirectJson, RefundJson } from "./api-shapes.js";
 
-// An order as the public API shows it (CONTRACT §4). The gateway renders REST responses
+// An order as the public API shows it (docs/api.md#the-order-object). The gateway renders REST responses
 // with it and the order service renders webhook event payloads with it, so the two
 // can never disagree about what an order looks like. The shapes, and the document's
 // schemas of them, are api-shapes.ts's; the casts name values the order service only
@@ -37,14 +37,14 @@ export function orderJson(order: Order): OrderJson {
     checkout_url: order.checkoutUrl,
     payment_url: order.paymentUrl,
     requires_payment: order.requiresPayment,
-    // Added with refunds (CONTRACT §12): last, so the keys before them keep their place
+    // Added with refunds (docs/refunds.md#the-order): last, so the keys before them keep their place
     // in webhook bodies that receivers may already compare byte for byte.
     refunded_amount: Number(order.refundedAmount),
     refunds: order.refunds.map(refundJson),
   };
 }
 
-/** One refund of an order (CONTRACT §12), in `order.refunds` and in POST /v1/orders/{id}/refunds. */
+/** One refund of an order (docs/refunds.md#the-order), in `order.refunds` and in POST /v1/orders/{id}/refunds. */
 export function refundJson(refund: Refund): RefundJson {
   return {
     id: refund.id,

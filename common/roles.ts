@@ -1,4 +1,4 @@
-// Who may do what in a store (CONTRACT §13), as data: the services enforce it, the
+// Who may do what in a store (docs/team.md#roles), as data: the services enforce it, the
 // dashboard shows only what it allows, and the tests walk every role × permission.
 
 export const ROLES = ["owner", "developer", "support", "viewer"] as const;
@@ -8,7 +8,7 @@ export type Role = (typeof ROLES)[number];
 export const DEFAULT_INVITE_ROLE: Role = "owner";
 
 /**
- * Each permission and the roles that have it, one row of §13's table each (the
+ * Each permission and the roles that have it, one row of the table in docs/team.md#roles each (the
  * first row, seeing, is every role's).
  */
 export const PERMISSIONS = {

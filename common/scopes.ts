@@ -1,4 +1,4 @@
-// What an API key may do (README "Keys and scopes"): five scopes, stored with the key,
+// What an API key may do (docs/keys.md#scopes): five scopes, stored with the key,
 // checked by the gateway on every /v1 call and by the services for what moves money.
 // A member can hand out only what their own role may do, so a key never lets anyone
 // do more than they could on a page.

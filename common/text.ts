@@ -1,4 +1,4 @@
-// The one rule for text that enters the system (CONTRACT §2, "Robustness"): valid
+// The one rule for text that enters the system (docs/api.md#robustness): valid
 // Unicode without control characters. PostgreSQL refuses NUL in text outright, and
 // the other C0 controls, DEL and lone surrogates only ever arrive by accident or with
 // intent (log forging, header smuggling, broken clients). The gateway, the services

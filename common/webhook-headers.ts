@@ -1,4 +1,4 @@
-// Custom headers of a webhook endpoint (CONTRACT §6): up to 10, each a token's name and a
+// Custom headers of a webhook endpoint (docs/webhooks.md#custom-headers): up to 10, each a token's name and a
 // value of visible ASCII, sent with every request. The names the signature, the body or
 // the connection depend on are the service's own and cannot be set. One rule for the
 // webhook service (which enforces it), the dashboard and the CLI (which show its words).

@@ -39,7 +39,7 @@ export interface GatewayDeps {
   publicBaseUrl: string;
   /**
    * PAYMENT_GATEWAY. The sandbox payment pages exist only when this is "sandbox"
-   * (CONTRACT §7); otherwise, or unset, every /sandbox/… path is a 404.
+   * (docs/payments.md#sandbox-pages); otherwise, or unset, every /sandbox/… path is a 404.
    */
   paymentGateway?: Config["PAYMENT_GATEWAY"];
   /** Signs the sandbox payment page's notifications (MIDTRANS_SERVER_KEY). */

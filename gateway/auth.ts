@@ -14,7 +14,7 @@ export interface Principal {
 /**
  * Resolves keys through the catalog service, remembering each answer for `ttlMs` so
  * most requests skip the hop. Only successes are remembered: a new key works at once,
- * and a revoked key or a changed plan is seen within `ttlMs` (the contract allows 5 s).
+ * and a revoked key or a changed plan is seen within `ttlMs` (docs/api.md#authentication allows 5 s).
  *
  * A busy key must not stampede the catalog when its answer expires: requests that miss
  * together share one lookup, and a key used in the last `refreshAheadMs` of its answer

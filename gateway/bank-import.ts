@@ -1,4 +1,4 @@
-// Importing a bank statement (CONTRACT §11) for the CLI and the dashboard alike: the CSV
+// Importing a bank statement (docs/reconciliation.md#statements) for the CLI and the dashboard alike: the CSV
 // is parsed and checked whole first, by the rules the order service applies (nothing is
 // applied when any line is wrong), then sent 500 mutations at a time, with the same
 // matching as POST /v1/bank-mutations.

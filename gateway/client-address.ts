@@ -1,4 +1,4 @@
-// The client address (CONTRACT §3): the socket's peer, or, when that peer is one of
+// The client address (docs/security.md#client-address): the socket's peer, or, when that peer is one of
 // the reverse proxies in TRUST_PROXY, the right-most X-Forwarded-For entry that is not
 // one of them. Every per-address limit (failed authentication, dashboard sign-in,
 // password resets) and the request log read it as ctx.ip. proxy-addr (Express's own

@@ -30,7 +30,7 @@ export function invalidFields(details: FieldError[]): ApiError {
   return invalidRequest(`${first.field}: ${first.message}`, details.slice(0, MAX_FIELD_ERRORS));
 }
 
-/** ["items", 0, "quantity"] from "items[0].quantity", the contract's path notation. */
+/** ["items", 0, "quantity"] from "items[0].quantity", the path notation of docs/api.md. */
 export function fieldSteps(field: string): (string | number)[] {
   return [...field.matchAll(/\[(\d+)\]|[^.[\]]+/g)].map((m) => (m[1] === undefined ? m[0] : Number(m[1])));
 }

@@ -4,7 +4,7 @@ import type { GatewayContext } from "./context.js";
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from "../common/order-limits.js";
 import { textProblem } from "../common/text.js";
 
-// The client's half of idempotency (CONTRACT §4, §12): the `Idempotency-Key` header and
+// The client's half of idempotency (docs/api.md#idempotency, docs/refunds.md): the `Idempotency-Key` header and
 // a hash of what the request means. The order service keeps the keys and decides
 // replay or CONFLICT; every POST that takes a key reads it here, the same way.
 

@@ -1,4 +1,4 @@
-// Limits per client address (README, "Limits per client address"): failed API-key
+// Limits per client address (docs/security.md#limits-per-client-address): failed API-key
 // authentication, dashboard sign-in, password-reset requests, and whatever else a
 // client may repeat only so often. Every one of them counts an address here, the same
 // way, and takes its token before the work it guards: a limit that is checked first

@@ -2,7 +2,7 @@ import type { ParsedUrlQuery } from "node:querystring";
 import { isUuid } from "../common/ids.js";
 import { inBodyOrder, invalidFields, type FieldError } from "./errors.js";
 
-/** `limit` and `offset` of every paged list (CONTRACT §4); the routes read them and the document states them. */
+/** `limit` and `offset` of every paged list (docs/api.md#listing-orders); the routes read them and the document states them. */
 export const PAGE_LIMIT = { min: 1, max: 50, fallback: 20 } as const;
 export const PAGE_OFFSET = { min: 0, max: 1_000_000_000, fallback: 0 } as const;
 

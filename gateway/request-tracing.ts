@@ -1,4 +1,4 @@
-// The gateway's part of a trace (CONTRACT §9): one SERVER span per HTTP request,
+// The gateway's part of a trace (docs/operations.md#tracing): one SERVER span per HTTP request,
 // continuing the caller's W3C `traceparent` when it sends one. Everything the request
 // does (gRPC calls, SQL, log lines) happens inside it. Tracing off: one boolean check.
 import { context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";

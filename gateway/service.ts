@@ -57,7 +57,7 @@ export async function startGateway(
 
 /**
  * What Node's HTTP parser refuses never reaches Koa: answer it here, in the envelope,
- * when the socket still takes an answer (CONTRACT §2). A reset or a timed-out socket
+ * when the socket still takes an answer (docs/api.md#robustness). A reset or a timed-out socket
  * gets none, as nobody would read it.
  */
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, logger: Logger): void {

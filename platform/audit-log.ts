@@ -1,4 +1,4 @@
-// Each service's part of a store's audit log (CONTRACT §13): an `audit_log` table of the
+// Each service's part of a store's audit log (docs/team.md#audit-log): an `audit_log` table of the
 // same shape in the order, webhook and catalog schemas. A service writes its entries in
 // the transaction of the change they record, through its own pool, and lists them;
 // readers merge the parts by time (common/audit.ts mergeAudit). These statements are

@@ -47,7 +47,7 @@ const serviceAddress = z.string().transform((text, ctx) => {
   return entries.join(",");
 });
 
-// Reverse proxies trusted to say who the client is (CONTRACT §3): a comma list of CIDRs,
+// Reverse proxies trusted to say who the client is (docs/security.md#client-address): a comma list of CIDRs,
 // or single addresses, IPv4 or IPv6. Unset or empty trusts none.
 const cidrList = z.string().transform((text, ctx) => {
   const entries = text.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "");
@@ -87,11 +87,11 @@ const schema = z.object({
   MIDTRANS_SERVER_KEY: z.string().min(1).default(SANDBOX_SERVER_KEY),
   MIDTRANS_CLIENT_KEY: z.string().min(1).default("sandbox-client-key"),
   MIDTRANS_BASE_URL: url.default("https://app.sandbox.midtrans.com"),
-  // Midtrans's Core API: status, refund and expire calls (CONTRACT §12).
+  // Midtrans's Core API: status, refund and expire calls (docs/refunds.md#when-the-gateway-is-silent).
   // Unset: the Core API host that goes with MIDTRANS_BASE_URL (app.… → api.…), so a
   // production Snap host never sends refunds and status checks to the sandbox.
   MIDTRANS_API_BASE_URL: url.optional(),
-  // A pending gateway order with no notification for this long is asked about at the gateway (§12).
+  // A pending gateway order with no notification for this long is asked about at the gateway (docs/refunds.md#when-the-gateway-is-silent).
   PAYMENT_STATUS_CHECK_AFTER: duration.default(15 * 60_000),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
   // Failed authentications allowed per client address and minute (slows key guessing).
@@ -111,11 +111,11 @@ const schema = z.object({
   WEBHOOK_ALLOW_HTTP: flag.default(false),
   WEBHOOK_ALLOW_PRIVATE: flag.default(false),
   WEBHOOK_SECRET_KEY: z.string().min(1).optional(),
-  // How long a rotated-out webhook secret keeps signing (CONTRACT §6: 24 h).
+  // How long a rotated-out webhook secret keeps signing (docs/webhooks.md#secrets: 24 h).
   WEBHOOK_ROTATION_OVERLAP: duration.default(24 * 3_600_000),
-  // An endpoint whose every attempt has failed for this long is disabled (CONTRACT §6: 5 days).
+  // An endpoint whose every attempt has failed for this long is disabled (docs/webhooks.md#failing-endpoints: 5 days).
   WEBHOOK_DISABLE_AFTER: duration.default(5 * 86_400_000),
-  // How long every order event is kept in the event log, replayable (CONTRACT §6: 30 days).
+  // How long every order event is kept in the event log, replayable (docs/webhooks.md#event-log: 30 days).
   EVENT_RETENTION: duration.default(30 * 86_400_000),
   // JetStream stream and durable consumer names (tests give each run its own).
   EVENTS_STREAM: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default("ORDER_EVENTS"),
@@ -129,7 +129,7 @@ const schema = z.object({
     .default("catalog_changes"),
   ORDER_PAYMENT_WINDOW: duration.default(24 * 3_600_000),
   // How long after an order expires (or is cancelled) a transfer of its unique amount
-  // still matches it, and its amount stays reserved (CONTRACT §11: 7 days).
+  // still matches it, and its amount stays reserved (docs/reconciliation.md#unique-codes: 7 days).
   BANK_MATCH_GRACE: duration.default(7 * 86_400_000),
   // A gateway payment page may be given a shorter life than its order; a new one is
   // prepared on the next read (unset: the page lives as long as the order).
@@ -148,7 +148,7 @@ const schema = z.object({
     .string()
     .regex(INTERNAL_TOKEN_PATTERN, "must be at least 32 characters of A-Z a-z 0-9 - . _ ~ + / (base64 or base64url), e.g. the output of `openssl rand -base64 32`")
     .optional(),
-  // Outgoing mail (CONTRACT §13). Unset: every mail is written to DATA_DIR/mail/*.eml
+  // Outgoing mail (docs/team.md#mail). Unset: every mail is written to DATA_DIR/mail/*.eml
   // and its path logged. `smtps://` speaks TLS from the start; `smtp://` upgrades with
   // STARTTLS when the server offers it. Credentials go in the URL (user:pass@).
   SMTP_URL: z
@@ -161,7 +161,7 @@ const schema = z.object({
     .string()
     .regex(/^(?:[^<>]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, 'an address, or "Name <address>"')
     .default("Store Order API <no-reply@localhost>"),
-  // OpenTelemetry traces over OTLP/HTTP (CONTRACT §9), the standard variable: spans go
+  // OpenTelemetry traces over OTLP/HTTP (docs/operations.md#tracing), the standard variable: spans go
   // to <endpoint>/v1/traces (e.g. http://jaeger:4318). Unset: no tracing at all.
   OTEL_EXPORTER_OTLP_ENDPOINT: url.optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -193,7 +193,7 @@ const LISTENS_ON: Record<string, readonly ("CATALOG_ADDR" | "ORDER_ADDR" | "WEBH
 };
 
 /**
- * Rules between variables. Real Midtrans needs its real server key (CONTRACT §7): the
+ * Rules between variables. Real Midtrans needs its real server key (docs/payments.md#switching-to-midtrans): the
  * sandbox default would sign nothing Midtrans accepts and let anyone who reads this
  * repository forge notifications.
  */

@@ -3,7 +3,7 @@ import { createLogger, type Logger } from "./logger.js";
 
 /**
  * An entry point's configuration, or its end: a configuration that cannot run
- * (CONTRACT §1, §7) is one `fatal` JSON line naming the variables at fault, then exit 1,
+ * (docs/architecture.md#configuration, docs/payments.md#switching-to-midtrans) is one `fatal` JSON line naming the variables at fault, then exit 1,
  * never a stack. Logged at `fatal` whatever LOG_LEVEL says (it may be the bad value).
  */
 export function loadConfigOrExit(service: string, env: NodeJS.ProcessEnv = process.env): Config {
@@ -18,7 +18,7 @@ export function loadConfigOrExit(service: string, env: NodeJS.ProcessEnv = proce
 
 /**
  * Runs `stop` once on SIGTERM or SIGINT and exits 0 when it finishes, or 1 if it
- * takes longer than `limitMs` (the contract allows 10 s in all).
+ * takes longer than `limitMs` (docs/operations.md allows 10 s in all).
  */
 export function onShutdown(logger: Logger, stop: () => Promise<void>, limitMs = 9_500): void {
   let stopping = false;

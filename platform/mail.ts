@@ -1,4 +1,4 @@
-// Outgoing mail (CONTRACT §13): invitations, password resets, "endpoint disabled".
+// Outgoing mail (docs/team.md#mail): invitations, password resets, "endpoint disabled".
 //
 // `send` hands a mail over and returns at once; it never throws and never waits for a
 // mail server, so a server that is away delays mail and never fails the action that

@@ -5,7 +5,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Runs `attempt` until it succeeds, while its failures mean the dependency is away
- * (CONTRACT §2: a role started without PostgreSQL or NATS waits for it, not ready,
+ * (docs/api.md#robustness: a role started without PostgreSQL or NATS waits for it, not ready,
  * with one JSON line per retry). Backs off from 0.5 s to 5 s. Any other error is a
  * real failure and is thrown.
  */

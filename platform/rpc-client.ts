@@ -30,7 +30,7 @@ export interface RpcChannelOptions {
   /** HTTP/2 sessions the lean wire opens to each of the service's addresses (calls are spread over them). */
   sessions?: number;
   /**
-   * Who acts behind every call (CONTRACT §13): one actor (the CLI is the operator), or
+   * Who acts behind every call (docs/team.md#who-acts): one actor (the CLI is the operator), or
    * a function asked at each call (the gateway: acting-as.ts's current actor). Unset
    * or undefined: the call states no actor, which only reads may do.
    */

@@ -1,4 +1,4 @@
-// Tracing (CONTRACT §9): OpenTelemetry spans over OTLP/HTTP when
+// Tracing (docs/operations.md#tracing): OpenTelemetry spans over OTLP/HTTP when
 // OTEL_EXPORTER_OTLP_ENDPOINT is set, W3C `traceparent` between the pieces. Everything
 // about it is here: the set-up, the propagation of a trace over each carrier (gRPC
 // metadata, HTTP headers, NATS headers, a database column), and the instrumentation

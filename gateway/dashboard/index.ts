@@ -1,4 +1,4 @@
-// The merchant's developer-settings dashboard (CONTRACT §10) at /dashboard: server-
+// The merchant's developer-settings dashboard (docs/dashboard.md) at /dashboard: server-
 // rendered pages over the same gRPC clients as the public API; it never touches a
 // service's tables.
 import type { RouterInstance as Router } from "@koa/router";

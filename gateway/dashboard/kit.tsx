@@ -25,7 +25,7 @@ import { MessagePage } from "./views/sign-in-pages.js";
 export interface StoreScope {
   member: Member;
   store: Store;
-  /** The member's role in this store (CONTRACT §13). */
+  /** The member's role in this store (docs/team.md#roles). */
   role: Role;
   csrf: string;
   /** The posted form (POST only), its CSRF token already checked. */
@@ -34,7 +34,7 @@ export interface StoreScope {
   file?: UploadedFile;
 }
 
-/** An upload (a bank statement) may be as large as the API's largest body, 1 MiB (CONTRACT §11). */
+/** An upload (a bank statement) may be as large as the API's largest body, 1 MiB (docs/reconciliation.md#statements). */
 const MAX_UPLOAD_BYTES = 1024 * 1024;
 
 export type DashboardContext = RouteContext & { state: GatewayContext["state"] & { scope: StoreScope } };
@@ -59,7 +59,7 @@ export function notFoundPage(ctx: GatewayContext, status = 404): void {
   sendPage(ctx, <MessagePage title="Page not found" message="There is nothing here, or it belongs to a store you are not a member of." link={{ href: "/dashboard", label: "Back to the dashboard" }} />, status);
 }
 
-/** Whether the signed-in member's role in this store has `permission` (CONTRACT §13): what a page offers. */
+/** Whether the signed-in member's role in this store has `permission` (docs/team.md#roles): what a page offers. */
 export function may(ctx: DashboardContext, permission: Permission): boolean {
   return roleMay(ctx.state.scope.role, permission);
 }
@@ -171,7 +171,7 @@ export function createKit(deps: DashboardDeps, sessions: SessionCookies) {
     const needed = sectionPermission((ctx.path.split("/")[4] ?? "").toLowerCase());
     if (needed && !roleMay(membership.role, needed)) return forbiddenPage(ctx, needed);
     // Every RPC of this page is the member's, with the role they hold in this store: the
-    // services decide what that role may do (§13).
+    // services decide what that role may do (docs/team.md#roles).
     await actingAs({ kind: "member", memberId: member.id, role: membership.role, email: member.email }, next);
   });
 

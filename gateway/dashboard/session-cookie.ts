@@ -1,4 +1,4 @@
-// The dashboard's cookies and CSRF tokens (CONTRACT §10): who is signed in is a
+// The dashboard's cookies and CSRF tokens (docs/dashboard.md#sessions): who is signed in is a
 // server-side session (the catalog service keeps it, accounts/member-sessions.ts) named
 // by an HttpOnly cookie; every form carries a CSRF token, derived from that cookie once
 // signed in and double-submitted in a cookie of its own before.
@@ -11,7 +11,7 @@ import { isRole, type Role } from "../../common/roles.js";
 export interface Member {
   id: string;
   email: string;
-  /** The member's stores, each with the role they hold there (CONTRACT §13). */
+  /** The member's stores, each with the role they hold there (docs/team.md#roles). */
   stores: { id: string; name: string; role: Role }[];
   /** The token in the cookie; forms' CSRF tokens are derived from it. */
   token: string;

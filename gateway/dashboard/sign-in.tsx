@@ -1,4 +1,4 @@
-// Sign-in, invitations, "Forgot password?" and sign-out (CONTRACT §10, §13). A failure
+// Sign-in, invitations, "Forgot password?" and sign-out (docs/dashboard.md#sign-in, docs/team.md#forgot-password). A failure
 // never says whether the email exists; failures are limited per client address here and
 // per email by the catalog service's lockout; reset requests per client address here,
 // and by the catalog per email and per address.

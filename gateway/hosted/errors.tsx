@@ -1,5 +1,5 @@
 // How the hosted pages fail: a browser gets a page it can show, every other client the
-// API's JSON envelope (CONTRACT §2).
+// API's JSON envelope (docs/api.md#envelope).
 import type { Context } from "koa";
 import type { Logger } from "../../platform/logger.js";
 import { loggablePath, type GatewayContext } from "../context.js";

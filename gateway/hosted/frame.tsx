@@ -1,4 +1,4 @@
-// The frame of the hosted pages (CONTRACT §7): server-rendered, no JavaScript, and
+// The frame of the hosted pages (docs/payments.md#hosted-checkout): server-rendered, no JavaScript, and
 // narrow enough for a phone.
 import type { ComponentChildren } from "preact";
 import { Document } from "../html/render.js";

@@ -17,7 +17,7 @@ export interface PageDeps {
 }
 
 /**
- * The hosted pages (CONTRACT §7): outside /v1, no API key, HTML. The sandbox's
+ * The hosted pages (docs/payments.md#sandbox-pages): outside /v1, no API key, HTML. The sandbox's
  * payment pages, which pay an order by a button, exist only in sandbox mode: with real
  * Midtrans every /sandbox/… path falls through to the JSON 404.
  */

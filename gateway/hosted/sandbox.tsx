@@ -13,7 +13,7 @@ import { sendHtml } from "../html/render.js";
 import { notFoundPage, pageHandler } from "./errors.js";
 import { HostedPage, MessagePage } from "./frame.js";
 
-// The sandbox payment gateway's pages (CONTRACT §7). Pay and Fail send a
+// The sandbox payment gateway's pages (docs/payments.md#sandbox-pages). Pay and Fail send a
 // Midtrans-format HTTP notification to this gateway's own notification endpoint, so a
 // sandbox payment takes exactly the path a real Midtrans payment takes.
 

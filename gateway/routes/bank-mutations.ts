@@ -7,7 +7,7 @@ import { bankMutationsBody, mutationFields, parseBody } from "../order-request.j
 
 type MutationResult = BankMutationResults["results"][number];
 
-/** CONTRACT §11: up to 500 mutations in one body of at most 1 MiB. */
+/** docs/reconciliation.md#the-api: up to 500 mutations in one body of at most 1 MiB. */
 const BANK_MUTATIONS_BODY_BYTES = 1024 * 1024;
 
 /** POST /v1/bank-mutations: a bank feed's incoming mutations, matched to orders by their unique amount. */

@@ -1,4 +1,4 @@
-// API keys (CONTRACT §3): `sk_live_` and random base62, shown once, stored as a hash;
+// API keys (docs/keys.md#format): `sk_live_` and random base62, shown once, stored as a hash;
 // authentication finds the live key by its hash and answers with its store's plan.
 import { createHash, randomBytes } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -24,7 +24,7 @@ export const API_KEY_PATTERN = /^sk_live_[0-9A-Za-z]{32,128}$/;
 
 /**
  * `last_used_at` is refreshed at most this often, so authentication stays a read on
- * the hot path (the dashboard shows it "within a minute", CONTRACT §10).
+ * the hot path (the dashboard shows it "within a minute", docs/dashboard.md#api-keys).
  */
 export const LAST_USED_RESOLUTION_SECONDS = 60;
 

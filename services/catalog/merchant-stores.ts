@@ -1,5 +1,5 @@
-// Merchant stores and their plans (CONTRACT §3): what a new store needs, the plan it
-// gets when none is named, its settings (bank account, redirects; §10 Settings), and
+// Merchant stores and their plans (docs/api.md#plans): what a new store needs, the plan it
+// gets when none is named, its settings (bank account, redirects; docs/dashboard.md#settings), and
 // the lookup every store-scoped call starts with. Their SQL is in db/stores.ts.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { Plan, type CreateStoreRequest, type UpdateStoreSettingsRequest } from "../../gen/catalog/v1/catalog_pb.js";

@@ -25,7 +25,7 @@ export function createCatalogRoutes(deps: CatalogRouteDeps) {
   const accountRoutes = createAccountRoutes(deps);
   return (router: ConnectRouter) => {
     router.service(StoreService, {
-      // Stores and their plans are the platform's business (§13): the operator's or the
+      // Stores and their plans are the platform's business (docs/team.md#roles): the operator's or the
       // system's, never a member's or an API key's. Audited in the change's transaction.
       async createStore(request, context) {
         const actor = requirePlatform(context, "create stores");
@@ -44,7 +44,7 @@ export function createCatalogRoutes(deps: CatalogRouteDeps) {
         return { store: storeMessage(row) };
       },
 
-      // Changes a member makes (§13): the actor's permission is checked before anything is
+      // Changes a member makes (docs/team.md#who-acts): the actor's permission is checked before anything is
       // written, and the audit entry is written in the change's transaction.
       async updateStoreSettings(request, context) {
         const storeId = requireStoreId(request);
@@ -77,7 +77,7 @@ export function createCatalogRoutes(deps: CatalogRouteDeps) {
     });
 
     router.service(CatalogService, {
-      // New products and bundles: store administration (§13, owners), or the operator's.
+      // New products and bundles: store administration (docs/team.md#roles, owners), or the operator's.
       // Audited in the item's transaction.
       async createProduct(request, context) {
         return { item: itemMessage(await items.createProduct(request, requirePermission(context, "store_admin"))) };
@@ -87,7 +87,7 @@ export function createCatalogRoutes(deps: CatalogRouteDeps) {
         return { item: itemMessage(await items.createBundle(request, requirePermission(context, "store_admin"))) };
       },
 
-      // Changing the store's offer is store administration, like creating it (README).
+      // Changing the store's offer is store administration, like creating it (docs/team.md#roles).
       async setItemPrice(request, context) {
         const storeId = requireStoreId(request);
         const itemId = requireUuid(request.itemId, "item_id");

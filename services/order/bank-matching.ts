@@ -1,4 +1,4 @@
-// Which order a bank mutation pays (CONTRACT §11), and how long an order keeps its
+// Which order a bank mutation pays (docs/reconciliation.md#matching), and how long an order keeps its
 // transfer amount. Pure: the caller reads the orders and the clock.
 import type { OrderStatus } from "./status-machine.js";
 import type { OrderRow } from "./db/orders.js";

@@ -33,11 +33,11 @@ export interface OrderDomainDeps {
   paymentWindowMs: number;
   /** Caps a gateway session's life below the order's (unset: the order's expiry). */
   sessionTtlMs?: number;
-  /** Signs Midtrans notifications (CONTRACT §7). */
+  /** Signs Midtrans notifications (docs/payments.md#notifications). */
   midtransServerKey: string;
-  /** BANK_MATCH_GRACE (CONTRACT §11); default 7 days. */
+  /** BANK_MATCH_GRACE (docs/reconciliation.md#unique-codes); default 7 days. */
   bankMatchGraceMs?: number;
-  /** PAYMENT_STATUS_CHECK_AFTER (CONTRACT §12); default 15 min. Used only with a gateway that can be asked. */
+  /** PAYMENT_STATUS_CHECK_AFTER (docs/refunds.md#when-the-gateway-is-silent); default 15 min. Used only with a gateway that can be asked. */
   statusCheckAfterMs?: number;
   /** Waits between attempts at a refund the gateway could not be reached for (default refunds.ts). */
   refundRetryDelaysMs?: readonly number[];

@@ -1,4 +1,4 @@
-// The one builder of order event payloads (CONTRACT §5, §6). Each event is an outbox
+// The one builder of order event payloads (docs/orders.md#events, docs/webhooks.md#body). Each event is an outbox
 // row whose payload becomes the webhook body byte for byte, so the key order here is
 // the key order receivers see: {"type","timestamp","data":{"store_id","order","previous_status"}}.
 import { randomUUID } from "node:crypto";
@@ -65,7 +65,7 @@ export function statusChangeEvents(
   );
 }
 
-/** `refund.succeeded` or `refund.failed` (CONTRACT §12), carrying the order as it is after the refund. */
+/** `refund.succeeded` or `refund.failed` (docs/refunds.md#events), carrying the order as it is after the refund. */
 export function refundEvent(
   refund: Pick<RefundRow, "store_id" | "order_id" | "status" | "updated_at">,
   order: Order,

@@ -1,4 +1,4 @@
-// Expiry (CONTRACT §5): a pending order past `expires_at` turns `expired` within 60 s,
+// Expiry (docs/orders.md#expiry): a pending order past `expires_at` turns `expired` within 60 s,
 // and reads never show `pending` for it. The sweeper writes the change, a batch of
 // orders in a few statements; lists and counts show a due order as expired meanwhile
 // (db/order-lists.ts computes it on read), and a read of one order writes its own expiry first.

@@ -1,4 +1,4 @@
-// When the gateway is silent (CONTRACT §12). A notification can be lost; then the
+// When the gateway is silent (docs/refunds.md#when-the-gateway-is-silent). A notification can be lost; then the
 // gateway's Status API is asked instead: a pending gateway order with no word for
 // PAYMENT_STATUS_CHECK_AFTER is checked, again at growing intervals, and once more just
 // before it would expire; the answer goes through the notification's own path (the

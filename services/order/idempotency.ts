@@ -1,4 +1,4 @@
-// The Idempotency-Key of POST /v1/orders (CONTRACT §4): the same key with the same
+// The Idempotency-Key of POST /v1/orders (docs/api.md#idempotency): the same key with the same
 // body within 24 h answers with the first response again (replayed); another body is
 // a CONFLICT; concurrent duplicates make one order. The decisions are pure functions;
 // `createIdempotency` carries them out on idempotency_keys (db/idempotency.ts) around an order's creation.

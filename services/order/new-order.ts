@@ -1,4 +1,4 @@
-// What a new order row holds before it is written (CONTRACT §4): the buyer, the chosen
+// What a new order row holds before it is written (docs/api.md#creating-an-order): the buyer, the chosen
 // method, the seller's bank details as they are now, the redirect URLs with their
 // defaults, the expiry, and a payment reference. Pure: the caller supplies the id and
 // the clock reading.

@@ -1,4 +1,4 @@
-// The gateway's word (CONTRACT §7, §12): a Midtrans HTTP notification, or the answer of
+// The gateway's word (docs/payments.md#notifications, docs/refunds.md): a Midtrans HTTP notification, or the answer of
 // its Status API, which carries the same fields. Verify the signature and that the
 // amount is the order's, else change nothing; map the transaction status onto the
 // status machine; record refunds the gateway reports; acknowledge what the machine
@@ -198,7 +198,7 @@ export interface NotificationOutcome {
   changed: boolean;
 }
 
-/** The cause a status check writes into the order's history (CONTRACT §12); the transaction status goes in its detail. */
+/** The cause a status check writes into the order's history (docs/refunds.md#when-the-gateway-is-silent); the transaction status goes in its detail. */
 export const STATUS_CHECK_CAUSE = "gateway status check";
 /** The history detail of a change a notification asked for and the gateway's status answer confirmed. */
 export const CONFIRMED_DETAIL = "confirmed by the gateway's status answer";

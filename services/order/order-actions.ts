@@ -1,4 +1,4 @@
-// What a person may do to an order (CONTRACT §7, §12): the one rule the order service
+// What a person may do to an order (docs/payments.md#mark-as-paid, docs/refunds.md): the one rule the order service
 // enforces and the dashboard and CLI only render (GetOrder's allowed_actions). Money
 // moves only on evidence, so a person may mark paid only a bank transfer (whose
 // evidence is the merchant's own statement); a gateway order is paid by the gateway's

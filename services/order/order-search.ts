@@ -1,4 +1,4 @@
-// The dashboard's order search (CONTRACT §10): one box that takes a payment reference,
+// The dashboard's order search (docs/dashboard.md#orders): one box that takes a payment reference,
 // an external id or a buyer email. Pure: what a search text can match; db/order-lists.ts looks
 // it up (the email's letter case is folded there, by the same lower() its index uses).
 import { isPaymentReference } from "../../common/ids.js";

@@ -1,4 +1,4 @@
-// Orders: create, read, list and change status (CONTRACT §4, §5). This file puts the
+// Orders: create, read, list and change status (docs/api.md#endpoints, docs/orders.md#status-machine). This file puts the
 // pieces in order; the rules live in their own modules: pricing.ts, payment-methods.ts,
 // new-order.ts, idempotency.ts, payment-sessions.ts, expiry.ts, status-changes.ts,
 // events.ts; the answers' messages are messages.ts.

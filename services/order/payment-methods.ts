@@ -1,4 +1,4 @@
-// The payment methods a store offers, and which one an order uses (CONTRACT §4). Pure.
+// The payment methods a store offers, and which one an order uses (docs/api.md#payment-methods). Pure.
 import { BANK_TRANSFER, GATEWAY_METHODS } from "../../common/payment-methods.js";
 import { fieldError } from "../../platform/field-errors.js";
 

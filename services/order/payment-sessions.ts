@@ -1,4 +1,4 @@
-// Gateway payment sessions (CONTRACT §4, §7): a pending gateway order has at most one
+// Gateway payment sessions (docs/payments.md#payment-sessions): a pending gateway order has at most one
 // live session, prepared at creation or by the next read when there is none or it has
 // expired. A gateway that fails or is slow leaves the order without one (snap: null),
 // and the next read tries again.

@@ -1,4 +1,4 @@
-// What an order costs (CONTRACT §4): the catalog price at creation times the quantity,
+// What an order costs (docs/api.md#pricing): the catalog price at creation times the quantity,
 // summed, plus a bank transfer's unique code. Integer-only: amounts are IDR and every
 // bound keeps them exact in a JS number (far below 2^53). Pure.
 import { ItemStatus, ItemType, type Item } from "../../gen/catalog/v1/catalog_pb.js";
@@ -34,7 +34,7 @@ export function subtotalOf(lines: PricedLine[]): number {
 
 /**
  * A code in 1–999 whose `subtotal + code` is free at `now`, least recently used first
- * (CONTRACT §11): an amount no reservation has ever held comes first, picked at random
+ * (docs/reconciliation.md#unique-codes): an amount no reservation has ever held comes first, picked at random
  * among those (they are tied, and concurrent orders then rarely reach for the same
  * one); then the one whose reservation ended longest ago, so a late or repeated
  * transfer for an old order is as unlikely as can be to find a new one. An amount is

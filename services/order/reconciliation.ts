@@ -1,4 +1,4 @@
-// Bank-transfer reconciliation (CONTRACT §11): each incoming mutation is recorded once
+// Bank-transfer reconciliation (docs/reconciliation.md): each incoming mutation is recorded once
 // per store and, when it is a credit, matched to the order whose unique transfer amount
 // it carries (the decision is bank-matching.ts's); unmatched credits wait for a person
 // to assign or dismiss them.

@@ -1,4 +1,4 @@
-// Refunds (CONTRACT §12). A bank-transfer order's refund is `manual`: the merchant says
+// Refunds (docs/refunds.md). A bank-transfer order's refund is `manual`: the merchant says
 // the money went back, and it succeeds at once. A gateway order's refund goes through
 // the gateway: the refund is written pending first (so concurrent refunds count it
 // against what is left), then the gateway is asked with the refund's id as its

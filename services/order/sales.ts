@@ -1,4 +1,4 @@
-// The store's sales for its overview (CONTRACT §10): paid today and this month, in
+// The store's sales for its overview (docs/dashboard.md#overview): paid today and this month, in
 // Jakarta days, what waits for payment, and 30 days of paid amounts. A paid order counts
 // on the day it was paid, whatever happened to it since (a refund is its own record).
 import { jakartaDate, jakartaDayStart, jakartaMonthStart } from "../../common/jakarta-time.js";

@@ -1,4 +1,4 @@
-// Writing one status change (CONTRACT §5): the rule comes from status-machine.ts, the
+// Writing one status change (docs/orders.md#history): the rule comes from status-machine.ts, the
 // event bodies from events.ts, the transfer amount's reservation from bank-matching.ts;
 // this writes the new status, a history row, the outbox events and the reservation,
 // all in the caller's transaction.

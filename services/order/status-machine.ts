@@ -1,4 +1,4 @@
-// The order status machine of CONTRACT §5, in one place.
+// The order status machine of docs/orders.md#status-machine, in one place.
 
 import type { OrderStatus, OrderStatusEventType } from "../../common/order-status.js";
 

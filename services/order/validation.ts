@@ -40,8 +40,8 @@ export interface ValidItem {
 }
 
 /**
- * The checks of CONTRACT §4 that need no data. Every field that fails is reported in
- * one INVALID_ARGUMENT, in the contract's order of fields; an item's id and quantity
+ * The checks of docs/api.md#creating-an-order that need no data. Every field that fails is reported in
+ * one INVALID_ARGUMENT, in the documented order of fields; an item's id and quantity
  * are each checked, whatever the other holds.
  */
 export function validateCreateOrder(request: CreateOrderRequest): ValidItem[] {
@@ -109,7 +109,7 @@ function statusFilter(status: string): OrderStatus | undefined {
 // an external id 64, a payment reference 40.
 export const MAX_SEARCH_LENGTH = 254;
 
-/** GET /v1/orders paging and filter (CONTRACT §4), and the dashboard's search (§10). */
+/** GET /v1/orders paging and filter (docs/api.md#listing-orders), and the dashboard's search (docs/dashboard.md#orders). */
 export function validateListOrders(request: Pick<ListOrdersRequest, "limit" | "offset" | "status" | "search" | "cursor" | "startingAfter">): {
   limit: number;
   offset: number;
@@ -157,7 +157,7 @@ export function validateCountOrders(request: Pick<CountOrdersRequest, "status">)
   return { status: statusFilter(request.status) };
 }
 
-// Bank reconciliation (CONTRACT §11).
+// Bank reconciliation (docs/reconciliation.md).
 
 export { MAX_MUTATIONS_PER_CALL, MAX_MUTATION_AMOUNT } from "../../common/bank-mutations.js";
 export const DEFAULT_MUTATION_LIST_LIMIT = 100;
@@ -218,7 +218,7 @@ export function validateOrderKey(request: Pick<AssignMutationRequest, "orderId" 
   return { paymentReference: reference };
 }
 
-/** A refund request's own fields (CONTRACT §12), every failing one reported; the amount's bound against the order is refunds.ts's. */
+/** A refund request's own fields (docs/refunds.md), every failing one reported; the amount's bound against the order is refunds.ts's. */
 export function validateRefundOrder(request: Pick<RefundOrderRequest, "amount" | "reason" | "reference" | "idempotencyKey">) {
   const problems: FieldProblem[] = [];
   const text = (value: string, field: string, min: number, max: number) => {

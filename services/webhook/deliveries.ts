@@ -1,4 +1,4 @@
-// Delivery records (CONTRACT §6, §8): listing a store's deliveries with their attempts,
+// Delivery records (docs/webhooks.md#recording-attempts, docs/cli.md): listing a store's deliveries with their attempts,
 // one delivery with its body, sending one again (a new attempt with the same
 // webhook-id), and test deliveries.
 import { auditTarget } from "../../common/audit.js";
@@ -33,7 +33,7 @@ export function listLimit(requested: number): number {
   return requested > 0 ? Math.min(requested, MAX_LIST_LIMIT) : DEFAULT_LIST_LIMIT;
 }
 
-/** The body of a test delivery, in the key order CONTRACT §6 documents. */
+/** The body of a test delivery, in the key order docs/webhooks.md#test-events documents. */
 export function testEventBody(storeId: string, endpointId: string, now = new Date()): string {
   return JSON.stringify({ type: TEST_EVENT_TYPE, timestamp: now.toISOString(), data: { store_id: storeId, endpoint_id: endpointId } });
 }

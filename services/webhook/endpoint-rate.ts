@@ -1,4 +1,4 @@
-// Max deliveries per second per endpoint (CONTRACT §6): a token bucket per endpoint that
+// Max deliveries per second per endpoint (docs/webhooks.md#rate): a token bucket per endpoint that
 // holds at most `rate` tokens (the burst) and refills at `rate` a second. Each delivery
 // sent takes one; what finds no token waits, due, and is never dropped. store.leaseDue
 // keeps the bucket on the endpoint's row with this same arithmetic, so every

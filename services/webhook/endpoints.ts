@@ -1,4 +1,4 @@
-// Webhook endpoints (CONTRACT §6): up to 10 per store, each an https:// URL (http://
+// Webhook endpoints (docs/webhooks.md#endpoints): up to 10 per store, each an https:// URL (http://
 // only when configured) with a description and a subscription (every event type or
 // some), a fresh secret shown once at creation (and revealed on request), and rotation
 // where the old secrets keep signing for the overlap. `set` and `rotate` without an
@@ -116,7 +116,7 @@ export interface EndpointUpdate {
   description?: string;
   events?: Subscription;
   enabled?: boolean;
-  /** "Resend failed since" (CONTRACT §6): only with the endpoint enabled, now or already. */
+  /** "Resend failed since" (docs/webhooks.md#failing-endpoints): only with the endpoint enabled, now or already. */
   resendFailedSince?: Date;
   /** Deliveries a second at most; null removes the limit (endpoint-rate.ts). */
   maxPerSecond?: number | null;
@@ -301,7 +301,7 @@ export function createEndpoints(deps: {
     },
 
     /**
-     * Sets a custom header (CONTRACT §6; the rule is common/webhook-headers.ts), audited
+     * Sets a custom header (docs/webhooks.md#custom-headers; the rule is common/webhook-headers.ts), audited
      * with the change. INVALID_ARGUMENT names header_name or header_value; undefined
      * when the store has no such endpoint.
      */

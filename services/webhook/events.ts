@@ -1,4 +1,4 @@
-// The event log (CONTRACT §6): every order event of a store is kept for EVENT_RETENTION
+// The event log (docs/webhooks.md#event-log): every order event of a store is kept for EVENT_RETENTION
 // whether or not an endpoint existed when it happened (consumer.ts records them), can
 // be listed, and can be replayed to an endpoint: a new delivery per event with its
 // original webhook-id, so a receiver that dedupes on it sees each event once.

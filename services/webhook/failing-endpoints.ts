@@ -1,4 +1,4 @@
-// Endpoints that keep failing (CONTRACT §6): when every attempt to an endpoint has
+// Endpoints that keep failing (docs/webhooks.md#failing-endpoints): when every attempt to an endpoint has
 // failed for WEBHOOK_DISABLE_AFTER, it is disabled with the reason on its page, audited
 // as `system`, and the store's owners are mailed. The worker keeps each endpoint's
 // failing streak (db/deliveries.ts recordAttempt); a sweep every 15 s turns the

@@ -1,4 +1,4 @@
-// The window of "health at a glance" (CONTRACT §10): an endpoint's attempts are counted
+// The window of "health at a glance" (docs/dashboard.md#overview): an endpoint's attempts are counted
 // per UTC hour (endpoint_attempt_hours), so "the last 24 h" is the hour 24 h ago and
 // every hour since: between 24 and 25 hours of attempts.
 const HOUR_MS = 3_600_000;

@@ -1,4 +1,4 @@
-// Retention (EVENT_RETENTION, CONTRACT §6): events, settled deliveries (with their
+// Retention (EVENT_RETENTION, docs/webhooks.md#event-log): events, settled deliveries (with their
 // attempts) and long-deleted endpoints older than the retention are removed by a
 // periodic job. Each statement removes at most one batch in its own short transaction,
 // and the job loops until a batch comes back short, so a large backlog never holds

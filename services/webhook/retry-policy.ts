@@ -41,5 +41,5 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** Retry-After is honoured on these statuses only (CONTRACT §6). */
+/** Retry-After is honoured on these statuses only (docs/webhooks.md#retries). */
 export const RETRY_AFTER_STATUSES = new Set([429, 502, 503, 504]);

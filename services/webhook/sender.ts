@@ -24,8 +24,8 @@ const EXCERPT_BYTES = 1_024;
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
- * The start of a receiver's answer as text that can always be stored and shown (CONTRACT
- * §6): UTF-8 as it is, and every byte that is not (invalid UTF-8, binary) or that a
+ * The start of a receiver's answer as text that can always be stored and shown
+ * (docs/webhooks.md#recording-attempts): UTF-8 as it is, and every byte that is not (invalid UTF-8, binary) or that a
  * text column or a page cannot hold (NUL and the other control characters but tab and
  * line breaks) escaped as `\xNN`. An answer with a NUL used to roll back the attempt's
  * record (PostgreSQL's text refuses 0x00), and the delivery was sent again forever.

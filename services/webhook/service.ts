@@ -48,7 +48,7 @@ export async function startWebhookService(options: {
   bus: EventBus;
   host: string;
   port: number;
-  /** Per-attempt timeout (CONTRACT §6: 15 s). */
+  /** Per-attempt timeout (docs/webhooks.md#retries: 15 s). */
   timeoutMs?: number;
   /** How often the event log is purged (default hourly; it also runs at start). */
   purgeEveryMs?: number;

@@ -105,7 +105,7 @@ export function startDeliveryWorker(options: WorkerOptions) {
       delivery.url,
       {
         "user-agent": "store-order-webhooks/1",
-        // The endpoint's own headers (CONTRACT §6): never one of the names set below,
+        // The endpoint's own headers (docs/webhooks.md#custom-headers): never one of the names set below,
         // which the service refuses (common/webhook-headers.ts) and which win anyway.
         ...customHeaders(delivery.headers_sealed),
         "content-type": "application/json",

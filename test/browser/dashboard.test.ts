@@ -1,8 +1,8 @@
-// The merchant dashboard (CONTRACT §10) end to end: a real browser against the whole
+// The merchant dashboard (docs/dashboard.md) end to end: a real browser against the whole
 // stack, walking what a merchant does — accept an invitation, manage API keys and
 // webhook endpoints, mark orders paid or cancel them, change settings — and checking
 // each change where it matters (the public API, a real webhook receiver, the audit
-// log). Controls are addressed by the accessible names the contract fixes.
+// log). Controls are addressed by the accessible names docs/dashboard.md fixes.
 // Its tests run one at a time (test.serial): each drives browser pages of its own, and
 // all of them at once beside another file's crowded two cores past the pages' waits.
 import test, { type ExecutionContext } from "ava";

@@ -1,4 +1,4 @@
-// Refunds on the dashboard (CONTRACT §10, §12) in a real browser against the whole
+// Refunds on the dashboard (docs/dashboard.md#orders, docs/refunds.md#dashboard) in a real browser against the whole
 // stack: a member marks a bank-transfer order paid, refunds part of it with "Refund" →
 // "Amount"/"Reason" → "Refund order", sees the refund listed and the flash, refunds
 // the rest and sees the order refunded, as the public API does.

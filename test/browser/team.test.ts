@@ -1,4 +1,4 @@
-// The team a merchant runs alone (CONTRACT §13), in a real browser against the whole
+// The team a merchant runs alone (docs/team.md#team-page), in a real browser against the whole
 // stack with mail going over SMTP to a receiver of the test's own: an owner invites from
 // the Team page and the invited person finds the link in their mail; roles change and
 // members go; a used, expired or revoked link says so; each role's navigation; a forged

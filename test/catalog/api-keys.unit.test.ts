@@ -1,4 +1,4 @@
-// API key format (CONTRACT §3): `sk_live_` and at least 32 base62 characters; only a
+// API key format (docs/keys.md#format): `sk_live_` and at least 32 base62 characters; only a
 // SHA-256 hash is stored; listings show a short prefix. Pure functions, no I/O.
 import test from "ava";
 import { createHash } from "node:crypto";

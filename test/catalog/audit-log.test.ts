@@ -1,4 +1,4 @@
-// The catalog's part of the audit log on real PostgreSQL (CONTRACT §10, the readable
+// The catalog's part of the audit log on real PostgreSQL (docs/team.md#audit-log, the readable
 // audit trail): the routes in memory over services/catalog/db/ on a database
 // of the test's own, migrated as the release before and then upgraded. Entries name
 // what their target was called; settings, plan, price, status and role changes say

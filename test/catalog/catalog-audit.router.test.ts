@@ -1,4 +1,4 @@
-// The catalog's own changes of stores and items (CONTRACT §8, §13): CreateStore and
+// The catalog's own changes of stores and items (docs/cli.md, docs/team.md#audit-log): CreateStore and
 // SetStorePlan are the platform's (the operator or the system; never a member or an API
 // key), CreateProduct and CreateBundle need store_admin; each writes exactly one audit
 // entry naming the actor in the change's transaction, none when refused, and neither

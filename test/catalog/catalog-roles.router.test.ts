@@ -1,4 +1,4 @@
-// The catalog enforces §13 for its changing RPCs (API keys, settings, items, the team and
+// The catalog enforces the roles of docs/team.md#roles for its changing RPCs (API keys, settings, items, the team and
 // its invitations) and writes each change's audit entry with it: the real routes and
 // domain in memory over a database of the test's own, each call made as whoever
 // `as.actor` names. Two concurrent demotions are accounts/accounts.test.ts's.

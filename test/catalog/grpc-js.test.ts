@@ -1,5 +1,5 @@
 // A stock @grpc/grpc-js client, built at run time from the .proto files with
-// @grpc/proto-loader, calls the catalog service: the contract's promise that any gRPC
+// @grpc/proto-loader, calls the catalog service: the promise of docs/architecture.md that any gRPC
 // client, not only Connect, can talk to the internal services. It carries the internal
 // token as metadata, as any caller must; without it nothing but health answers.
 import path from "node:path";

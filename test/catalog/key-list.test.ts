@@ -1,4 +1,4 @@
-// `store-admin key list` (CONTRACT §8) and last-used (the developer-settings issue): a
+// `store-admin key list` (docs/cli.md#commands) and last-used (the developer-settings issue): a
 // key's last use shows within a minute, and a burst of requests writes its row once,
 // not once per request — counted with a trigger on the table, not timed.
 import test from "ava";

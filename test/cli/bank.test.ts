@@ -1,4 +1,4 @@
-// `store-admin bank …` (CONTRACT §8, §11): a statement imported from a CSV file is
+// `store-admin bank …` (docs/cli.md, docs/reconciliation.md#statements): a statement imported from a CSV file is
 // matched like POST /v1/bank-mutations; unmatched credits are assigned or dismissed;
 // a bad file names its line and applies nothing. The real CLI as a child process.
 import test, { type ExecutionContext } from "ava";

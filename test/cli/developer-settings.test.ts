@@ -1,4 +1,4 @@
-// The developer-settings commands of `store-admin` (CONTRACT §6, §8): several webhook
+// The developer-settings commands of `store-admin` (docs/webhooks.md, docs/cli.md): several webhook
 // endpoints with their own subscriptions, the event log and replay, test events,
 // members and the audit log. The real CLI as a child process, against every role on
 // real PostgreSQL and NATS, with loopback receivers verified by `standardwebhooks`.

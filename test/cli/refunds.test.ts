@@ -1,4 +1,4 @@
-// `store-admin order refund` (CONTRACT §8, §12): the real CLI as a child process against
+// `store-admin order refund` (docs/cli.md, docs/refunds.md): the real CLI as a child process against
 // the whole stack. A bank-transfer order marked paid is refunded in part, then the rest
 // (no --amount); each refund is audited as the operator's; a bad --amount is refused.
 import test, { type ExecutionContext } from "ava";

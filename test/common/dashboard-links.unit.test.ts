@@ -1,4 +1,4 @@
-// Where a sign-in returns (CONTRACT §10): only to a dashboard page of this origin.
+// Where a sign-in returns (docs/dashboard.md#sign-in): only to a dashboard page of this origin.
 import test from "ava";
 import { afterSignIn, signInUrl } from "../../common/dashboard-links.js";
 

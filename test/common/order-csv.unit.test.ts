@@ -1,4 +1,4 @@
-// The orders export (CONTRACT §10): a header row, integer rupiah, ISO UTC times, quoting
+// The orders export (docs/dashboard.md#orders-export): a header row, integer rupiah, ISO UTC times, quoting
 // by RFC 4180, no formulas, and a walk over ListOrders' cursor that holds one page at a time.
 import test from "ava";
 import { create } from "@bufbuild/protobuf";

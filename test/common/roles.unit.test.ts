@@ -1,12 +1,12 @@
-// The role table of CONTRACT §13 as data, every role × every permission, and the actor
+// The role table of docs/team.md#roles as data, every role × every permission, and the actor
 // each RPC carries: its headers, what it may do, how the audit log names it.
 import test from "ava";
 import { actorFromHeaders, actorHeaders, actorMay, auditActorName, OPERATOR, SYSTEM, type Actor } from "../../common/actor.js";
 import { PERMISSION_NAMES, permissionsOf, ROLES, roleMay, type Permission, type Role } from "../../common/roles.js";
 import { SCOPES, type Scope } from "../../common/scopes.js";
 
-// §13's table, written out here as the contract prints it: ✔ where the role may.
-const CONTRACT_TABLE: Record<Permission, Record<Role, boolean>> = {
+// The role table of docs/team.md#roles, written out here as that page shows it: ✔ where the role may.
+const ROLE_TABLE: Record<Permission, Record<Role, boolean>> = {
   view: { owner: true, developer: true, support: true, viewer: true },
   developer_settings: { owner: true, developer: true, support: false, viewer: false },
   payments: { owner: true, developer: false, support: true, viewer: false },
@@ -14,10 +14,10 @@ const CONTRACT_TABLE: Record<Permission, Record<Role, boolean>> = {
   catalog: { owner: true, developer: true, support: false, viewer: false },
 };
 
-test("every role × every permission is the contract's table", (t) => {
-  t.deepEqual([...PERMISSION_NAMES].sort(), Object.keys(CONTRACT_TABLE).sort());
+test("every role × every permission is the documented table (docs/team.md)", (t) => {
+  t.deepEqual([...PERMISSION_NAMES].sort(), Object.keys(ROLE_TABLE).sort());
   for (const permission of PERMISSION_NAMES) {
-    for (const role of ROLES) t.is(roleMay(role, permission), CONTRACT_TABLE[permission][role], `${role} / ${permission}`);
+    for (const role of ROLES) t.is(roleMay(role, permission), ROLE_TABLE[permission][role], `${role} / ${permission}`);
   }
   t.deepEqual(permissionsOf("owner"), ["view", "developer_settings", "payments", "store_admin", "catalog"]);
   t.deepEqual(permissionsOf("viewer"), ["view"]);
@@ -38,7 +38,7 @@ test("an actor travels in headers and comes back the same; anything malformed is
 
 test("members may what their role may; the operator and the system anything; an API key sees, and does what its scopes give", (t) => {
   for (const permission of PERMISSION_NAMES) {
-    for (const role of ROLES) t.is(actorMay(member(role), permission), CONTRACT_TABLE[permission][role]);
+    for (const role of ROLES) t.is(actorMay(member(role), permission), ROLE_TABLE[permission][role]);
     t.true(actorMay(OPERATOR, permission));
     t.true(actorMay(SYSTEM, permission));
   }

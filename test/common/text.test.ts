@@ -1,4 +1,4 @@
-// The text rule of CONTRACT §2 as one function: what it refuses, what it lets through,
+// The text rule of docs/api.md#robustness as one function: what it refuses, what it lets through,
 // and how it names the field a client must fix.
 import test from "ava";
 import { findTextViolation, textProblem } from "../../common/text.js";

@@ -1,4 +1,4 @@
-// Custom webhook headers (CONTRACT §6): what a name and a value may be, and the limit.
+// Custom webhook headers (docs/webhooks.md#custom-headers): what a name and a value may be, and the limit.
 import test from "ava";
 import { headerNameProblem, headerValueProblem, MAX_CUSTOM_HEADERS, withHeader, HeaderError } from "../../common/webhook-headers.js";
 

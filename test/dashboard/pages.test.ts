@@ -1,4 +1,4 @@
-// Dashboard rules that need no browser (CONTRACT §10): what a hand-made or stale post
+// Dashboard rules that need no browser (docs/dashboard.md): what a hand-made or stale post
 // may do, pages for unknown paths, and what reaches the logs. Real HTTP against the
 // whole stack; the member's session comes from accepting an invitation over gRPC.
 import test from "ava";

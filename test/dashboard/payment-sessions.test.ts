@@ -1,5 +1,5 @@
-// Reading an order in the dashboard never makes a payment session (CONTRACT §7); only
-// the public GET /v1/orders/{id} does (§4). Real HTTP against the whole stack with
+// Reading an order in the dashboard never makes a payment session (docs/payments.md#payment-sessions); only
+// the public GET /v1/orders/{id} does (docs/payments.md#payment-sessions). Real HTTP against the whole stack with
 // PAYMENT_GATEWAY=midtrans and a local Snap-speaking fake, which counts what it is asked.
 import test from "ava";
 import { fakeMidtransEnv, startFakeMidtrans, type FakeMidtrans } from "../helpers/fake-midtrans.js";

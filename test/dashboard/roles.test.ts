@@ -1,4 +1,4 @@
-// The dashboard per role (CONTRACT §10, §13): each role's navigation shows only what it
+// The dashboard per role (docs/dashboard.md#per-role, docs/team.md#roles): each role's navigation shows only what it
 // may use, a page it may not use is 403 saying what the role may not do, and a forged
 // post of a forbidden action (the service answers PERMISSION_DENIED) is that 403 page
 // with nothing changed. Real HTTP against the whole stack, members signed in by

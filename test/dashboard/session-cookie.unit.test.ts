@@ -1,4 +1,4 @@
-// The dashboard's cookie and CSRF rules (CONTRACT §10), without a server: what the
+// The dashboard's cookie and CSRF rules (docs/dashboard.md#sessions), without a server: what the
 // browser is told to store, and which form tokens are accepted.
 import test from "ava";
 import type { Context } from "koa";

@@ -54,7 +54,7 @@ type Sample = [string, unknown, boolean];
 // JSON Schema cannot say some of the order service's rules, so no sample here tries
 // them; the document's descriptions state them instead: no id twice in one order, no
 // mutation id twice in one call, a name or reason of only spaces, and the text rule
-// (no control characters, no lone surrogates; CONTRACT §2).
+// (no control characters, no lone surrogates; docs/api.md#robustness).
 const orderSamples: Sample[] = [
   ["a product paid with QRIS", order, true],
   ["a product and a bundle, with every optional field", { ...order, items: [{ product_id: P1, quantity: 2 }, { bundle_id: B1, quantity: 1 }], redirect: { success_url: "https://shop.example/thanks", return_url: "http://shop.example/back", error_url: "https://shop.example/oops" }, external_id: "INV-1001" }, true],

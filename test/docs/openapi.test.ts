@@ -123,7 +123,7 @@ test("every documented request example is accepted, and every response matches t
   t.is(badSignature.status, 401);
   check("POST", "/v1/payments/notifications/midtrans", badSignature);
 
-  // Refunds (CONTRACT §12): the documented examples against a bank-transfer order marked paid.
+  // Refunds (docs/refunds.md): the documented examples against a bank-transfer order marked paid.
   const [transferOrderId] = orderIds;
   await stack.orders.markOrderPaid({ storeId: shop.storeId, orderId: transferOrderId! });
   const refundPath = `/v1/orders/${transferOrderId}/refunds`;

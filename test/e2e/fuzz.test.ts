@@ -1,5 +1,5 @@
 // The seeded HTTP fuzzer (test/helpers/fuzz.ts) against the whole stack in this process:
-// ≥ 10,000 mutated requests over every route of the gateway, then CONTRACT §2's
+// ≥ 10,000 mutated requests over every route of the gateway, then docs/api.md's
 // robustness rules: no 5xx, every /v1 answer the JSON envelope, and no partial write in
 // the order service's tables (every order row is one a 201 named, with its items,
 // history and outbox events).

@@ -1,5 +1,5 @@
 // Outages of PostgreSQL and NATS, with every role as a real process started from its
-// own entry point (CONTRACT §2 "Robustness", §9):
+// own entry point (docs/api.md#robustness, docs/operations.md):
 //  - a role started while PostgreSQL / NATS is unreachable logs one JSON line per retry,
 //    keeps running without listening, and comes up (migrations, "listening") once the
 //    dependency is back;
@@ -33,7 +33,7 @@ import {
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
 
 const SCHEDULE = "300ms,300ms,500ms,1s,1s,2s,2s,2s,2s,2s,5s,5s,5s";
-const RECOVERY_MS = 10_000; // CONTRACT §2: 200 again within 10 s of the dependency's return
+const RECOVERY_MS = 10_000; // docs/api.md#robustness: 200 again within 10 s of the dependency's return
 const FORBIDDEN = ["127.0.0.1", "5432", "postgres", "ECONN", "nats://", "4222"];
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -175,7 +175,7 @@ interface Recovery {
 
 /**
  * Polls full rounds (one request after another, beside whatever load runs) until one is
- * all 2xx. The contract's "answers 200 again within 10 s" is judged on when that round's
+ * all 2xx. The documented "answers 200 again within 10 s" is judged on when that round's
  * requests were sent, so a CPU-starved machine's slow answers are not counted as an outage.
  */
 async function recovery(target: Target, since: number, hits: Hit[], created: string[], ms = 30_000): Promise<Recovery> {
@@ -399,7 +399,7 @@ test.serial("1. database unreachable at start: roles log each retry, do not list
   t.deepEqual(products?.body?.data?.items?.map((item: { id: string }) => item.id), [store.productId]);
   stackA.target = target;
   assertAllAlive(t, children, "after start-up");
-  // Last: the contract's clock.
+  // Last: the documented clock.
   for (const role of Object.keys(children)) {
     t.true(listenedAfter[role]! <= RECOVERY_MS, `${role} listened ${listenedAfter[role]} ms after the database came back`);
   }
@@ -636,6 +636,6 @@ test.serial("3. backends terminated repeatedly under load on every role: no exit
   // Events still reach the receiver: every outbox event (this stack's whole run) arrives.
   if (children.webhook && alive(children.webhook)) await assertEveryEventDelivered(t, services, hooks, secret, 60_000);
   assertAllAlive(t, children, "at the end");
-  // Last: the contract's clock (a failure here leaves the checks above already proven).
+  // Last: the documented clock (a failure here leaves the checks above already proven).
   assertRecovered(t, recovered, "the end of the terminations");
 });

@@ -1,4 +1,4 @@
-// Scaling out (README "Scaling out"): two instances of every service and two gateways,
+// Scaling out (docs/operations.md#scaling-out): two instances of every service and two gateways,
 // each a process of its own from its entry point, on real PostgreSQL and NATS
 // JetStream. The gateways and the order and webhook services dial each service by a
 // list of both its instances' addresses (the comma list of *_ADDR; DNS with two A

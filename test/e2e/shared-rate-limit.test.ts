@@ -1,5 +1,5 @@
 // Two gateway processes in front of one catalog service share one rate limit per store
-// (CONTRACT §3: "It holds for the store as a whole when several gateway instances run").
+// (docs/api.md#rate-limit: one limit per store, however many gateways run).
 import { OPERATOR } from "../../common/actor.js";
 import test from "ava";
 import { Plan, StoreService } from "../../gen/catalog/v1/catalog_pb.js";

@@ -1,4 +1,4 @@
-// One REST call is one trace (CONTRACT §9): POST /v1/orders with the caller's
+// One REST call is one trace (docs/operations.md#tracing): POST /v1/orders with the caller's
 // `traceparent` gives one trace id over the gateway's HTTP span, every gRPC client
 // and server span (gateway → catalog, gateway → order, order → catalog), SQL statements,
 // the outbox → NATS → consumer hop and the webhook attempt, each span's service.name

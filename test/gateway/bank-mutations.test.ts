@@ -1,4 +1,4 @@
-// POST /v1/bank-mutations (CONTRACT §11) through the gateway: the envelope, the guards,
+// POST /v1/bank-mutations (docs/reconciliation.md#the-api) through the gateway: the envelope, the guards,
 // every result a bank feed can get, and bad input that names the field and applies
 // nothing of the call. Real HTTP, gRPC and PostgreSQL.
 import test from "ava";

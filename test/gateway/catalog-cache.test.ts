@@ -20,7 +20,7 @@ import { api } from "../helpers/http.js";
 import { SHARED_NATS_URL, uniqueBusNames } from "../helpers/nats.js";
 import { TEST_INTERNAL_TOKEN } from "../helpers/internal-token.js";
 
-/** The contract's bound: a change is visible through every gateway within this, NATS up. */
+/** The documented bound: a change is visible through every gateway within this, NATS up. */
 const VISIBLE_WITHIN_MS = 1_000;
 
 const logger = createLogger("test", process.env.TEST_LOG_LEVEL ?? "silent");

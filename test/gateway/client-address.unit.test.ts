@@ -1,4 +1,4 @@
-// The client address behind reverse proxies (CONTRACT §3, TRUST_PROXY): the peer, or,
+// The client address behind reverse proxies (docs/security.md#client-address, TRUST_PROXY): the peer, or,
 // when the peer is a trusted proxy, the right-most X-Forwarded-For entry that is not
 // one. Pure: requests are plain objects with a peer and headers.
 import test from "ava";

@@ -1,4 +1,4 @@
-// `error.details` lists every invalid field of a request (CONTRACT §2), in the order the
+// `error.details` lists every invalid field of a request (docs/api.md#envelope), in the order the
 // request has them, with the message naming the first: the gateway's shape check, its
 // query parameters, and a service's INVALID_ARGUMENT as the gateway maps it. Pure.
 import test from "ava";

@@ -1,4 +1,4 @@
-// CONTRACT §2, "Robustness": text must be valid Unicode without control characters.
+// docs/api.md#robustness: text must be valid Unicode without control characters.
 // Every text field of POST /v1/orders with NUL, U+0001, U+007F or a lone surrogate is
 // 400 INVALID_REQUEST naming the field and writes nothing; the services refuse the
 // same over gRPC; a signed notification whose order_id is no reference is 404.

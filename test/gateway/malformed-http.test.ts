@@ -1,4 +1,4 @@
-// CONTRACT §2, "Robustness": HTTP that Node's parser refuses still gets the JSON
+// docs/api.md#robustness: HTTP that Node's parser refuses still gets the JSON
 // envelope (400 / 431), and a client that hangs up mid-request is logged as aborted,
 // not counted or logged as a 500. Raw sockets, so nothing tidies the bytes on the way.
 import net from "node:net";

@@ -1,4 +1,4 @@
-// POST /v1/orders/{order_id}/refunds (CONTRACT §12) on the whole stack: a bank-transfer
+// POST /v1/orders/{order_id}/refunds (docs/refunds.md) on the whole stack: a bank-transfer
 // order, marked paid, refunded in part and then in full (`manual`, succeeded at once);
 // what may not be refunded is CONFLICT, more than is left names `amount`, bad bodies
 // name their field, another store's order is not found, and Idempotency-Key replays.

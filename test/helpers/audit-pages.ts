@@ -1,4 +1,4 @@
-// A service's part of the audit log read as the dashboard reads it (CONTRACT §10): page
+// A service's part of the audit log read as the dashboard reads it (docs/team.md#audit-log): page
 // after page, each asking for the entries strictly before the last one it was given.
 import type { ExecutionContext } from "ava";
 import type { AuditEntry, AuditPosition } from "../../gen/audit/v1/audit_pb.js";

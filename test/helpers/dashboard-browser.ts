@@ -1,4 +1,4 @@
-// Walking the merchant dashboard in a real browser (CONTRACT §10): a signed-in member,
+// Walking the merchant dashboard in a real browser (docs/dashboard.md): a signed-in member,
 // controls found by their accessible names, tables read by their headers, and the
 // page's CSP violations collected. Shared by the browser tests of the dashboard.
 import { mkdir } from "node:fs/promises";

@@ -1,4 +1,4 @@
-// A seeded, bounded HTTP fuzzer for the gateway (CONTRACT §2 and §4).
+// A seeded, bounded HTTP fuzzer for the gateway (docs/api.md).
 //
 // Every request is a valid request first (a real order body, a correctly signed
 // Midtrans notification, a clean query string) that a handful of seeded mutators then
@@ -10,7 +10,7 @@
 //
 // What it reports: every 5xx; every /v1 response (and every error outside the hosted
 // pages) that is not the JSON envelope; every JSON response whose envelope is malformed;
-// requests that got no answer; and softer contract checks (headers that §2 requires, an
+// requests that got no answer; and softer contract checks (headers that docs/api.md#headers requires, an
 // error code that does not match its status, leaked internals, invalid input accepted).
 import { createHash } from "node:crypto";
 import net from "node:net";
@@ -81,7 +81,7 @@ export type FindingKind =
   | "no-envelope" // /v1 response, or an error outside the hosted pages, that is not JSON
   | "bad-envelope" // JSON, but not {success, data} / {success:false, error:{code, message}}
   | "no-response" // the socket closed or timed out without an answer
-  | "contract"; // a softer rule of CONTRACT §2/§4 (headers, code vs status, leaks, accepted invalid input)
+  | "contract"; // a softer rule of docs/api.md (headers, code vs status, leaks, accepted invalid input)
 
 export interface FuzzFinding {
   kind: FindingKind;
@@ -373,7 +373,7 @@ interface Spec {
   mutations: string[];
   /** JSON paths mutations already changed ("body" for the whole body). */
   touched: string[];
-  /** A mutation that the contract says must be refused: a 2xx is a finding. */
+  /** A mutation that the docs say must be refused: a 2xx is a finding. */
   mustReject?: string;
   acceptHtml: boolean;
   /** The body of a POST /v1/orders is JSON the service may accept: track 201s. */
@@ -520,7 +520,7 @@ function validNotification(ctx: Context, rng: Rng): Record<string, unknown> {
 // ---------------------------------------------------------------------------------------
 // Mutators
 
-/** Strings that make a field invalid under CONTRACT §2 (control characters, lone surrogates). */
+/** Strings that make a field invalid under docs/api.md#robustness (control characters, lone surrogates). */
 function injectChar(rng: Rng): { label: string; text: string; invalid: boolean } {
   const which = rng.weighted<"control" | "surrogate" | "odd">([
     ["control", 4],
@@ -1121,7 +1121,7 @@ function mutateQueryInts(rng: Rng, spec: Spec, pairs: [string, string][], names:
 
 /**
  * Writes the query string and decides, from the query as the server will parse it
- * (URLSearchParams, folded as Koa 3 folds it), whether CONTRACT §2 makes it INVALID_REQUEST:
+ * (URLSearchParams, folded as Koa 3 folds it), whether docs/api.md#robustness makes it INVALID_REQUEST:
  * `limit`/`offset` strict integers in range, given at most once; `status` a known one.
  */
 function finishQuery(spec: Spec, pairs: [string, string][], raws: string[] = []) {
@@ -1359,7 +1359,7 @@ function genNotification(rng: Rng, ctx: Context): Spec {
       body.order_id = value;
       spec.mutations.push(`order_id=${label}`);
       if (label !== "foreign-order-reference") {
-        // CONTRACT §2/§7: a signed notification whose order_id is no known gateway
+        // docs/api.md#robustness, docs/payments.md#notifications: a signed notification whose order_id is no known gateway
         // order's reference is 404; an unsigned one 401. Either way a 4xx, never 2xx/5xx.
         // (Another store's gateway order is a real one: notifications are not per store.)
         spec.mustReject ??= `order_id=${label}`;
@@ -2015,7 +2015,7 @@ function check(ctx: Context, seed: number, index: number, spec: Spec, answer: An
     if (parsed && json?.success === true && answer.status >= 400) findings.push(make("contract", `success:true with HTTP ${answer.status}`, extra));
     if (parsed && json?.success === false && answer.status < 400) findings.push(make("contract", `success:false with HTTP ${answer.status}`, extra));
     if (answer.status >= 200 && answer.status < 300 && spec.mustReject) {
-      findings.push(make("contract", `accepted input the contract refuses (${spec.mustReject})`, extra));
+      findings.push(make("contract", `accepted input the docs refuse (${spec.mustReject})`, extra));
     }
   }
   return { findings, status: answer.status, headers: answer.headers, json };

@@ -1,4 +1,4 @@
-// The image runs compiled JavaScript (CONTRACT §9): `npm run build` once, into a
+// The image runs compiled JavaScript (docs/operations.md#the-image): `npm run build` once, into a
 // temporary directory laid out as the image's /app (package.json, node_modules, dist/),
 // never the checkout's dist/, so test runs side by side cannot meet. Then, with plain
 // node and no TypeScript loader:

@@ -1,4 +1,4 @@
-// docker-compose.yml ships no Midtrans server key (CONTRACT §7): sandbox by default,
+// docker-compose.yml ships no Midtrans server key (docs/payments.md#switching-to-midtrans): sandbox by default,
 // with the sandbox's own default key; midtrans only with a key from the host, and
 // without one the roles refuse to start.
 import test from "ava";

@@ -1,4 +1,4 @@
-// A configuration that cannot run stops every entry point at once (CONTRACT §1, §7):
+// A configuration that cannot run stops every entry point at once (docs/architecture.md#configuration, docs/payments.md#switching-to-midtrans):
 // one `fatal` JSON line naming the variable, exit 1, no stack, no database touched.
 import test from "ava";
 import { spawnEntry, type Spawned } from "../helpers/process.js";

@@ -1,4 +1,4 @@
-// /readyz while NATS is down (CONTRACT §9: "which check failed when /readyz is 503"):
+// /readyz while NATS is down (docs/operations.md#health: a 503 names each failing check):
 // the 503 names `nats`, whether the gateway's probe never reached NATS or lost an
 // established connection, and /readyz is 200 again once NATS is back. Each test stops
 // and starts a private nats-server of its own, never the shared one on 4222.

@@ -6,7 +6,7 @@ import { freePort, spawnEntry, spawnProcess } from "../helpers/process.js";
 import { createServices, sleep, startHookReceiver } from "../helpers/service-processes.js";
 
 // Every process stops on SIGTERM and SIGINT: it stops accepting, finishes what it
-// has in hand, and exits 0 within 10 s (CONTRACT §9).
+// has in hand, and exits 0 within 10 s (docs/operations.md#shutdown).
 
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   test(`every service and the gateway exit 0 on ${signal}, within 10 s`, async (t) => {

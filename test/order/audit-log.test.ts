@@ -1,4 +1,4 @@
-// The order service's part of the audit log on real PostgreSQL (CONTRACT §10, the
+// The order service's part of the audit log on real PostgreSQL (docs/team.md#audit-log, the
 // readable audit trail): the routes in memory over store.ts on a database of the
 // test's own, migrated as the release before and then upgraded; the catalog and the
 // gateway are stand-ins. Orders are named by their payment reference, bank transfers by

@@ -1,5 +1,5 @@
 // Which order a bank credit pays, and how long an order keeps its transfer amount
-// (CONTRACT §11): services/order/bank-matching.ts on hand-made orders. No database.
+// (docs/reconciliation.md#matching): services/order/bank-matching.ts on hand-made orders. No database.
 import test from "ava";
 import { decideMatch, reservationAfter, UNMATCHED_REASONS, type CandidateOrder } from "../../services/order/bank-matching.js";
 

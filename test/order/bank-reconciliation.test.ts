@@ -1,4 +1,4 @@
-// Bank-transfer reconciliation against real PostgreSQL (CONTRACT §11), through the order
+// Bank-transfer reconciliation against real PostgreSQL (docs/reconciliation.md), through the order
 // service's gRPC API as the gateway, the CLI and the dashboard call it: every result and
 // reason, payment with history and events, the grace after expiry, reserved amounts
 // handed out least recently used first, ambiguous credits,

@@ -1,4 +1,4 @@
-// What the merchant dashboard (CONTRACT §10) asks the order service for, on real
+// What the merchant dashboard (docs/dashboard.md#orders) asks the order service for, on real
 // PostgreSQL: the Orders page's search by payment reference, external id or buyer
 // email; the Overview's count of pending orders; an order's status history with
 // causes. Orders are made through the public API, as a merchant's shop makes them.

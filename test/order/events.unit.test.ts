@@ -1,4 +1,4 @@
-// Event payloads (CONTRACT §5, §6) come from one builder: the key order of the body is
+// Event payloads (docs/orders.md#events, docs/webhooks.md) come from one builder: the key order of the body is
 // the key order a webhook receiver sees. Pure.
 import test from "ava";
 import { create } from "@bufbuild/protobuf";

@@ -1,4 +1,4 @@
-// Expiry (CONTRACT §5): a pending order past expires_at turns expired, by the sweeper
+// Expiry (docs/orders.md#expiry): a pending order past expires_at turns expired, by the sweeper
 // even when nobody reads it, and reads never show it pending. An expired order can
 // still be paid late: by a gateway notification or by the seller's mark-paid.
 import test, { type ExecutionContext } from "ava";

@@ -1,4 +1,4 @@
-// The Idempotency-Key decisions of CONTRACT §4 as pure functions, and the orchestration
+// The Idempotency-Key decisions of docs/api.md#idempotency as pure functions, and the orchestration
 // against the real idempotency_keys table (a database of the test's own): replay,
 // CONFLICT, resume, release.
 import test, { type ExecutionContext } from "ava";

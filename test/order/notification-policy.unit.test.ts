@@ -1,4 +1,4 @@
-// The Midtrans notification policy of CONTRACT §7 as pure functions: what each
+// The Midtrans notification policy of docs/payments.md#notifications as pure functions: what each
 // transaction status means, how gross_amount is read, the signature and text checks,
 // how a refused transition is acknowledged, which notifications wait for the gateway's
 // status answer and when that answer counts. No database, no process.

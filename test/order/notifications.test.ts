@@ -1,4 +1,4 @@
-// POST /v1/payments/notifications/midtrans (CONTRACT §5, §7): the signature and the
+// POST /v1/payments/notifications/midtrans (docs/orders.md#status-machine, docs/payments.md#notifications): the signature and the
 // amount are checked before anything changes, every transaction status maps onto the
 // status machine, and each change writes one history row and its two outbox events.
 import test, { type ExecutionContext } from "ava";

@@ -1,4 +1,4 @@
-// The order endpoints as a client sees them (CONTRACT §4, §5): payment methods,
+// The order endpoints as a client sees them (docs/api.md#endpoints, docs/orders.md#status-machine): payment methods,
 // pricing, the response shape, free orders, unique transfer amounts under
 // concurrency, idempotency, store isolation, listing, and the status machine driven
 // by the real `store-admin` CLI.
@@ -446,7 +446,7 @@ test.serial("200 concurrent bank-transfer orders get 200 distinct amounts; at 99
   t.is(elsewhere.status, 201, elsewhere.text);
 
   // A cancelled order keeps its amount through BANK_MATCH_GRACE (a late transfer must
-  // not pay a newer order, CONTRACT §11); a paid one gives it back.
+  // not pay a newer order, docs/reconciliation.md#unique-codes); a paid one gives it back.
   const cancelled = burst[16]!.body.data.order;
   await stack.orders.cancelOrder({ storeId: store.storeId, orderId: cancelled.id });
   assertError(t, await createOrder(store, body), 409, "CONFLICT");

@@ -4,7 +4,7 @@ import { startFakeMidtrans, type FakeMidtrans } from "../helpers/fake-midtrans.j
 import { api, waitFor } from "../helpers/http.js";
 import { buyer, createBundle, createProduct, createStore, startStack, type Stack } from "../helpers/stack.js";
 
-// Gateway payment sessions against a real Snap-speaking HTTP server (CONTRACT §4, §7).
+// Gateway payment sessions against a real Snap-speaking HTTP server (docs/payments.md#payment-sessions).
 // The fake's mode is shared state, so the tests run one at a time.
 
 const SERVER_KEY = "SB-Mid-server-test";

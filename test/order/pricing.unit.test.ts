@@ -1,4 +1,4 @@
-// Pricing of CONTRACT §4 as pure functions: line totals, the subtotal and its cap, the
+// Pricing of docs/api.md#pricing as pure functions: line totals, the subtotal and its cap, the
 // catalog check, and the bank-transfer unique code. No database, no process.
 import test from "ava";
 import { create } from "@bufbuild/protobuf";

@@ -1,4 +1,4 @@
-// Refunds and the gateway's own word (CONTRACT §12) on real PostgreSQL, against a local
+// Refunds and the gateway's own word (docs/refunds.md) on real PostgreSQL, against a local
 // fake of Midtrans speaking Snap and the Core API (status, refund, expire). The fake's
 // modes are shared state, so the tests run one at a time. The router tests
 // (refunds.router.test.ts) cover every rule in memory; these prove what only the real

@@ -1,4 +1,4 @@
-// The overview's sales on PostgreSQL (CONTRACT §10), kept per store and Jakarta day
+// The overview's sales on PostgreSQL (docs/dashboard.md#overview), kept per store and Jakarta day
 // (012_sales_days.sql): orders paid before the upgrade are counted from it, orders
 // paid after it through the statement that marks them paid, none lost when payments of
 // one store land at once; another store's sales and pending orders past their expiry

@@ -1,4 +1,4 @@
-// Sales by Jakarta day (CONTRACT §10 overview): day and month boundaries at midnight WIB,
+// Sales by Jakarta day (docs/dashboard.md#overview): day and month boundaries at midnight WIB,
 // and the chart's 30 days with today last.
 import test from "ava";
 import { jakartaDayStart, jakartaMonthStart } from "../../common/jakarta-time.js";

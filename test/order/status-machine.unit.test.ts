@@ -1,4 +1,4 @@
-// The status machine of CONTRACT §5, every pair of statuses: allowed, refused, or a
+// The status machine of docs/orders.md#status-machine, every pair of statuses: allowed, refused, or a
 // harmless repeat; and the events each change announces. Pure.
 import test from "ava";
 import { checkTransition, eventsForChange, ORDER_STATUSES, type OrderStatus } from "../../services/order/status-machine.js";
@@ -12,7 +12,7 @@ const ALLOWED: Record<OrderStatus, OrderStatus[]> = {
   refunded: [],
 };
 
-test("the statuses are the six of the contract", (t) => {
+test("the statuses are the six documented ones", (t) => {
   t.deepEqual([...ORDER_STATUSES].sort(), ["cancelled", "expired", "failed", "paid", "pending", "refunded"]);
 });
 

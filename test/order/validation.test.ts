@@ -1,4 +1,4 @@
-// Every validation rule of POST /v1/orders (CONTRACT §2, §4) as a client meets it:
+// Every validation rule of POST /v1/orders (docs/api.md) as a client meets it:
 // 400 INVALID_REQUEST naming the offending field, and no order written.
 import http from "node:http";
 import { randomUUID } from "node:crypto";

@@ -1,5 +1,5 @@
-// The order service's argument checks of a body (CONTRACT §2, §4, §11, §12) report every
-// field that fails in one INVALID_ARGUMENT, one FieldViolation each, in the contract's
+// The order service's argument checks of a body (docs/api.md, docs/reconciliation.md, docs/refunds.md) report every
+// field that fails in one INVALID_ARGUMENT, one FieldViolation each, in the documented
 // order of fields; the message names the first. Pure: no database, no process.
 import test, { type ExecutionContext } from "ava";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
@@ -26,7 +26,7 @@ const order = (init: Omit<MessageInitShape<typeof CreateOrderRequestSchema>, "$t
   create(CreateOrderRequestSchema, { storeId: P1, buyer, paymentMethod: "qris", ...init });
 const product = (value: string, quantity: number) => ({ ref: { case: "productId" as const, value }, quantity });
 
-test("validateCreateOrder names every invalid field of the request, in the contract's order", (t) => {
+test("validateCreateOrder names every invalid field of the request, in the documented order", (t) => {
   const result = violations(t, () =>
     validateCreateOrder(
       order({

@@ -1,4 +1,4 @@
-// The hosted checkout page (CONTRACT §7) as a buyer's browser gets it: real HTTP,
+// The hosted checkout page (docs/payments.md#hosted-checkout) as a buyer's browser gets it: real HTTP,
 // server-rendered HTML, no key, the order id as the capability.
 import { randomUUID } from "node:crypto";
 import test, { type ExecutionContext } from "ava";

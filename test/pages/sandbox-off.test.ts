@@ -1,4 +1,4 @@
-// The sandbox pages exist only in sandbox mode (CONTRACT §7). With real Midtrans, a
+// The sandbox pages exist only in sandbox mode (docs/payments.md#sandbox-pages). With real Midtrans, a
 // Snap token in hand (every buyer has one) must not be a way to pay: every /sandbox/…
 // path is the JSON 404, and the order stays pending. Before this rule, POST
 // /sandbox/pay/{snap token}/pay signed a settlement with the real server key.

@@ -1,4 +1,4 @@
-// The sandbox payment gateway end to end (CONTRACT §7): an order made over REST, its
+// The sandbox payment gateway end to end (docs/payments.md#sandbox-and-midtrans): an order made over REST, its
 // payment page fetched over HTTP, the Pay or Fail form submitted as a browser would,
 // and the order's status read back over REST. The page's buttons go through the
 // public Midtrans notification endpoint, so this is also the production path.

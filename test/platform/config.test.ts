@@ -5,7 +5,7 @@ const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 
-test("an empty environment gives the contract's defaults", (t) => {
+test("an empty environment gives the documented defaults", (t) => {
   const config = loadConfig({});
   t.is(config.PORT, 8080);
   t.is(config.PUBLIC_BASE_URL, "http://localhost:8080");
@@ -147,7 +147,7 @@ test("INTERNAL_TOKEN is at least 32 token characters; a refused one is never rep
   for (const value of ["A".repeat(32), "abc-_.~+/".repeat(4) + "==", "x".repeat(43)]) t.is(loadConfig({ INTERNAL_TOKEN: value }).INTERNAL_TOKEN, value);
 });
 
-// CONTRACT §7: real Midtrans never runs on the sandbox's well-known key.
+// docs/payments.md#switching-to-midtrans: real Midtrans never runs on the sandbox's well-known key.
 for (const [what, env] of [
   ["no MIDTRANS_SERVER_KEY", {}],
   ["an empty MIDTRANS_SERVER_KEY", { MIDTRANS_SERVER_KEY: "" }],
@@ -172,7 +172,7 @@ test("every problem is reported, each naming its variable", (t) => {
   t.deepEqual(error.variables.sort(), ["ORDER_PAYMENT_WINDOW", "PORT"]);
 });
 
-// CONTRACT §13: mail goes over SMTP when SMTP_URL is set, else to DATA_DIR/mail as files.
+// docs/team.md#mail: mail goes over SMTP when SMTP_URL is set, else to DATA_DIR/mail as files.
 test("TRUST_PROXY: unset trusts no proxy; a comma list of IPv4 and IPv6 CIDRs or addresses, spaces ignored", (t) => {
   t.deepEqual(loadConfig({}).TRUST_PROXY, []);
   t.deepEqual(loadConfig({ TRUST_PROXY: "" }).TRUST_PROXY, []);
@@ -185,7 +185,7 @@ test("TRUST_PROXY: unset trusts no proxy; a comma list of IPv4 and IPv6 CIDRs or
   ]);
 });
 
-test("SMTP_URL is unset by default and MAIL_FROM has the contract's default", (t) => {
+test("SMTP_URL is unset by default and MAIL_FROM has the documented default", (t) => {
   const config = loadConfig({ SMTP_URL: "", MAIL_FROM: "" });
   t.is(config.SMTP_URL, undefined);
   t.is(config.MAIL_FROM, "Store Order API <no-reply@localhost>");

@@ -1,4 +1,4 @@
-// CONTRACT §13: mail goes over SMTP to SMTP_URL, or without it into DATA_DIR/mail as
+// docs/team.md#mail: mail goes over SMTP to SMTP_URL, or without it into DATA_DIR/mail as
 // .eml files; a mail server that is away delays mail and never fails the action.
 import test from "ava";
 import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";

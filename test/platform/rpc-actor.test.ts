@@ -1,4 +1,4 @@
-// The actor behind an RPC (CONTRACT §13) over each way the roles call each other: real
+// The actor behind an RPC (docs/team.md#who-acts) over each way the roles call each other: real
 // gRPC on loopback (the lean unary path) and in-process, as `npm start` wires them. The
 // channel's one interceptor states it; the handler reads it and refuses what the role
 // may not do with PERMISSION_DENIED.

@@ -1,4 +1,4 @@
-// The webhook service's part of the audit log on real PostgreSQL (CONTRACT §10, the
+// The webhook service's part of the audit log on real PostgreSQL (docs/team.md#audit-log, the
 // readable audit trail): the routes in memory over db/ on a database of the
 // test's own, migrated as the release before and then upgraded. Endpoints are named by
 // their URL, their changes say before → after (a custom header by its name, never its

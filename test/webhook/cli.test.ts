@@ -1,4 +1,4 @@
-// `store-admin webhook …` (CONTRACT §6, §8): the real CLI, as a child process, against
+// `store-admin webhook …` (docs/webhooks.md, docs/cli.md): the real CLI, as a child process, against
 // the services over gRPC. JSON on stdout; on error a message on stderr and exit 1.
 import test, { type ExecutionContext } from "ava";
 import { randomUUID } from "node:crypto";
@@ -73,7 +73,7 @@ test("webhook rotate prints a new secret; deliveries verify with old and new", a
   t.regex(rotated.secret, /^whsec_[A-Za-z0-9+/]+={0,2}$/);
   t.not(rotated.secret, set.secret);
   t.regex(rotated.previous_secret_expires_at, ISO);
-  // The default overlap is 24 h (CONTRACT §6).
+  // The default overlap is 24 h (docs/webhooks.md#secrets).
   const overlap = Date.parse(rotated.previous_secret_expires_at) - Date.now();
   t.true(overlap > 23 * 3_600_000 && overlap <= 24 * 3_600_000, `${overlap} ms`);
 

@@ -1,4 +1,4 @@
-// Custom headers on the wire (CONTRACT §6): sent with every request to the endpoint,
+// Custom headers on the wire (docs/webhooks.md#custom-headers): sent with every request to the endpoint,
 // test events included, beside the signature headers they can never replace; a
 // forbidden name is refused naming the field. Real PostgreSQL, NATS and a receiver.
 import test from "ava";

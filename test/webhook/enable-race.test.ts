@@ -1,5 +1,5 @@
 // An event recorded while its endpoint is being enabled reaches it once, whichever
-// commits first (CONTRACT §6, "Resend failed since"). The two transactions are held
+// commits first (docs/webhooks.md#failing-endpoints, "Resend failed since"). The two transactions are held
 // open on real PostgreSQL and interleaved by hand: the consumer's recording
 // (store.recordEvents) and the service's enable, over the in-memory routes.
 import path from "node:path";

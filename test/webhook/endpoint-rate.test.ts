@@ -1,4 +1,4 @@
-// Max deliveries per second (CONTRACT §6) across two webhook-service processes on one
+// Max deliveries per second (docs/webhooks.md#rate) across two webhook-service processes on one
 // database and one JetStream consumer: an endpoint limited to 2 a second is sent at most
 // a token bucket's bound (the burst and a second's refill) in any second, every delivery
 // arrives, and another endpoint of the store is not held up behind it. Real PostgreSQL,

@@ -1,4 +1,4 @@
-// The per-endpoint rate (CONTRACT §6) as a token bucket: a burst of at most the rate,
+// The per-endpoint rate (docs/webhooks.md#rate) as a token bucket: a burst of at most the rate,
 // then the rate a second; what finds no token waits.
 import test from "ava";
 import { takeTokens, type Bucket } from "../../services/webhook/endpoint-rate.js";

@@ -1,4 +1,4 @@
-// Order events as a merchant's webhook receiver sees them (CONTRACT §5, §6): every
+// Order events as a merchant's webhook receiver sees them (docs/orders.md#events, docs/webhooks.md#body): every
 // status change produces exactly `orderUpdated` and its status event, creation
 // produces `order.created`, each with the right previous_status and the public Order,
 // over the real outbox → NATS JetStream → webhook service → HTTP path.

@@ -1,4 +1,4 @@
-// A receiver's answer as the attempt records it (CONTRACT §6): any bytes, stored as text
+// A receiver's answer as the attempt records it (docs/webhooks.md#recording-attempts): any bytes, stored as text
 // that PostgreSQL and the pages can hold, escaped where they are not plain UTF-8.
 import test from "ava";
 import { excerptText } from "../../services/webhook/sender.js";

@@ -1,4 +1,4 @@
-// Failing endpoints on the whole stack (CONTRACT §6): an endpoint answering 500 for
+// Failing endpoints on the whole stack (docs/webhooks.md#failing-endpoints): an endpoint answering 500 for
 // WEBHOOK_DISABLE_AFTER=10s is disabled with its reason, audited as `system` and its
 // store's owners are mailed (a local SMTP receiver); enabled again with "Resend failed
 // since", every event that did not reach it is delivered once more with its webhook-id,

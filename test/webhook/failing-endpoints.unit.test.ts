@@ -1,4 +1,4 @@
-// The failing-endpoint rule (CONTRACT §6) as data: a streak starts at the first failed
+// The failing-endpoint rule (docs/webhooks.md#failing-endpoints) as data: a streak starts at the first failed
 // attempt after a success, a success ends it, and an endpoint is due to be disabled when
 // its streak is WEBHOOK_DISABLE_AFTER old.
 import test from "ava";

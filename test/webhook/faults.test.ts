@@ -2,7 +2,7 @@
 // from their own entry points against real PostgreSQL and real NATS JetStream, and a
 // real loopback receiver takes the webhooks. Whatever breaks (NATS, the webhook
 // service, the receiver, the order service), every event the order service wrote to
-// its outbox is eventually received at least once (CONTRACT §5, §6), and every request
+// its outbox is eventually received at least once (docs/orders.md#outbox, docs/webhooks.md), and every request
 // verifies with the endpoint's secret.
 import test, { type ExecutionContext } from "ava";
 import { waitFor } from "../helpers/http.js";

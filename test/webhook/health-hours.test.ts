@@ -1,4 +1,4 @@
-// Endpoint health on PostgreSQL (CONTRACT §10), kept per endpoint and UTC hour
+// Endpoint health on PostgreSQL (docs/dashboard.md#overview), kept per endpoint and UTC hour
 // (012_endpoint_attempt_hours.sql): attempts recorded before the upgrade are counted
 // from it, attempts recorded after it by the statement that records them, none lost
 // when they land at once and the last one staying the newest; the hours go with the

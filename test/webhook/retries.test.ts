@@ -1,4 +1,4 @@
-// Delivery outcomes and retries (CONTRACT §6): any 2xx is success; anything else is
+// Delivery outcomes and retries (docs/webhooks.md#retries): any 2xx is success; anything else is
 // retried on WEBHOOK_RETRY_SCHEDULE (here 4 × 200 ms) and then marked failed; a longer
 // Retry-After on 429/502/503/504 is honoured; 410 Gone disables the endpoint;
 // redirects are not followed. Every attempt is recorded.

@@ -1,4 +1,4 @@
-// When a failed delivery is tried again (CONTRACT §6): the WEBHOOK_RETRY_SCHEDULE
+// When a failed delivery is tried again (docs/webhooks.md#retries): the WEBHOOK_RETRY_SCHEDULE
 // delays, up to 10 % of jitter, a longer Retry-After honoured (at most a day), and
 // nothing after the last delay. Pure functions, no I/O.
 import test from "ava";

@@ -1,4 +1,4 @@
-// Secret rotation (CONTRACT §6): `rotate` makes a new secret and, for the overlap
+// Secret rotation (docs/webhooks.md#secrets): `rotate` makes a new secret and, for the overlap
 // (here WEBHOOK_ROTATION_OVERLAP=3s instead of 24 h), every delivery is signed with
 // both, space-separated, so a receiver holding either verifies it with the
 // standardwebhooks package; after the overlap only the new one signs. With

@@ -1,5 +1,5 @@
 // Two webhook-service processes share one durable JetStream consumer and one database
-// (CONTRACT §5: "the webhook service's durable consumer → one delivery per endpoint").
+// (docs/orders.md#outbox: one durable consumer shared by every instance, one delivery per event and endpoint).
 // About 100 events go through: each is delivered, none twice, and the webhook schema
 // holds exactly one delivery per event.
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";

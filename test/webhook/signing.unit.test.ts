@@ -1,4 +1,4 @@
-// Standard Webhooks signatures (CONTRACT §6): `v1,<base64 HMAC-SHA256>` over
+// Standard Webhooks signatures (docs/webhooks.md#requests): `v1,<base64 HMAC-SHA256>` over
 // "{id}.{timestamp}.{body}" with the secret's bytes, verified here by the
 // `standardwebhooks` package itself; during a rotation every live secret signs.
 import test from "ava";

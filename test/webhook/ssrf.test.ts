@@ -1,4 +1,4 @@
-// The SSRF guard (CONTRACT §6): destinations resolving to loopback, private or
+// The SSRF guard (docs/webhooks.md#destinations): destinations resolving to loopback, private or
 // link-local addresses, and http://, are refused unless configuration allows them,
 // and the check runs at send time (on the addresses actually connected to).
 import test, { type ExecutionContext } from "ava";

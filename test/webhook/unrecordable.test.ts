@@ -1,5 +1,5 @@
 // Recording an attempt cannot fail on the receiver's bytes, and a delivery ends whatever
-// fails while recording (CONTRACT §6). A receiver answering with NUL bytes used to roll
+// fails while recording (docs/webhooks.md#recording-attempts). A receiver answering with NUL bytes used to roll
 // back the attempt's record (PostgreSQL's text refuses 0x00): the lease lapsed and the
 // delivery was sent again every ~20 s, forever, with no attempt shown. Real PostgreSQL,
 // NATS and loopback receivers.

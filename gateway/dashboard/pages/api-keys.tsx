@@ -1,4 +1,4 @@
-// API keys (CONTRACT §10, §14): list with scopes, mode, maker and last use, create with
+// API keys (docs/dashboard.md#api-keys, docs/keys.md#scopes): list with scopes, mode, maker and last use, create with
 // the scopes the member's role may grant (shown once), revoke (confirmed). The catalog
 // decides what a role may grant; this page only offers it.
 import type { RouterInstance as Router } from "@koa/router";

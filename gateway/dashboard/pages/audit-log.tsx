@@ -1,4 +1,4 @@
-// Audit log (CONTRACT §10): who changed what, newest first, as sentences whose targets
+// Audit log (docs/team.md#audit-log): who changed what, newest first, as sentences whose targets
 // link to their pages; a settings change shows each field before → after. Filters by
 // actor and action; pages follow a cursor, so an entry is never skipped or shown twice
 // while new ones arrive.

@@ -1,4 +1,4 @@
-// Bank mutations (CONTRACT §10, §11): import a statement, see what matched, and decide
+// Bank mutations (docs/dashboard.md#bank-mutations, docs/reconciliation.md#statements): import a statement, see what matched, and decide
 // about the credits nothing matched (assign to an order, or dismiss), both audited.
 import type { RouterInstance as Router } from "@koa/router";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -34,7 +34,7 @@ const REVIEW_PAGE = 50;
 
 function ReviewList(props: { ctx: DashboardContext; review: BankMutation[] }) {
   const { store, csrf } = props.ctx.state.scope;
-  // Assign and dismiss are the payments permission's (CONTRACT §13); every role sees the list.
+  // Assign and dismiss are the payments permission's (docs/team.md#roles); every role sees the list.
   const decides = may(props.ctx, "payments");
   if (props.review.length === 0) {
     return (

@@ -1,4 +1,4 @@
-// Webhook deliveries (CONTRACT §6, §10): every delivery with its request beside the
+// Webhook deliveries (docs/webhooks.md#recording-attempts, docs/dashboard.md#webhooks): every delivery with its request beside the
 // receiver's answers ("Resend"), the table other pages list them in, and the links and
 // badges they share. All through the webhook service; when the gateway runs without
 // one, the pages say so.

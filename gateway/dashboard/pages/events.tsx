@@ -1,4 +1,4 @@
-// Events (CONTRACT §6, §10): the store's event log of the last 30 days, newest first,
+// Events (docs/webhooks.md#event-log, docs/dashboard.md#events): the store's event log of the last 30 days, newest first,
 // each with its order and where it was delivered; filtered by type and order, paged
 // by "Older".
 import type { RouterInstance as Router } from "@koa/router";

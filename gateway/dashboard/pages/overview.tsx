@@ -1,4 +1,4 @@
-// Overview (CONTRACT §10): sales (paid today, this month, awaiting payment, 30 days as a
+// Overview (docs/dashboard.md#overview): sales (paid today, this month, awaiting payment, 30 days as a
 // chart), the store's plan, what waits for a person, and how its webhooks are doing:
 // failed attempts in the last 24 h and endpoints failing now.
 import type { RouterInstance as Router } from "@koa/router";

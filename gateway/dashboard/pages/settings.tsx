@@ -1,4 +1,4 @@
-// Settings (CONTRACT §10): the bank account shown for transfers and the order redirect
+// Settings (docs/dashboard.md#settings): the bank account shown for transfers and the order redirect
 // defaults; orders created afterwards use them.
 import type { RouterInstance as Router } from "@koa/router";
 import type { Store } from "../../../gen/catalog/v1/catalog_pb.js";

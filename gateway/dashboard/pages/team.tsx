@@ -1,4 +1,4 @@
-// The Team page (CONTRACT §13), owners only: members with their role and last sign-in,
+// The Team page (docs/team.md#team-page), owners only: members with their role and last sign-in,
 // "Invite member" (mailed a one-time 72 h link), "Change role", "Remove member"
 // (confirmed), and pending invitations that can be revoked. The catalog service checks
 // the role, keeps a store's last owner and audits every change; this page only renders.
@@ -17,7 +17,7 @@ import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
 
 const iso = (value: Timestamp | undefined) => (value ? timestampDate(value).toISOString() : "");
 
-/** What each role may do, beside its name in the invitation form (CONTRACT §13's columns). */
+/** What each role may do, beside its name in the invitation form (the columns of docs/team.md#roles). */
 const ROLE_HINTS: Record<Role, string> = {
   owner: "everything, including settings and the team",
   developer: "API keys and webhook endpoints",

@@ -1,5 +1,5 @@
 // The dashboard's frame: header with the store and the member, the navigation of
-// CONTRACT §10, and the page. Works without script, from 360 px wide up.
+// docs/dashboard.md#navigation, and the page. Works without script, from 360 px wide up.
 import type { ComponentChildren } from "preact";
 import { roleMay, type Permission, type Role } from "../../../common/roles.js";
 import { Document } from "../../html/render.js";
@@ -96,8 +96,8 @@ table.list tr.sum td{width:auto}
 `;
 
 /**
- * The navigation, each section with the permission a role needs to use it (CONTRACT
- * §13): the links shown and the pages a role may open (kit.tsx) both come from here.
+ * The navigation, each section with the permission a role needs to use it
+ * (docs/team.md#roles): the links shown and the pages a role may open (kit.tsx) both come from here.
  */
 export const NAV = [
   ["overview", "Overview", "view"],
@@ -135,7 +135,7 @@ export const storePath = (storeId: string, rest = "overview") => `/dashboard/sto
 /** A signed-in page of one store. */
 export function Shell(props: ShellProps) {
   const others = props.member.stores.filter((store) => store.id !== props.store.id);
-  // Only what the member's role in this store may use (CONTRACT §13).
+  // Only what the member's role in this store may use (docs/team.md#roles).
   const role = props.member.stores.find((store) => store.id === props.store.id)?.role;
   const nav = NAV.filter(([, , permission]) => role !== undefined && roleMay(role, permission));
   return (

@@ -15,7 +15,7 @@ export const file_audit_v1_audit: GenFile = /*@__PURE__*/
   fileDesc("ChRhdWRpdC92MS9hdWRpdC5wcm90bxIIYXVkaXQudjEi6gEKCkF1ZGl0RW50cnkSCgoCaWQYASABKAkSEAoIc3RvcmVfaWQYAiABKAkSJgoCYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWFjdG9yGAQgASgJEg4KBmFjdGlvbhgFIAEoCRIOCgZ0YXJnZXQYBiABKAkSFAoMdGFyZ2V0X2xhYmVsGAcgASgJEiYKB2NoYW5nZXMYCCADKAsyFS5hdWRpdC52MS5BdWRpdENoYW5nZRIpCghwb3NpdGlvbhgJIAEoCzIXLmF1ZGl0LnYxLkF1ZGl0UG9zaXRpb24iOwoLQXVkaXRDaGFuZ2USDQoFZmllbGQYASABKAkSDgoGYmVmb3JlGAIgASgJEg0KBWFmdGVyGAMgASgJIiwKDUF1ZGl0UG9zaXRpb24SDgoGbWljcm9zGAEgASgDEgsKA3NlcRgCIAEoA2IGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
- * One entry of a store's audit log (CONTRACT §10, §13). Each service writes the entries
+ * One entry of a store's audit log (docs/team.md#audit-log). Each service writes the entries
  * of its own changes in the same transaction as the change and lists them; readers (the
  * dashboard, `store-admin audit`) merge the services' lists by time.
  *

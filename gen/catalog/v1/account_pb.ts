@@ -865,7 +865,7 @@ export const AccountService: GenService<{
     output: typeof RemoveMemberResponseSchema;
   },
   /**
-   * Changes a member's role in the store (§13). The store's last owner cannot be
+   * Changes a member's role in the store (docs/team.md#roles). The store's last owner cannot be
    * demoted (FAILED_PRECONDITION).
    *
    * @generated from rpc catalog.v1.AccountService.SetMemberRole
@@ -933,7 +933,7 @@ export const AccountService: GenService<{
   },
   /**
    * The catalog's part of the store's audit log, newest first. Entries are written by
-   * the service that makes each change, in the change's transaction (§13); there is no
+   * the service that makes each change, in the change's transaction (docs/team.md#audit-log); there is no
    * RPC to write one.
    *
    * @generated from rpc catalog.v1.AccountService.ListAudit

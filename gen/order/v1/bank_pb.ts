@@ -380,7 +380,7 @@ export const DismissMutationResponseSchema: GenMessage<DismissMutationResponse> 
   messageDesc(file_order_v1_bank, 12);
 
 /**
- * Bank-transfer reconciliation (CONTRACT §11): incoming mutations from a bank feed or a
+ * Bank-transfer reconciliation (docs/reconciliation.md): incoming mutations from a bank feed or a
  * statement are matched to bank-transfer orders by their unique transfer amount.
  * Owned by the order service, beside the orders they pay. Every call is scoped to
  * store_id; another store's mutation or order ids are NOT_FOUND.

@@ -288,7 +288,7 @@ export type Order = Message<"order.v1.Order"> & {
   externalId?: string | undefined;
 
   /**
-   * What the succeeded refunds add up to (CONTRACT §12).
+   * What the succeeded refunds add up to (docs/refunds.md#the-order).
    *
    * @generated from field: int64 refunded_amount = 20;
    */
@@ -663,7 +663,7 @@ export type GetOrderRequest = Message<"order.v1.GetOrderRequest"> & {
   includeHistory: boolean;
 
   /**
-   * Only the public API's read sets it (CONTRACT §4, §7): the dashboard and the CLI
+   * Only the public API's read sets it (docs/payments.md#payment-sessions): the dashboard and the CLI
    * look at an order without making a payment session at the gateway.
    *
    * @generated from field: bool prepare_session = 4;
@@ -1405,7 +1405,7 @@ export const OrderService: GenService<{
     output: typeof CancelOrderResponseSchema;
   },
   /**
-   * Gives money back (CONTRACT §12): through the gateway for a gateway order, recorded
+   * Gives money back (docs/refunds.md): through the gateway for a gateway order, recorded
    * as sent by the merchant (`manual`) for a bank transfer. Answers whatever the
    * refund's status; a refund the gateway could not be reached for stays pending and
    * is retried with the same refund key.

@@ -1,4 +1,4 @@
-// The accounts' mails (CONTRACT §13): an invitation and a password reset, each carrying
+// The accounts' mails (docs/team.md#mail): an invitation and a password reset, each carrying
 // its one-time link. Handed to the mailer after the change commits; the mailer retries
 // and never fails the action (platform/mail.ts).
 import { inviteUrl, passwordResetUrl } from "../../../common/dashboard-links.js";

@@ -1,4 +1,4 @@
-// The numbers behind dashboard accounts (CONTRACT §10), in one place so the contract's
+// The numbers behind dashboard accounts (docs/dashboard.md#accounts), in one place so the documented
 // limits can be checked against a single page. Times are seconds because the SQL in
 // ../db/ compares them with the database's clock, never the process's.
 import { Code, ConnectError } from "@connectrpc/connect";

@@ -1,4 +1,4 @@
-// The catalog's part of each store's audit log (CONTRACT §13): who (a member's email,
+// The catalog's part of each store's audit log (docs/team.md#audit-log): who (a member's email,
 // `operator`, `system`, or an API key) did what (common/audit.ts's vocabulary) to which
 // thing. The catalog's modules write their entries in the transaction of the change
 // they record (db/audit.ts); nobody else writes here. This module lists them.

@@ -1,4 +1,4 @@
-// A member's email as it is stored and compared (CONTRACT §10): members, invitations,
+// A member's email as it is stored and compared (docs/dashboard.md#accounts): members, invitations,
 // and the sign-in throttle all go through normalizeEmail, so one mailbox
 // is one account however it is typed.
 import { fieldError } from "../validation.js";

@@ -1,4 +1,4 @@
-// Members' dashboard sign-in and sessions (CONTRACT §10). Every failure — a malformed
+// Members' dashboard sign-in and sessions (docs/dashboard.md#sign-in). Every failure — a malformed
 // or unknown email, a member without a password, a wrong password, a locked email, a
 // member of no store, an unknown or expired session — is the same UNAUTHENTICATED, and
 // an unknown email costs the same scrypt as a wrong password, so neither the answer nor

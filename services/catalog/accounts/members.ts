@@ -1,9 +1,8 @@
-// Members of stores (CONTRACT §8 `user invite|list|remove`, §10 Accounts): invited by
+// Members of stores (docs/cli.md, docs/dashboard.md#accounts, docs/team.md#invitations): invited by
 // email with a one-time link, a member of the store once they accept it. One account per
 // email: an invitation to a second store adds that store to the same account, and only
 // when it is accepted. Until then the inviting store sees a pending invitation that
-// looks the same whether or not the address already has an account (README, "Decisions
-// where the contract is silent").
+// looks the same whether or not the address already has an account (docs/team.md#invitations).
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Actor } from "../../../common/actor.js";
 import { auditTarget, MEMBER_API_KEYS_FIELD } from "../../../common/audit.js";
@@ -39,7 +38,7 @@ export interface Invitation {
   expiresAt: Date;
 }
 
-/** FAILED_PRECONDITION: a store always keeps at least one owner (CONTRACT §13). */
+/** FAILED_PRECONDITION: a store always keeps at least one owner (docs/team.md#roles). */
 export function lastOwner(): ConnectError {
   return new ConnectError("a store must keep at least one owner: make another member owner first", Code.FailedPrecondition);
 }

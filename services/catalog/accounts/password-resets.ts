@@ -1,4 +1,4 @@
-// "Forgot password?" (CONTRACT §13): a one-time link valid 1 h, mailed to a member who
+// "Forgot password?" (docs/team.md#forgot-password): a one-time link valid 1 h, mailed to a member who
 // has a password. Asking always answers the same, known email or not, and is limited
 // per email and per client address; a limit reached is silent too. Using the link sets
 // the new password, ends every session of the member and signs this browser in.

@@ -1,4 +1,4 @@
-// Dashboard passwords (CONTRACT §10): scrypt with a random salt per password. The
+// Dashboard passwords (docs/dashboard.md#sign-in): scrypt with a random salt per password. The
 // parameters travel in the stored string (`scrypt$N$r$p$salt$hash`), so they can be
 // raised later without making existing passwords unverifiable: an older hash still
 // verifies, needsRehash says so, and a sign-in replaces it (member-sessions.ts). scrypt

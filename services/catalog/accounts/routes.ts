@@ -1,4 +1,4 @@
-// AccountService's gRPC handlers (CONTRACT §10): argument checks, one call into the
+// AccountService's gRPC handlers (docs/dashboard.md#accounts): argument checks, one call into the
 // accounts' domain modules, the response. ../routes.ts registers them with the catalog's
 // other services; SQL is in ../db/, which this file never touches.
 import type { ConnectRouter } from "@connectrpc/connect";
@@ -23,13 +23,13 @@ export interface AccountRouteDeps {
   audit: Pick<Audit, "list">;
 }
 
-/** One of the roles of §13; INVALID_ARGUMENT naming `role` otherwise. */
+/** One of the roles of docs/team.md#roles; INVALID_ARGUMENT naming `role` otherwise. */
 export function requireRole(role: string): Role {
   if (!isRole(role)) throw fieldError("role", `must be one of ${ROLES.join(", ")}`);
   return role;
 }
 
-// Team changes (invite, remove, change a role) are the store_admin permission's (§13):
+// Team changes (invite, remove, change a role) are the store_admin permission's (docs/team.md#roles):
 // the service checks the actor before anything is written, and audits with the change.
 export function createAccountRoutes({ members, passwordResets, sessions, audit }: AccountRouteDeps) {
   const LINK_KINDS = { invitation: members.linkState, password_reset: passwordResets.linkState };

@@ -1,4 +1,4 @@
--- Dashboard accounts (CONTRACT §10): members of stores, their invitations and sessions,
+-- Dashboard accounts (docs/dashboard.md#accounts): members of stores, their invitations and sessions,
 -- the sign-in throttle, and each store's audit log.
 create table members (
   id uuid primary key default gen_random_uuid(),

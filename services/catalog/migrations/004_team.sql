@@ -1,4 +1,4 @@
--- The Team page and "Forgot password?" (CONTRACT §13).
+-- The Team page and "Forgot password?" (docs/team.md#forgot-password).
 
 -- Shown on the Team page; set with every new session (password, invitation or reset).
 alter table members add column last_signed_in_at timestamptz;

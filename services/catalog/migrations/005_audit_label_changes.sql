@@ -1,4 +1,4 @@
--- A readable audit log (CONTRACT §10): each entry keeps what its target was called
+-- A readable audit log (docs/team.md#audit-log): each entry keeps what its target was called
 -- when the change was made (an order's SO- reference, a key's name, an endpoint's URL,
 -- a product's title), so it still reads right after the thing is renamed or deleted;
 -- and a settings change keeps its fields before → after, as [{"field", "before",

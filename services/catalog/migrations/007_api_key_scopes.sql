@@ -1,4 +1,4 @@
--- What each API key may do, and who made it (README "Keys and scopes"). Keys made
+-- What each API key may do, and who made it (docs/keys.md#scopes). Keys made
 -- before scopes existed keep every scope; their maker is unknown.
 alter table api_keys
   add column scopes text[] not null default '{catalog:read,catalog:write,orders:read,orders:write,payments:write}',

@@ -1,4 +1,4 @@
-// Bank mutations (CONTRACT §11). What a mutation's result is, is decided in
+// Bank mutations (docs/reconciliation.md). What a mutation's result is, is decided in
 // bank-matching.ts and reconciliation.ts.
 import type { Db } from "../../../platform/db.js";
 

@@ -182,7 +182,7 @@ export async function itemsOf(db: Db, orderIds: string[]): Promise<Map<string, O
 
 /**
  * A pending order past expires_at reads as expired before the sweeper has written it
- * (CONTRACT §5), so no read waits for that work: `due` picks those, or (false) the ones
+ * (docs/orders.md#expiry), so no read waits for that work: `due` picks those, or (false) the ones
  * still awaiting payment. statement_timestamp(), unlike clock_timestamp(), is stable, so
  * it can bound an index scan (003_order_search.sql's pending index).
  */

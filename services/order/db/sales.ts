@@ -16,7 +16,7 @@ export interface SalesSummaryRow {
 }
 
 /**
- * The store's sales (CONTRACT §10): orders paid since the starts of today, of this month
+ * The store's sales (docs/dashboard.md#overview): orders paid since the starts of today, of this month
  * and of the chart (Jakarta midnights), by Jakarta day from sales_days, and what waits
  * for payment (orders_store_status_recent; one past its expiry no longer waits).
  */

@@ -1,4 +1,4 @@
--- What the merchant dashboard reads (CONTRACT §10).
+-- What the merchant dashboard reads (docs/dashboard.md#orders).
 -- The Orders page's search looks a store's orders up by external id and by buyer email
 -- in any letter case (the payment reference already has its unique index). Only orders
 -- that carry an external id are worth indexing for it.

@@ -1,4 +1,4 @@
--- Bank-transfer reconciliation (CONTRACT §11): incoming bank mutations, matched to
+-- Bank-transfer reconciliation (docs/reconciliation.md): incoming bank mutations, matched to
 -- bank-transfer orders by their unique transfer amount.
 
 -- What a history row's cause refers to: the bank mutation id for cause bank_mutation.

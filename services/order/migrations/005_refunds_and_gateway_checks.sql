@@ -1,4 +1,4 @@
--- Refunds (CONTRACT §12) and the gateway's own word when its notification is lost.
+-- Refunds (docs/refunds.md) and the gateway's own word when its notification is lost.
 
 -- What the order's succeeded refunds add up to; the order turns `refunded` when it
 -- reaches `amount`.

@@ -1,4 +1,4 @@
--- Transfer codes are handed out least recently used first (CONTRACT §11), so a late or
+-- Transfer codes are handed out least recently used first (docs/reconciliation.md#unique-codes), so a late or
 -- repeated transfer for an old order is as unlikely as can be to find a new one with
 -- its amount. A reservation row now outlives its order's claim: when the order is paid
 -- or refunded the row stays, with `reserved_until` the time of that change, and a row

@@ -1,4 +1,4 @@
--- When an order was paid (CONTRACT §10, the overview's sales): set with the status
+-- When an order was paid (docs/dashboard.md#overview, the overview's sales): set with the status
 -- change to paid, kept when it is refunded. Orders paid before this column existed get
 -- the time of their last change to paid from the history.
 alter table orders add column paid_at timestamptz;

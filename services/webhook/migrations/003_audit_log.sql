@@ -1,4 +1,4 @@
--- The webhook service's part of each store's audit log (CONTRACT §13): every change a
+-- The webhook service's part of each store's audit log (docs/team.md#audit-log): every change a
 -- person, the operator or an API key makes here is written in the same transaction as
 -- the change, so nothing is changed without its record and nothing is recorded that
 -- did not happen. Readers merge it with the other services' parts by time.

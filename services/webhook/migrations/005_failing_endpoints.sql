@@ -1,4 +1,4 @@
--- Failing endpoints (CONTRACT §6): when every attempt since `failing_since` has failed
+-- Failing endpoints (docs/webhooks.md#failing-endpoints): when every attempt since `failing_since` has failed
 -- for WEBHOOK_DISABLE_AFTER, the endpoint is disabled and `failed_from` keeps when it
 -- started failing, the default of "Resend failed since" once it is enabled again.
 alter table endpoints

@@ -1,4 +1,4 @@
--- Custom headers per endpoint (CONTRACT §6): their names in the clear, to list them;
+-- Custom headers per endpoint (docs/webhooks.md#custom-headers): their names in the clear, to list them;
 -- names and values together sealed like the signing secrets (secret-box.ts), since
 -- the values are credentials of the receiver's.
 alter table endpoints

@@ -1,4 +1,4 @@
--- Max deliveries per second per endpoint (CONTRACT §6), for every webhook-service
+-- Max deliveries per second per endpoint (docs/webhooks.md#rate), for every webhook-service
 -- instance at once: a token bucket kept on the endpoint's row. `rate_tokens` is what was
 -- left at `rate_updated_at`; it refills at max_per_second and holds at most that many
 -- (the burst). Leasing a delivery takes a token; deliveries beyond them stay due.

@@ -1,4 +1,4 @@
--- Endpoint health (CONTRACT §10: the overview's failed attempts, each endpoint's success
+-- Endpoint health (docs/dashboard.md#overview: the overview's failed attempts, each endpoint's success
 -- rate over 24 h and its last attempt) kept per endpoint and UTC hour, added to in the
 -- statement that records an attempt (store.insertAttempt). Before, every overview and
 -- Webhooks page joined a day of the store's deliveries to their attempts: tens of

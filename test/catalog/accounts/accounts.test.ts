@@ -1,5 +1,5 @@
 // Dashboard accounts on real PostgreSQL through the catalog service's gRPC port
-// (CONTRACT §10): invitations, passwords, the sign-in lock, session expiry, removal,
+// (docs/dashboard.md#sign-in): invitations, passwords, the sign-in lock, session expiry, removal,
 // several stores, races, the audit log and store settings. Expiry is reached by moving
 // the rows' timestamps back, as the passing of time would.
 import test, { type ExecutionContext } from "ava";

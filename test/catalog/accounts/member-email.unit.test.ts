@@ -1,4 +1,4 @@
-// A member's email as stored and compared (CONTRACT §10): trimmed, Unicode NFC, then
+// A member's email as stored and compared (docs/dashboard.md#accounts): trimmed, Unicode NFC, then
 // lower-cased, so one mailbox is one member however it is typed. Pure functions.
 import test from "ava";
 import { Code, ConnectError } from "@connectrpc/connect";

@@ -1,4 +1,4 @@
-// Dashboard passwords (CONTRACT §10): scrypt at N = 2^17 with a random salt, its
+// Dashboard passwords (docs/dashboard.md#sign-in): scrypt at N = 2^17 with a random salt, its
 // parameters in the stored string, verified in constant time; hashes of older
 // parameters still verify and ask to be replaced; the length rule; tokens as SHA-256.
 // Pure functions, no database.
