@@ -1,9 +1,12 @@
 // The layout the README's "Where things live" describes, read from the imports: the
 // gateway and the CLI stand on platform/ and common/, never on a service's code; a
 // service never reaches into another service or the gateway, and uses another
-// service's generated code only where it is that service's client.
+// service's generated code only where it is that service's client. And no module
+// imports itself back through others, type-only imports included: a circle makes the
+// files on it one unit that can be neither read nor moved apart, and with values in it
+// the order modules load in decides what each sees.
 import test from "ava";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -96,4 +99,36 @@ test("each client allowance is still used: an allowance nothing needs goes", (t)
     const imported = new Set(services.filter((file) => serviceOf(file) === service).flatMap(importsOf));
     for (const client of clients) t.true(imported.has(client.file), `services/${service} no longer imports ${client.file}: remove it from CLIENT_OF`);
   }
+});
+
+const CODE = ["common", "lean-grpc", "platform", "services", "gateway", "cli"];
+
+/** The source files `file` imports by a relative path (`./x.js` is x.ts or x.tsx). */
+function sourceImportsOf(file: string): string[] {
+  return importsOf(file)
+    .filter((target) => target.endsWith(".js"))
+    .map((target) => target.slice(0, -3))
+    .flatMap((target) => [`${target}.ts`, `${target}.tsx`].filter((candidate) => existsSync(path.join(ROOT, candidate))));
+}
+
+/** Each circle as the files on it, `a → b → a`. */
+function circles(files: string[]): string[] {
+  const imports = new Map(files.map((file) => [file, sourceImportsOf(file)]));
+  const found: string[] = [];
+  const done = new Set<string>();
+  const walk = (file: string, trail: string[]) => {
+    const at = trail.indexOf(file);
+    if (at !== -1) return void found.push([...trail.slice(at), file].join(" → "));
+    if (done.has(file)) return;
+    for (const target of imports.get(file) ?? []) walk(target, [...trail, file]);
+    done.add(file);
+  };
+  for (const file of files) walk(file, []);
+  return found;
+}
+
+test("no import circle in the code, type-only imports included", (t) => {
+  const files = CODE.flatMap(sourcesUnder);
+  t.true(files.length > 150, "the code's files were found");
+  t.deepEqual(circles(files), []);
 });
