@@ -177,67 +177,56 @@ export function apiKeyPages(router: Router, kit: Kit) {
   const base = "/dashboard/stores/:storeId/api-keys";
   const list = async (ctx: DashboardContext) => (await clients.store.listApiKeys({ storeId: ctx.state.scope.store.id })).apiKeys;
 
-  router.get(
-    base,
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      sendPage(ctx, <KeysPage ctx={ctx} keys={await list(ctx)} flash={DONE[String(ctx.query.done)]} />);
-    }),
-  );
-
-  router.post(
-    base,
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const storeId = ctx.state.scope.store.id;
-      const values = valuesFrom(ctx.state.scope.form);
-      // The service reads no scopes as "all the maker may grant": a form with none
-      // ticked is a slip, not that.
-      if (values.scopes.length === 0) {
-        return sendPage(ctx, <KeysPage ctx={ctx} keys={await list(ctx)} values={values} error="Scopes: tick at least one scope for the key." />, 400);
-      }
-      try {
-        // The catalog grants only what the member's role may (a forged post for more is
-        // PERMISSION_DENIED, the kit's 403) and audits the key with its maker.
-        const created = await clients.store.createApiKey({ storeId, name: values.name, scopes: [...values.scopes] });
-        // Shown in this response only, never in a URL or a later page.
-        sendPage(ctx, <KeysPage ctx={ctx} keys={await list(ctx)} created={{ ...created.apiKey!, secret: created.secret }} />, 201);
-      } catch (error) {
-        const problem = formProblem(error);
-        if (!problem) throw error;
-        sendPage(ctx, <KeysPage ctx={ctx} keys={await list(ctx)} values={values} error={problem} />, 400);
-      }
-    }),
-  );
-
   const findKey = async (ctx: DashboardContext) => {
     const keyId = ctx.params.keyId ?? "";
     if (!isUuid(keyId)) return undefined;
     return (await list(ctx)).find((key) => key.id === keyId.toLowerCase());
   };
 
-  router.get(
-    `${base}/:keyId/revoke`,
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const apiKey = await findKey(ctx);
-      if (!apiKey) return notFoundPage(ctx);
-      if (apiKey.revokedAt) return seeOther(ctx, storePath(ctx.state.scope.store.id, "api-keys"));
-      sendPage(ctx, <RevokePage ctx={ctx} apiKey={apiKey} />);
-    }),
-  );
+  router.get(base, storeScope, handle(apiKeysPage));
+  router.post(base, storeScope, handle(createApiKey));
+  router.get(`${base}/:keyId/revoke`, storeScope, handle(confirmRevokeKey));
+  router.post(`${base}/:keyId/revoke`, storeScope, handle(revokeKey));
 
-  router.post(
-    `${base}/:keyId/revoke`,
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const apiKey = await findKey(ctx);
-      if (!apiKey) return notFoundPage(ctx);
-      const storeId = ctx.state.scope.store.id;
-      if (apiKey.revokedAt) return seeOther(ctx, `${storePath(storeId, "api-keys")}?done=revoked`);
-      // The catalog checks the member's role and audits the revocation with it.
-      await clients.store.revokeApiKey({ storeId, keyId: apiKey.id });
-      seeOther(ctx, `${storePath(storeId, "api-keys")}?done=revoked`);
-    }),
-  );
+  async function apiKeysPage(ctx: DashboardContext) {
+    sendPage(ctx, <KeysPage ctx={ctx} keys={await list(ctx)} flash={DONE[String(ctx.query.done)]} />);
+  }
+
+  async function createApiKey(ctx: DashboardContext) {
+    const storeId = ctx.state.scope.store.id;
+    const values = valuesFrom(ctx.state.scope.form);
+    // The service reads no scopes as "all the maker may grant": a form with none
+    // ticked is a slip, not that.
+    if (values.scopes.length === 0) {
+      return sendPage(ctx, <KeysPage ctx={ctx} keys={await list(ctx)} values={values} error="Scopes: tick at least one scope for the key." />, 400);
+    }
+    try {
+      // The catalog grants only what the member's role may (a forged post for more is
+      // PERMISSION_DENIED, the kit's 403) and audits the key with its maker.
+      const created = await clients.store.createApiKey({ storeId, name: values.name, scopes: [...values.scopes] });
+      // Shown in this response only, never in a URL or a later page.
+      sendPage(ctx, <KeysPage ctx={ctx} keys={await list(ctx)} created={{ ...created.apiKey!, secret: created.secret }} />, 201);
+    } catch (error) {
+      const problem = formProblem(error);
+      if (!problem) throw error;
+      sendPage(ctx, <KeysPage ctx={ctx} keys={await list(ctx)} values={values} error={problem} />, 400);
+    }
+  }
+
+  async function confirmRevokeKey(ctx: DashboardContext) {
+    const apiKey = await findKey(ctx);
+    if (!apiKey) return notFoundPage(ctx);
+    if (apiKey.revokedAt) return seeOther(ctx, storePath(ctx.state.scope.store.id, "api-keys"));
+    sendPage(ctx, <RevokePage ctx={ctx} apiKey={apiKey} />);
+  }
+
+  async function revokeKey(ctx: DashboardContext) {
+    const apiKey = await findKey(ctx);
+    if (!apiKey) return notFoundPage(ctx);
+    const storeId = ctx.state.scope.store.id;
+    if (apiKey.revokedAt) return seeOther(ctx, `${storePath(storeId, "api-keys")}?done=revoked`);
+    // The catalog checks the member's role and audits the revocation with it.
+    await clients.store.revokeApiKey({ storeId, keyId: apiKey.id });
+    seeOther(ctx, `${storePath(storeId, "api-keys")}?done=revoked`);
+  }
 }

@@ -60,37 +60,32 @@ export function settingsPages(router: Router, kit: Kit) {
   const { clients, handle, storeScope } = kit;
   const path = "/dashboard/stores/:storeId/settings";
 
-  router.get(
-    path,
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const flash = ctx.query.done === "saved" ? "Settings saved. New orders use them." : undefined;
-      sendPage(ctx, <SettingsPage ctx={ctx} values={valuesOf(ctx.state.scope.store)} flash={flash} />);
-    }),
-  );
+  router.get(path, storeScope, handle(settingsPage));
+  router.post(path, storeScope, handle(saveSettings));
 
-  router.post(
-    path,
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const storeId = ctx.state.scope.store.id;
-      const values = valuesFrom(ctx.state.scope.form);
-      const bank = [values.bank_name, values.bank_code, values.account_number, values.account_holder];
-      try {
-        // The catalog checks the member's role and audits the change with it.
-        await clients.store.updateStoreSettings({
-          storeId,
-          bankAccount: bank.some((value) => value !== "")
-            ? { bankName: values.bank_name, bankCode: values.bank_code, accountNumber: values.account_number, accountHolder: values.account_holder }
-            : undefined,
-          redirects: { successUrl: values.success_url, returnUrl: values.return_url, errorUrl: values.error_url },
-        });
-        seeOther(ctx, `${storePath(storeId, "settings")}?done=saved`);
-      } catch (error) {
-        const problem = problemText(error);
-        if (!problem) throw error;
-        sendPage(ctx, <SettingsPage ctx={ctx} values={values} error={problem} />, 400);
-      }
-    }),
-  );
+  async function settingsPage(ctx: DashboardContext) {
+    const flash = ctx.query.done === "saved" ? "Settings saved. New orders use them." : undefined;
+    sendPage(ctx, <SettingsPage ctx={ctx} values={valuesOf(ctx.state.scope.store)} flash={flash} />);
+  }
+
+  async function saveSettings(ctx: DashboardContext) {
+    const storeId = ctx.state.scope.store.id;
+    const values = valuesFrom(ctx.state.scope.form);
+    const bank = [values.bank_name, values.bank_code, values.account_number, values.account_holder];
+    try {
+      // The catalog checks the member's role and audits the change with it.
+      await clients.store.updateStoreSettings({
+        storeId,
+        bankAccount: bank.some((value) => value !== "")
+          ? { bankName: values.bank_name, bankCode: values.bank_code, accountNumber: values.account_number, accountHolder: values.account_holder }
+          : undefined,
+        redirects: { successUrl: values.success_url, returnUrl: values.return_url, errorUrl: values.error_url },
+      });
+      seeOther(ctx, `${storePath(storeId, "settings")}?done=saved`);
+    } catch (error) {
+      const problem = problemText(error);
+      if (!problem) throw error;
+      sendPage(ctx, <SettingsPage ctx={ctx} values={values} error={problem} />, 400);
+    }
+  }
 }

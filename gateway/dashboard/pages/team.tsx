@@ -227,92 +227,75 @@ export function teamPages(router: Router, kit: Kit) {
     return (await clients.accounts.listMembers({ storeId: ctx.state.scope.store.id })).members.find((member) => member.id === memberId);
   };
 
-  router.get(
-    base,
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const removed = ctx.query.done === "removed" && typeof ctx.query.member === "string" ? ctx.query.member : undefined;
-      const flash = removed ? await removalNotice(ctx, clients, removed) : DONE[String(ctx.query.done)];
-      sendPage(ctx, <TeamPage ctx={ctx} {...await load(ctx)} flash={flash} />);
-    }),
-  );
+  router.get(base, storeScope, handle(teamPage));
+  router.post(`${base}/invitations`, storeScope, handle(inviteMember));
+  router.post(`${base}/invitations/:invitationId/revoke`, storeScope, handle(revokeInvitation));
+  router.post(`${base}/:memberId/role`, storeScope, handle(changeRole));
+  router.get(`${base}/:memberId/remove`, storeScope, handle(confirmRemoveMember));
+  router.post(`${base}/:memberId/remove`, storeScope, handle(removeMember));
 
-  router.post(
-    `${base}/invitations`,
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const { form, store } = ctx.state.scope;
-      const email = field(form, "email").trim();
-      const role = field(form, "role");
-      try {
-        // The catalog stores the invitation, audits it and mails the link.
-        await clients.accounts.inviteMember({ storeId: store.id, email, role });
-        seeOther(ctx, teamPath(ctx, "invited"));
-      } catch (error) {
-        await refused(ctx, error, { email, role: (ROLES as readonly string[]).includes(role) ? (role as Role) : DEFAULT_ROLE });
-      }
-    }),
-  );
+  async function teamPage(ctx: DashboardContext) {
+    const removed = ctx.query.done === "removed" && typeof ctx.query.member === "string" ? ctx.query.member : undefined;
+    const flash = removed ? await removalNotice(ctx, clients, removed) : DONE[String(ctx.query.done)];
+    sendPage(ctx, <TeamPage ctx={ctx} {...await load(ctx)} flash={flash} />);
+  }
 
-  router.post(
-    `${base}/invitations/:invitationId/revoke`,
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const invitationId = (ctx.params.invitationId ?? "").toLowerCase();
-      if (!isUuid(invitationId)) return notFoundPage(ctx);
-      try {
-        await clients.accounts.revokeInvitation({ storeId: ctx.state.scope.store.id, invitationId });
-      } catch (error) {
-        // A second click, or a tab left open: it was revoked or used meanwhile.
-        if (!(error instanceof ConnectError && error.code === Code.NotFound)) throw error;
-        return seeOther(ctx, teamPath(ctx, "gone"));
-      }
-      seeOther(ctx, teamPath(ctx, "revoked"));
-    }),
-  );
+  async function inviteMember(ctx: DashboardContext) {
+    const { form, store } = ctx.state.scope;
+    const email = field(form, "email").trim();
+    const role = field(form, "role");
+    try {
+      // The catalog stores the invitation, audits it and mails the link.
+      await clients.accounts.inviteMember({ storeId: store.id, email, role });
+      seeOther(ctx, teamPath(ctx, "invited"));
+    } catch (error) {
+      await refused(ctx, error, { email, role: (ROLES as readonly string[]).includes(role) ? (role as Role) : DEFAULT_ROLE });
+    }
+  }
 
-  router.post(
-    `${base}/:memberId/role`,
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const memberId = (ctx.params.memberId ?? "").toLowerCase();
-      if (!isUuid(memberId)) return notFoundPage(ctx);
-      try {
-        await clients.accounts.setMemberRole({ storeId: ctx.state.scope.store.id, memberId, role: field(ctx.state.scope.form, "role") });
-        seeOther(ctx, teamPath(ctx, "role"));
-      } catch (error) {
-        await refused(ctx, error);
-      }
-    }),
-  );
+  async function revokeInvitation(ctx: DashboardContext) {
+    const invitationId = (ctx.params.invitationId ?? "").toLowerCase();
+    if (!isUuid(invitationId)) return notFoundPage(ctx);
+    try {
+      await clients.accounts.revokeInvitation({ storeId: ctx.state.scope.store.id, invitationId });
+    } catch (error) {
+      // A second click, or a tab left open: it was revoked or used meanwhile.
+      if (!(error instanceof ConnectError && error.code === Code.NotFound)) throw error;
+      return seeOther(ctx, teamPath(ctx, "gone"));
+    }
+    seeOther(ctx, teamPath(ctx, "revoked"));
+  }
 
-  router.get(
-    `${base}/:memberId/remove`,
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const member = await findMember(ctx);
-      if (!member) return notFoundPage(ctx);
-      sendPage(ctx, <RemovePage ctx={ctx} member={member} />);
-    }),
-  );
+  async function changeRole(ctx: DashboardContext) {
+    const memberId = (ctx.params.memberId ?? "").toLowerCase();
+    if (!isUuid(memberId)) return notFoundPage(ctx);
+    try {
+      await clients.accounts.setMemberRole({ storeId: ctx.state.scope.store.id, memberId, role: field(ctx.state.scope.form, "role") });
+      seeOther(ctx, teamPath(ctx, "role"));
+    } catch (error) {
+      await refused(ctx, error);
+    }
+  }
 
-  router.post(
-    `${base}/:memberId/remove`,
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const memberId = (ctx.params.memberId ?? "").toLowerCase();
-      if (!isUuid(memberId)) return notFoundPage(ctx);
-      // Unticked, the catalog revokes the API keys the member made along with them.
-      const keepApiKeys = field(ctx.state.scope.form, "keep_api_keys") !== "";
-      let email: string;
-      try {
-        ({ email } = (await clients.accounts.removeMember({ storeId: ctx.state.scope.store.id, memberId, keepApiKeys })).member!);
-      } catch (error) {
-        return refused(ctx, error);
-      }
-      // Removing yourself ends your own session too.
-      if (memberId === ctx.state.scope.member.id) return seeOther(ctx, "/dashboard/login");
-      seeOther(ctx, `${teamPath(ctx, "removed")}&member=${encodeURIComponent(email)}`);
-    }),
-  );
+  async function confirmRemoveMember(ctx: DashboardContext) {
+    const member = await findMember(ctx);
+    if (!member) return notFoundPage(ctx);
+    sendPage(ctx, <RemovePage ctx={ctx} member={member} />);
+  }
+
+  async function removeMember(ctx: DashboardContext) {
+    const memberId = (ctx.params.memberId ?? "").toLowerCase();
+    if (!isUuid(memberId)) return notFoundPage(ctx);
+    // Unticked, the catalog revokes the API keys the member made along with them.
+    const keepApiKeys = field(ctx.state.scope.form, "keep_api_keys") !== "";
+    let email: string;
+    try {
+      ({ email } = (await clients.accounts.removeMember({ storeId: ctx.state.scope.store.id, memberId, keepApiKeys })).member!);
+    } catch (error) {
+      return refused(ctx, error);
+    }
+    // Removing yourself ends your own session too.
+    if (memberId === ctx.state.scope.member.id) return seeOther(ctx, "/dashboard/login");
+    seeOther(ctx, `${teamPath(ctx, "removed")}&member=${encodeURIComponent(email)}`);
+  }
 }
