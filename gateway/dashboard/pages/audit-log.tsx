@@ -141,24 +141,22 @@ function AuditPage(props: { ctx: DashboardContext; entries: AuditEntryLike[]; ne
 
 export function auditLogPages(router: Router, kit: Kit) {
   const { clients, handle, storeScope } = kit;
-  router.get(
-    "/dashboard/stores/:storeId/audit-log",
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const { store } = ctx.state.scope;
-      const text = (name: string) => (typeof ctx.query[name] === "string" ? ctx.query[name].trim() : "");
-      // An unknown action or an over-long actor filters nothing rather than failing the page.
-      const filters: Filters = {
-        actor: text("actor").slice(0, MAX_AUDIT_ACTOR_LENGTH),
-        action: isAuditAction(text("action")) ? text("action") : "",
-      };
-      // A mangled cursor starts from the newest rather than failing the page.
-      const cursor = decodeAuditCursor(text("cursor")) ? text("cursor") : "";
-      // Each service keeps the entries of its own changes: the log is their parts merged.
-      const sources = { catalog: clients.accounts, order: clients.order, webhook: clients.webhook };
-      const page = await storeAuditLog(sources, store.id, { limit: PAGE_SIZE, cursor: cursor || undefined, ...filters });
-      const missing = page.unavailable.length > 0 ? `The ${page.unavailable.join(" and ")} service's entries cannot be shown just now: the list below is incomplete.` : undefined;
-      sendPage(ctx, <AuditPage ctx={ctx} entries={page.entries} next={page.next} filters={filters} paged={cursor !== ""} missing={missing} />);
-    }),
-  );
+  router.get("/dashboard/stores/:storeId/audit-log", storeScope, handle(auditLogPage));
+
+  async function auditLogPage(ctx: DashboardContext) {
+    const { store } = ctx.state.scope;
+    const text = (name: string) => (typeof ctx.query[name] === "string" ? ctx.query[name].trim() : "");
+    // An unknown action or an over-long actor filters nothing rather than failing the page.
+    const filters: Filters = {
+      actor: text("actor").slice(0, MAX_AUDIT_ACTOR_LENGTH),
+      action: isAuditAction(text("action")) ? text("action") : "",
+    };
+    // A mangled cursor starts from the newest rather than failing the page.
+    const cursor = decodeAuditCursor(text("cursor")) ? text("cursor") : "";
+    // Each service keeps the entries of its own changes: the log is their parts merged.
+    const sources = { catalog: clients.accounts, order: clients.order, webhook: clients.webhook };
+    const page = await storeAuditLog(sources, store.id, { limit: PAGE_SIZE, cursor: cursor || undefined, ...filters });
+    const missing = page.unavailable.length > 0 ? `The ${page.unavailable.join(" and ")} service's entries cannot be shown just now: the list below is incomplete.` : undefined;
+    sendPage(ctx, <AuditPage ctx={ctx} entries={page.entries} next={page.next} filters={filters} paged={cursor !== ""} missing={missing} />);
+  }
 }

@@ -194,58 +194,58 @@ export function bankMutationPages(router: Router, kit: Kit) {
     return { review: review.mutations, waiting: Math.max(Number(waiting.count), review.mutations.length), recent: recent.mutations };
   }
 
-  router.get(
-    base,
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} flash={DONE[String(ctx.query.done)]} />);
-    }),
-  );
+  router.get(base, storeScope, handle(bankMutationsPage));
+  router.post(`${base}/import`, storeScope, handle(importBankStatement));
+  router.post(`${base}/assign`, storeScope, handle(assignMutation));
+  router.post(`${base}/dismiss`, storeScope, handle(dismissMutation));
 
-  router.post(
-    `${base}/import`,
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const { store, file } = ctx.state.scope;
-      if (!file || file.text.trim() === "") return sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} error="Choose a statement file (CSV) to import." />, 400);
-      try {
-        const results = await importStatement(clients.bank, store.id, file.text);
-        sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} results={results} />);
-      } catch (error) {
-        if (error instanceof ImportInterrupted) {
-          ctx.set("Retry-After", "2");
-          return sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} error={`Partly imported: ${error.message}.`} />, 503);
-        }
-        if (!(error instanceof StatementError)) throw error;
-        sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} error={`Nothing was imported: ${error.message}`} />, 400);
+  async function bankMutationsPage(ctx: DashboardContext) {
+    sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} flash={DONE[String(ctx.query.done)]} />);
+  }
+
+  async function importBankStatement(ctx: DashboardContext) {
+    const { store, file } = ctx.state.scope;
+    if (!file || file.text.trim() === "") return sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} error="Choose a statement file (CSV) to import." />, 400);
+    try {
+      const results = await importStatement(clients.bank, store.id, file.text);
+      sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} results={results} />);
+    } catch (error) {
+      if (error instanceof ImportInterrupted) {
+        ctx.set("Retry-After", "2");
+        return sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} error={`Partly imported: ${error.message}.`} />, 503);
       }
-    }),
-  );
+      if (!(error instanceof StatementError)) throw error;
+      sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} error={`Nothing was imported: ${error.message}`} />, 400);
+    }
+  }
 
-  for (const action of ["assign", "dismiss"] as const) {
-    router.post(
-      `${base}/${action}`,
-      storeScope,
-      handle(async (ctx: DashboardContext) => {
-        const storeId = ctx.state.scope.store.id;
-        const mutationId = field(ctx.state.scope.form, "mutation_id");
-        try {
-          if (action === "assign") {
-            const paymentReference = field(ctx.state.scope.form, "payment_reference").trim();
-            if (paymentReference === "") return sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} error="Not changed: type the payment reference (SO-…) of the order this transfer pays." />, 400);
-            await clients.bank.assignMutation({ storeId, mutationId, paymentReference });
-          } else {
-            await clients.bank.dismissMutation({ storeId, mutationId });
-          }
-          seeOther(ctx, `${storePath(storeId, "bank-mutations")}?done=${action === "assign" ? "assigned" : "dismissed"}`);
-        } catch (error) {
-          // An unknown reference is a typing mistake on this form, not a missing page.
-          const notFound = error instanceof ConnectError && error.code === Code.NotFound && action === "assign";
-          const problem = notFound ? "no order of this store has that payment reference, or the transfer is not in the review list" : problemText(error);
-          if (!problem) throw error;
-          sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} error={`Not changed: ${problem}`} />, notFound ? 400 : 409);
-        }
-      }),
-    );
+  async function assignMutation(ctx: DashboardContext) {
+    return reviewMutation(ctx, "assign");
+  }
+
+  async function dismissMutation(ctx: DashboardContext) {
+    return reviewMutation(ctx, "dismiss");
+  }
+
+  /** Assigning and dismissing share the form's field, the redirect and the refusal page. */
+  async function reviewMutation(ctx: DashboardContext, action: "assign" | "dismiss") {
+    const storeId = ctx.state.scope.store.id;
+    const mutationId = field(ctx.state.scope.form, "mutation_id");
+    try {
+      if (action === "assign") {
+        const paymentReference = field(ctx.state.scope.form, "payment_reference").trim();
+        if (paymentReference === "") return sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} error="Not changed: type the payment reference (SO-…) of the order this transfer pays." />, 400);
+        await clients.bank.assignMutation({ storeId, mutationId, paymentReference });
+      } else {
+        await clients.bank.dismissMutation({ storeId, mutationId });
+      }
+      seeOther(ctx, `${storePath(storeId, "bank-mutations")}?done=${action === "assign" ? "assigned" : "dismissed"}`);
+    } catch (error) {
+      // An unknown reference is a typing mistake on this form, not a missing page.
+      const notFound = error instanceof ConnectError && error.code === Code.NotFound && action === "assign";
+      const problem = notFound ? "no order of this store has that payment reference, or the transfer is not in the review list" : problemText(error);
+      if (!problem) throw error;
+      sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} error={`Not changed: ${problem}`} />, notFound ? 400 : 409);
+    }
   }
 }

@@ -251,6 +251,9 @@ export function webhookRoute<T>(
   );
 }
 
+/** A delivery of this store and its endpoint, undefined once the endpoint is deleted. */
+type FoundDelivery = { delivery: Delivery; endpoint: Endpoint | undefined };
+
 export const isNotFound = (error: unknown) => error instanceof ConnectError && error.code === Code.NotFound;
 
 export function deliveryPages(router: Router, kit: Kit) {
@@ -259,7 +262,7 @@ export function deliveryPages(router: Router, kit: Kit) {
   const client = (ctx: DashboardContext) => webhookClientOr(ctx, kit, "webhooks", "Webhooks");
 
   /** The delivery of the URL (NOT_FOUND when it is not this store's, or not of that endpoint) and its endpoint (undefined once deleted). */
-  const loadDelivery = async (webhook: WebhookClient, ctx: DashboardContext) => {
+  const loadDelivery = async (webhook: WebhookClient, ctx: DashboardContext): Promise<FoundDelivery | undefined> => {
     const { endpointId = "", deliveryId = "" } = ctx.params;
     if (!isUuid(endpointId) || !isUuid(deliveryId)) return undefined;
     const storeId = ctx.state.scope.store.id;
@@ -276,14 +279,19 @@ export function deliveryPages(router: Router, kit: Kit) {
 
   const deliveryAt = `${base}/:endpointId/deliveries/:deliveryId`;
 
-  webhookRoute(router, kit, "get", deliveryAt, loadDelivery, async (ctx, _webhook, found) => {
+  webhookRoute(router, kit, "get", deliveryAt, loadDelivery, deliveryDetail);
+  webhookRoute(router, kit, "post", `${deliveryAt}/resend`, loadDelivery, resendDelivery);
+  // A delivery by its id alone (links from other pages): to its page under its endpoint.
+  router.get("/dashboard/stores/:storeId/deliveries/:deliveryId", storeScope, handle(redirectToDelivery));
+
+  async function deliveryDetail(ctx: DashboardContext, _webhook: WebhookClient, found: FoundDelivery) {
     // Not attempted yet: the page reloads itself every 2 s, without script, until the
     // first attempt shows beside the request.
     if (found.delivery.status === "pending" && found.delivery.attempts.length === 0) ctx.set("Refresh", "2");
     sendPage(ctx, <DeliveryPage ctx={ctx} {...found} flash={DELIVERY_DONE[String(ctx.query.done)]} />);
-  });
+  }
 
-  webhookRoute(router, kit, "post", `${deliveryAt}/resend`, loadDelivery, async (ctx, webhook, found) => {
+  async function resendDelivery(ctx: DashboardContext, webhook: WebhookClient, found: FoundDelivery) {
     const storeId = ctx.state.scope.store.id;
     const { delivery } = found;
     try {
@@ -297,21 +305,16 @@ export function deliveryPages(router: Router, kit: Kit) {
       return sendPage(ctx, <DeliveryPage ctx={ctx} {...found} error={`This delivery was not resent. ${problem}`} />, 409);
     }
     seeOther(ctx, `${deliveryPath(storeId, delivery)}?done=resent`);
-  });
+  }
 
-  // A delivery by its id alone (links from other pages): to its page under its endpoint.
-  router.get(
-    "/dashboard/stores/:storeId/deliveries/:deliveryId",
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const webhook = client(ctx);
-      if (!webhook) return;
-      const deliveryId = ctx.params.deliveryId ?? "";
-      if (!isUuid(deliveryId)) return notFoundPage(ctx);
-      const storeId = ctx.state.scope.store.id;
-      const { delivery } = await webhook.getDelivery({ storeId, deliveryId: deliveryId.toLowerCase() });
-      if (!delivery) return notFoundPage(ctx);
-      seeOther(ctx, deliveryPath(storeId, delivery));
-    }),
-  );
+  async function redirectToDelivery(ctx: DashboardContext) {
+    const webhook = client(ctx);
+    if (!webhook) return;
+    const deliveryId = ctx.params.deliveryId ?? "";
+    if (!isUuid(deliveryId)) return notFoundPage(ctx);
+    const storeId = ctx.state.scope.store.id;
+    const { delivery } = await webhook.getDelivery({ storeId, deliveryId: deliveryId.toLowerCase() });
+    if (!delivery) return notFoundPage(ctx);
+    seeOther(ctx, deliveryPath(storeId, delivery));
+  }
 }

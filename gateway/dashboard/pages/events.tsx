@@ -143,36 +143,34 @@ function EventsPage(props: { ctx: DashboardContext; events: Event[]; endpoints: 
 
 export function eventPages(router: Router, kit: Kit) {
   const { handle, storeScope } = kit;
-  router.get(
-    "/dashboard/stores/:storeId/events",
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const webhook = webhookClientOr(ctx, kit, "events", "Events");
-      if (!webhook) return;
-      const storeId = ctx.state.scope.store.id;
-      const filters: Filters = { type: query(ctx.query.type), order: query(ctx.query.order), before: query(ctx.query.before), beforeId: query(ctx.query.before_id).toLowerCase() };
-      const problems: string[] = [];
-      if (filters.type && !(ORDER_EVENT_TYPES as readonly string[]).includes(filters.type)) problems.push(`Type must be one of ${ORDER_EVENT_TYPES.join(", ")}.`);
-      // An order is asked for by its id or by its payment reference (SO-…), as on the Orders page.
-      let orderId = filters.order.toLowerCase();
-      if (filters.order && !isUuid(filters.order)) {
-        const reference = filters.order.trim().toUpperCase();
-        const found = isPaymentReference(reference) ? (await kit.clients.order.listOrders({ storeId, search: reference, limit: 1 })).orders[0] : undefined;
-        if (found && found.paymentReference === reference) orderId = found.id;
-        else problems.push("Order must be an order id or a payment reference (SO-…) of this store.");
-      }
-      if ((filters.before && !parseRfc3339(filters.before)) || (filters.beforeId && (!filters.before || !isUuid(filters.beforeId)))) {
-        problems.push("The page link is not valid: start again from the newest events.");
-      }
-      if (problems.length > 0) {
-        sendPage(ctx, <EventsPage ctx={ctx} events={[]} endpoints={[]} filters={filters} error={problems.join(" ")} />, 400);
-        return;
-      }
-      const [{ events }, { endpoints }] = await Promise.all([
-        webhook.listEvents({ storeId, type: filters.type, orderId, before: filters.before, beforeId: filters.beforeId, limit: PAGE_SIZE, withoutBodies: true }),
-        webhook.listEndpoints({ storeId }),
-      ]);
-      sendPage(ctx, <EventsPage ctx={ctx} events={events} endpoints={endpoints} filters={filters} />);
-    }),
-  );
+  router.get("/dashboard/stores/:storeId/events", storeScope, handle(eventsPage));
+
+  async function eventsPage(ctx: DashboardContext) {
+    const webhook = webhookClientOr(ctx, kit, "events", "Events");
+    if (!webhook) return;
+    const storeId = ctx.state.scope.store.id;
+    const filters: Filters = { type: query(ctx.query.type), order: query(ctx.query.order), before: query(ctx.query.before), beforeId: query(ctx.query.before_id).toLowerCase() };
+    const problems: string[] = [];
+    if (filters.type && !(ORDER_EVENT_TYPES as readonly string[]).includes(filters.type)) problems.push(`Type must be one of ${ORDER_EVENT_TYPES.join(", ")}.`);
+    // An order is asked for by its id or by its payment reference (SO-…), as on the Orders page.
+    let orderId = filters.order.toLowerCase();
+    if (filters.order && !isUuid(filters.order)) {
+      const reference = filters.order.trim().toUpperCase();
+      const found = isPaymentReference(reference) ? (await kit.clients.order.listOrders({ storeId, search: reference, limit: 1 })).orders[0] : undefined;
+      if (found && found.paymentReference === reference) orderId = found.id;
+      else problems.push("Order must be an order id or a payment reference (SO-…) of this store.");
+    }
+    if ((filters.before && !parseRfc3339(filters.before)) || (filters.beforeId && (!filters.before || !isUuid(filters.beforeId)))) {
+      problems.push("The page link is not valid: start again from the newest events.");
+    }
+    if (problems.length > 0) {
+      sendPage(ctx, <EventsPage ctx={ctx} events={[]} endpoints={[]} filters={filters} error={problems.join(" ")} />, 400);
+      return;
+    }
+    const [{ events }, { endpoints }] = await Promise.all([
+      webhook.listEvents({ storeId, type: filters.type, orderId, before: filters.before, beforeId: filters.beforeId, limit: PAGE_SIZE, withoutBodies: true }),
+      webhook.listEndpoints({ storeId }),
+    ]);
+    sendPage(ctx, <EventsPage ctx={ctx} events={events} endpoints={endpoints} filters={filters} />);
+  }
 }

@@ -68,71 +68,69 @@ function SalesChart({ days }: { days: SalesDay[] }) {
 
 export function overviewPages(router: Router, kit: Kit) {
   const { clients, handle, storeScope } = kit;
-  router.get(
-    "/dashboard/stores/:storeId/overview",
-    storeScope,
-    handle(async (ctx: DashboardContext) => {
-      const { member, store, csrf } = ctx.state.scope;
-      // Pending orders are the sales' "awaiting payment" count (orders waiting, not past
-      // their expiry): one call less per view.
-      const [review, health, endpoints, sales] = await Promise.all([
-        clients.bank.countUnreviewed({ storeId: store.id }),
-        clients.webhook?.getWebhookHealth({ storeId: store.id }),
-        clients.webhook?.listEndpoints({ storeId: store.id }),
-        clients.order.getSalesSummary({ storeId: store.id }),
-      ]);
-      // Attempts, not exhausted deliveries: an endpoint failing every attempt shows at once,
-      // not after the ~28 h of retries it takes a delivery to end as failed.
-      const failing = endpoints?.endpoints.filter((endpoint) => endpointState(endpoint) === "failing" || endpointState(endpoint) === "disabled by the system").length;
-      const plan = planName(store.plan) ?? "starter";
-      sendPage(
-        ctx,
-        <Shell title="Overview" member={member} store={store} section="overview" csrf={csrf}>
-          {!planHasApiAccess(plan) && (
-            <p class="warning" role="alert">
-              The {plan} plan has no API access: requests with this store's keys are refused with 403 PLAN_REQUIRED. Ask for the Growth or Scale plan to use the
-              API.
-            </p>
-          )}
-          <div class="grid">
-            <SalesCard id="today" title="Paid today" total={sales.paidToday} />
-            <SalesCard id="month" title="Paid this month" total={sales.paidThisMonth} />
-            <SalesCard id="pending-value" title="Awaiting payment" total={sales.pending} />
-          </div>
-          <section class="card" aria-labelledby="chart-title">
-            <h2 id="chart-title" style="margin-top:0">
-              Paid, last 30 days
-            </h2>
-            <SalesChart days={sales.days} />
+  router.get("/dashboard/stores/:storeId/overview", storeScope, handle(overviewPage));
+
+  async function overviewPage(ctx: DashboardContext) {
+    const { member, store, csrf } = ctx.state.scope;
+    // Pending orders are the sales' "awaiting payment" count (orders waiting, not past
+    // their expiry): one call less per view.
+    const [review, health, endpoints, sales] = await Promise.all([
+      clients.bank.countUnreviewed({ storeId: store.id }),
+      clients.webhook?.getWebhookHealth({ storeId: store.id }),
+      clients.webhook?.listEndpoints({ storeId: store.id }),
+      clients.order.getSalesSummary({ storeId: store.id }),
+    ]);
+    // Attempts, not exhausted deliveries: an endpoint failing every attempt shows at once,
+    // not after the ~28 h of retries it takes a delivery to end as failed.
+    const failing = endpoints?.endpoints.filter((endpoint) => endpointState(endpoint) === "failing" || endpointState(endpoint) === "disabled by the system").length;
+    const plan = planName(store.plan) ?? "starter";
+    sendPage(
+      ctx,
+      <Shell title="Overview" member={member} store={store} section="overview" csrf={csrf}>
+        {!planHasApiAccess(plan) && (
+          <p class="warning" role="alert">
+            The {plan} plan has no API access: requests with this store's keys are refused with 403 PLAN_REQUIRED. Ask for the Growth or Scale plan to use the
+            API.
+          </p>
+        )}
+        <div class="grid">
+          <SalesCard id="today" title="Paid today" total={sales.paidToday} />
+          <SalesCard id="month" title="Paid this month" total={sales.paidThisMonth} />
+          <SalesCard id="pending-value" title="Awaiting payment" total={sales.pending} />
+        </div>
+        <section class="card" aria-labelledby="chart-title">
+          <h2 id="chart-title" style="margin-top:0">
+            Paid, last 30 days
+          </h2>
+          <SalesChart days={sales.days} />
+        </section>
+        <div class="grid">
+          <section class="card" aria-labelledby="plan-title">
+            <h2 id="plan-title">Plan</h2>
+            <p class="stat">{plan}</p>
           </section>
-          <div class="grid">
-            <section class="card" aria-labelledby="plan-title">
-              <h2 id="plan-title">Plan</h2>
-              <p class="stat">{plan}</p>
-            </section>
-            <section class="card" aria-labelledby="pending-title">
-              <h2 id="pending-title">Pending orders</h2>
-              <p class="stat">{String(sales.pending?.count ?? 0n)}</p>
-              <a href={`${storePath(store.id, "orders")}?status=pending`}>Review pending</a>
-            </section>
-            <section class="card" aria-labelledby="review-title">
-              <h2 id="review-title">Transfers to review</h2>
-              <p class="stat">{String(review.count)}</p>
-              <a href={storePath(store.id, "bank-mutations")}>Review transfers</a>
-            </section>
-            <section class="card" aria-labelledby="failed-title">
-              <h2 id="failed-title">Failed attempts (24 h)</h2>
-              <p class="stat">{health === undefined ? "—" : String(health.failedAttempts24h)}</p>
-              <a href={storePath(store.id, "webhooks")}>Review deliveries</a>
-            </section>
-            <section class="card" aria-labelledby="failing-title">
-              <h2 id="failing-title">Endpoints failing</h2>
-              <p class="stat">{failing === undefined ? "—" : String(failing)}</p>
-              <a href={storePath(store.id, "webhooks")}>See endpoints</a>
-            </section>
-          </div>
-        </Shell>,
-      );
-    }),
-  );
+          <section class="card" aria-labelledby="pending-title">
+            <h2 id="pending-title">Pending orders</h2>
+            <p class="stat">{String(sales.pending?.count ?? 0n)}</p>
+            <a href={`${storePath(store.id, "orders")}?status=pending`}>Review pending</a>
+          </section>
+          <section class="card" aria-labelledby="review-title">
+            <h2 id="review-title">Transfers to review</h2>
+            <p class="stat">{String(review.count)}</p>
+            <a href={storePath(store.id, "bank-mutations")}>Review transfers</a>
+          </section>
+          <section class="card" aria-labelledby="failed-title">
+            <h2 id="failed-title">Failed attempts (24 h)</h2>
+            <p class="stat">{health === undefined ? "—" : String(health.failedAttempts24h)}</p>
+            <a href={storePath(store.id, "webhooks")}>Review deliveries</a>
+          </section>
+          <section class="card" aria-labelledby="failing-title">
+            <h2 id="failing-title">Endpoints failing</h2>
+            <p class="stat">{failing === undefined ? "—" : String(failing)}</p>
+            <a href={storePath(store.id, "webhooks")}>See endpoints</a>
+          </section>
+        </div>
+      </Shell>,
+    );
+  }
 }
