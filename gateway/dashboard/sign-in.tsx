@@ -55,56 +55,6 @@ export function signInRoutes(router: Router, kit: Kit, sessions: SessionCookies,
   const expiredForm = (ctx: GatewayContext) =>
     sendPage(ctx, <MessagePage title="This form has expired" message="Nothing was changed. Go back, reload the page and try again." />, 403);
 
-  router.get(
-    "/dashboard",
-    handle(async (ctx) => {
-      const member = await sessions.resolve(ctx);
-      if (!member) return seeOther(ctx, "/dashboard/login");
-      const first = member.stores[0];
-      if (!first) return sendPage(ctx, <NoStoresPage csrf={csrfTokenFor(member.token)} email={member.email} />);
-      seeOther(ctx, storePath(first.id));
-    }),
-  );
-
-  router.get(
-    "/dashboard/login",
-    handle(async (ctx) => {
-      const notice = ctx.query.signed_out === "1" ? "You are signed out." : undefined;
-      const next = typeof ctx.query.next === "string" ? ctx.query.next : undefined;
-      sendPage(ctx, <SignInPage csrf={sessions.preSessionCsrf(ctx)} notice={notice} next={next && afterSignIn(next) !== "/dashboard" ? next : undefined} />);
-    }),
-  );
-
-  router.post(
-    "/dashboard/login",
-    handle(async (ctx) => {
-      const form = await readForm(ctx);
-      if (!preSessionCsrfOk(ctx, field(form, "csrf"))) return expiredForm(ctx);
-      const email = field(form, "email").trim();
-      // Taken before the password is hashed, given back when it was right: however many
-      // tries arrive at once, no more than the budget are checked.
-      const attempt = await signInFailures.begin(ctx.ip);
-      if (!attempt.allowed) {
-        ctx.set("Retry-After", String(attempt.retryAfterSeconds));
-        return sendPage(ctx, <SignInPage csrf={sessions.preSessionCsrf(ctx)} email={email} error={TRY_LATER} next={field(form, "next") || undefined} />, 429);
-      }
-      try {
-        const { session } = await clients.accounts.signIn({ email, password: field(form, "password") }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS });
-        await endPreviousSession(ctx);
-        sessions.start(ctx, session!.token);
-        // Back to the page that asked for a sign-in, when it is one of ours.
-        seeOther(ctx, afterSignIn(field(form, "next")));
-      } catch (error) {
-        if (!isUnauthenticated(error) && !(error instanceof ConnectError && error.code === Code.InvalidArgument)) throw error;
-        attempt.failed();
-        logger.info({ requestId: ctx.state.requestId }, "dashboard sign-in refused");
-        sendPage(ctx, <SignInPage csrf={sessions.preSessionCsrf(ctx)} email={email} error={INVALID} next={field(form, "next") || undefined} />, 401);
-      } finally {
-        await attempt.end();
-      }
-    }),
-  );
-
   /**
    * The two one-time links that end in choosing a password: an invitation (72 h) and a
    * password reset (1 h). Opening one asks the catalog what it is, so a used or expired
@@ -125,93 +75,136 @@ export function signInRoutes(router: Router, kit: Kit, sessions: SessionCookies,
     },
   } as const;
 
-  for (const [kind, link] of Object.entries(LINKS) as [keyof typeof LINKS, (typeof LINKS)[keyof typeof LINKS]][]) {
+  const { openLink: openInvitation, choosePassword: acceptInvitation } = oneTimeLinkPages("invitation");
+  const { openLink: openPasswordReset, choosePassword: resetPassword } = oneTimeLinkPages("password_reset");
+
+  router.get("/dashboard", handle(openDashboard));
+  router.get("/dashboard/login", handle(signInPage));
+  router.post("/dashboard/login", handle(signIn));
+  router.get(`${LINKS.invitation.path}/:token`, handle(openInvitation));
+  router.post(`${LINKS.invitation.path}/:token`, handle(acceptInvitation));
+  router.get(`${LINKS.password_reset.path}/:token`, handle(openPasswordReset));
+  router.post(`${LINKS.password_reset.path}/:token`, handle(resetPassword));
+  router.get("/dashboard/forgot-password", handle(forgotPasswordPage));
+  router.post("/dashboard/forgot-password", handle(requestPasswordReset));
+  router.post("/dashboard/logout", handle(signOut));
+
+  async function openDashboard(ctx: GatewayContext) {
+    const member = await sessions.resolve(ctx);
+    if (!member) return seeOther(ctx, "/dashboard/login");
+    const first = member.stores[0];
+    if (!first) return sendPage(ctx, <NoStoresPage csrf={csrfTokenFor(member.token)} email={member.email} />);
+    seeOther(ctx, storePath(first.id));
+  }
+
+  async function signInPage(ctx: GatewayContext) {
+    const notice = ctx.query.signed_out === "1" ? "You are signed out." : undefined;
+    const next = typeof ctx.query.next === "string" ? ctx.query.next : undefined;
+    sendPage(ctx, <SignInPage csrf={sessions.preSessionCsrf(ctx)} notice={notice} next={next && afterSignIn(next) !== "/dashboard" ? next : undefined} />);
+  }
+
+  async function signIn(ctx: GatewayContext) {
+    const form = await readForm(ctx);
+    if (!preSessionCsrfOk(ctx, field(form, "csrf"))) return expiredForm(ctx);
+    const email = field(form, "email").trim();
+    // Taken before the password is hashed, given back when it was right: however many
+    // tries arrive at once, no more than the budget are checked.
+    const attempt = await signInFailures.begin(ctx.ip);
+    if (!attempt.allowed) {
+      ctx.set("Retry-After", String(attempt.retryAfterSeconds));
+      return sendPage(ctx, <SignInPage csrf={sessions.preSessionCsrf(ctx)} email={email} error={TRY_LATER} next={field(form, "next") || undefined} />, 429);
+    }
+    try {
+      const { session } = await clients.accounts.signIn({ email, password: field(form, "password") }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS });
+      await endPreviousSession(ctx);
+      sessions.start(ctx, session!.token);
+      // Back to the page that asked for a sign-in, when it is one of ours.
+      seeOther(ctx, afterSignIn(field(form, "next")));
+    } catch (error) {
+      if (!isUnauthenticated(error) && !(error instanceof ConnectError && error.code === Code.InvalidArgument)) throw error;
+      attempt.failed();
+      logger.info({ requestId: ctx.state.requestId }, "dashboard sign-in refused");
+      sendPage(ctx, <SignInPage csrf={sessions.preSessionCsrf(ctx)} email={email} error={INVALID} next={field(form, "next") || undefined} />, 401);
+    } finally {
+      await attempt.end();
+    }
+  }
+
+  /** The pages of one kind of link: opening it, and choosing the password it asks for. */
+  function oneTimeLinkPages(kind: keyof typeof LINKS) {
+    const link = LINKS[kind];
     const action = (token: string) => `${link.path}/${encodeURIComponent(token)}`;
     const passwordPage = (ctx: GatewayContext, token: string, email: string, error?: string, status = 200) =>
       sendPage(ctx, <PasswordPage title={link.title} intro={link.intro} csrf={sessions.preSessionCsrf(ctx)} action={action(token)} email={email} error={error} />, status);
     // 410: the link existed and is spent; the page still says what to do next.
     const spentPage = (ctx: GatewayContext, state: string) => sendPage(ctx, <SpentLinkPage state={state} kind={kind} />, state === "unknown" ? 404 : 410);
+    async function openLink(ctx: RouteContext) {
+      const token = ctx.params.token!;
+      const { state, email } = await clients.accounts.checkLink({ kind, token }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS });
+      if (state !== "pending") return spentPage(ctx, state);
+      passwordPage(ctx, token, email);
+    }
 
-    router.get(
-      `${link.path}/:token`,
-      handle(async (ctx: RouteContext) => {
-        const token = ctx.params.token!;
-        const { state, email } = await clients.accounts.checkLink({ kind, token }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS });
-        if (state !== "pending") return spentPage(ctx, state);
-        passwordPage(ctx, token, email);
-      }),
-    );
+    async function choosePassword(ctx: RouteContext) {
+      const token = ctx.params.token!;
+      const form = await readForm(ctx);
+      if (!preSessionCsrfOk(ctx, field(form, "csrf"))) return expiredForm(ctx);
+      const again = async (error: string) => passwordPage(ctx, token, (await clients.accounts.checkLink({ kind, token }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS })).email, error, 400);
+      const password = field(form, "password");
+      if (password !== field(form, "confirm")) return again("The two passwords are not the same.");
+      if ([...password].length < 12) return again("Choose a password of at least 12 characters.");
+      try {
+        const { session } = await link.use(token, password);
+        await endPreviousSession(ctx);
+        sessions.start(ctx, session!.token);
+        seeOther(ctx, "/dashboard");
+      } catch (error) {
+        if (error instanceof ConnectError && error.code === Code.InvalidArgument) return again(error.rawMessage.replace(/^password: /, ""));
+        if (!isUnauthenticated(error)) throw error;
+        spentPage(ctx, (await clients.accounts.checkLink({ kind, token }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS })).state);
+      }
+    }
 
-    router.post(
-      `${link.path}/:token`,
-      handle(async (ctx: RouteContext) => {
-        const token = ctx.params.token!;
-        const form = await readForm(ctx);
-        if (!preSessionCsrfOk(ctx, field(form, "csrf"))) return expiredForm(ctx);
-        const again = async (error: string) => passwordPage(ctx, token, (await clients.accounts.checkLink({ kind, token }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS })).email, error, 400);
-        const password = field(form, "password");
-        if (password !== field(form, "confirm")) return again("The two passwords are not the same.");
-        if ([...password].length < 12) return again("Choose a password of at least 12 characters.");
-        try {
-          const { session } = await link.use(token, password);
-          await endPreviousSession(ctx);
-          sessions.start(ctx, session!.token);
-          seeOther(ctx, "/dashboard");
-        } catch (error) {
-          if (error instanceof ConnectError && error.code === Code.InvalidArgument) return again(error.rawMessage.replace(/^password: /, ""));
-          if (!isUnauthenticated(error)) throw error;
-          spentPage(ctx, (await clients.accounts.checkLink({ kind, token }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS })).state);
-        }
-      }),
+    return { openLink, choosePassword };
+  }
+
+  async function forgotPasswordPage(ctx: GatewayContext) {
+    sendPage(ctx, <ForgotPasswordPage csrf={sessions.preSessionCsrf(ctx)} />);
+  }
+
+  async function requestPasswordReset(ctx: GatewayContext) {
+    const form = await readForm(ctx);
+    if (!preSessionCsrfOk(ctx, field(form, "csrf"))) return expiredForm(ctx);
+    const email = field(form, "email").trim();
+    // Every request costs a token, taken before the catalog is asked; a refusal says
+    // nothing about the email.
+    const taken = await resetRequests.take(ctx.ip);
+    if (!taken.allowed) {
+      ctx.set("Retry-After", String(taken.retryAfterSeconds));
+      return sendPage(ctx, <MessagePage title="Too many attempts" message={TRY_LATER} link={{ href: "/dashboard/forgot-password", label: "Back" }} />, 429);
+    }
+    // The catalog decides whether a link goes out (a member, within its own limits per
+    // email and per address, the address counted as the limits here count it); the
+    // answer here is the same either way.
+    await clients.accounts.requestPasswordReset({ email, clientAddress: addressBucket(ctx.ip) }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS });
+    sendPage(
+      ctx,
+      <MessagePage
+        title="Check your mail"
+        message={`If an account uses ${email || "that email"}, a link to choose a new password is on its way. It works once, for 1 hour.`}
+        link={{ href: "/dashboard/login", label: "Back to sign in" }}
+      />,
     );
   }
 
-  router.get(
-    "/dashboard/forgot-password",
-    handle(async (ctx) => {
-      sendPage(ctx, <ForgotPasswordPage csrf={sessions.preSessionCsrf(ctx)} />);
-    }),
-  );
-
-  router.post(
-    "/dashboard/forgot-password",
-    handle(async (ctx) => {
+  async function signOut(ctx: GatewayContext) {
+    const member = await sessions.resolve(ctx);
+    if (member) {
       const form = await readForm(ctx);
-      if (!preSessionCsrfOk(ctx, field(form, "csrf"))) return expiredForm(ctx);
-      const email = field(form, "email").trim();
-      // Every request costs a token, taken before the catalog is asked; a refusal says
-      // nothing about the email.
-      const taken = await resetRequests.take(ctx.ip);
-      if (!taken.allowed) {
-        ctx.set("Retry-After", String(taken.retryAfterSeconds));
-        return sendPage(ctx, <MessagePage title="Too many attempts" message={TRY_LATER} link={{ href: "/dashboard/forgot-password", label: "Back" }} />, 429);
-      }
-      // The catalog decides whether a link goes out (a member, within its own limits per
-      // email and per address, the address counted as the limits here count it); the
-      // answer here is the same either way.
-      await clients.accounts.requestPasswordReset({ email, clientAddress: addressBucket(ctx.ip) }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS });
-      sendPage(
-        ctx,
-        <MessagePage
-          title="Check your mail"
-          message={`If an account uses ${email || "that email"}, a link to choose a new password is on its way. It works once, for 1 hour.`}
-          link={{ href: "/dashboard/login", label: "Back to sign in" }}
-        />,
-      );
-    }),
-  );
-
-  router.post(
-    "/dashboard/logout",
-    handle(async (ctx) => {
-      const member = await sessions.resolve(ctx);
-      if (member) {
-        const form = await readForm(ctx);
-        if (!sameToken(field(form, "csrf"), csrfTokenFor(member.token))) return expiredForm(ctx);
-        await clients.accounts.endSession({ token: member.token });
-      }
-      sessions.clear(ctx);
-      seeOther(ctx, "/dashboard/login?signed_out=1");
-    }),
-  );
+      if (!sameToken(field(form, "csrf"), csrfTokenFor(member.token))) return expiredForm(ctx);
+      await clients.accounts.endSession({ token: member.token });
+    }
+    sessions.clear(ctx);
+    seeOther(ctx, "/dashboard/login?signed_out=1");
+  }
 }
