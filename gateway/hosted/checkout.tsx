@@ -231,13 +231,12 @@ export function CheckoutPage({ detail, storeName }: { detail: OrderDetail; store
 
 /** GET /checkout/{order_id}: no key; the order id is the capability. */
 export function checkoutRoutes(router: Router, deps: { clients: ServiceClients; logger: Logger }) {
-  router.get(
-    "/checkout/:order_id",
-    pageHandler(deps.logger, "order", async (ctx: RouteContext) => {
-      const orderId = ctx.params.order_id ?? "";
-      if (!isUuid(orderId)) return notFoundPage(ctx, "order");
-      const { detail, storeName } = await deps.clients.order.getCheckout({ key: { case: "orderId", value: orderId } });
-      sendHtml(ctx, 200, <CheckoutPage detail={detail!} storeName={storeName} />);
-    }),
-  );
+  router.get("/checkout/:order_id", pageHandler(deps.logger, "order", checkoutPage));
+
+  async function checkoutPage(ctx: RouteContext) {
+    const orderId = ctx.params.order_id ?? "";
+    if (!isUuid(orderId)) return notFoundPage(ctx, "order");
+    const { detail, storeName } = await deps.clients.order.getCheckout({ key: { case: "orderId", value: orderId } });
+    sendHtml(ctx, 200, <CheckoutPage detail={detail!} storeName={storeName} />);
+  }
 }

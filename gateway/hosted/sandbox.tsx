@@ -159,23 +159,33 @@ export function sandboxRoutes(router: Router, deps: SandboxPageDeps) {
     return { detail: detail!, storeName, token };
   }
 
-  router.get("/sandbox/snap.js", (ctx: GatewayContext) => {
+  router.get("/sandbox/snap.js", snapScript);
+  router.get("/sandbox/pay/:token", pageHandler(deps.logger, "payment page", sandboxPaymentPage));
+  router.post("/sandbox/pay/:token/pay", pageHandler(deps.logger, "payment page", payInSandbox));
+  router.post("/sandbox/pay/:token/fail", pageHandler(deps.logger, "payment page", failInSandbox));
+
+  function snapScript(ctx: GatewayContext) {
     ctx.set("Cache-Control", "public, max-age=300");
     ctx.set("X-Content-Type-Options", "nosniff");
     ctx.type = "application/javascript; charset=utf-8";
     ctx.body = SNAP_JS;
-  });
+  }
 
-  router.get(
-    "/sandbox/pay/:token",
-    pageHandler(deps.logger, "payment page", async (ctx: RouteContext) => {
-      const found = await load(ctx);
-      if (!found) return notFoundPage(ctx, "payment page");
-      sendHtml(ctx, 200, <SandboxPage detail={found.detail} storeName={found.storeName} token={found.token} />, {
-        formAction: redirectOrigins(found.detail),
-      });
-    }),
-  );
+  async function sandboxPaymentPage(ctx: RouteContext) {
+    const found = await load(ctx);
+    if (!found) return notFoundPage(ctx, "payment page");
+    sendHtml(ctx, 200, <SandboxPage detail={found.detail} storeName={found.storeName} token={found.token} />, {
+      formAction: redirectOrigins(found.detail),
+    });
+  }
+
+  function payInSandbox(ctx: RouteContext) {
+    return complete(ctx, "pay");
+  }
+
+  function failInSandbox(ctx: RouteContext) {
+    return complete(ctx, "fail");
+  }
 
   /** Sends the notification for `outcome`, then sends the buyer where the store asked. */
   async function complete(ctx: RouteContext, outcome: Outcome) {
@@ -202,12 +212,5 @@ export function sandboxRoutes(router: Router, deps: SandboxPageDeps) {
     ctx.set("Cache-Control", "no-store");
     ctx.redirect(target);
     ctx.status = 303;
-  }
-
-  for (const outcome of ["pay", "fail"] as const) {
-    router.post(
-      `/sandbox/pay/:token/${outcome}`,
-      pageHandler(deps.logger, "payment page", (ctx: RouteContext) => complete(ctx, outcome)),
-    );
   }
 }
