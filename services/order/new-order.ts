@@ -4,6 +4,7 @@
 // the clock reading.
 import { randomBytes } from "node:crypto";
 import type { Store } from "../../gen/catalog/v1/catalog_pb.js";
+import type { Buyer, CreateOrderRequest } from "../../gen/order/v1/order_pb.js";
 import type { PaymentKind, PaymentMethodInfo } from "./payment-methods.js";
 import type { NewOrder, OrderRow } from "./db/orders.js";
 
@@ -16,9 +17,16 @@ export interface RedirectUrls {
   errorUrl: string;
 }
 
+/**
+ * What the client asked for, as CreateOrder carries it once validation.ts has passed it
+ * (a buyer is there); its items are priced apart. draftOrder reads the order's own fields
+ * from it, so a field a client sends is named here and in validation.ts, not on the way.
+ */
+export type OrderRequest = Omit<CreateOrderRequest, "items" | "buyer"> & { buyer: Buyer };
+
 export interface DraftInput {
   id: string;
-  storeId: string;
+  request: OrderRequest;
   /** One clock reading for both, so expires_at is exactly created_at + the window. */
   now: Date;
   paymentWindowMs: number;
@@ -26,10 +34,7 @@ export interface DraftInput {
   kind: PaymentKind;
   method?: PaymentMethodInfo;
   subtotal: number;
-  buyer: { name: string; email: string; phone: string };
   store: Pick<Store, "name" | "bankAccount" | "redirects">;
-  redirect?: RedirectUrls;
-  externalId?: string;
 }
 
 /** Each URL: the request's, else the store's, else the order's checkout page. */
@@ -43,19 +48,20 @@ export function redirectsFor(requested: RedirectUrls | undefined, storeDefaults:
 }
 
 export function draftOrder(input: DraftInput): OrderDraft {
+  const { request } = input;
   const bank = input.kind === "bank_transfer" ? input.store.bankAccount! : undefined;
-  const redirect = redirectsFor(input.redirect, input.store.redirects, input.checkoutUrl);
+  const redirect = redirectsFor(request.redirect, input.store.redirects, input.checkoutUrl);
   return {
     id: input.id,
-    store_id: input.storeId,
+    store_id: request.storeId,
     payment_kind: input.kind,
     payment_method: input.method?.code ?? "none",
     payment_provider: input.method?.provider ?? "none",
     settlement_channel: input.method?.settlement_channel ?? "none",
     subtotal: input.subtotal,
-    buyer_name: input.buyer.name.trim(),
-    buyer_email: input.buyer.email,
-    buyer_phone: input.buyer.phone,
+    buyer_name: request.buyer.name.trim(),
+    buyer_email: request.buyer.email,
+    buyer_phone: request.buyer.phone,
     bank_name: bank ? bank.bankName : null,
     bank_code: bank ? bank.bankCode : null,
     account_number: bank ? bank.accountNumber : null,
@@ -64,7 +70,7 @@ export function draftOrder(input: DraftInput): OrderDraft {
     success_url: redirect.successUrl,
     return_url: redirect.returnUrl,
     error_url: redirect.errorUrl,
-    external_id: input.externalId ?? null,
+    external_id: request.externalId ?? null,
     expires_at: new Date(input.now.getTime() + input.paymentWindowMs),
     created_at: input.now,
     updated_at: input.now,

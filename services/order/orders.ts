@@ -17,7 +17,7 @@ import { firstStatusCheckAt } from "./gateway-checks.js";
 import { allowedActions, requireAllowed, type OrderAction } from "./order-actions.js";
 import type { Expiry } from "./expiry.js";
 import type { Idempotency } from "./idempotency.js";
-import { draftOrder, pendingRow, withReference, type OrderDraft, type RedirectUrls } from "./new-order.js";
+import { draftOrder, pendingRow, withReference, type OrderDraft, type OrderRequest } from "./new-order.js";
 import { choosePaymentMethod, paymentMethodsFor, type PaymentKind, type PaymentMethodInfo } from "./payment-methods.js";
 import { MAX_UNIQUE_CODE, pickUniqueCode, priceItems, type OrderLine } from "./pricing.js";
 import { searchFilter } from "./order-search.js";
@@ -33,17 +33,8 @@ import { findSessionByToken, liveSessionsOf } from "./db/sessions.js";
 import { transferAmountUse } from "./db/transfer-amounts.js";
 import { orderCursor, type ValidItem } from "./validation.js";
 
-export interface NewOrderInput {
-  storeId: string;
-  items: ValidItem[];
-  buyer: { name: string; email: string; phone: string };
-  paymentMethod: string;
-  redirect?: RedirectUrls;
-  externalId?: string;
-  idempotencyKey?: string;
-  /** The caller's hash of the request body, for the Idempotency-Key check. */
-  requestHash: string;
-}
+/** CreateOrder's request with its items checked (validation.ts). */
+export type NewOrderInput = OrderRequest & { items: ValidItem[] };
 
 export type CheckoutKey = { case: "orderId"; value: string } | { case: "sessionToken"; value: string } | { case: undefined; value?: undefined };
 
@@ -310,17 +301,14 @@ export function createOrders(deps: OrdersDeps) {
     const id = randomUUID();
     const draft = draftOrder({
       id,
-      storeId: input.storeId,
+      request: input,
       now: new Date(),
       paymentWindowMs: deps.paymentWindowMs,
       checkoutUrl: checkoutUrl(render, id),
       kind,
       method,
       subtotal,
-      buyer: input.buyer,
       store: storeRow,
-      redirect: input.redirect,
-      externalId: input.externalId,
     });
     if (kind === "gateway" && deps.statusCheckAfterMs !== undefined) {
       draft.next_status_check_at = firstStatusCheckAt(draft.created_at, draft.expires_at, deps.statusCheckAfterMs);
