@@ -9,7 +9,7 @@ import { traceSql, type Role } from "./tracing.js";
 
 export type Sql = postgres.Sql;
 
-/** A pool or a transaction: every store.ts helper takes one, so callers choose the scope. */
+/** A pool or a transaction: every db/ statement helper takes one, so callers choose the scope. */
 export type Db = postgres.ISql;
 
 /** Runs `work` in one transaction on the pool: all of it commits, or none. */

@@ -1,5 +1,5 @@
 -- The overview's sales (docs/dashboard.md#overview) kept per store and Jakarta day, added to in the
--- statement that marks orders paid (store.updateStatuses). Summing the orders paid
+-- statement that marks orders paid (updateStatuses in services/order/db/orders.ts). Summing the orders paid
 -- this month read a third of a busy store's history on every overview: at a million
 -- orders that was hundreds of thousands of rows; now it is at most 62 rows.
 --
