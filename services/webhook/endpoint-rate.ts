@@ -1,9 +1,9 @@
 // Max deliveries per second per endpoint (docs/webhooks.md#rate): a token bucket per endpoint that
 // holds at most `rate` tokens (the burst) and refills at `rate` a second. Each delivery
-// sent takes one; what finds no token waits, due, and is never dropped. store.leaseDue
-// keeps the bucket on the endpoint's row with this same arithmetic, so every
-// webhook-service instance shares it; this is the rule as data, for the unit tests and
-// the in-memory store.
+// sent takes one; what finds no token waits, due, and is never dropped. leaseDue
+// (db/deliveries.ts) keeps the bucket on the endpoint's row with this same arithmetic,
+// so every webhook-service instance shares it; this is the rule as data, for the unit
+// tests (requireRate, beside it, is the setting's bound).
 import { fieldError } from "./validation.js";
 
 export const MAX_RATE = 1000;

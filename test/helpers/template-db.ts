@@ -1,7 +1,8 @@
 // Real SQL for the fast layer: a database of the test's own, cloned from a template that
-// already holds every service's migrated schema. Migrating takes about a second; cloning
-// a migrated template takes tens of milliseconds, so a router test can have a fresh
-// database per test and still prove the SQL rather than an imitation of it.
+// already holds every service's migrated schema. Migrating takes seconds; cloning the
+// migrated template takes a fraction of one (tens of milliseconds on an idle server,
+// up to a second under the whole suite), so a router test can have a fresh database
+// per test and still prove the SQL rather than an imitation of it.
 //
 // The template is named after a hash of every migration file, so a changed migration
 // makes a new template and two checkouts with different migrations never share one. It

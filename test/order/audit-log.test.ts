@@ -1,5 +1,5 @@
 // The order service's part of the audit log on real PostgreSQL (docs/team.md#audit-log, the
-// readable audit trail): the routes in memory over store.ts on a database of the
+// readable audit trail): the routes in memory over db/ on a database of the
 // test's own, migrated as the release before and then upgraded; the catalog and the
 // gateway are stand-ins. Orders are named by their payment reference, bank transfers by
 // the bank's id; filters by actor and action; pages by position, ties within one

@@ -1,7 +1,8 @@
-// The order service's gRPC handlers in memory (createRouterTransport): the real routes
-// and domain modules over an in-memory store, tables catalog clients and a tables payment
-// gateway. No database, no network, no process. Each RPC's happy path, its argument
-// errors (INVALID_ARGUMENT with a FieldViolation), NOT_FOUND, and the notification
+// The order service's gRPC handlers in memory (createRouterTransport): the real routes,
+// domain modules and db/ statements over a database of the test's own (template-db.ts),
+// fake catalog clients and a fake payment gateway. No network, no process. Each RPC's
+// happy path, its argument errors (INVALID_ARGUMENT with the field in a BadRequest),
+// NOT_FOUND, and the notification
 // checks. The routes run behind the same server interceptors as on a real server
 // (platform/rpc-server.ts: the text rule and the error mapping).
 import { OPERATOR } from "../../common/actor.js";
@@ -719,7 +720,7 @@ test("GetCheckout: by order id (any case) or session token, with the store's nam
 
 // The seam itself.
 
-test("the routes need only the domain: a tables orders object is enough", async (t) => {
+test("the routes need only the domain: a hand-made orders object is enough", async (t) => {
   const calls: unknown[] = [];
   const routes = createOrderRoutes({
     orders: {

@@ -1,7 +1,7 @@
 // An event recorded while its endpoint is being enabled reaches it once, whichever
 // commits first (docs/webhooks.md#failing-endpoints, "Resend failed since"). The two transactions are held
 // open on real PostgreSQL and interleaved by hand: the consumer's recording
-// (store.recordEvents) and the service's enable, over the in-memory routes.
+// (recordEvents in db/events.ts) and the service's enable, over the in-memory routes.
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
