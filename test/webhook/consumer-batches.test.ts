@@ -1,4 +1,4 @@
-// The consumer records what the bus hands it together, in one statement (issue #14):
+// The consumer records what the bus hands it together, in one statement:
 // on PostgreSQL, a batch with a message it cannot use still records the others, and a
 // redelivered batch records nothing new; on both buses, a batch is acked or handed out
 // again as a whole, and messages that wait share the next handler call.

@@ -1,4 +1,4 @@
-// Developer settings on the real stack (docs/webhooks.md#endpoints, issue #11): several endpoints per
+// Developer settings on the real stack (docs/webhooks.md#endpoints): several endpoints per
 // store with their own subscriptions, the event log kept whether or not an endpoint
 // existed, replays with the original webhook-id, signed test events, disabling,
 // deleting, the limit of 10, revealing and rotating one endpoint's secret, and the

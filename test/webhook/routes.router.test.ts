@@ -256,7 +256,7 @@ test("the consumer records one delivery per event for an enabled endpoint, and d
   t.is((await client.listDeliveries({ storeId })).deliveries.length, 1, "a disabled endpoint gets nothing");
 });
 
-// Developer settings (issue #11): several endpoints with subscriptions, secrets revealed
+// Developer settings: several endpoints with subscriptions, secrets revealed
 // and rotated per endpoint, the event log, replays, test events and delivery details.
 
 const ALL_TYPES = ["order.created", "orderUpdated", "order.paid", "order.failed", "order.expired", "order.cancelled", "order.refunded", "refund.succeeded", "refund.failed"];

@@ -81,7 +81,7 @@ export async function getItems(db: Db, storeId: string, ids: string[], { forUpda
 /**
  * The store and its items among `ids` (undefined when there is no such store). One
  * statement, so every order takes one pooled connection rather than two for findStore
- * and getItems side by side, and is never slower (measured for issue #14). The items
+ * and getItems side by side, and is never slower (measured, bench/README.md). The items
  * travel as JSON, so their times are turned back into Dates here.
  */
 export async function findStoreWithItems(db: Db, storeId: string, ids: string[]): Promise<{ store: StoreRow; items: ItemRow[] } | undefined> {

@@ -20,7 +20,7 @@ import { TEST_SCRYPT } from "../../helpers/scrypt.js";
 import { generateToken, hashToken, isWellFormedToken } from "../../../services/catalog/accounts/tokens.js";
 
 const PASSWORD = "correct horse battery staple";
-/** PASSWORD as the service stored it before issue #20: scrypt at N = 2^15. */
+/** PASSWORD as the service stored it in its first release: scrypt at N = 2^15. */
 const OLD_HASH = "scrypt$32768$8$1$czWZVhZcR770fPfO4VWLtA$ijKOojZvnTW-Nr97oiJi_ytlaa7at_UBIbZvtGUfiyA";
 
 test("the parameters are OWASP's minimum for scrypt, N = 2^17, r = 8, p = 1, within the memory given to scrypt", (t) => {
