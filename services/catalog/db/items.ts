@@ -19,14 +19,8 @@ export interface ItemRow {
   created_at: Date;
 }
 
-export interface NewItem {
-  store_id: string;
-  type: ItemTypeName;
-  title: string;
-  slug: string;
-  price: number;
-  status: ItemStatusName;
-}
+/** What a new item is made of; the rest (id, bundle contents, time) the insert adds. */
+export type NewItem = Pick<ItemRow, "store_id" | "type" | "title" | "slug" | "price" | "status">;
 
 const itemColumns = (db: Db) => db`
   i.id, i.store_id, i.type, i.title, i.slug, i.price, i.status, i.created_at,
