@@ -6,8 +6,9 @@ import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-no
 import { actorHeaders, type Actor } from "../common/actor.js";
 import { rpcMetricsInterceptor } from "./metrics.js";
 import { rpcTracingInterceptor, type Role } from "./tracing.js";
-import { createLeanGrpcTransport, DEFAULT_READ_MAX_BYTES } from "../lean-grpc/index.js";
-import { createBalancedTransport, markUnsent, type AddressEvents, type AddressTransport } from "../lean-grpc/balancer.js";
+import { DEFAULT_READ_MAX_BYTES } from "../lean-grpc/index.js";
+import { createLeanAddressTransport } from "../lean-grpc/client.js";
+import { createBalancedTransport, markUnsent, type AddressEvents, type AddressTransport, type BalancerOptions } from "../lean-grpc/balancer.js";
 import type { BalancerLog, ServiceAddress } from "../lean-grpc/resolver.js";
 import type { InProcessTarget } from "./rpc-server.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -86,15 +87,22 @@ function clientInterceptors(options: RpcChannelOptions): Interceptor[] {
  * connections: otherwise they keep a process (or a test) alive.
  */
 export function createRpcChannel(baseUrl: string, options: RpcChannelOptions = {}): RpcChannel {
-  if (options.transport === "connect") return createConnectChannel(baseUrl, options);
   const interceptors = clientInterceptors(options);
-  const transport = createLeanGrpcTransport({
+  // The balancing is one for both wires; only how an address is dialled differs.
+  const dial: BalancerOptions["dial"] =
+    options.transport === "connect"
+      ? (address, events) => connectAddressTransport(address, events, options, interceptors)
+      : (address, events) =>
+          createLeanAddressTransport(address, events, {
+            sessions: options.sessions ?? 2,
+            // Connect's own transport carries what the lean path does not (streaming calls).
+            fallback: (addressUrl) => connectTransport(addressUrl, options, interceptors),
+          });
+  const transport = createBalancedTransport({
     baseUrl,
-    sessions: options.sessions ?? 2,
     defaultTimeoutMs: options.timeoutMs ?? 5_000,
     interceptors,
-    // Connect's own transport carries what the lean path does not (streaming calls).
-    fallback: (addressUrl) => connectTransport(addressUrl, options, interceptors),
+    dial,
     lookup: options.lookup,
     resolveEveryMs: options.resolveEveryMs,
     now: options.now,
@@ -177,25 +185,6 @@ function connectFailure(error: unknown, signal: AbortSignal | undefined): unknow
     return new ConnectError(`the connection dropped: ${error.rawMessage}`, Code.Unavailable, undefined, undefined, error);
   }
   return error;
-}
-
-/** RPC_TRANSPORT=connect: Connect's own transport for every call, balanced over every address. */
-function createConnectChannel(baseUrl: string, options: RpcChannelOptions): RpcChannel {
-  const interceptors = clientInterceptors(options);
-  const transport = createBalancedTransport({
-    baseUrl,
-    defaultTimeoutMs: options.timeoutMs ?? 5_000,
-    interceptors,
-    dial: (address, events) => connectAddressTransport(address, events, options, interceptors),
-    lookup: options.lookup,
-    resolveEveryMs: options.resolveEveryMs,
-    now: options.now,
-    log: channelLog(options),
-  });
-  return {
-    client: (service) => createClient(service, transport),
-    close: () => transport.close(),
-  };
 }
 
 /** Where a channel says what it has to say; the logger is made only then: most channels never log. */
