@@ -10,7 +10,22 @@ export function testPostgresUrl(): string {
   return process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 }
 
-const ADMIN_URL = testPostgresUrl();
+/** The URL of database `name` on the test server. */
+export function databaseUrl(name: string): string {
+  const url = new URL(testPostgresUrl());
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** `work` on a session of its own to the test server's admin database, ended after. */
+export async function withAdmin<T>(work: (admin: postgres.Sql) => Promise<T>): Promise<T> {
+  const admin = postgres(databaseUrl("postgres"), { max: 1, onnotice: () => {} });
+  try {
+    return await work(admin);
+  } finally {
+    await admin.end();
+  }
+}
 
 export interface TestDatabase {
   url: string;
@@ -18,27 +33,15 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A database of its own for one test file, on the machine's real PostgreSQL. */
-export async function createTestDatabase(prefix = "t"): Promise<TestDatabase> {
+/** A database of its own for one test file (a copy of `template` when given), on the test server. */
+export async function createTestDatabase(prefix = "t", template?: string): Promise<TestDatabase> {
   const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`.toLowerCase();
-  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
-  try {
-    await admin.unsafe(`create database "${name}"`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
+  await withAdmin((admin) => admin.unsafe(`create database "${name}"${template ? ` template "${template}"` : ""}`));
   return {
-    url: url.toString(),
+    url: databaseUrl(name),
     name,
     async drop() {
-      const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
-      try {
-        await admin.unsafe(`drop database if exists "${name}" with (force)`);
-      } finally {
-        await admin.end();
-      }
+      await withAdmin((admin) => admin.unsafe(`drop database if exists "${name}" with (force)`));
     },
   };
 }

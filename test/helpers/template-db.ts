@@ -14,14 +14,13 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import test, { type ExecutionContext } from "ava";
-import postgres from "postgres";
 import { connectDb, migrate, type Sql } from "../../platform/db.js";
 import { createLogger } from "../../platform/logger.js";
 import { CATALOG_SCHEMA } from "../../services/catalog/service.js";
 import { ORDER_SCHEMA } from "../../services/order/service.js";
 import { WEBHOOK_SCHEMA } from "../../services/webhook/service.js";
 import { GATEWAY_SCHEMA } from "../../gateway/service.js";
-import { testPostgresUrl } from "./db.js";
+import { createTestDatabase, databaseUrl, withAdmin, type TestDatabase } from "./db.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -68,18 +67,13 @@ function giveSlot(): void {
   else live -= 1;
 }
 
-function dropDatabase(name: string): Promise<void> {
-  const drop = (async () => {
-    const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} });
-    try {
-      await admin.unsafe(`drop database if exists "${name}" with (force)`);
-    } finally {
-      await admin.end();
-    }
-  })();
-  const tracked = drop.catch(() => {}).finally(() => drops.delete(tracked));
+/** Starts dropping `db`; the file's end waits for it. */
+function dropLater(db: TestDatabase): void {
+  const tracked: Promise<void> = db
+    .drop()
+    .catch(() => {})
+    .finally(() => drops.delete(tracked));
   drops.add(tracked);
-  return tracked;
 }
 
 /** The template's name: `tpl_` and a hash of every migration's schema, name and text. */
@@ -93,16 +87,9 @@ async function fingerprint(): Promise<string> {
   return `tpl_store_order_${hash.digest("hex").slice(0, 16)}`;
 }
 
-function adminUrl(database = "postgres"): string {
-  const url = new URL(testPostgresUrl());
-  url.pathname = `/${database}`;
-  return url.toString();
-}
-
 async function ensureTemplate(): Promise<string> {
   const name = await fingerprint();
-  const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} });
-  try {
+  await withAdmin(async (admin) => {
     // One session holds the lock while it builds; the others wait, then find it built.
     await admin`select pg_advisory_lock(hashtext(${"template:" + name}))`;
     const [built] = await admin`select 1 from pg_database where datname = ${name}`;
@@ -111,7 +98,7 @@ async function ensureTemplate(): Promise<string> {
       await admin.unsafe(`create database "${building}"`);
       const logger = createLogger("test", "silent");
       for (const { schema, directory } of SCHEMAS) {
-        const sql = connectDb(adminUrl(building), { schema, max: 1 });
+        const sql = connectDb(databaseUrl(building), { schema, max: 1 });
         try {
           await migrate(sql, schema, directory, logger);
         } finally {
@@ -121,9 +108,7 @@ async function ensureTemplate(): Promise<string> {
       await admin.unsafe(`alter database "${building}" rename to "${name}"`);
     }
     await admin`select pg_advisory_unlock(hashtext(${"template:" + name}))`;
-  } finally {
-    await admin.end();
-  }
+  });
   return name;
 }
 
@@ -142,19 +127,19 @@ export async function migratedDatabase(t: ExecutionContext): Promise<MigratedDat
   const template = await templateName;
   await takeSlot();
   const pools: Sql[] = [];
+  let db: TestDatabase;
+  try {
+    db = await createTestDatabase("t", template);
+  } catch (error) {
+    giveSlot();
+    throw error;
+  }
   t.teardown(async () => {
     await Promise.all(pools.map((sql) => sql.end({ timeout: 1 })));
     giveSlot();
-    void dropDatabase(name);
+    dropLater(db);
   });
-  const name = `t_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
-  const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} });
-  try {
-    await admin.unsafe(`create database "${name}" template "${template}"`);
-  } finally {
-    await admin.end();
-  }
-  const url = adminUrl(name);
+  const url = db.url;
   return {
     url,
     pool(schema: string, max = 4) {
