@@ -232,6 +232,8 @@ test("an upload cut off at 10 KB of 1 MB ends its request: nothing is left waiti
 test("an order is asked for by its payment reference on the Events page too; its page says why it has no deliveries", async (t) => {
   const m = await member("Reference Store");
   const order = await m.order("bank_transfer");
+  // The event reaches the webhook service through the outbox and the bus, so it may land a moment after the answer.
+  await waitFor(async () => (await stack.webhooks!.listEvents({ storeId: m.storeId, limit: 10 })).events.length > 0, 15_000);
   const byReference = await m.get(`events?order=${order.payment_reference.toLowerCase()}`);
   t.is(byReference.status, 200);
   const html = await byReference.text();
