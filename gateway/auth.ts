@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { planName, type PlanName } from "../common/plans.js";
+import { keyMode } from "../common/key-mode.js";
 import { isScope, parseScopes, type Scope } from "../common/scopes.js";
 import type { ServiceClients } from "./clients.js";
 
@@ -9,6 +10,8 @@ export interface Principal {
   storeId: string;
   plan: PlanName;
   scopes: Scope[];
+  /** False for a test key (docs/keys.md#test-mode): every call then reads and makes test data only. */
+  livemode: boolean;
 }
 
 /**
@@ -41,7 +44,7 @@ export function createAuthenticator(
         const answer = await clients.store.authenticateApiKey({ secret });
         // A scope this gateway does not know grants nothing here.
         const scopes = parseScopes(answer.scopes.filter(isScope)) ?? [];
-        const principal = { keyId: answer.keyId, storeId: answer.storeId, plan: planName(answer.plan) ?? "starter", scopes };
+        const principal = { keyId: answer.keyId, storeId: answer.storeId, plan: planName(answer.plan) ?? "starter", scopes, livemode: keyMode(secret) !== "test" };
         cache.delete(digest);
         if (cache.size >= maxEntries) cache.delete(cache.keys().next().value!);
         cache.set(digest, { principal, expires: asked + ttlMs });

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file order/v1/bank.proto.
  */
 export const file_order_v1_bank: GenFile = /*@__PURE__*/
-  fileDesc("ChNvcmRlci92MS9iYW5rLnByb3RvEghvcmRlci52MSJnChFCYW5rTXV0YXRpb25JbnB1dBIKCgJpZBgBIAEoCRIOCgZhbW91bnQYAiABKAMSDAoEdHlwZRgDIAEoCRITCgtvY2N1cnJlZF9hdBgEIAEoCRITCgtkZXNjcmlwdGlvbhgFIAEoCSJOCg5NdXRhdGlvblJlc3VsdBIKCgJpZBgBIAEoCRIOCgZyZXN1bHQYAiABKAkSEAoIb3JkZXJfaWQYAyABKAkSDgoGcmVhc29uGAQgASgJItkBCgxCYW5rTXV0YXRpb24SCgoCaWQYASABKAkSDgoGYW1vdW50GAIgASgDEgwKBHR5cGUYAyABKAkSEwoLb2NjdXJyZWRfYXQYBCABKAkSEwoLZGVzY3JpcHRpb24YBSABKAkSDgoGc3RhdHVzGAYgASgJEg4KBnJlYXNvbhgHIAEoCRIQCghvcmRlcl9pZBgIIAEoCRIZChFwYXltZW50X3JlZmVyZW5jZRgJIAEoCRITCgtyZWNlaXZlZF9hdBgKIAEoCRITCgtyZXZpZXdlZF9hdBgLIAEoCSJdChlSZWNvbmNpbGVNdXRhdGlvbnNSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEi4KCW11dGF0aW9ucxgCIAMoCzIbLm9yZGVyLnYxLkJhbmtNdXRhdGlvbklucHV0IkcKGlJlY29uY2lsZU11dGF0aW9uc1Jlc3BvbnNlEikKB3Jlc3VsdHMYASADKAsyGC5vcmRlci52MS5NdXRhdGlvblJlc3VsdCJHChRMaXN0TXV0YXRpb25zUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIOCgZyZXZpZXcYAiABKAgSDQoFbGltaXQYAyABKAUiQgoVTGlzdE11dGF0aW9uc1Jlc3BvbnNlEikKCW11dGF0aW9ucxgBIAMoCzIWLm9yZGVyLnYxLkJhbmtNdXRhdGlvbiIqChZDb3VudFVucmV2aWV3ZWRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJIigKF0NvdW50VW5yZXZpZXdlZFJlc3BvbnNlEg0KBWNvdW50GAEgASgDImsKFUFzc2lnbk11dGF0aW9uUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgttdXRhdGlvbl9pZBgCIAEoCRIQCghvcmRlcl9pZBgDIAEoCRIZChFwYXltZW50X3JlZmVyZW5jZRgEIAEoCSJCChZBc3NpZ25NdXRhdGlvblJlc3BvbnNlEigKCG11dGF0aW9uGAEgASgLMhYub3JkZXIudjEuQmFua011dGF0aW9uIj8KFkRpc21pc3NNdXRhdGlvblJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEwoLbXV0YXRpb25faWQYAiABKAkiQwoXRGlzbWlzc011dGF0aW9uUmVzcG9uc2USKAoIbXV0YXRpb24YASABKAsyFi5vcmRlci52MS5CYW5rTXV0YXRpb24y0wMKGUJhbmtSZWNvbmNpbGlhdGlvblNlcnZpY2USXwoSUmVjb25jaWxlTXV0YXRpb25zEiMub3JkZXIudjEuUmVjb25jaWxlTXV0YXRpb25zUmVxdWVzdBokLm9yZGVyLnYxLlJlY29uY2lsZU11dGF0aW9uc1Jlc3BvbnNlElAKDUxpc3RNdXRhdGlvbnMSHi5vcmRlci52MS5MaXN0TXV0YXRpb25zUmVxdWVzdBofLm9yZGVyLnYxLkxpc3RNdXRhdGlvbnNSZXNwb25zZRJWCg9Db3VudFVucmV2aWV3ZWQSIC5vcmRlci52MS5Db3VudFVucmV2aWV3ZWRSZXF1ZXN0GiEub3JkZXIudjEuQ291bnRVbnJldmlld2VkUmVzcG9uc2USUwoOQXNzaWduTXV0YXRpb24SHy5vcmRlci52MS5Bc3NpZ25NdXRhdGlvblJlcXVlc3QaIC5vcmRlci52MS5Bc3NpZ25NdXRhdGlvblJlc3BvbnNlElYKD0Rpc21pc3NNdXRhdGlvbhIgLm9yZGVyLnYxLkRpc21pc3NNdXRhdGlvblJlcXVlc3QaIS5vcmRlci52MS5EaXNtaXNzTXV0YXRpb25SZXNwb25zZWIGcHJvdG8z");
+  fileDesc("ChNvcmRlci92MS9iYW5rLnByb3RvEghvcmRlci52MSJnChFCYW5rTXV0YXRpb25JbnB1dBIKCgJpZBgBIAEoCRIOCgZhbW91bnQYAiABKAMSDAoEdHlwZRgDIAEoCRITCgtvY2N1cnJlZF9hdBgEIAEoCRITCgtkZXNjcmlwdGlvbhgFIAEoCSJOCg5NdXRhdGlvblJlc3VsdBIKCgJpZBgBIAEoCRIOCgZyZXN1bHQYAiABKAkSEAoIb3JkZXJfaWQYAyABKAkSDgoGcmVhc29uGAQgASgJIusBCgxCYW5rTXV0YXRpb24SCgoCaWQYASABKAkSDgoGYW1vdW50GAIgASgDEgwKBHR5cGUYAyABKAkSEwoLb2NjdXJyZWRfYXQYBCABKAkSEwoLZGVzY3JpcHRpb24YBSABKAkSDgoGc3RhdHVzGAYgASgJEg4KBnJlYXNvbhgHIAEoCRIQCghvcmRlcl9pZBgIIAEoCRIZChFwYXltZW50X3JlZmVyZW5jZRgJIAEoCRITCgtyZWNlaXZlZF9hdBgKIAEoCRITCgtyZXZpZXdlZF9hdBgLIAEoCRIQCghsaXZlbW9kZRgMIAEoCCJwChlSZWNvbmNpbGVNdXRhdGlvbnNSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEi4KCW11dGF0aW9ucxgCIAMoCzIbLm9yZGVyLnYxLkJhbmtNdXRhdGlvbklucHV0EhEKCXRlc3RfbW9kZRgDIAEoCCJHChpSZWNvbmNpbGVNdXRhdGlvbnNSZXNwb25zZRIpCgdyZXN1bHRzGAEgAygLMhgub3JkZXIudjEuTXV0YXRpb25SZXN1bHQiWgoUTGlzdE11dGF0aW9uc1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSDgoGcmV2aWV3GAIgASgIEg0KBWxpbWl0GAMgASgFEhEKCXRlc3RfbW9kZRgEIAEoCCJCChVMaXN0TXV0YXRpb25zUmVzcG9uc2USKQoJbXV0YXRpb25zGAEgAygLMhYub3JkZXIudjEuQmFua011dGF0aW9uIj0KFkNvdW50VW5yZXZpZXdlZFJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEQoJdGVzdF9tb2RlGAIgASgIIigKF0NvdW50VW5yZXZpZXdlZFJlc3BvbnNlEg0KBWNvdW50GAEgASgDIn4KFUFzc2lnbk11dGF0aW9uUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgttdXRhdGlvbl9pZBgCIAEoCRIQCghvcmRlcl9pZBgDIAEoCRIZChFwYXltZW50X3JlZmVyZW5jZRgEIAEoCRIRCgl0ZXN0X21vZGUYBSABKAgiQgoWQXNzaWduTXV0YXRpb25SZXNwb25zZRIoCghtdXRhdGlvbhgBIAEoCzIWLm9yZGVyLnYxLkJhbmtNdXRhdGlvbiJSChZEaXNtaXNzTXV0YXRpb25SZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC211dGF0aW9uX2lkGAIgASgJEhEKCXRlc3RfbW9kZRgDIAEoCCJDChdEaXNtaXNzTXV0YXRpb25SZXNwb25zZRIoCghtdXRhdGlvbhgBIAEoCzIWLm9yZGVyLnYxLkJhbmtNdXRhdGlvbjLTAwoZQmFua1JlY29uY2lsaWF0aW9uU2VydmljZRJfChJSZWNvbmNpbGVNdXRhdGlvbnMSIy5vcmRlci52MS5SZWNvbmNpbGVNdXRhdGlvbnNSZXF1ZXN0GiQub3JkZXIudjEuUmVjb25jaWxlTXV0YXRpb25zUmVzcG9uc2USUAoNTGlzdE11dGF0aW9ucxIeLm9yZGVyLnYxLkxpc3RNdXRhdGlvbnNSZXF1ZXN0Gh8ub3JkZXIudjEuTGlzdE11dGF0aW9uc1Jlc3BvbnNlElYKD0NvdW50VW5yZXZpZXdlZBIgLm9yZGVyLnYxLkNvdW50VW5yZXZpZXdlZFJlcXVlc3QaIS5vcmRlci52MS5Db3VudFVucmV2aWV3ZWRSZXNwb25zZRJTCg5Bc3NpZ25NdXRhdGlvbhIfLm9yZGVyLnYxLkFzc2lnbk11dGF0aW9uUmVxdWVzdBogLm9yZGVyLnYxLkFzc2lnbk11dGF0aW9uUmVzcG9uc2USVgoPRGlzbWlzc011dGF0aW9uEiAub3JkZXIudjEuRGlzbWlzc011dGF0aW9uUmVxdWVzdBohLm9yZGVyLnYxLkRpc21pc3NNdXRhdGlvblJlc3BvbnNlYgZwcm90bzM");
 
 /**
  * @generated from message order.v1.BankMutationInput
@@ -163,6 +163,13 @@ export type BankMutation = Message<"order.v1.BankMutation"> & {
    * @generated from field: string reviewed_at = 11;
    */
   reviewedAt: string;
+
+  /**
+   * False for a test mutation (docs/keys.md#test-mode).
+   *
+   * @generated from field: bool livemode = 12;
+   */
+  livemode: boolean;
 };
 
 /**
@@ -185,6 +192,14 @@ export type ReconcileMutationsRequest = Message<"order.v1.ReconcileMutationsRequ
    * @generated from field: repeated order.v1.BankMutationInput mutations = 2;
    */
   mutations: BankMutationInput[];
+
+  /**
+   * Test mutations match test orders only (docs/keys.md#test-mode).
+   * Test data instead of live (docs/keys.md#test-mode); false, the default, is live.
+   *
+   * @generated from field: bool test_mode = 3;
+   */
+  testMode: boolean;
 };
 
 /**
@@ -229,6 +244,13 @@ export type ListMutationsRequest = Message<"order.v1.ListMutationsRequest"> & {
    * @generated from field: int32 limit = 3;
    */
   limit: number;
+
+  /**
+   * Test data instead of live (docs/keys.md#test-mode); false, the default, is live.
+   *
+   * @generated from field: bool test_mode = 4;
+   */
+  testMode: boolean;
 };
 
 /**
@@ -263,6 +285,13 @@ export type CountUnreviewedRequest = Message<"order.v1.CountUnreviewedRequest"> 
    * @generated from field: string store_id = 1;
    */
   storeId: string;
+
+  /**
+   * Test data instead of live (docs/keys.md#test-mode); false, the default, is live.
+   *
+   * @generated from field: bool test_mode = 2;
+   */
+  testMode: boolean;
 };
 
 /**
@@ -314,6 +343,13 @@ export type AssignMutationRequest = Message<"order.v1.AssignMutationRequest"> & 
    * @generated from field: string payment_reference = 4;
    */
   paymentReference: string;
+
+  /**
+   * Test data instead of live (docs/keys.md#test-mode); false, the default, is live.
+   *
+   * @generated from field: bool test_mode = 5;
+   */
+  testMode: boolean;
 };
 
 /**
@@ -353,6 +389,13 @@ export type DismissMutationRequest = Message<"order.v1.DismissMutationRequest"> 
    * @generated from field: string mutation_id = 2;
    */
   mutationId: string;
+
+  /**
+   * Test data instead of live (docs/keys.md#test-mode); false, the default, is live.
+   *
+   * @generated from field: bool test_mode = 3;
+   */
+  testMode: boolean;
 };
 
 /**

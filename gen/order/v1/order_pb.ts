@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file order/v1/order.proto.
  */
 export const file_order_v1_order: GenFile = /*@__PURE__*/
-  fileDesc("ChRvcmRlci92MS9vcmRlci5wcm90bxIIb3JkZXIudjEiZwoNUGF5bWVudE1ldGhvZBIMCgRjb2RlGAEgASgJEgwKBG5hbWUYAiABKAkSDAoEa2luZBgDIAEoCRIQCghwcm92aWRlchgEIAEoCRIaChJzZXR0bGVtZW50X2NoYW5uZWwYBSABKAkiMwoFQnV5ZXISDAoEbmFtZRgBIAEoCRINCgVlbWFpbBgCIAEoCRINCgVwaG9uZRgDIAEoCSJGCghSZWRpcmVjdBITCgtzdWNjZXNzX3VybBgBIAEoCRISCgpyZXR1cm5fdXJsGAIgASgJEhEKCWVycm9yX3VybBgDIAEoCSJUCg5PcmRlckl0ZW1JbnB1dBIUCgpwcm9kdWN0X2lkGAEgASgJSAASEwoJYnVuZGxlX2lkGAIgASgJSAASEAoIcXVhbnRpdHkYAyABKAVCBQoDcmVmIrABCglPcmRlckl0ZW0SDAoEdHlwZRgBIAEoCRINCgV0aXRsZRgCIAEoCRIQCghxdWFudGl0eRgDIAEoBRISCgp1bml0X3ByaWNlGAQgASgDEhIKCmxpbmVfdG90YWwYBSABKAMSFwoKcHJvZHVjdF9pZBgGIAEoCUgAiAEBEhYKCWJ1bmRsZV9pZBgHIAEoCUgBiAEBQg0KC19wcm9kdWN0X2lkQgwKCl9idW5kbGVfaWQi/QMKBU9yZGVyEgoKAmlkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEg4KBnN0YXR1cxgDIAEoCRIZChFwYXltZW50X3JlZmVyZW5jZRgEIAEoCRIOCgZhbW91bnQYBSABKAMSEAoIc3VidG90YWwYBiABKAMSEAoIY3VycmVuY3kYByABKAkSGgoSc2V0dGxlbWVudF9jaGFubmVsGAggASgJEhgKEHBheW1lbnRfcHJvdmlkZXIYCSABKAkSFgoOcGF5bWVudF9tZXRob2QYCiABKAkSHgoFYnV5ZXIYCyABKAsyDy5vcmRlci52MS5CdXllchIiCgVpdGVtcxgMIAMoCzITLm9yZGVyLnYxLk9yZGVySXRlbRISCgpleHBpcmVzX2F0GA0gASgJEhIKCmNyZWF0ZWRfYXQYDiABKAkSEgoKdXBkYXRlZF9hdBgPIAEoCRIUCgxjaGVja291dF91cmwYECABKAkSEwoLcGF5bWVudF91cmwYESABKAkSGAoQcmVxdWlyZXNfcGF5bWVudBgSIAEoCBIYCgtleHRlcm5hbF9pZBgTIAEoCUgAiAEBEhcKD3JlZnVuZGVkX2Ftb3VudBgUIAEoAxIhCgdyZWZ1bmRzGBUgAygLMhAub3JkZXIudjEuUmVmdW5kQg4KDF9leHRlcm5hbF9pZCLAAQoGUmVmdW5kEgoKAmlkGAEgASgJEg4KBmFtb3VudBgCIAEoAxIOCgZyZWFzb24YAyABKAkSFgoJcmVmZXJlbmNlGAQgASgJSACIAQESDgoGc3RhdHVzGAUgASgJEhwKD2ZhaWx1cmVfbWVzc2FnZRgGIAEoCUgBiAEBEg4KBm1ldGhvZBgHIAEoCRISCgpjcmVhdGVkX2F0GAggASgJQgwKCl9yZWZlcmVuY2VCEgoQX2ZhaWx1cmVfbWVzc2FnZSKyAQoKU2VsbGVyQmFuaxIRCgliYW5rX25hbWUYASABKAkSEQoJYmFua19jb2RlGAIgASgJEhYKDmFjY291bnRfbnVtYmVyGAMgASgJEhYKDmFjY291bnRfaG9sZGVyGAQgASgJEhkKEXBheW1lbnRfcmVmZXJlbmNlGAUgASgJEhoKEnVuaXF1ZV9hbW91bnRfY29kZRgGIAEoAxIXCg90cmFuc2Zlcl9hbW91bnQYByABKAMiQgoEU25hcBINCgV0b2tlbhgBIAEoCRISCgpjbGllbnRfa2V5GAIgASgJEhcKD3NuYXBfc2NyaXB0X3VybBgDIAEoCSKGAgoHUGF5bWVudBIMCgRraW5kGAEgASgJEi4KC3NlbGxlcl9iYW5rGAIgASgLMhQub3JkZXIudjEuU2VsbGVyQmFua0gAiAEBEiEKBHNuYXAYAyABKAsyDi5vcmRlci52MS5TbmFwSAGIAQESEAoIcHJvdmlkZXIYBCABKAkSDgoGbWV0aG9kGAUgASgJEg4KBmFtb3VudBgGIAEoAxIQCghjdXJyZW5jeRgHIAEoCRIUCgxjaGVja291dF91cmwYCCABKAkSEwoLcGF5bWVudF91cmwYCSABKAkSEgoKZXhwaXJlc19hdBgKIAEoCUIOCgxfc2VsbGVyX2JhbmtCBwoFX3NuYXAidwoLT3JkZXJEZXRhaWwSHgoFb3JkZXIYASABKAsyDy5vcmRlci52MS5PcmRlchIiCgdwYXltZW50GAIgASgLMhEub3JkZXIudjEuUGF5bWVudBIkCghyZWRpcmVjdBgDIAEoCzISLm9yZGVyLnYxLlJlZGlyZWN0Ii0KGUxpc3RQYXltZW50TWV0aG9kc1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkiRgoaTGlzdFBheW1lbnRNZXRob2RzUmVzcG9uc2USKAoHbWV0aG9kcxgBIAMoCzIXLm9yZGVyLnYxLlBheW1lbnRNZXRob2QisQIKEkNyZWF0ZU9yZGVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRInCgVpdGVtcxgCIAMoCzIYLm9yZGVyLnYxLk9yZGVySXRlbUlucHV0Eh4KBWJ1eWVyGAMgASgLMg8ub3JkZXIudjEuQnV5ZXISFgoOcGF5bWVudF9tZXRob2QYBCABKAkSKQoIcmVkaXJlY3QYBSABKAsyEi5vcmRlci52MS5SZWRpcmVjdEgAiAEBEhgKC2V4dGVybmFsX2lkGAYgASgJSAGIAQESHAoPaWRlbXBvdGVuY3lfa2V5GAcgASgJSAKIAQESFAoMcmVxdWVzdF9oYXNoGAggASgJQgsKCV9yZWRpcmVjdEIOCgxfZXh0ZXJuYWxfaWRCEgoQX2lkZW1wb3RlbmN5X2tleSJOChNDcmVhdGVPcmRlclJlc3BvbnNlEiUKBmRldGFpbBgBIAEoCzIVLm9yZGVyLnYxLk9yZGVyRGV0YWlsEhAKCHJlcGxheWVkGAIgASgIInwKD0dldE9yZGVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIQCghvcmRlcl9pZBgCIAEoCRIXCg9pbmNsdWRlX2hpc3RvcnkYAyABKAgSFwoPcHJlcGFyZV9zZXNzaW9uGAQgASgIEhMKC3B1YmxpY19qc29uGAUgASgIImEKDFN0YXR1c0NoYW5nZRITCgtmcm9tX3N0YXR1cxgBIAEoCRIRCgl0b19zdGF0dXMYAiABKAkSDQoFY2F1c2UYAyABKAkSCgoCYXQYBCABKAkSDgoGZGV0YWlsGAUgASgJIpABChBHZXRPcmRlclJlc3BvbnNlEiUKBmRldGFpbBgBIAEoCzIVLm9yZGVyLnYxLk9yZGVyRGV0YWlsEicKB2hpc3RvcnkYAiADKAsyFi5vcmRlci52MS5TdGF0dXNDaGFuZ2USFwoPYWxsb3dlZF9hY3Rpb25zGAMgAygJEhMKC3B1YmxpY19qc29uGAQgASgMIowBChFMaXN0T3JkZXJzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBRIOCgZvZmZzZXQYAyABKAUSDgoGc3RhdHVzGAQgASgJEg4KBnNlYXJjaBgFIAEoCRIOCgZjdXJzb3IYBiABKAkSFgoOc3RhcnRpbmdfYWZ0ZXIYByABKAkiXAoSTGlzdE9yZGVyc1Jlc3BvbnNlEh8KBm9yZGVycxgBIAMoCzIPLm9yZGVyLnYxLk9yZGVyEhAKCGhhc19tb3JlGAIgASgIEhMKC25leHRfY3Vyc29yGAMgASgJIjYKEkNvdW50T3JkZXJzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkiJAoTQ291bnRPcmRlcnNSZXNwb25zZRINCgVjb3VudBgBIAEoAyI6ChRNYXJrT3JkZXJQYWlkUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIQCghvcmRlcl9pZBgCIAEoCSI3ChVNYXJrT3JkZXJQYWlkUmVzcG9uc2USHgoFb3JkZXIYASABKAsyDy5vcmRlci52MS5PcmRlciI4ChJDYW5jZWxPcmRlclJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEAoIb3JkZXJfaWQYAiABKAkiNQoTQ2FuY2VsT3JkZXJSZXNwb25zZRIeCgVvcmRlchgBIAEoCzIPLm9yZGVyLnYxLk9yZGVyItYBChJSZWZ1bmRPcmRlclJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEAoIb3JkZXJfaWQYAiABKAkSEwoGYW1vdW50GAMgASgDSACIAQESDgoGcmVhc29uGAQgASgJEhYKCXJlZmVyZW5jZRgFIAEoCUgBiAEBEhwKD2lkZW1wb3RlbmN5X2tleRgGIAEoCUgCiAEBEhQKDHJlcXVlc3RfaGFzaBgHIAEoCUIJCgdfYW1vdW50QgwKCl9yZWZlcmVuY2VCEgoQX2lkZW1wb3RlbmN5X2tleSJpChNSZWZ1bmRPcmRlclJlc3BvbnNlEiAKBnJlZnVuZBgBIAEoCzIQLm9yZGVyLnYxLlJlZnVuZBIeCgVvcmRlchgCIAEoCzIPLm9yZGVyLnYxLk9yZGVyEhAKCHJlcGxheWVkGAMgASgIInsKEExpc3RBdWRpdFJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSDQoFbGltaXQYAiABKAUSJwoGYmVmb3JlGAMgASgLMhcuYXVkaXQudjEuQXVkaXRQb3NpdGlvbhINCgVhY3RvchgEIAEoCRIOCgZhY3Rpb24YBSABKAkiOgoRTGlzdEF1ZGl0UmVzcG9uc2USJQoHZW50cmllcxgBIAMoCzIULmF1ZGl0LnYxLkF1ZGl0RW50cnkiQgogSGFuZGxlUGF5bWVudE5vdGlmaWNhdGlvblJlcXVlc3QSEAoIcHJvdmlkZXIYASABKAkSDAoEYm9keRgCIAEoDCJWCiFIYW5kbGVQYXltZW50Tm90aWZpY2F0aW9uUmVzcG9uc2USEAoIb3JkZXJfaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEg8KB2NoYW5nZWQYAyABKAgiSAoSR2V0Q2hlY2tvdXRSZXF1ZXN0EhIKCG9yZGVyX2lkGAEgASgJSAASFwoNc2Vzc2lvbl90b2tlbhgCIAEoCUgAQgUKA2tleSJQChNHZXRDaGVja291dFJlc3BvbnNlEiUKBmRldGFpbBgBIAEoCzIVLm9yZGVyLnYxLk9yZGVyRGV0YWlsEhIKCnN0b3JlX25hbWUYAiABKAkiKgoWR2V0U2FsZXNTdW1tYXJ5UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCSIrCgpTYWxlc1RvdGFsEg0KBWNvdW50GAEgASgDEg4KBmFtb3VudBgCIAEoAyInCghTYWxlc0RheRILCgNkYXkYASABKAkSDgoGYW1vdW50GAIgASgDIrsBChdHZXRTYWxlc1N1bW1hcnlSZXNwb25zZRIoCgpwYWlkX3RvZGF5GAEgASgLMhQub3JkZXIudjEuU2FsZXNUb3RhbBItCg9wYWlkX3RoaXNfbW9udGgYAiABKAsyFC5vcmRlci52MS5TYWxlc1RvdGFsEiUKB3BlbmRpbmcYAyABKAsyFC5vcmRlci52MS5TYWxlc1RvdGFsEiAKBGRheXMYBCADKAsyEi5vcmRlci52MS5TYWxlc0RheTLdBwoMT3JkZXJTZXJ2aWNlEl8KEkxpc3RQYXltZW50TWV0aG9kcxIjLm9yZGVyLnYxLkxpc3RQYXltZW50TWV0aG9kc1JlcXVlc3QaJC5vcmRlci52MS5MaXN0UGF5bWVudE1ldGhvZHNSZXNwb25zZRJKCgtDcmVhdGVPcmRlchIcLm9yZGVyLnYxLkNyZWF0ZU9yZGVyUmVxdWVzdBodLm9yZGVyLnYxLkNyZWF0ZU9yZGVyUmVzcG9uc2USQQoIR2V0T3JkZXISGS5vcmRlci52MS5HZXRPcmRlclJlcXVlc3QaGi5vcmRlci52MS5HZXRPcmRlclJlc3BvbnNlEkcKCkxpc3RPcmRlcnMSGy5vcmRlci52MS5MaXN0T3JkZXJzUmVxdWVzdBocLm9yZGVyLnYxLkxpc3RPcmRlcnNSZXNwb25zZRJKCgtDb3VudE9yZGVycxIcLm9yZGVyLnYxLkNvdW50T3JkZXJzUmVxdWVzdBodLm9yZGVyLnYxLkNvdW50T3JkZXJzUmVzcG9uc2USVgoPR2V0U2FsZXNTdW1tYXJ5EiAub3JkZXIudjEuR2V0U2FsZXNTdW1tYXJ5UmVxdWVzdBohLm9yZGVyLnYxLkdldFNhbGVzU3VtbWFyeVJlc3BvbnNlElAKDU1hcmtPcmRlclBhaWQSHi5vcmRlci52MS5NYXJrT3JkZXJQYWlkUmVxdWVzdBofLm9yZGVyLnYxLk1hcmtPcmRlclBhaWRSZXNwb25zZRJKCgtDYW5jZWxPcmRlchIcLm9yZGVyLnYxLkNhbmNlbE9yZGVyUmVxdWVzdBodLm9yZGVyLnYxLkNhbmNlbE9yZGVyUmVzcG9uc2USSgoLUmVmdW5kT3JkZXISHC5vcmRlci52MS5SZWZ1bmRPcmRlclJlcXVlc3QaHS5vcmRlci52MS5SZWZ1bmRPcmRlclJlc3BvbnNlEkQKCUxpc3RBdWRpdBIaLm9yZGVyLnYxLkxpc3RBdWRpdFJlcXVlc3QaGy5vcmRlci52MS5MaXN0QXVkaXRSZXNwb25zZRJ0ChlIYW5kbGVQYXltZW50Tm90aWZpY2F0aW9uEioub3JkZXIudjEuSGFuZGxlUGF5bWVudE5vdGlmaWNhdGlvblJlcXVlc3QaKy5vcmRlci52MS5IYW5kbGVQYXltZW50Tm90aWZpY2F0aW9uUmVzcG9uc2USSgoLR2V0Q2hlY2tvdXQSHC5vcmRlci52MS5HZXRDaGVja291dFJlcXVlc3QaHS5vcmRlci52MS5HZXRDaGVja291dFJlc3BvbnNlYgZwcm90bzM", [file_audit_v1_audit]);
+  fileDesc("ChRvcmRlci92MS9vcmRlci5wcm90bxIIb3JkZXIudjEiZwoNUGF5bWVudE1ldGhvZBIMCgRjb2RlGAEgASgJEgwKBG5hbWUYAiABKAkSDAoEa2luZBgDIAEoCRIQCghwcm92aWRlchgEIAEoCRIaChJzZXR0bGVtZW50X2NoYW5uZWwYBSABKAkiMwoFQnV5ZXISDAoEbmFtZRgBIAEoCRINCgVlbWFpbBgCIAEoCRINCgVwaG9uZRgDIAEoCSJGCghSZWRpcmVjdBITCgtzdWNjZXNzX3VybBgBIAEoCRISCgpyZXR1cm5fdXJsGAIgASgJEhEKCWVycm9yX3VybBgDIAEoCSJUCg5PcmRlckl0ZW1JbnB1dBIUCgpwcm9kdWN0X2lkGAEgASgJSAASEwoJYnVuZGxlX2lkGAIgASgJSAASEAoIcXVhbnRpdHkYAyABKAVCBQoDcmVmIrABCglPcmRlckl0ZW0SDAoEdHlwZRgBIAEoCRINCgV0aXRsZRgCIAEoCRIQCghxdWFudGl0eRgDIAEoBRISCgp1bml0X3ByaWNlGAQgASgDEhIKCmxpbmVfdG90YWwYBSABKAMSFwoKcHJvZHVjdF9pZBgGIAEoCUgAiAEBEhYKCWJ1bmRsZV9pZBgHIAEoCUgBiAEBQg0KC19wcm9kdWN0X2lkQgwKCl9idW5kbGVfaWQi8QQKBU9yZGVyEgoKAmlkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEg4KBnN0YXR1cxgDIAEoCRIZChFwYXltZW50X3JlZmVyZW5jZRgEIAEoCRIOCgZhbW91bnQYBSABKAMSEAoIc3VidG90YWwYBiABKAMSEAoIY3VycmVuY3kYByABKAkSGgoSc2V0dGxlbWVudF9jaGFubmVsGAggASgJEhgKEHBheW1lbnRfcHJvdmlkZXIYCSABKAkSFgoOcGF5bWVudF9tZXRob2QYCiABKAkSHgoFYnV5ZXIYCyABKAsyDy5vcmRlci52MS5CdXllchIiCgVpdGVtcxgMIAMoCzITLm9yZGVyLnYxLk9yZGVySXRlbRISCgpleHBpcmVzX2F0GA0gASgJEhIKCmNyZWF0ZWRfYXQYDiABKAkSEgoKdXBkYXRlZF9hdBgPIAEoCRIUCgxjaGVja291dF91cmwYECABKAkSEwoLcGF5bWVudF91cmwYESABKAkSGAoQcmVxdWlyZXNfcGF5bWVudBgSIAEoCBIYCgtleHRlcm5hbF9pZBgTIAEoCUgAiAEBEhcKD3JlZnVuZGVkX2Ftb3VudBgUIAEoAxIhCgdyZWZ1bmRzGBUgAygLMhAub3JkZXIudjEuUmVmdW5kEhAKCGxpdmVtb2RlGBYgASgIEi8KCG1ldGFkYXRhGBcgAygLMh0ub3JkZXIudjEuT3JkZXIuTWV0YWRhdGFFbnRyeRovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCDgoMX2V4dGVybmFsX2lkIsABCgZSZWZ1bmQSCgoCaWQYASABKAkSDgoGYW1vdW50GAIgASgDEg4KBnJlYXNvbhgDIAEoCRIWCglyZWZlcmVuY2UYBCABKAlIAIgBARIOCgZzdGF0dXMYBSABKAkSHAoPZmFpbHVyZV9tZXNzYWdlGAYgASgJSAGIAQESDgoGbWV0aG9kGAcgASgJEhIKCmNyZWF0ZWRfYXQYCCABKAlCDAoKX3JlZmVyZW5jZUISChBfZmFpbHVyZV9tZXNzYWdlIrIBCgpTZWxsZXJCYW5rEhEKCWJhbmtfbmFtZRgBIAEoCRIRCgliYW5rX2NvZGUYAiABKAkSFgoOYWNjb3VudF9udW1iZXIYAyABKAkSFgoOYWNjb3VudF9ob2xkZXIYBCABKAkSGQoRcGF5bWVudF9yZWZlcmVuY2UYBSABKAkSGgoSdW5pcXVlX2Ftb3VudF9jb2RlGAYgASgDEhcKD3RyYW5zZmVyX2Ftb3VudBgHIAEoAyJCCgRTbmFwEg0KBXRva2VuGAEgASgJEhIKCmNsaWVudF9rZXkYAiABKAkSFwoPc25hcF9zY3JpcHRfdXJsGAMgASgJIoYCCgdQYXltZW50EgwKBGtpbmQYASABKAkSLgoLc2VsbGVyX2JhbmsYAiABKAsyFC5vcmRlci52MS5TZWxsZXJCYW5rSACIAQESIQoEc25hcBgDIAEoCzIOLm9yZGVyLnYxLlNuYXBIAYgBARIQCghwcm92aWRlchgEIAEoCRIOCgZtZXRob2QYBSABKAkSDgoGYW1vdW50GAYgASgDEhAKCGN1cnJlbmN5GAcgASgJEhQKDGNoZWNrb3V0X3VybBgIIAEoCRITCgtwYXltZW50X3VybBgJIAEoCRISCgpleHBpcmVzX2F0GAogASgJQg4KDF9zZWxsZXJfYmFua0IHCgVfc25hcCJ3CgtPcmRlckRldGFpbBIeCgVvcmRlchgBIAEoCzIPLm9yZGVyLnYxLk9yZGVyEiIKB3BheW1lbnQYAiABKAsyES5vcmRlci52MS5QYXltZW50EiQKCHJlZGlyZWN0GAMgASgLMhIub3JkZXIudjEuUmVkaXJlY3QiLQoZTGlzdFBheW1lbnRNZXRob2RzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCSJGChpMaXN0UGF5bWVudE1ldGhvZHNSZXNwb25zZRIoCgdtZXRob2RzGAEgAygLMhcub3JkZXIudjEuUGF5bWVudE1ldGhvZCKzAwoSQ3JlYXRlT3JkZXJSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEicKBWl0ZW1zGAIgAygLMhgub3JkZXIudjEuT3JkZXJJdGVtSW5wdXQSHgoFYnV5ZXIYAyABKAsyDy5vcmRlci52MS5CdXllchIWCg5wYXltZW50X21ldGhvZBgEIAEoCRIpCghyZWRpcmVjdBgFIAEoCzISLm9yZGVyLnYxLlJlZGlyZWN0SACIAQESGAoLZXh0ZXJuYWxfaWQYBiABKAlIAYgBARIcCg9pZGVtcG90ZW5jeV9rZXkYByABKAlIAogBARIUCgxyZXF1ZXN0X2hhc2gYCCABKAkSEQoJdGVzdF9tb2RlGAkgASgIEjwKCG1ldGFkYXRhGAogAygLMioub3JkZXIudjEuQ3JlYXRlT3JkZXJSZXF1ZXN0Lk1ldGFkYXRhRW50cnkaLwoNTWV0YWRhdGFFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgsKCV9yZWRpcmVjdEIOCgxfZXh0ZXJuYWxfaWRCEgoQX2lkZW1wb3RlbmN5X2tleSJOChNDcmVhdGVPcmRlclJlc3BvbnNlEiUKBmRldGFpbBgBIAEoCzIVLm9yZGVyLnYxLk9yZGVyRGV0YWlsEhAKCHJlcGxheWVkGAIgASgIIo8BCg9HZXRPcmRlclJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEAoIb3JkZXJfaWQYAiABKAkSFwoPaW5jbHVkZV9oaXN0b3J5GAMgASgIEhcKD3ByZXBhcmVfc2Vzc2lvbhgEIAEoCBITCgtwdWJsaWNfanNvbhgFIAEoCBIRCgl0ZXN0X21vZGUYBiABKAgiYQoMU3RhdHVzQ2hhbmdlEhMKC2Zyb21fc3RhdHVzGAEgASgJEhEKCXRvX3N0YXR1cxgCIAEoCRINCgVjYXVzZRgDIAEoCRIKCgJhdBgEIAEoCRIOCgZkZXRhaWwYBSABKAkikAEKEEdldE9yZGVyUmVzcG9uc2USJQoGZGV0YWlsGAEgASgLMhUub3JkZXIudjEuT3JkZXJEZXRhaWwSJwoHaGlzdG9yeRgCIAMoCzIWLm9yZGVyLnYxLlN0YXR1c0NoYW5nZRIXCg9hbGxvd2VkX2FjdGlvbnMYAyADKAkSEwoLcHVibGljX2pzb24YBCABKAwitgEKEUxpc3RPcmRlcnNSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg0KBWxpbWl0GAIgASgFEg4KBm9mZnNldBgDIAEoBRIOCgZzdGF0dXMYBCABKAkSDgoGc2VhcmNoGAUgASgJEg4KBmN1cnNvchgGIAEoCRIWCg5zdGFydGluZ19hZnRlchgHIAEoCRIRCgl0ZXN0X21vZGUYCCABKAgSFQoNdXBkYXRlZF9zaW5jZRgJIAEoCSJcChJMaXN0T3JkZXJzUmVzcG9uc2USHwoGb3JkZXJzGAEgAygLMg8ub3JkZXIudjEuT3JkZXISEAoIaGFzX21vcmUYAiABKAgSEwoLbmV4dF9jdXJzb3IYAyABKAkiSQoSQ291bnRPcmRlcnNSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRIRCgl0ZXN0X21vZGUYAyABKAgiJAoTQ291bnRPcmRlcnNSZXNwb25zZRINCgVjb3VudBgBIAEoAyJNChRNYXJrT3JkZXJQYWlkUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIQCghvcmRlcl9pZBgCIAEoCRIRCgl0ZXN0X21vZGUYAyABKAgiNwoVTWFya09yZGVyUGFpZFJlc3BvbnNlEh4KBW9yZGVyGAEgASgLMg8ub3JkZXIudjEuT3JkZXIiSwoSQ2FuY2VsT3JkZXJSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhAKCG9yZGVyX2lkGAIgASgJEhEKCXRlc3RfbW9kZRgDIAEoCCI1ChNDYW5jZWxPcmRlclJlc3BvbnNlEh4KBW9yZGVyGAEgASgLMg8ub3JkZXIudjEuT3JkZXIi6QEKElJlZnVuZE9yZGVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIQCghvcmRlcl9pZBgCIAEoCRITCgZhbW91bnQYAyABKANIAIgBARIOCgZyZWFzb24YBCABKAkSFgoJcmVmZXJlbmNlGAUgASgJSAGIAQESHAoPaWRlbXBvdGVuY3lfa2V5GAYgASgJSAKIAQESFAoMcmVxdWVzdF9oYXNoGAcgASgJEhEKCXRlc3RfbW9kZRgIIAEoCEIJCgdfYW1vdW50QgwKCl9yZWZlcmVuY2VCEgoQX2lkZW1wb3RlbmN5X2tleSJpChNSZWZ1bmRPcmRlclJlc3BvbnNlEiAKBnJlZnVuZBgBIAEoCzIQLm9yZGVyLnYxLlJlZnVuZBIeCgVvcmRlchgCIAEoCzIPLm9yZGVyLnYxLk9yZGVyEhAKCHJlcGxheWVkGAMgASgIInsKEExpc3RBdWRpdFJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSDQoFbGltaXQYAiABKAUSJwoGYmVmb3JlGAMgASgLMhcuYXVkaXQudjEuQXVkaXRQb3NpdGlvbhINCgVhY3RvchgEIAEoCRIOCgZhY3Rpb24YBSABKAkiOgoRTGlzdEF1ZGl0UmVzcG9uc2USJQoHZW50cmllcxgBIAMoCzIULmF1ZGl0LnYxLkF1ZGl0RW50cnkiQgogSGFuZGxlUGF5bWVudE5vdGlmaWNhdGlvblJlcXVlc3QSEAoIcHJvdmlkZXIYASABKAkSDAoEYm9keRgCIAEoDCJWCiFIYW5kbGVQYXltZW50Tm90aWZpY2F0aW9uUmVzcG9uc2USEAoIb3JkZXJfaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEg8KB2NoYW5nZWQYAyABKAgiSAoSR2V0Q2hlY2tvdXRSZXF1ZXN0EhIKCG9yZGVyX2lkGAEgASgJSAASFwoNc2Vzc2lvbl90b2tlbhgCIAEoCUgAQgUKA2tleSJQChNHZXRDaGVja291dFJlc3BvbnNlEiUKBmRldGFpbBgBIAEoCzIVLm9yZGVyLnYxLk9yZGVyRGV0YWlsEhIKCnN0b3JlX25hbWUYAiABKAkiKgoWR2V0U2FsZXNTdW1tYXJ5UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCSIrCgpTYWxlc1RvdGFsEg0KBWNvdW50GAEgASgDEg4KBmFtb3VudBgCIAEoAyInCghTYWxlc0RheRILCgNkYXkYASABKAkSDgoGYW1vdW50GAIgASgDIrsBChdHZXRTYWxlc1N1bW1hcnlSZXNwb25zZRIoCgpwYWlkX3RvZGF5GAEgASgLMhQub3JkZXIudjEuU2FsZXNUb3RhbBItCg9wYWlkX3RoaXNfbW9udGgYAiABKAsyFC5vcmRlci52MS5TYWxlc1RvdGFsEiUKB3BlbmRpbmcYAyABKAsyFC5vcmRlci52MS5TYWxlc1RvdGFsEiAKBGRheXMYBCADKAsyEi5vcmRlci52MS5TYWxlc0RheSLLAQoaVXBkYXRlT3JkZXJNZXRhZGF0YVJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEAoIb3JkZXJfaWQYAiABKAkSEQoJdGVzdF9tb2RlGAMgASgIEjoKA3NldBgEIAMoCzItLm9yZGVyLnYxLlVwZGF0ZU9yZGVyTWV0YWRhdGFSZXF1ZXN0LlNldEVudHJ5Eg4KBnJlbW92ZRgFIAMoCRoqCghTZXRFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIj0KG1VwZGF0ZU9yZGVyTWV0YWRhdGFSZXNwb25zZRIeCgVvcmRlchgBIAEoCzIPLm9yZGVyLnYxLk9yZGVyIk8KGFNpbXVsYXRlVGVzdE9yZGVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIQCghvcmRlcl9pZBgCIAEoCRIPCgdvdXRjb21lGAMgASgJIjsKGVNpbXVsYXRlVGVzdE9yZGVyUmVzcG9uc2USHgoFb3JkZXIYASABKAsyDy5vcmRlci52MS5PcmRlcjKfCQoMT3JkZXJTZXJ2aWNlEl8KEkxpc3RQYXltZW50TWV0aG9kcxIjLm9yZGVyLnYxLkxpc3RQYXltZW50TWV0aG9kc1JlcXVlc3QaJC5vcmRlci52MS5MaXN0UGF5bWVudE1ldGhvZHNSZXNwb25zZRJKCgtDcmVhdGVPcmRlchIcLm9yZGVyLnYxLkNyZWF0ZU9yZGVyUmVxdWVzdBodLm9yZGVyLnYxLkNyZWF0ZU9yZGVyUmVzcG9uc2USQQoIR2V0T3JkZXISGS5vcmRlci52MS5HZXRPcmRlclJlcXVlc3QaGi5vcmRlci52MS5HZXRPcmRlclJlc3BvbnNlEkcKCkxpc3RPcmRlcnMSGy5vcmRlci52MS5MaXN0T3JkZXJzUmVxdWVzdBocLm9yZGVyLnYxLkxpc3RPcmRlcnNSZXNwb25zZRJKCgtDb3VudE9yZGVycxIcLm9yZGVyLnYxLkNvdW50T3JkZXJzUmVxdWVzdBodLm9yZGVyLnYxLkNvdW50T3JkZXJzUmVzcG9uc2USVgoPR2V0U2FsZXNTdW1tYXJ5EiAub3JkZXIudjEuR2V0U2FsZXNTdW1tYXJ5UmVxdWVzdBohLm9yZGVyLnYxLkdldFNhbGVzU3VtbWFyeVJlc3BvbnNlElAKDU1hcmtPcmRlclBhaWQSHi5vcmRlci52MS5NYXJrT3JkZXJQYWlkUmVxdWVzdBofLm9yZGVyLnYxLk1hcmtPcmRlclBhaWRSZXNwb25zZRJKCgtDYW5jZWxPcmRlchIcLm9yZGVyLnYxLkNhbmNlbE9yZGVyUmVxdWVzdBodLm9yZGVyLnYxLkNhbmNlbE9yZGVyUmVzcG9uc2USSgoLUmVmdW5kT3JkZXISHC5vcmRlci52MS5SZWZ1bmRPcmRlclJlcXVlc3QaHS5vcmRlci52MS5SZWZ1bmRPcmRlclJlc3BvbnNlEkQKCUxpc3RBdWRpdBIaLm9yZGVyLnYxLkxpc3RBdWRpdFJlcXVlc3QaGy5vcmRlci52MS5MaXN0QXVkaXRSZXNwb25zZRJ0ChlIYW5kbGVQYXltZW50Tm90aWZpY2F0aW9uEioub3JkZXIudjEuSGFuZGxlUGF5bWVudE5vdGlmaWNhdGlvblJlcXVlc3QaKy5vcmRlci52MS5IYW5kbGVQYXltZW50Tm90aWZpY2F0aW9uUmVzcG9uc2USSgoLR2V0Q2hlY2tvdXQSHC5vcmRlci52MS5HZXRDaGVja291dFJlcXVlc3QaHS5vcmRlci52MS5HZXRDaGVja291dFJlc3BvbnNlEmIKE1VwZGF0ZU9yZGVyTWV0YWRhdGESJC5vcmRlci52MS5VcGRhdGVPcmRlck1ldGFkYXRhUmVxdWVzdBolLm9yZGVyLnYxLlVwZGF0ZU9yZGVyTWV0YWRhdGFSZXNwb25zZRJcChFTaW11bGF0ZVRlc3RPcmRlchIiLm9yZGVyLnYxLlNpbXVsYXRlVGVzdE9yZGVyUmVxdWVzdBojLm9yZGVyLnYxLlNpbXVsYXRlVGVzdE9yZGVyUmVzcG9uc2ViBnByb3RvMw", [file_audit_v1_audit]);
 
 /**
  * @generated from message order.v1.PaymentMethod
@@ -300,6 +300,20 @@ export type Order = Message<"order.v1.Order"> & {
    * @generated from field: repeated order.v1.Refund refunds = 21;
    */
   refunds: Refund[];
+
+  /**
+   * False for a test order (docs/keys.md#test-mode).
+   *
+   * @generated from field: bool livemode = 22;
+   */
+  livemode: boolean;
+
+  /**
+   * The client's own keys and values (docs/orders.md#metadata).
+   *
+   * @generated from field: map<string, string> metadata = 23;
+   */
+  metadata: { [key: string]: string };
 };
 
 /**
@@ -607,6 +621,18 @@ export type CreateOrderRequest = Message<"order.v1.CreateOrderRequest"> & {
    * @generated from field: string request_hash = 8;
    */
   requestHash: string;
+
+  /**
+   * Test data instead of live (docs/keys.md#test-mode); false, the default, is live.
+   *
+   * @generated from field: bool test_mode = 9;
+   */
+  testMode: boolean;
+
+  /**
+   * @generated from field: map<string, string> metadata = 10;
+   */
+  metadata: { [key: string]: string };
 };
 
 /**
@@ -679,6 +705,13 @@ export type GetOrderRequest = Message<"order.v1.GetOrderRequest"> & {
    * @generated from field: bool public_json = 5;
    */
   publicJson: boolean;
+
+  /**
+   * Test data instead of live (docs/keys.md#test-mode); false, the default, is live.
+   *
+   * @generated from field: bool test_mode = 6;
+   */
+  testMode: boolean;
 };
 
 /**
@@ -820,6 +853,21 @@ export type ListOrdersRequest = Message<"order.v1.ListOrdersRequest"> & {
    * @generated from field: string starting_after = 7;
    */
   startingAfter: string;
+
+  /**
+   * Test data instead of live (docs/keys.md#test-mode); false, the default, is live.
+   *
+   * @generated from field: bool test_mode = 8;
+   */
+  testMode: boolean;
+
+  /**
+   * RFC 3339: only orders changed at or after it, oldest change first
+   * (docs/orders.md#syncing); `cursor` and `next_cursor` then carry the change position.
+   *
+   * @generated from field: string updated_since = 9;
+   */
+  updatedSince: string;
 };
 
 /**
@@ -873,6 +921,13 @@ export type CountOrdersRequest = Message<"order.v1.CountOrdersRequest"> & {
    * @generated from field: string status = 2;
    */
   status: string;
+
+  /**
+   * Test data instead of live (docs/keys.md#test-mode); false, the default, is live.
+   *
+   * @generated from field: bool test_mode = 3;
+   */
+  testMode: boolean;
 };
 
 /**
@@ -912,6 +967,13 @@ export type MarkOrderPaidRequest = Message<"order.v1.MarkOrderPaidRequest"> & {
    * @generated from field: string order_id = 2;
    */
   orderId: string;
+
+  /**
+   * Test data instead of live (docs/keys.md#test-mode); false, the default, is live.
+   *
+   * @generated from field: bool test_mode = 3;
+   */
+  testMode: boolean;
 };
 
 /**
@@ -951,6 +1013,13 @@ export type CancelOrderRequest = Message<"order.v1.CancelOrderRequest"> & {
    * @generated from field: string order_id = 2;
    */
   orderId: string;
+
+  /**
+   * Test data instead of live (docs/keys.md#test-mode); false, the default, is live.
+   *
+   * @generated from field: bool test_mode = 3;
+   */
+  testMode: boolean;
 };
 
 /**
@@ -1019,6 +1088,13 @@ export type RefundOrderRequest = Message<"order.v1.RefundOrderRequest"> & {
    * @generated from field: string request_hash = 7;
    */
   requestHash: string;
+
+  /**
+   * Test data instead of live (docs/keys.md#test-mode); false, the default, is live.
+   *
+   * @generated from field: bool test_mode = 8;
+   */
+  testMode: boolean;
 };
 
 /**
@@ -1323,6 +1399,112 @@ export const GetSalesSummaryResponseSchema: GenMessage<GetSalesSummaryResponse> 
   messageDesc(file_order_v1_order, 37);
 
 /**
+ * @generated from message order.v1.UpdateOrderMetadataRequest
+ */
+export type UpdateOrderMetadataRequest = Message<"order.v1.UpdateOrderMetadataRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * @generated from field: string order_id = 2;
+   */
+  orderId: string;
+
+  /**
+   * Test data instead of live (docs/keys.md#test-mode); false, the default, is live.
+   *
+   * @generated from field: bool test_mode = 3;
+   */
+  testMode: boolean;
+
+  /**
+   * Keys to set to these values.
+   *
+   * @generated from field: map<string, string> set = 4;
+   */
+  set: { [key: string]: string };
+
+  /**
+   * Keys to remove (a JSON null in PATCH /v1/orders/{id}).
+   *
+   * @generated from field: repeated string remove = 5;
+   */
+  remove: string[];
+};
+
+/**
+ * Describes the message order.v1.UpdateOrderMetadataRequest.
+ * Use `create(UpdateOrderMetadataRequestSchema)` to create a new message.
+ */
+export const UpdateOrderMetadataRequestSchema: GenMessage<UpdateOrderMetadataRequest> = /*@__PURE__*/
+  messageDesc(file_order_v1_order, 38);
+
+/**
+ * @generated from message order.v1.UpdateOrderMetadataResponse
+ */
+export type UpdateOrderMetadataResponse = Message<"order.v1.UpdateOrderMetadataResponse"> & {
+  /**
+   * @generated from field: order.v1.Order order = 1;
+   */
+  order?: Order | undefined;
+};
+
+/**
+ * Describes the message order.v1.UpdateOrderMetadataResponse.
+ * Use `create(UpdateOrderMetadataResponseSchema)` to create a new message.
+ */
+export const UpdateOrderMetadataResponseSchema: GenMessage<UpdateOrderMetadataResponse> = /*@__PURE__*/
+  messageDesc(file_order_v1_order, 39);
+
+/**
+ * @generated from message order.v1.SimulateTestOrderRequest
+ */
+export type SimulateTestOrderRequest = Message<"order.v1.SimulateTestOrderRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * @generated from field: string order_id = 2;
+   */
+  orderId: string;
+
+  /**
+   * "paid", "failed" or "expired".
+   *
+   * @generated from field: string outcome = 3;
+   */
+  outcome: string;
+};
+
+/**
+ * Describes the message order.v1.SimulateTestOrderRequest.
+ * Use `create(SimulateTestOrderRequestSchema)` to create a new message.
+ */
+export const SimulateTestOrderRequestSchema: GenMessage<SimulateTestOrderRequest> = /*@__PURE__*/
+  messageDesc(file_order_v1_order, 40);
+
+/**
+ * @generated from message order.v1.SimulateTestOrderResponse
+ */
+export type SimulateTestOrderResponse = Message<"order.v1.SimulateTestOrderResponse"> & {
+  /**
+   * @generated from field: order.v1.Order order = 1;
+   */
+  order?: Order | undefined;
+};
+
+/**
+ * Describes the message order.v1.SimulateTestOrderResponse.
+ * Use `create(SimulateTestOrderResponseSchema)` to create a new message.
+ */
+export const SimulateTestOrderResponseSchema: GenMessage<SimulateTestOrderResponse> = /*@__PURE__*/
+  messageDesc(file_order_v1_order, 41);
+
+/**
  * Payment methods, orders, payment sessions and the order status machine.
  * Owned by the order service. Money is int64 IDR throughout.
  *
@@ -1448,6 +1630,27 @@ export const OrderService: GenService<{
     methodKind: "unary";
     input: typeof GetCheckoutRequestSchema;
     output: typeof GetCheckoutResponseSchema;
+  },
+  /**
+   * Sets and removes metadata keys of an order (docs/orders.md#metadata); any status.
+   *
+   * @generated from rpc order.v1.OrderService.UpdateOrderMetadata
+   */
+  updateOrderMetadata: {
+    methodKind: "unary";
+    input: typeof UpdateOrderMetadataRequestSchema;
+    output: typeof UpdateOrderMetadataResponseSchema;
+  },
+  /**
+   * Drives a pending TEST order to paid, failed or expired through the same code as a
+   * gateway notification (docs/keys.md#test-mode). A live order is NOT_FOUND.
+   *
+   * @generated from rpc order.v1.OrderService.SimulateTestOrder
+   */
+  simulateTestOrder: {
+    methodKind: "unary";
+    input: typeof SimulateTestOrderRequestSchema;
+    output: typeof SimulateTestOrderResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_order_v1_order, 0);
