@@ -9,7 +9,7 @@ import { loadConfigOrExit, onShutdown, reportProcessFailures } from "../platform
 import { createLogger } from "../platform/logger.js";
 import { OPERATOR } from "../common/actor.js";
 import { inviteUrl } from "../common/dashboard-links.js";
-import { loopbackHost } from "../gateway/service.js";
+import { gatewayUrl, keepGatewayUrl, loopbackHost } from "../platform/gateway-address.js";
 import { actingAs } from "../platform/acting-as.js";
 import { keepInternalToken } from "../platform/rpc-auth.js";
 import { seedDemoStore, type DemoStore } from "./seed.js";
@@ -27,6 +27,8 @@ const config = { ...given, INTERNAL_TOKEN: await keepInternalToken(given.DATA_DI
 
 const all = await startAll(config, database.url);
 const clients = all.clients;
+// Where `store-admin status` finds this gateway when run without PORT (the port it got, when PORT is 0).
+await keepGatewayUrl(config.DATA_DIR, gatewayUrl({ HOST: config.HOST, PORT: all.gatewayPort }));
 
 const demo = await ensureDemoStore();
 const demoSignIn = await inviteDemoMember(demo.store_id);

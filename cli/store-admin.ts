@@ -5,15 +5,14 @@ import { DEFAULT_INVITE_ROLE, isRole, ROLES, type Role } from "../common/roles.j
 import { isScope, SCOPES } from "../common/scopes.js";
 import { AUDIT_LIST_MAX, decodeAuditCursor, storeAuditLog } from "../platform/audit-log.js";
 import { readFile } from "node:fs/promises";
-import { parseArgs } from "node:util";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { AccountService } from "../gen/catalog/v1/account_pb.js";
 import { CatalogService, StoreService } from "../gen/catalog/v1/catalog_pb.js";
 import { BankReconciliationService } from "../gen/order/v1/bank_pb.js";
 import { OrderService } from "../gen/order/v1/order_pb.js";
 import { WebhookService } from "../gen/webhook/v1/webhook_pb.js";
 import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from "../gen/grpc/health/v1/health_pb.js";
-import { orderJson, refundJson } from "../common/public-json.js";
+import { orderDetailJson, orderJson, refundJson } from "../common/public-json.js";
 import { once } from "node:events";
 import { inviteUrl } from "../common/dashboard-links.js";
 import { orderCsv } from "../common/order-csv.js";
@@ -30,104 +29,10 @@ import { bankMutationJson, mutationResultJson } from "./bank-json.js";
 import { ImportInterrupted, importStatement } from "../gateway/bank-import.js";
 import { seedDemoStore } from "./seed.js";
 import { deliveryJson, endpointJson, eventJson } from "./webhook-json.js";
-
-class UsageError extends Error {}
-
-const USAGE = `usage: store-admin <command> [options]
-
-  store create --name N [--plan starter|growth|scale] [--bank-name N --bank-code C --account-number A --account-holder H]
-  store set-plan --store ID --plan P
-  key create --store ID [--name N] [--scopes S1,S2]
-                                            scopes: catalog:read, catalog:write, orders:read, orders:write,
-                                            payments:write; all five unless given
-  key revoke --store ID --key ID
-  key list --store ID         every key: name, prefix, scopes, created by, created, last used, revoked (never the key)
-  product create --store ID --title T --price N [--slug S] [--status published|draft]
-  bundle create --store ID --title T --price N --product ID [--product ID ...] [--status ...]
-  webhook set --store ID --url URL          the store's only endpoint: create it, or replace its URL and secret
-  webhook add --store ID --url URL [--description D] [--events T1,T2]
-  webhook list --store ID
-  webhook update --store ID --endpoint ID [--url U] [--description D] [--events T1,T2|all] [--enabled true|false]
-                 [--resend-since ISO]       with the endpoint enabled: send again every event since then that did not reach it
-                 [--max-per-second N|none]  at most N deliveries a second (1–1000), or no limit
-  webhook remove --store ID --endpoint ID
-  webhook rotate --store ID [--endpoint ID]
-  webhook test --store ID --endpoint ID     queue a signed webhook.test event
-  webhook events --store ID [--order ID] [--type T]
-  webhook replay --store ID --endpoint ID --since ISO
-  webhook deliveries --store ID [--order ID] [--endpoint ID]
-  webhook redeliver --store ID --delivery ID
-  user invite --store ID --email E [--role owner|developer|support|viewer]
-                                            mails a one-time sign-in link, valid 72 h, and prints it as invite_url;
-                                            the role defaults to owner
-  user list --store ID                      every member with their role
-  user role --store ID --user ID --role R   change a member's role; a store keeps at least one owner
-  user remove --store ID --user ID [--keep-api-keys]
-                                            ends that user's sessions at once; never the last owner; the API keys
-                                            they created are revoked unless --keep-api-keys (printed either way)
-  order mark-paid --store ID --order ID
-  order cancel --store ID --order ID
-  order refund --store ID --order ID [--amount N] --reason R [--reference R]
-  order export --store ID [--status S] [--search Q]
-                                            every order of the filter as CSV on stdout (header row, integer
-                                            rupiah, ISO UTC times), newest first
-                                            without --amount: all that is left; a bank transfer's refund records money sent back
-  bank import --store ID --file statement.csv   match a statement (id,occurred_at,amount,type,description) to orders
-  bank unmatched --store ID                 credits waiting for review
-  bank assign --store ID --mutation ID --order ID|SO-…   pay an order with an unmatched credit
-  bank dismiss --store ID --mutation ID
-  audit --store ID [--actor A] [--action A] [--limit N] [--cursor C]
-                                            the store's audit log, newest first, as sentences;
-                                            next_cursor (when more) gives the next page
-  seed
-
-Every command that changes something is written to the store's audit log as "operator".
-  status                      health of every service and the gateway; exit 1 if any is down`;
-
-const options = {
-  name: { type: "string" },
-  plan: { type: "string" },
-  "bank-name": { type: "string" },
-  "bank-code": { type: "string" },
-  "account-number": { type: "string" },
-  "account-holder": { type: "string" },
-  store: { type: "string" },
-  key: { type: "string" },
-  order: { type: "string" },
-  url: { type: "string" },
-  delivery: { type: "string" },
-  title: { type: "string" },
-  price: { type: "string" },
-  slug: { type: "string" },
-  status: { type: "string" },
-  search: { type: "string" },
-  product: { type: "string", multiple: true },
-  endpoint: { type: "string" },
-  description: { type: "string" },
-  events: { type: "string" },
-  enabled: { type: "string" },
-  since: { type: "string" },
-  "resend-since": { type: "string" },
-  "max-per-second": { type: "string" },
-  type: { type: "string" },
-  email: { type: "string" },
-  user: { type: "string" },
-  role: { type: "string" },
-  scopes: { type: "string" },
-  "keep-api-keys": { type: "boolean" },
-  file: { type: "string" },
-  mutation: { type: "string" },
-  amount: { type: "string" },
-  reason: { type: "string" },
-  reference: { type: "string" },
-  actor: { type: "string" },
-  action: { type: "string" },
-  limit: { type: "string" },
-  cursor: { type: "string" },
-  help: { type: "boolean", short: "h" },
-} as const;
-
-type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>["values"];
+import { parseCommandLine, UsageError, usageErrorText, type CommandLine, type Values } from "./args.js";
+import { orderIdOf, orderKeyOf, type OrderKey } from "../common/order-reference.js";
+import { clientGatewayUrl } from "../platform/gateway-address.js";
+import { listenForWebhooks } from "./webhook-listen.js";
 
 function required(values: Values, name: keyof Values): string {
   const value = values[name];
@@ -200,6 +105,34 @@ function rateOption(value: string): string {
   return value === "none" ? "" : value;
 }
 
+/** `--order`: an order id or its payment reference (SO-…, any letter case). */
+function orderKey(values: Values): OrderKey {
+  const key = orderKeyOf(required(values, "order"));
+  if (!key) throw new UsageError("--order must be an order id or a payment reference (SO-…)");
+  return key;
+}
+
+/** `--order` as an order id: a reference is looked up among the store's orders. */
+async function orderId(orders: Client<typeof OrderService>, storeId: string, values: Values): Promise<string> {
+  const key = orderKey(values);
+  const id = await orderIdOf((request) => orders.listOrders(request), storeId, key);
+  if (id === undefined) throw new ConnectError(`order ${"paymentReference" in key ? key.paymentReference : key.orderId} not found`, Code.NotFound);
+  return id;
+}
+
+/** An optional `--order` filter as an order id ("" when not given). */
+async function orderFilter(orders: Client<typeof OrderService>, storeId: string, values: Values): Promise<string> {
+  return values.order === undefined ? "" : orderId(orders, storeId, values);
+}
+
+/** `--port N` of `webhook listen`: 0–65535, 9000 unless given (the walk-through's receiver). */
+function listenPort(values: Values): number {
+  if (values.port === undefined) return 9000;
+  const port = Number(values.port);
+  if (!/^[0-9]{1,5}$/.test(values.port) || port > 65535) throw new UsageError("--port must be a port number from 0 to 65535");
+  return port;
+}
+
 interface Channels {
   catalog: RpcChannel;
   order: RpcChannel;
@@ -241,10 +174,7 @@ async function status(channels: Channels) {
   return report;
 }
 
-async function run(argv: string[], channels: Channels): Promise<unknown> {
-  const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-  const command = positionals.join(" ");
-  if (values.help || command === "") throw new UsageError("");
+async function run(command: string, values: Values, channels: Channels): Promise<unknown> {
   // The same text rule as every other door (common/text.ts), checked here so the
   // operator reads which option was wrong rather than a field name of the gRPC API.
   for (const [name, value] of Object.entries(values)) {
@@ -375,7 +305,8 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
       return deliveryJson(delivery!);
     }
     case "webhook events": {
-      const { events } = await webhooks.listEvents({ storeId: required(values, "store"), orderId: values.order ?? "", type: values.type ?? "" });
+      const storeId = required(values, "store");
+      const { events } = await webhooks.listEvents({ storeId, orderId: await orderFilter(orders, storeId, values), type: values.type ?? "" });
       return { events: events.map(eventJson) };
     }
     case "webhook replay": {
@@ -386,9 +317,10 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
       return { endpoint_id: endpointId, since, queued };
     }
     case "webhook deliveries": {
+      const storeId = required(values, "store");
       const { deliveries } = await webhooks.listDeliveries({
-        storeId: required(values, "store"),
-        orderId: values.order ?? "",
+        storeId,
+        orderId: await orderFilter(orders, storeId, values),
         endpointId: values.endpoint ?? "",
       });
       return { items: deliveries.map(deliveryJson) };
@@ -420,16 +352,24 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
       const { member, apiKeys } = await accounts.removeMember({ storeId, memberId: required(values, "user"), keepApiKeys });
       return { ...memberJson(member!), removed: true, [keepApiKeys ? "kept_api_keys" : "revoked_api_keys"]: apiKeys };
     }
+    case "order show": {
+      const storeId = required(values, "store");
+      const { detail, history, allowedActions } = await orders.getOrder({ storeId, orderId: await orderId(orders, storeId, values), includeHistory: true });
+      // As GET /v1/orders/{id} shows it, with the history and what may be done now, as the dashboard's page.
+      return {
+        ...orderDetailJson(detail!),
+        history: history.map((change) => ({ from_status: change.fromStatus || null, to_status: change.toStatus, cause: change.cause, at: change.at, detail: change.detail || null })),
+        allowed_actions: allowedActions,
+      };
+    }
     case "order mark-paid": {
       const storeId = required(values, "store");
-      const orderId = required(values, "order");
-      const { order } = await orders.markOrderPaid({ storeId, orderId });
+      const { order } = await orders.markOrderPaid({ storeId, orderId: await orderId(orders, storeId, values) });
       return orderJson(order!);
     }
     case "order cancel": {
       const storeId = required(values, "store");
-      const orderId = required(values, "order");
-      const { order } = await orders.cancelOrder({ storeId, orderId });
+      const { order } = await orders.cancelOrder({ storeId, orderId: await orderId(orders, storeId, values) });
       return orderJson(order!);
     }
     case "order export": {
@@ -439,10 +379,9 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
     }
     case "order refund": {
       const storeId = required(values, "store");
-      const orderId = required(values, "order");
       const refundAmount = amount(values);
       const reason = required(values, "reason");
-      const { refund, order } = await orders.refundOrder({ storeId, orderId, amount: refundAmount, reason, reference: values.reference, requestHash: "" });
+      const { refund, order } = await orders.refundOrder({ storeId, orderId: await orderId(orders, storeId, values), amount: refundAmount, reason, reference: values.reference, requestHash: "" });
       return { refund: refundJson(refund!), order: orderJson(order!) };
     }
     case "bank import": {
@@ -464,8 +403,8 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
     case "bank assign": {
       const storeId = required(values, "store");
       const mutationId = required(values, "mutation");
-      const order = required(values, "order");
-      const { mutation } = await bank.assignMutation({ storeId, mutationId, ...(order.toUpperCase().startsWith("SO-") ? { paymentReference: order } : { orderId: order }) });
+      // The order service takes a reference itself (docs/reconciliation.md#statements).
+      const { mutation } = await bank.assignMutation({ storeId, mutationId, ...orderKey(values) });
       return bankMutationJson(mutation!);
     }
     case "bank dismiss": {
@@ -491,11 +430,29 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
     }
     case "status":
       return status(channels);
+    case "webhook listen": {
+      const secret = values.secret ?? process.env.WEBHOOK_SECRET;
+      if (!secret) throw new UsageError("give the endpoint's secret: --secret whsec_… or WEBHOOK_SECRET");
+      const port = listenPort(values);
+      let listener;
+      try {
+        listener = await listenForWebhooks({ port, secret, print: (line) => process.stdout.write(line + "\n") });
+      } catch (error) {
+        throw new UsageError((error as NodeJS.ErrnoException).code === "EADDRINUSE" ? `--port ${port} is taken: give another` : `--secret: ${(error as Error).message}`);
+      }
+      process.stderr.write(`store-admin: listening on ${listener.url}/ (any path); stop with Ctrl-C\n`);
+      return new Listening(() => listener.close());
+    }
     case "seed":
       return seedDemoStore({ store: stores, catalog: items });
     default:
       throw new UsageError(`unknown command: ${command}`);
   }
+}
+
+/** A command that runs until it is stopped (a receiver): nothing more to print. */
+class Listening {
+  constructor(readonly close: () => Promise<void>) {}
 }
 
 /** A command whose answer is text written as it comes (an export), not one JSON value. */
@@ -509,31 +466,44 @@ const closeAll = () => {
   channels?.order.close();
   channels?.webhook.close();
 };
+let commandLine: CommandLine | undefined;
 try {
-  const config = loadConfig();
-  // stdout is the answer's: what the channels have to say (a host name that does not
-  // resolve, an instance out of rotation) goes to stderr, warnings only.
-  const logger = createLogger("store-admin", "warn", pino.destination(2));
-  // INTERNAL_TOKEN, else the one `npm start` keeps in DATA_DIR.
-  const internalToken = config.INTERNAL_TOKEN ?? keptInternalToken(config.DATA_DIR);
-  channels = {
-    // Every call is the operator's (docs/cli.md, docs/team.md#who-acts).
-    catalog: createRpcChannel(config.CATALOG_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger, internalToken, transport: config.RPC_TRANSPORT }),
-    order: createRpcChannel(config.ORDER_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger, internalToken, transport: config.RPC_TRANSPORT }),
-    webhook: createRpcChannel(config.WEBHOOK_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger, internalToken, transport: config.RPC_TRANSPORT }),
-    gatewayUrl: process.env.GATEWAY_URL ?? `http://127.0.0.1:${config.PORT}`,
-    publicBaseUrl: config.PUBLIC_BASE_URL,
-    addrs: { catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR, webhook: config.WEBHOOK_ADDR },
-  };
-  const result = await run(process.argv.slice(2), channels);
-  if (result instanceof StreamedOutput) {
-    for await (const chunk of result.chunks) {
-      if (!process.stdout.write(chunk)) await once(process.stdout, "drain");
-    }
+  commandLine = parseCommandLine(process.argv.slice(2));
+  if (commandLine.kind === "help") {
+    // Asked for: the answer, on stdout with exit 0 (before any configuration is read).
+    process.stdout.write(commandLine.text + "\n");
   } else {
-    process.stdout.write(JSON.stringify(result, null, 2) + "\n");
+    const config = loadConfig();
+    // stdout is the answer's: what the channels have to say (a host name that does not
+    // resolve, an instance out of rotation) goes to stderr, warnings only.
+    const logger = createLogger("store-admin", "warn", pino.destination(2));
+    // INTERNAL_TOKEN, else the one `npm start` keeps in DATA_DIR.
+    const internalToken = config.INTERNAL_TOKEN ?? keptInternalToken(config.DATA_DIR);
+    channels = {
+      // Every call is the operator's (docs/cli.md, docs/team.md#who-acts).
+      catalog: createRpcChannel(config.CATALOG_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger, internalToken, transport: config.RPC_TRANSPORT }),
+      order: createRpcChannel(config.ORDER_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger, internalToken, transport: config.RPC_TRANSPORT }),
+      webhook: createRpcChannel(config.WEBHOOK_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger, internalToken, transport: config.RPC_TRANSPORT }),
+      // GATEWAY_URL, else where `npm start` listens (platform/gateway-address.ts).
+      gatewayUrl: clientGatewayUrl(process.env, config),
+      publicBaseUrl: config.PUBLIC_BASE_URL,
+      addrs: { catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR, webhook: config.WEBHOOK_ADDR },
+    };
+    const result = await run(commandLine.command, commandLine.values, channels);
+    if (result instanceof Listening) {
+      closeAll();
+      // Until Ctrl-C (or a SIGTERM): then the receiver closes and the exit is 0.
+      await Promise.race([once(process, "SIGINT"), once(process, "SIGTERM")]);
+      await result.close();
+    } else if (result instanceof StreamedOutput) {
+      for await (const chunk of result.chunks) {
+        if (!process.stdout.write(chunk)) await once(process.stdout, "drain");
+      }
+    } else {
+      process.stdout.write(JSON.stringify(result, null, 2) + "\n");
+    }
+    closeAll();
   }
-  closeAll();
 } catch (error) {
   closeAll();
   if (error instanceof Unhealthy) {
@@ -541,7 +511,8 @@ try {
     process.stdout.write(JSON.stringify(error.report, null, 2) + "\n");
     process.stderr.write(`store-admin: ${error.message}\n`);
   } else if (error instanceof UsageError) {
-    process.stderr.write((error.message ? `store-admin: ${error.message}\n\n` : "") + USAGE + "\n");
+    // One line naming what was wrong and where the command's usage is; no command at all: the usage.
+    process.stderr.write(usageErrorText(error, commandLine?.kind === "run" ? commandLine.command : undefined));
   } else if (error instanceof StatementError || error instanceof ImportInterrupted) {
     process.stderr.write(`store-admin: ${error.message}\n`);
   } else if (error instanceof ConnectError) {

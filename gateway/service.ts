@@ -5,6 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { migrate, type Sql } from "../platform/db.js";
 import type { Logger } from "../platform/logger.js";
+import { gatewayUrl } from "../platform/gateway-address.js";
 import { createGatewayApp, type GatewayDeps } from "./app.js";
 
 export const GATEWAY_SCHEMA = "gateway";
@@ -40,7 +41,7 @@ export async function startGateway(
   });
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : options.port;
-  selfUrl = `http://${loopbackHost(options.host)}:${port}`;
+  selfUrl = gatewayUrl({ HOST: options.host, PORT: port });
   options.logger.info({ address: `http://${options.host}:${port}` }, "gateway listening");
   return {
     port,
@@ -93,8 +94,5 @@ function writeRawError(socket: Duplex, status: number, message: string, code: st
   );
 }
 
-/** Where this process reaches a server listening on `host`: loopback for a wildcard. */
-export function loopbackHost(host: string): string {
-  if (host === "" || host === "0.0.0.0" || host === "::" || host === "[::]") return "127.0.0.1";
-  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
-}
+// Kept here too for the modules that import it from the gateway.
+export { loopbackHost } from "../platform/gateway-address.js";

@@ -79,3 +79,22 @@ test("order export: every order of the store (or of a status) as CSV on stdout, 
   t.deepEqual(paid.map((row) => [row.id, row.status]), [[first.id, "paid"]]);
   await fails(t, /status/, "order", "export", "--store", storeId, "--status", "shipped");
 });
+
+test("an order is named by its SO- reference, in any letter case, wherever a command takes --order", async (t) => {
+  const { storeId, order } = await bankTransferOrder("CLI Reference Store");
+  const reference = (order as unknown as { payment_reference: string }).payment_reference;
+  t.regex(reference, /^SO-/);
+  const shown = await ok(t, "order", "show", "--store", storeId, "--order", reference.toLowerCase());
+  t.like(shown.order, { id: order.id, status: "pending", payment_reference: reference });
+  t.deepEqual(shown.history.map((change: { to_status: string }) => change.to_status), ["pending"]);
+  t.deepEqual(shown.allowed_actions.sort(), ["cancel", "mark_paid"]);
+  t.like(await ok(t, "order", "mark-paid", "--store", storeId, "--order", reference.toLowerCase()), { id: order.id, status: "paid" });
+  const refunded = await ok(t, "order", "refund", "--store", storeId, "--order", reference, "--reason", "Returned");
+  t.like(refunded.order, { id: order.id, status: "refunded" });
+  // Another store's reference is not found in this one, and nothing else is taken for an order.
+  const other = await bankTransferOrder("CLI Reference Other Store");
+  const theirs = (other.order as unknown as { payment_reference: string }).payment_reference;
+  await fails(t, new RegExp(`^store-admin: order ${theirs} not found \\(NotFound\\)\\n$`), "order", "cancel", "--store", storeId, "--order", theirs);
+  await fails(t, /--order must be an order id or a payment reference \(SO-…\)/, "order", "cancel", "--store", storeId, "--order", "my order");
+  t.like((await stack.orders.getOrder({ storeId: other.storeId, orderId: other.order.id })).detail?.order, { status: "pending" });
+});
