@@ -3,6 +3,7 @@ import { OPERATOR } from "../common/actor.js";
 import { AUDIT_ACTIONS, isAuditAction } from "../common/audit.js";
 import { DEFAULT_INVITE_ROLE, isRole, ROLES, type Role } from "../common/roles.js";
 import { isScope, SCOPES } from "../common/scopes.js";
+import { isKeyMode } from "../common/key-mode.js";
 import { AUDIT_LIST_MAX, decodeAuditCursor, storeAuditLog } from "../platform/audit-log.js";
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
@@ -37,11 +38,12 @@ const USAGE = `usage: store-admin <command> [options]
 
   store create --name N [--plan starter|growth|scale] [--bank-name N --bank-code C --account-number A --account-holder H]
   store set-plan --store ID --plan P
-  key create --store ID [--name N] [--scopes S1,S2]
+  key create --store ID [--name N] [--scopes S1,S2] [--mode live|test]
                                             scopes: catalog:read, catalog:write, orders:read, orders:write,
-                                            payments:write; all five unless given
+                                            payments:write; all five unless given. --mode test: an sk_test_ key
+                                            that sees and makes test data only (default live)
   key revoke --store ID --key ID
-  key list --store ID         every key: name, prefix, scopes, created by, created, last used, revoked (never the key)
+  key list --store ID         every key: name, prefix, mode, scopes, created by, created, last used, revoked (never the key)
   product create --store ID --title T --price N [--slug S] [--status published|draft]
   bundle create --store ID --title T --price N --product ID [--product ID ...] [--status ...]
   webhook set --store ID --url URL          the store's only endpoint: create it, or replace its URL and secret
@@ -114,6 +116,7 @@ const options = {
   user: { type: "string" },
   role: { type: "string" },
   scopes: { type: "string" },
+  mode: { type: "string" },
   "keep-api-keys": { type: "boolean" },
   file: { type: "string" },
   mutation: { type: "string" },
@@ -170,6 +173,13 @@ function scopes(values: Values): string[] {
   const unknown = listed.find((scope) => !isScope(scope));
   if (unknown !== undefined) throw new UsageError(`--scopes: unknown scope "${unknown}"; scopes are ${SCOPES.join(", ")}`);
   return listed;
+}
+
+/** `--mode test` → true; `live` or none → false (docs/keys.md#test-mode). */
+function testModeOption(values: Values): boolean {
+  if (values.mode === undefined) return false;
+  if (!isKeyMode(values.mode)) throw new UsageError(`--mode must be live or test`);
+  return values.mode === "test";
 }
 
 function itemStatus(values: Values) {
@@ -290,7 +300,7 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
     }
     case "key create": {
       const storeId = required(values, "store");
-      const created = await stores.createApiKey({ storeId, name: values.name ?? "", scopes: scopes(values) });
+      const created = await stores.createApiKey({ storeId, name: values.name ?? "", scopes: scopes(values), testMode: testModeOption(values) });
       return { id: created.apiKey!.id, key: created.secret };
     }
     case "key list": {
