@@ -27,11 +27,12 @@ export const USAGE = `usage: store-admin <command> [options]
 
   store create --name N [--plan starter|growth|scale] [--bank-name N --bank-code C --account-number A --account-holder H]
   store set-plan --store ID --plan P
-  key create --store ID [--name N] [--scopes S1,S2]
+  key create --store ID [--name N] [--scopes S1,S2] [--mode live|test]
                                             scopes: catalog:read, catalog:write, orders:read, orders:write,
-                                            payments:write; all five unless given
+                                            payments:write; all five unless given. --mode test: an sk_test_ key
+                                            that sees and makes test data only (default live)
   key revoke --store ID --key ID
-  key list --store ID         every key: name, prefix, scopes, created by, created, last used, revoked (never the key)
+  key list --store ID         every key: name, prefix, mode, scopes, created by, created, last used, revoked (never the key)
   product create --store ID --title T --price N [--slug S] [--status published|draft]
   bundle create --store ID --title T --price N --product ID [--product ID ...] [--status ...]
   webhook set --store ID --url URL          the store's only endpoint: create it, or replace its URL and secret
@@ -111,6 +112,7 @@ export const OPTIONS = {
   user: { type: "string" },
   role: { type: "string" },
   scopes: { type: "string" },
+  mode: { type: "string" },
   "keep-api-keys": { type: "boolean" },
   file: { type: "string" },
   mutation: { type: "string" },

@@ -50,6 +50,7 @@ export function apiKeyListJson(key: ApiKey) {
     id: key.id,
     name: key.name,
     prefix: key.prefix,
+    mode: key.livemode ? "live" : "test",
     scopes: key.scopes,
     // Who made it as the audit log names them; null for a key older than that record.
     created_by: key.createdBy || null,

@@ -3,6 +3,7 @@ import { OPERATOR } from "../common/actor.js";
 import { AUDIT_ACTIONS, isAuditAction } from "../common/audit.js";
 import { DEFAULT_INVITE_ROLE, isRole, ROLES, type Role } from "../common/roles.js";
 import { isScope, SCOPES } from "../common/scopes.js";
+import { isKeyMode } from "../common/key-mode.js";
 import { AUDIT_LIST_MAX, decodeAuditCursor, storeAuditLog } from "../platform/audit-log.js";
 import { readFile } from "node:fs/promises";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
@@ -75,6 +76,13 @@ function scopes(values: Values): string[] {
   const unknown = listed.find((scope) => !isScope(scope));
   if (unknown !== undefined) throw new UsageError(`--scopes: unknown scope "${unknown}"; scopes are ${SCOPES.join(", ")}`);
   return listed;
+}
+
+/** `--mode test` → true; `live` or none → false (docs/keys.md#test-mode). */
+function testModeOption(values: Values): boolean {
+  if (values.mode === undefined) return false;
+  if (!isKeyMode(values.mode)) throw new UsageError(`--mode must be live or test`);
+  return values.mode === "test";
 }
 
 function itemStatus(values: Values) {
@@ -220,7 +228,7 @@ async function run(command: string, values: Values, channels: Channels): Promise
     }
     case "key create": {
       const storeId = required(values, "store");
-      const created = await stores.createApiKey({ storeId, name: values.name ?? "", scopes: scopes(values) });
+      const created = await stores.createApiKey({ storeId, name: values.name ?? "", scopes: scopes(values), testMode: testModeOption(values) });
       return { id: created.apiKey!.id, key: created.secret };
     }
     case "key list": {

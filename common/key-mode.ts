@@ -11,3 +11,8 @@ export const KEY_MODE_NAMES: Record<KeyMode, string> = { live: "Live", test: "Te
 export function keyMode(keyOrPrefix: string): KeyMode | undefined {
   return (Object.keys(KEY_MODE_PREFIXES) as KeyMode[]).find((mode) => keyOrPrefix.startsWith(KEY_MODE_PREFIXES[mode]));
 }
+
+/** Whether `value` names a mode (`live`, `test`), as `--mode` in the CLI takes it. */
+export function isKeyMode(value: string): value is KeyMode {
+  return Object.hasOwn(KEY_MODE_PREFIXES, value);
+}

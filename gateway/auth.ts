@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { planName, type PlanName } from "../common/plans.js";
-import { keyMode } from "../common/key-mode.js";
 import { isScope, parseScopes, type Scope } from "../common/scopes.js";
 import type { ServiceClients } from "./clients.js";
 
@@ -44,7 +43,8 @@ export function createAuthenticator(
         const answer = await clients.store.authenticateApiKey({ secret });
         // A scope this gateway does not know grants nothing here.
         const scopes = parseScopes(answer.scopes.filter(isScope)) ?? [];
-        const principal = { keyId: answer.keyId, storeId: answer.storeId, plan: planName(answer.plan) ?? "starter", scopes, livemode: keyMode(secret) !== "test" };
+        // The mode is the catalog's, kept with the key (docs/keys.md#test-mode), not read from its prefix here.
+        const principal = { keyId: answer.keyId, storeId: answer.storeId, plan: planName(answer.plan) ?? "starter", scopes, livemode: answer.livemode };
         cache.delete(digest);
         if (cache.size >= maxEntries) cache.delete(cache.keys().next().value!);
         cache.set(digest, { principal, expires: asked + ttlMs });

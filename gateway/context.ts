@@ -108,6 +108,8 @@ export function requestContext(logger: Logger) {
       status: ctx.status,
       ms: Math.round(ms * 10) / 10,
       storeId: ctx.state.principal?.storeId,
+      // Which mode the key's call was in (docs/keys.md#test-mode), so an operator tells test traffic apart.
+      livemode: ctx.state.principal?.livemode,
       // The client address as the limits see it (TRUST_PROXY; client-address.ts).
       client: ctx.ip,
     };

@@ -7,7 +7,7 @@ import { readJsonBody } from "./body.js";
 import type { GatewayContext } from "./context.js";
 import { ApiError, forbidden, unauthorized } from "./errors.js";
 import { perAddressFailures } from "./per-address.js";
-import type { RateLimiter, RefundableRateLimiter } from "./rate-limit.js";
+import { storeBucket, type RateLimiter, type RefundableRateLimiter } from "./rate-limit.js";
 
 const BEARER = /^bearer[ \t]+([^\s]+)[ \t]*$/i;
 
@@ -62,6 +62,7 @@ export function createGuards(options: GuardOptions) {
     await actingAs({ kind: "api_key", keyId: principal.keyId, scopes: principal.scopes }, next);
   }
 
+  // Test keys too (docs/keys.md#test-mode): test mode is for building against a store whose plan has the API.
   async function requirePlan(ctx: GatewayContext, next: Next) {
     if (!planHasApiAccess(ctx.state.principal!.plan)) {
       throw new ApiError(403, "PLAN_REQUIRED", "the API is available on the Growth and Scale plans");
@@ -70,7 +71,7 @@ export function createGuards(options: GuardOptions) {
   }
 
   async function rateLimit(ctx: GatewayContext, next: Next) {
-    const result = await storeLimiter.take(`store:${ctx.state.principal!.storeId}`, ratePerMinute);
+    const result = await storeLimiter.take(storeBucket(ctx.state.principal!), ratePerMinute);
     ctx.set("RateLimit-Policy", `"store";q=${ratePerMinute};w=60`);
     ctx.set("RateLimit", `"store";r=${result.remaining};t=${result.resetSeconds}`);
     if (!result.allowed) throw rateLimited(result.retryAfterSeconds);

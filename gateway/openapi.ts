@@ -126,7 +126,7 @@ export const openApiDocument = {
       bearerAuth: {
         type: "http",
         scheme: "bearer",
-        description: "`Authorization: Bearer sk_live_…` (the scheme word is case-insensitive). Keys are scoped to one store.",
+        description: "`Authorization: Bearer sk_live_…`, or `sk_test_…` for a test key, which sees and makes only test data (the scheme word is case-insensitive). Keys are scoped to one store.",
       },
     },
     headers: {

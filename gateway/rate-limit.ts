@@ -1,4 +1,5 @@
 import type { Sql } from "../platform/db.js";
+import type { Principal } from "./auth.js";
 
 export interface RateDecision {
   allowed: boolean;
@@ -8,6 +9,15 @@ export interface RateDecision {
   resetSeconds: number;
   /** Seconds until the next request may pass (0 when allowed). */
   retryAfterSeconds: number;
+}
+
+/**
+ * The bucket a keyed call spends from (docs/api.md#rate-limit): one per store and mode,
+ * each of the full size, so a test suite running against test keys never starves the
+ * store's live traffic. The live bucket keeps the name it had before test mode existed.
+ */
+export function storeBucket(principal: Pick<Principal, "storeId" | "livemode">): string {
+  return principal.livemode ? `store:${principal.storeId}` : `store:${principal.storeId}:test`;
 }
 
 export interface RateLimiter {

@@ -1,11 +1,12 @@
-// API keys (docs/keys.md#format): `sk_live_` and random base62, shown once, stored as a hash;
-// authentication finds the live key by its hash and answers with its store's plan.
+// API keys (docs/keys.md#format): `sk_live_` or `sk_test_` and random base62, shown once,
+// stored as a hash with its mode; authentication finds the unrevoked key by its hash and
+// answers with its store's plan and its mode (docs/keys.md#test-mode).
 import { createHash, randomBytes } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { auditActorName, type Actor } from "../../common/actor.js";
 import { auditTarget } from "../../common/audit.js";
 import type { PlanName } from "../../common/plans.js";
-import { KEY_MODE_PREFIXES } from "../../common/key-mode.js";
+import { KEY_MODE_NAMES, KEY_MODE_PREFIXES, type KeyMode } from "../../common/key-mode.js";
 import { grantableScopes, grantRefusal, isScope, parseScopes, SCOPES, type Scope } from "../../common/scopes.js";
 import { auditEntry } from "../../platform/audit-log.js";
 import { transaction, type Sql } from "../../platform/db.js";
@@ -17,10 +18,9 @@ import { insertAuditEntries } from "./db/audit.js";
 import type { Stores } from "./merchant-stores.js";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-const KEY_PREFIX = KEY_MODE_PREFIXES.live;
 const RANDOM_LENGTH = 40;
-/** What a well-formed key looks like; anything else is refused before any lookup. */
-export const API_KEY_PATTERN = /^sk_live_[0-9A-Za-z]{32,128}$/;
+/** What a well-formed key of either mode looks like; anything else is refused before any lookup. */
+export const API_KEY_PATTERN = /^sk_(live|test)_[0-9A-Za-z]{32,128}$/;
 
 /**
  * `last_used_at` is refreshed at most this often, so authentication stays a read on
@@ -28,8 +28,8 @@ export const API_KEY_PATTERN = /^sk_live_[0-9A-Za-z]{32,128}$/;
  */
 export const LAST_USED_RESOLUTION_SECONDS = 60;
 
-/** `sk_live_` and 40 base62 characters (~238 bits), drawn without modulo bias. */
-export function generateApiKey(): string {
+/** The mode's prefix (`sk_live_`, `sk_test_`) and 40 base62 characters (~238 bits), drawn without modulo bias. */
+export function generateApiKey(mode: KeyMode = "live"): string {
   let out = "";
   while (out.length < RANDOM_LENGTH) {
     for (const byte of randomBytes(64)) {
@@ -37,16 +37,16 @@ export function generateApiKey(): string {
       if (byte < 248 && out.length < RANDOM_LENGTH) out += ALPHABET[byte % 62];
     }
   }
-  return KEY_PREFIX + out;
+  return KEY_MODE_PREFIXES[mode] + out;
 }
 
 export function hashApiKey(key: string): Buffer {
   return createHash("sha256").update(key, "utf8").digest();
 }
 
-/** The part of a key shown in listings. */
+/** The part of a key shown in listings: its mode's prefix (both are 8 characters) and 4 more. */
 export function keyPrefix(key: string): string {
-  return key.slice(0, KEY_PREFIX.length + 4);
+  return key.slice(0, KEY_MODE_PREFIXES.live.length + 4);
 }
 
 /** A key's label: trimmed, at most 100 characters, may be empty. */
@@ -64,6 +64,8 @@ export interface AuthenticatedKey {
   storeId: string;
   plan: PlanName;
   scopes: Scope[];
+  /** False for a test key: its calls see and make test data only. */
+  livemode: boolean;
 }
 
 /** What `actor` may put on a key: a member what their role may do, the operator everything. */
@@ -99,13 +101,21 @@ export function scopesToGrant(asked: readonly string[], actor: Actor): Scope[] {
 export function createApiKeys({ sql, stores, logger }: { sql: Sql; stores: Pick<Stores, "get">; logger: Logger }) {
   return {
     /**
-     * A new key for the store with the scopes asked for (scopesToGrant): the row, and the
-     * key itself, which is never stored. Audited as `actor`, who is named as its maker.
+     * A new key for the store with the scopes asked for (scopesToGrant), live unless
+     * `testMode`: the row, and the key itself, which is never stored. Audited as `actor`,
+     * who is named as its maker, with the key's mode.
      */
-    async create(storeId: string, name: string, askedScopes: readonly string[], actor: Actor): Promise<{ apiKey: ApiKeyRow; secret: string }> {
+    async create(
+      storeId: string,
+      name: string,
+      askedScopes: readonly string[],
+      actor: Actor,
+      { testMode = false }: { testMode?: boolean } = {},
+    ): Promise<{ apiKey: ApiKeyRow; secret: string }> {
       const scopes = scopesToGrant(askedScopes, actor);
       const owner = await stores.get(storeId);
-      const secret = generateApiKey();
+      const mode: KeyMode = testMode ? "test" : "live";
+      const secret = generateApiKey(mode);
       const apiKey = await transaction(sql, async (tx) => {
         const row = await keys.insertApiKey(tx, {
           store_id: owner.id,
@@ -113,13 +123,16 @@ export function createApiKeys({ sql, stores, logger }: { sql: Sql; stores: Pick<
           prefix: keyPrefix(secret),
           key_hash: hashApiKey(secret),
           scopes,
+          livemode: mode === "live",
           created_by_member: actor.kind === "member" ? actor.memberId : null,
           created_by: auditActorName(actor),
         });
-        await insertAuditEntries(tx, [auditEntry(owner.id, actor, "key.created", auditTarget("key", row.id), { label: keyLabel(row) })]);
+        // The mode as a field of the new key, so the log says which kind of key was made.
+        const changes = [{ field: "mode", before: "", after: KEY_MODE_NAMES[mode] }];
+        await insertAuditEntries(tx, [auditEntry(owner.id, actor, "key.created", auditTarget("key", row.id), { label: keyLabel(row), changes })]);
         return row;
       });
-      logger.info({ storeId: owner.id, keyId: apiKey.id, scopes }, "api key created");
+      logger.info({ storeId: owner.id, keyId: apiKey.id, scopes, livemode: apiKey.livemode }, "api key created");
       return { apiKey, secret };
     },
 
@@ -140,13 +153,14 @@ export function createApiKeys({ sql, stores, logger }: { sql: Sql; stores: Pick<
       return keys.listApiKeys(sql, owner.id);
     },
 
-    /** The live key's id, store, plan and scopes; UNAUTHENTICATED for a malformed, unknown or revoked key. */
+    /** The unrevoked key's id, store, plan, scopes and mode; UNAUTHENTICATED for a malformed, unknown or revoked key. */
     async authenticate(secret: string): Promise<AuthenticatedKey> {
       if (!API_KEY_PATTERN.test(secret)) throw new ConnectError("malformed key", Code.Unauthenticated);
       const found = await keys.findLiveKey(sql, hashApiKey(secret), LAST_USED_RESOLUTION_SECONDS);
       if (!found) throw new ConnectError("unknown or revoked key", Code.Unauthenticated);
       if (found.stale) await keys.touchApiKey(sql, found.key_id, LAST_USED_RESOLUTION_SECONDS);
-      return { keyId: found.key_id, storeId: found.store_id, plan: found.plan, scopes: found.scopes };
+      // The mode is the row's, written when the key was made; the prefix only shows it.
+      return { keyId: found.key_id, storeId: found.store_id, plan: found.plan, scopes: found.scopes, livemode: found.livemode };
     },
   };
 }

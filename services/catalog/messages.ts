@@ -58,6 +58,7 @@ export function apiKeyMessage(row: ApiKeyRow): ApiKey {
     name: row.name,
     prefix: row.prefix,
     scopes: row.scopes,
+    livemode: row.livemode,
     createdBy: row.created_by ?? "",
     createdAt: timestampFromDate(row.created_at),
     revokedAt: row.revoked_at ? timestampFromDate(row.revoked_at) : undefined,

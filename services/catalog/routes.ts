@@ -53,7 +53,8 @@ export function createCatalogRoutes(deps: CatalogRouteDeps) {
       },
 
       async createApiKey(request, context) {
-        const { apiKey, secret } = await apiKeys.create(request.storeId, request.name, request.scopes, requirePermission(context, "developer_settings"));
+        const actor = requirePermission(context, "developer_settings");
+        const { apiKey, secret } = await apiKeys.create(request.storeId, request.name, request.scopes, actor, { testMode: request.testMode });
         return { apiKey: apiKeyMessage(apiKey), secret };
       },
 
@@ -72,7 +73,7 @@ export function createCatalogRoutes(deps: CatalogRouteDeps) {
 
       async authenticateApiKey(request) {
         const key = await apiKeys.authenticate(request.secret);
-        return { keyId: key.keyId, storeId: key.storeId, plan: planFromName(key.plan), scopes: key.scopes };
+        return { keyId: key.keyId, storeId: key.storeId, plan: planFromName(key.plan), scopes: key.scopes, livemode: key.livemode };
       },
     });
 

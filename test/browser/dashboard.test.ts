@@ -387,7 +387,7 @@ test.serial("API keys: a new key is shown once, works, shows its last use, and o
 
   const rows = await auditLog(page);
   assertAudited(t, rows, m.email, new RegExp(`^Signed in as ${m.email}$`), "/team");
-  assertAudited(t, rows, m.email, /^Created API key ERP production$/, "/api-keys");
+  assertAudited(t, rows, m.email, /^Created API key ERP production\s*mode: \(empty\) → Live$/, "/api-keys");
   assertAudited(t, rows, m.email, /^Revoked API key ERP production$/, "/api-keys");
   t.false(rows.some((row) => /sneaky|intruder/.test(JSON.stringify(row))), "the refused posts left no trace");
   t.false((await page.content()).includes(secret));

@@ -1,4 +1,4 @@
-// API key format (docs/keys.md#format): `sk_live_` and at least 32 base62 characters; only a
+// API key format (docs/keys.md#format): `sk_live_` or `sk_test_` and at least 32 base62 characters; only a
 // SHA-256 hash is stored; listings show a short prefix. Pure functions, no I/O.
 import test from "ava";
 import { createHash } from "node:crypto";
@@ -19,12 +19,21 @@ test("keys are random: no repeats, and every base62 character turns up", (t) => 
   t.is(seen.size, 62);
 });
 
-test("the accepted pattern: sk_live_ and 32 to 128 base62 characters, nothing else", (t) => {
+test("a test key is sk_test_ and 40 base62 characters, its prefix sk_test_ and 4 more", (t) => {
+  const key = generateApiKey("test");
+  t.regex(key, /^sk_test_[0-9A-Za-z]{40}$/);
+  t.regex(key, API_KEY_PATTERN);
+  t.regex(keyPrefix(key), /^sk_test_[0-9A-Za-z]{4}$/);
+});
+
+test("the accepted pattern: sk_live_ or sk_test_ and 32 to 128 base62 characters, nothing else", (t) => {
   t.regex(`sk_live_${"a".repeat(32)}`, API_KEY_PATTERN);
   t.regex(`sk_live_${"Z9".repeat(64)}`, API_KEY_PATTERN);
   t.notRegex(`sk_live_${"a".repeat(31)}`, API_KEY_PATTERN);
   t.notRegex(`sk_live_${"a".repeat(129)}`, API_KEY_PATTERN);
-  t.notRegex(`sk_test_${"a".repeat(40)}`, API_KEY_PATTERN);
+  t.regex(`sk_test_${"a".repeat(40)}`, API_KEY_PATTERN);
+  t.notRegex(`sk_prod_${"a".repeat(40)}`, API_KEY_PATTERN);
+  t.notRegex(`sk_test_${"a".repeat(31)}`, API_KEY_PATTERN);
   t.notRegex(`SK_LIVE_${"a".repeat(40)}`, API_KEY_PATTERN);
   t.notRegex(`sk_live_${"a".repeat(39)}-`, API_KEY_PATTERN);
   t.notRegex(`sk_live_${"a".repeat(39)}_`, API_KEY_PATTERN);

@@ -76,7 +76,7 @@ test("an entry of the release before reads with no label and no changes; new ent
       ["store.settings_changed", "Toko Baru", ["bank_name: BCA → ", "bank_code: 014 → ", "account_number: 1234567890 → ", "account_holder: Budi → ", "error_url: https://toko.example/gagal → "]],
       ["product.price_changed", "Kopi Gayo", ["price: 15000 → 17500"]],
       ["product.status_changed", "Kopi Gayo", ["status: published → draft"]],
-      ["key.created", apiKey!.prefix, []],
+      ["key.created", apiKey!.prefix, ["mode:  → Live"]],
       ["key.revoked", apiKey!.prefix, []],
       ["member.invited", "", []],
       ["member.signed_in", "", []],

@@ -198,8 +198,8 @@ test("ListAudit: each entry names what its target was called then; settings, pla
       ["operator", "product.status_changed", `product:${productId}`, "Kopi", ["status: published → archived"]],
       ["operator", "bundle.created", `bundle:${bundle!.id}`, "Paket Hemat", []],
       ["operator", "bundle.price_changed", `bundle:${bundle!.id}`, "Paket Hemat", ["price: 9000 → 8000"]],
-      ["operator", "key.created", `key:${named.id}`, "kasir", []],
-      ["operator", "key.created", `key:${unnamed.id}`, unnamed.prefix, []],
+      ["operator", "key.created", `key:${named.id}`, "kasir", ["mode:  → Live"]],
+      ["operator", "key.created", `key:${unnamed.id}`, unnamed.prefix, ["mode:  → Live"]],
       ["operator", "key.revoked", `key:${named.id}`, "kasir", []],
       ["operator", "member.invited", `member:${owner.email}`, "", []],
       // Accepting the invitation signs them in.

@@ -29,7 +29,7 @@ async function keyList(storeId: string): Promise<any> {
   return JSON.parse(stdout);
 }
 
-test.serial("key list shows name, prefix, scopes, maker, created, last used and revoked — never the key", async (t) => {
+test.serial("key list shows name, prefix, mode, scopes, maker, created, last used and revoked — never the key", async (t) => {
   const { storeId, key, keyId } = await createStore(stack, undefined, "Key List Store");
   const revoked = await stack.stores.createApiKey({ storeId, name: "old integration" });
   await stack.stores.revokeApiKey({ storeId, keyId: revoked.apiKey!.id });
@@ -37,12 +37,12 @@ test.serial("key list shows name, prefix, scopes, maker, created, last used and 
   const before = await keyList(storeId);
   t.deepEqual(Object.keys(before), ["keys"]);
   t.is(before.keys.length, 2);
-  for (const entry of before.keys) t.deepEqual(Object.keys(entry), ["id", "name", "prefix", "scopes", "created_by", "created_at", "last_used_at", "revoked_at"]);
+  for (const entry of before.keys) t.deepEqual(Object.keys(entry), ["id", "name", "prefix", "mode", "scopes", "created_by", "created_at", "last_used_at", "revoked_at"]);
   t.deepEqual(
-    before.keys.map((k: any) => [k.name, k.revoked_at !== null, k.last_used_at, k.created_by, k.scopes.length]),
+    before.keys.map((k: any) => [k.name, k.mode, k.revoked_at !== null, k.last_used_at, k.created_by, k.scopes.length]),
     [
-      ["old integration", true, null, "operator", 5],
-      ["test", false, null, "operator", 5],
+      ["old integration", "live", true, null, "operator", 5],
+      ["test", "live", false, null, "operator", 5],
     ],
   );
   const text = JSON.stringify(before);

@@ -159,6 +159,13 @@ test("key create --scopes gives the key just those scopes, key list shows them a
   t.is((await ok(t, ["key", "list", "--store", storeId])).keys.length, before, "no key was made");
 });
 
+test("key create --mode test makes an sk_test_ key, and key list shows its mode", async (t) => {
+  const storeId = await newStore(t);
+  const made = await ok(t, ["key", "create", "--store", storeId, "--name", "CI", "--mode", "test"]);
+  t.regex(made.key, /^sk_test_/);
+  t.like((await ok(t, ["key", "list", "--store", storeId])).keys.find((key: { id: string }) => key.id === made.id), { mode: "test" });
+});
+
 test("user remove revokes the API keys the member made, or keeps them with --keep-api-keys, and prints which", async (t) => {
   const storeId = await newStore(t);
   const accounts = admin.client(AccountService);

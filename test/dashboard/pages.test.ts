@@ -149,6 +149,29 @@ test("revoking a key twice revokes and records it once", async (t) => {
   t.is(entries.filter((e) => e.action === "key.revoked").length, 1);
 });
 
+test("Create key with Mode Test shows an sk_test_ key once, lists it as Test, and the key reads as test; the form offers Live first and ticked", async (t) => {
+  const m = await member("Test Mode Store");
+  const form = await (await m.get("api-keys")).text();
+  t.regex(form, /<legend>Mode<\/legend>/);
+  t.regex(form, /<input type="radio" name="mode" value="live" checked[^>]*>\s*Live/, "Live is the default");
+  t.regex(form, /<input type="radio" name="mode" value="test"(?! checked)[^>]*>\s*Test/);
+
+  const created = await m.post("api-keys", { name: "CI suite", mode: "test", scopes: "orders:read" });
+  t.is(created.status, 201);
+  const page = await created.text();
+  const secret = /aria-label="New API key"[^>]*>\s*(sk_[a-z]+_[0-9A-Za-z]+)/.exec(page)?.[1] ?? "";
+  t.regex(secret, /^sk_test_[0-9A-Za-z]{40}$/, "the whole test key is shown");
+  t.false((await stack.stores.authenticateApiKey({ secret })).livemode, "and it is a test key");
+
+  const later = await (await m.get("api-keys")).text();
+  t.false(later.includes(secret), "shown once: a later visit never shows it");
+  /** The Mode cell of the key named `name`. */
+  const modeOf = (html: string, name: string) =>
+    [...html.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) => row[1]!).find((row) => row.includes(`>${name}</div>`))?.match(/data-label="Mode">([\s\S]*?)<\/td>/)?.[1];
+  t.regex(modeOf(later, "CI suite") ?? "", /<span class="badge badge-test">Test<\/span>/, "the list shows it as Test");
+  t.regex(modeOf(later, "test") ?? "", /^<div class="value"><span>Live<\/span><\/div>$/, "the store's first key, made without a mode, is Live");
+});
+
 test("assigning a transfer to an unknown payment reference stays on the page and says why", async (t) => {
   const m = await member("Unknown Reference Store");
   await stack.bank.reconcileMutations({

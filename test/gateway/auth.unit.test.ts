@@ -103,3 +103,11 @@ test("a key revoked meanwhile is refused once the refresh hears so, and never af
   catalog.answerAll();
   t.is(await after, undefined);
 });
+
+test("the principal's mode is the catalog's answer for the key, not read from the key's text", async (t) => {
+  const answering = (livemode: boolean) => ({
+    store: { authenticateApiKey: async () => ({ keyId: "key-1", storeId: "store-1", plan: 0, scopes: ["orders:read"], livemode }) },
+  });
+  t.false((await createAuthenticator(answering(false) as never).authenticate(`sk_live_${"a".repeat(40)}`))!.livemode);
+  t.true((await createAuthenticator(answering(true) as never).authenticate(`sk_test_${"a".repeat(40)}`))!.livemode);
+});

@@ -1,12 +1,15 @@
 import test, { type ExecutionContext } from "ava";
 import { api, type ApiResponse } from "../helpers/http.js";
+import { capturingLogger } from "../helpers/logs.js";
 import { createStore, startStack, type Stack } from "../helpers/stack.js";
 
 const RATE = 5;
 
 let stack: Stack;
+/** What the gateway logged: the request lines say each call's mode. */
+const lines: Record<string, any>[] = [];
 test.before(async () => {
-  stack = await startStack({ ratePerMinute: RATE });
+  stack = await startStack({ ratePerMinute: RATE, logger: capturingLogger(lines) });
 });
 test.after.always(async () => {
   await stack?.close();
@@ -94,4 +97,26 @@ test("the rate limit comes after authentication: bad keys do not spend a store's
   const response = await list(key);
   t.is(response.status, 200);
   t.is(rateHeaders(t, response).r, RATE - 1);
+});
+
+test("a test key's traffic has its own bucket of the same size: emptying it leaves the store's live key answered, and the log says each call's mode", async (t) => {
+  const { storeId, key: live } = await createStore(stack, undefined, "Test Suite Store");
+  const testKey = (await stack.stores.createApiKey({ storeId, name: "CI", testMode: true })).secret;
+  t.regex(testKey, /^sk_test_/);
+  const remaining: number[] = [];
+  for (let n = 0; n < RATE; n++) {
+    const response = await list(testKey);
+    t.is(response.status, 200, response.text);
+    remaining.push(rateHeaders(t, response).r);
+  }
+  t.deepEqual(remaining, [4, 3, 2, 1, 0], "the test bucket is as large as the live one");
+  assertLimited(t, await list(testKey));
+
+  const answered = await list(live);
+  t.is(answered.status, 200, answered.text);
+  t.is(rateHeaders(t, answered).r, RATE - 1, "the live bucket is untouched");
+
+  const requests = lines.filter((line) => line.msg === "request" && line.storeId === storeId);
+  t.is(requests.filter((line) => line.livemode === false).length, RATE + 1);
+  t.is(requests.filter((line) => line.livemode === true).length, 1);
 });

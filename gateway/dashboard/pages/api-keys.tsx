@@ -1,11 +1,11 @@
 // API keys (docs/dashboard.md#api-keys, docs/keys.md#scopes): list with scopes, mode, maker and last use, create with
-// the scopes the member's role may grant (shown once), revoke (confirmed). The catalog
-// decides what a role may grant; this page only offers it.
+// the scopes the member's role may grant and a mode, live or test (docs/keys.md#test-mode;
+// shown once), revoke (confirmed). The catalog decides what a role may grant; this page only offers it.
 import type { RouterInstance as Router } from "@koa/router";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { auditActorText } from "../../../common/audit-text.js";
 import { isUuid } from "../../../common/ids.js";
-import { keyMode, KEY_MODE_NAMES } from "../../../common/key-mode.js";
+import { KEY_MODE_NAMES, type KeyMode } from "../../../common/key-mode.js";
 import { grantableScopes, SCOPE_TEXT, SCOPES, type Scope } from "../../../common/scopes.js";
 import type { ApiKey } from "../../../gen/catalog/v1/catalog_pb.js";
 import { Time } from "../../html/components.js";
@@ -22,12 +22,37 @@ const DONE: Record<string, string> = { revoked: "The key is revoked. Requests wi
 interface KeyValues {
   name: string;
   scopes: readonly string[];
+  mode: KeyMode;
 }
 
 /** Every scope the member's role may grant, ticked: a key as able as its maker unless they say less. */
-const defaults = (ctx: DashboardContext): KeyValues => ({ name: "", scopes: grantableScopes(ctx.state.scope.role) });
+const defaults = (ctx: DashboardContext): KeyValues => ({ name: "", scopes: grantableScopes(ctx.state.scope.role), mode: "live" });
 
-const valuesFrom = (form: Form): KeyValues => ({ name: field(form, "name"), scopes: form.scopes ?? [] });
+// Anything but "test" is live: a forged or missing choice never makes a key of test mode by accident, nor the reverse.
+const valuesFrom = (form: Form): KeyValues => ({ name: field(form, "name"), scopes: form.scopes ?? [], mode: field(form, "mode") === "test" ? "test" : "live" });
+
+/** A key's mode as the list shows it: test keys stand out, live is the ordinary case. */
+function ModeBadge({ livemode }: { livemode: boolean }) {
+  return livemode ? <span>{KEY_MODE_NAMES.live}</span> : <span class="badge badge-test">{KEY_MODE_NAMES.test}</span>;
+}
+
+function ModeChoice(props: { mode: KeyMode }) {
+  return (
+    <fieldset aria-describedby="mode-note">
+      <legend>Mode</legend>
+      <p id="mode-note" class="muted small" style="margin:0 0 6px">
+        A live key works on the store's real orders. A test key (sk_test_…) sees and makes only test orders, events and bank transfers, paid through the sandbox:
+        no real money moves.
+      </p>
+      {(["live", "test"] as const).map((mode) => (
+        <label>
+          <input type="radio" name="mode" value={mode} checked={props.mode === mode} />
+          {KEY_MODE_NAMES[mode]}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
 
 /** The service's field names as the form labels them. */
 function formProblem(error: unknown): string | undefined {
@@ -93,7 +118,7 @@ function KeysPage(props: { ctx: DashboardContext; keys: ApiKey[]; values?: KeyVa
             {props.created.secret}
           </code>
           <p class="small" style="margin-bottom:0">
-            Scopes: <Scopes scopes={props.created.scopes} />
+            Mode: <ModeBadge livemode={props.created.livemode} />. Scopes: <Scopes scopes={props.created.scopes} />
           </p>
         </section>
       )}
@@ -103,32 +128,31 @@ function KeysPage(props: { ctx: DashboardContext; keys: ApiKey[]; values?: KeyVa
         </Empty>
       ) : (
         <DataTable head={["Name", "Prefix", "Mode", "Scopes", "Created by", "Created", "Last used", "Status", { name: "Action", hidden: true }]}>
-          {props.keys.map((key) => {
-            const mode = keyMode(key.prefix);
-            return (
-              <tr>
-                <td>{key.name || <span class="muted">(no name)</span>}</td>
-                <td class="mono nowrap">{key.prefix}…</td>
-                <td>{mode ? KEY_MODE_NAMES[mode] : <span class="muted">—</span>}</td>
-                <td>
-                  <Scopes scopes={key.scopes} />
-                </td>
-                <td>{key.createdBy ? auditActorText(key.createdBy) : <span class="muted">—</span>}</td>
-                <td>
-                  <Time iso={iso(key.createdAt)} />
-                </td>
-                <td>{key.lastUsedAt ? <Time iso={iso(key.lastUsedAt)} /> : <span class="muted">Never</span>}</td>
-                <td>{key.revokedAt ? <span class="badge badge-revoked">Revoked</span> : <span class="badge badge-active">Active</span>}</td>
-                <td>
-                  {!key.revokedAt && (
-                    <a class="button danger" href={storePath(store.id, `api-keys/${key.id}/revoke`)} aria-label={`Revoke ${key.name || key.prefix}`}>
-                      Revoke
-                    </a>
-                  )}
-                </td>
-              </tr>
-            );
-          })}
+          {props.keys.map((key) => (
+            <tr>
+              <td>{key.name || <span class="muted">(no name)</span>}</td>
+              <td class="mono nowrap">{key.prefix}…</td>
+              <td>
+                <ModeBadge livemode={key.livemode} />
+              </td>
+              <td>
+                <Scopes scopes={key.scopes} />
+              </td>
+              <td>{key.createdBy ? auditActorText(key.createdBy) : <span class="muted">—</span>}</td>
+              <td>
+                <Time iso={iso(key.createdAt)} />
+              </td>
+              <td>{key.lastUsedAt ? <Time iso={iso(key.lastUsedAt)} /> : <span class="muted">Never</span>}</td>
+              <td>{key.revokedAt ? <span class="badge badge-revoked">Revoked</span> : <span class="badge badge-active">Active</span>}</td>
+              <td>
+                {!key.revokedAt && (
+                  <a class="button danger" href={storePath(store.id, `api-keys/${key.id}/revoke`)} aria-label={`Revoke ${key.name || key.prefix}`}>
+                    Revoke
+                  </a>
+                )}
+              </td>
+            </tr>
+          ))}
         </DataTable>
       )}
       <h2 id="create-key">Create a key</h2>
@@ -138,6 +162,7 @@ function KeysPage(props: { ctx: DashboardContext; keys: ApiKey[]; values?: KeyVa
           Key name
           <input type="text" name="name" maxLength={100} value={values.name} placeholder="e.g. ERP production" />
         </label>
+        <ModeChoice mode={values.mode} />
         <ScopeChoices ctx={props.ctx} ticked={values.scopes} />
         <div>
           <button type="submit">Create key</button>
@@ -203,7 +228,7 @@ export function apiKeyPages(router: Router, kit: Kit) {
     try {
       // The catalog grants only what the member's role may (a forged post for more is
       // PERMISSION_DENIED, the kit's 403) and audits the key with its maker.
-      const created = await clients.store.createApiKey({ storeId, name: values.name, scopes: [...values.scopes] });
+      const created = await clients.store.createApiKey({ storeId, name: values.name, scopes: [...values.scopes], testMode: values.mode === "test" });
       // Shown in this response only, never in a URL or a later page.
       sendPage(ctx, <KeysPage ctx={ctx} keys={await list(ctx)} created={{ ...created.apiKey!, secret: created.secret }} />, 201);
     } catch (error) {

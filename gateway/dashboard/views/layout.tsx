@@ -40,6 +40,7 @@ tr:last-child td{border-bottom:0}
 .badge-expired,.badge-cancelled,.badge-invited{background:#eceef2;color:#485264}
 .badge-refunded{background:#e1ecfd;color:#1d4f9c}
 .badge-role{background:#e1ecfd;color:#1d4f9c}
+.badge-test{background:#fff4d6;color:#8a5a00}
 ul.people{list-style:none;margin:0 0 16px;padding:0;display:grid;gap:10px}
 .person{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:8px 16px;margin:0}
 .person .who-is{min-width:0;flex:1 1 260px;overflow-wrap:anywhere}

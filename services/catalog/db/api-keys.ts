@@ -10,6 +10,8 @@ export interface ApiKeyRow {
   name: string;
   prefix: string;
   scopes: Scope[];
+  /** False for a test key (docs/keys.md#test-mode). */
+  livemode: boolean;
   created_by: string | null;
   created_at: Date;
   revoked_at: Date | null;
@@ -22,21 +24,24 @@ export interface NewApiKey {
   prefix: string;
   key_hash: Buffer;
   scopes: Scope[];
+  livemode: boolean;
   created_by_member: string | null;
   created_by: string;
 }
 
-/** A live key found by its hash, with its store's plan. */
+/** A live (unrevoked) key found by its hash, with its store's plan. */
 export interface LiveKey {
   key_id: string;
   store_id: string;
   plan: PlanName;
   scopes: Scope[];
+  /** The key's mode, not whether it is unrevoked: false for a test key. */
+  livemode: boolean;
   /** last_used_at is unset or older than the resolution asked for. */
   stale: boolean;
 }
 
-const apiKeyColumns = (db: Db) => db`id, store_id, name, prefix, scopes, created_by, created_at, revoked_at, last_used_at`;
+const apiKeyColumns = (db: Db) => db`id, store_id, name, prefix, scopes, livemode, created_by, created_at, revoked_at, last_used_at`;
 
 export async function insertApiKey(db: Db, key: NewApiKey): Promise<ApiKeyRow> {
   const [row] = await db<ApiKeyRow[]>`
@@ -68,7 +73,7 @@ export async function revokeApiKey(db: Db, storeId: string, keyId: string): Prom
  */
 export async function findLiveKey(db: Db, keyHash: Buffer, staleAfterSeconds: number): Promise<LiveKey | undefined> {
   const [row] = await db<LiveKey[]>`
-    select k.id as key_id, k.store_id, s.plan, k.scopes,
+    select k.id as key_id, k.store_id, s.plan, k.scopes, k.livemode,
            (k.last_used_at is null or k.last_used_at < now() - ${staleAfterSeconds} * interval '1 second') as stale
     from api_keys k join stores s on s.id = k.store_id
     where k.key_hash = ${keyHash} and k.revoked_at is null`;
