@@ -54,7 +54,9 @@ export async function recordEvents(db: Db, events: NewEvent[]): Promise<number> 
       select * from unnest(
         ${unique.map((e) => e.id)}::uuid[], ${unique.map((e) => e.store_id)}::uuid[], ${unique.map((e) => e.type)}::text[],
         ${unique.map((e) => e.order_id)}::uuid[], ${unique.map((e) => e.body)}::text[],
-        ${unique.map((e) => e.traceparent ?? null)}::text[], ${unique.map((e) => e.livemode ?? true)}::boolean[]
+        ${unique.map((e) => e.traceparent ?? null)}::text[],
+        -- As text: postgres.js types an array of booleans as a boolean.
+        ${unique.map((e) => String(e.livemode ?? true))}::text[]::boolean[]
       ) with ordinality as b (id, store_id, type, order_id, body, traceparent, livemode, ord)
     ), new_events as (
       insert into events (id, store_id, type, order_id, body, livemode)
