@@ -44,16 +44,18 @@ const USAGE = `usage: store-admin <command> [options]
   key list --store ID         every key: name, prefix, scopes, created by, created, last used, revoked (never the key)
   product create --store ID --title T --price N [--slug S] [--status published|draft]
   bundle create --store ID --title T --price N --product ID [--product ID ...] [--status ...]
-  webhook set --store ID --url URL          the store's only endpoint: create it, or replace its URL and secret
-  webhook add --store ID --url URL [--description D] [--events T1,T2]
-  webhook list --store ID
+  webhook set --store ID --url URL [--mode test|live]
+                                            the store's only endpoint of the mode: create it, or replace its URL and secret
+  webhook add --store ID --url URL [--description D] [--events T1,T2] [--mode test|live]
+                                            a test endpoint receives only test events (default: live)
+  webhook list --store ID [--mode test|live]
   webhook update --store ID --endpoint ID [--url U] [--description D] [--events T1,T2|all] [--enabled true|false]
                  [--resend-since ISO]       with the endpoint enabled: send again every event since then that did not reach it
                  [--max-per-second N|none]  at most N deliveries a second (1–1000), or no limit
   webhook remove --store ID --endpoint ID
   webhook rotate --store ID [--endpoint ID]
   webhook test --store ID --endpoint ID     queue a signed webhook.test event
-  webhook events --store ID [--order ID] [--type T]
+  webhook events --store ID [--order ID] [--type T] [--mode test|live]
   webhook replay --store ID --endpoint ID --since ISO
   webhook deliveries --store ID [--order ID] [--endpoint ID]
   webhook redeliver --store ID --delivery ID
@@ -105,6 +107,7 @@ const options = {
   endpoint: { type: "string" },
   description: { type: "string" },
   events: { type: "string" },
+  mode: { type: "string" },
   enabled: { type: "string" },
   since: { type: "string" },
   "resend-since": { type: "string" },
@@ -193,6 +196,13 @@ function enabled(values: Values): boolean | undefined {
   if (values.enabled === undefined) return undefined;
   if (values.enabled !== "true" && values.enabled !== "false") throw new UsageError("--enabled must be true or false");
   return values.enabled === "true";
+}
+
+/** --mode of the webhook commands (docs/webhooks.md#test-mode): test, live, or unset (undefined). */
+function webhookMode(values: Values): { testMode?: boolean } {
+  if (values.mode === undefined) return {};
+  if (values.mode !== "test" && values.mode !== "live") throw new UsageError("--mode must be test or live");
+  return { testMode: values.mode === "test" };
 }
 
 /** --max-per-second: N as typed (the webhook service checks 1–1000), or "none" for no limit (empty). */
@@ -323,16 +333,16 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
     }
     case "webhook set": {
       const storeId = required(values, "store");
-      const { endpoint, secret } = await webhooks.setEndpoint({ storeId, url: required(values, "url") });
+      const { endpoint, secret } = await webhooks.setEndpoint({ storeId, url: required(values, "url"), ...webhookMode(values) });
       return { id: endpoint!.id, url: endpoint!.url, secret };
     }
     case "webhook add": {
       const storeId = required(values, "store");
-      const { endpoint, secret } = await webhooks.createEndpoint({ storeId, url: required(values, "url"), description: values.description ?? "", events: subscription(values) });
+      const { endpoint, secret } = await webhooks.createEndpoint({ storeId, url: required(values, "url"), description: values.description ?? "", events: subscription(values), ...webhookMode(values) });
       return { ...endpointJson(endpoint!), secret };
     }
     case "webhook list": {
-      const { endpoints } = await webhooks.listEndpoints({ storeId: required(values, "store") });
+      const { endpoints } = await webhooks.listEndpoints({ storeId: required(values, "store"), ...webhookMode(values) });
       return { endpoints: endpoints.map(endpointJson) };
     }
     case "webhook update": {
@@ -375,7 +385,7 @@ async function run(argv: string[], channels: Channels): Promise<unknown> {
       return deliveryJson(delivery!);
     }
     case "webhook events": {
-      const { events } = await webhooks.listEvents({ storeId: required(values, "store"), orderId: values.order ?? "", type: values.type ?? "" });
+      const { events } = await webhooks.listEvents({ storeId: required(values, "store"), orderId: values.order ?? "", type: values.type ?? "", ...webhookMode(values) });
       return { events: events.map(eventJson) };
     }
     case "webhook replay": {
