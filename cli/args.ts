@@ -35,16 +35,18 @@ export const USAGE = `usage: store-admin <command> [options]
   key list --store ID         every key: name, prefix, mode, scopes, created by, created, last used, revoked (never the key)
   product create --store ID --title T --price N [--slug S] [--status published|draft]
   bundle create --store ID --title T --price N --product ID [--product ID ...] [--status ...]
-  webhook set --store ID --url URL          the store's only endpoint: create it, or replace its URL and secret
-  webhook add --store ID --url URL [--description D] [--events T1,T2]
-  webhook list --store ID
+  webhook set --store ID --url URL [--mode test|live]
+                                            the store's only endpoint of the mode: create it, or replace its URL and secret
+  webhook add --store ID --url URL [--description D] [--events T1,T2] [--mode test|live]
+                                            a test endpoint receives only test events (default: live)
+  webhook list --store ID [--mode test|live]
   webhook update --store ID --endpoint ID [--url U] [--description D] [--events T1,T2|all] [--enabled true|false]
                  [--resend-since ISO]       with the endpoint enabled: send again every event since then that did not reach it
                  [--max-per-second N|none]  at most N deliveries a second (1–1000), or no limit
   webhook remove --store ID --endpoint ID
   webhook rotate --store ID [--endpoint ID]
   webhook test --store ID --endpoint ID     queue a signed webhook.test event
-  webhook events --store ID [--order ID|SO-…] [--type T]
+  webhook events --store ID [--order ID|SO-…] [--type T] [--mode test|live]
   webhook replay --store ID --endpoint ID --since ISO
   webhook deliveries --store ID [--order ID|SO-…] [--endpoint ID]
   webhook redeliver --store ID --delivery ID

@@ -78,11 +78,11 @@ function scopes(values: Values): string[] {
   return listed;
 }
 
-/** `--mode test` → true; `live` or none → false (docs/keys.md#test-mode). */
-function testModeOption(values: Values): boolean {
-  if (values.mode === undefined) return false;
+/** `--mode live|test` (docs/keys.md#test-mode): `testMode` when given, nothing when not. */
+function modeOption(values: Values): { testMode?: boolean } {
+  if (values.mode === undefined) return {};
   if (!isKeyMode(values.mode)) throw new UsageError(`--mode must be live or test`);
-  return values.mode === "test";
+  return { testMode: values.mode === "test" };
 }
 
 function itemStatus(values: Values) {
@@ -108,6 +108,7 @@ function enabled(values: Values): boolean | undefined {
   return values.enabled === "true";
 }
 
+
 /** --max-per-second: N as typed (the webhook service checks 1–1000), or "none" for no limit (empty). */
 function rateOption(value: string): string {
   return value === "none" ? "" : value;
@@ -123,7 +124,7 @@ function orderKey(values: Values): OrderKey {
 /** `--order` as an order id: a reference is looked up among the store's orders. */
 async function orderId(orders: Client<typeof OrderService>, storeId: string, values: Values): Promise<string> {
   const key = orderKey(values);
-  const id = await orderIdOf((request) => orders.listOrders(request), storeId, key);
+  const id = await orderIdOf((request) => orders.listOrders({ ...request, ...modeOption(values) }), storeId, key);
   if (id === undefined) throw new ConnectError(`order ${"paymentReference" in key ? key.paymentReference : key.orderId} not found`, Code.NotFound);
   return id;
 }
@@ -228,7 +229,7 @@ async function run(command: string, values: Values, channels: Channels): Promise
     }
     case "key create": {
       const storeId = required(values, "store");
-      const created = await stores.createApiKey({ storeId, name: values.name ?? "", scopes: scopes(values), testMode: testModeOption(values) });
+      const created = await stores.createApiKey({ storeId, name: values.name ?? "", scopes: scopes(values), testMode: modeOption(values).testMode ?? false });
       return { id: created.apiKey!.id, key: created.secret };
     }
     case "key list": {
@@ -261,16 +262,16 @@ async function run(command: string, values: Values, channels: Channels): Promise
     }
     case "webhook set": {
       const storeId = required(values, "store");
-      const { endpoint, secret } = await webhooks.setEndpoint({ storeId, url: required(values, "url") });
+      const { endpoint, secret } = await webhooks.setEndpoint({ storeId, url: required(values, "url"), ...modeOption(values) });
       return { id: endpoint!.id, url: endpoint!.url, secret };
     }
     case "webhook add": {
       const storeId = required(values, "store");
-      const { endpoint, secret } = await webhooks.createEndpoint({ storeId, url: required(values, "url"), description: values.description ?? "", events: subscription(values) });
+      const { endpoint, secret } = await webhooks.createEndpoint({ storeId, url: required(values, "url"), description: values.description ?? "", events: subscription(values), ...modeOption(values) });
       return { ...endpointJson(endpoint!), secret };
     }
     case "webhook list": {
-      const { endpoints } = await webhooks.listEndpoints({ storeId: required(values, "store") });
+      const { endpoints } = await webhooks.listEndpoints({ storeId: required(values, "store"), ...modeOption(values) });
       return { endpoints: endpoints.map(endpointJson) };
     }
     case "webhook update": {
@@ -314,7 +315,8 @@ async function run(command: string, values: Values, channels: Channels): Promise
     }
     case "webhook events": {
       const storeId = required(values, "store");
-      const { events } = await webhooks.listEvents({ storeId, orderId: await orderFilter(orders, storeId, values), type: values.type ?? "" });
+      const mode = modeOption(values);
+      const { events } = await webhooks.listEvents({ storeId, orderId: await orderFilter(orders, storeId, values), type: values.type ?? "", ...mode });
       return { events: events.map(eventJson) };
     }
     case "webhook replay": {

@@ -16,6 +16,7 @@ export function endpointJson(e: Endpoint) {
     failed_from: e.failedFrom || null,
     header_names: e.headerNames,
     max_per_second: e.maxPerSecond || null,
+    livemode: e.livemode,
     created_at: e.createdAt,
     updated_at: e.updatedAt || null,
   };
@@ -51,6 +52,7 @@ export function eventJson(e: Event) {
     id: e.id,
     type: e.type,
     order_id: e.orderId || null,
+    livemode: e.livemode,
     created_at: e.createdAt,
     deliveries: e.deliveries.map((d) => ({ id: d.id, endpoint_id: d.endpointId, kind: d.kind || "event", status: d.status })),
   };

@@ -19,7 +19,7 @@ import {
   MAX_REFUND_REASON_LENGTH,
   MAX_UNIQUE_CODE,
 } from "./order-limits.js";
-import { ORDER_STATUS_EVENT_TYPES, ORDER_STATUSES, REFUND_EVENT_TYPES } from "./order-status.js";
+import { ORDER_EVENT_TYPES, ORDER_STATUS_EVENT_TYPES, ORDER_STATUSES, REFUND_EVENT_TYPES } from "./order-status.js";
 import { BANK_TRANSFER, GATEWAY_METHODS } from "./payment-methods.js";
 
 export const uuidShape = z.guid();
@@ -265,6 +265,21 @@ export const webhookEventShape = z.discriminatedUnion("type", [orderEventShape, 
   description: "Any event: an order's (`order.*`, `orderUpdated`) or a refund's (`refund.*`).",
 });
 
+/**
+ * An event as GET /v1/events lists it (docs/webhooks.md#events-api): `data` is exactly
+ * the `data` of the webhook body that carried it.
+ */
+export const eventItemShape = z
+  .strictObject({
+    id: uuidShape.meta({ description: "The event's id: the `webhook-id` of every delivery of it." }),
+    type: z.enum(ORDER_EVENT_TYPES),
+    created_at: time,
+    data: z.union([orderEventShape.shape.data, refundEventShape.shape.data]).meta({ description: "The `data` of the webhook body, exactly as it was delivered." }),
+  })
+  .meta({ id: "Event" });
+
+export const eventPageShape = pageShape(eventItemShape);
+
 export type FieldErrorJson = z.output<typeof fieldErrorShape>;
 export type ErrorEnvelope = z.output<typeof errorEnvelopeShape>;
 export type CatalogPage = z.output<typeof catalogPageShape>;
@@ -281,3 +296,5 @@ export type BankMutationResults = z.output<typeof bankMutationResultsShape>;
 export type NotificationAck = z.output<typeof notificationAckShape>;
 export type OrderEventPayload = z.output<typeof orderEventShape>;
 export type RefundEventPayload = z.output<typeof refundEventShape>;
+export type EventItemJson = z.output<typeof eventItemShape>;
+export type EventPage = z.output<typeof eventPageShape>;

@@ -91,6 +91,7 @@ export const ROUTE_SCOPES = {
   "GET /v1/orders/{order_id}": "orders:read",
   "POST /v1/orders/{order_id}/refunds": "payments:write",
   "POST /v1/bank-mutations": "payments:write",
+  "GET /v1/events": "orders:read",
 } as const satisfies Record<string, Scope>;
 
 export type ScopedRoute = keyof typeof ROUTE_SCOPES;

@@ -20,6 +20,7 @@ import { bankMutationRoutes } from "./routes/bank-mutations.js";
 import { docsRoutes } from "./routes/docs.js";
 import { healthRoutes } from "./routes/health.js";
 import { notificationRoutes } from "./routes/notifications.js";
+import { eventRoutes } from "./routes/events.js";
 import { orderRoutes } from "./routes/orders.js";
 import { paymentMethodRoutes } from "./routes/payment-methods.js";
 import { productRoutes } from "./routes/products.js";
@@ -81,6 +82,7 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
   paymentMethodRoutes(router, guards, deps.clients);
   orderRoutes(router, guards, deps.clients);
   bankMutationRoutes(router, guards, deps.clients);
+  eventRoutes(router, guards, deps.clients);
   notificationRoutes(router, deps.clients);
   pageRoutes(router, {
     clients: deps.clients,

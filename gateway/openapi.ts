@@ -13,6 +13,7 @@ import { ORDER_EVENT_TYPES, REFUND_EVENT_TYPES } from "../common/order-status.js
 import { errorResponse, namedSchemas, schemaOf, uuid, type PathItems } from "./openapi-parts.js";
 import { bankMutationPaths } from "./routes/bank-mutations.openapi.js";
 import { docsPaths } from "./routes/docs.openapi.js";
+import { eventPaths } from "./routes/events.openapi.js";
 import { notificationPaths } from "./routes/notifications.openapi.js";
 import { orderPaths } from "./routes/orders.openapi.js";
 import { paymentMethodPaths } from "./routes/payment-methods.openapi.js";
@@ -76,6 +77,7 @@ export const openApiDocument = {
     { name: "Payments" },
     { name: "Orders" },
     { name: "Reconciliation" },
+    { name: "Events" },
     { name: "Meta" },
   ],
   // In this order: components.schemas lists the named schemas in the order the paths
@@ -85,6 +87,7 @@ export const openApiDocument = {
     ...paymentMethodPaths(),
     ...orderPaths(),
     ...bankMutationPaths(),
+    ...eventPaths(),
     ...notificationPaths(),
     ...docsPaths(),
   }),

@@ -5,6 +5,8 @@ import { inBodyOrder, invalidFields, type FieldError } from "./errors.js";
 /** `limit` and `offset` of every paged list (docs/api.md#listing-orders); the routes read them and the document states them. */
 export const PAGE_LIMIT = { min: 1, max: 50, fallback: 20 } as const;
 export const PAGE_OFFSET = { min: 0, max: 1_000_000_000, fallback: 0 } as const;
+/** `limit` of GET /v1/events (docs/api.md#listing-events): up to 100, as a day's catching up wants big pages. */
+export const EVENT_PAGE_LIMIT = { min: 1, max: 100, fallback: 20 } as const;
 
 /**
  * Reads a request's query parameters. A wrong one is noted rather than thrown at once,

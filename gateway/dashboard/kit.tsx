@@ -59,6 +59,11 @@ export function notFoundPage(ctx: GatewayContext, status = 404): void {
   sendPage(ctx, <MessagePage title="Page not found" message="There is nothing here, or it belongs to a store you are not a member of." link={{ href: "/dashboard", label: "Back to the dashboard" }} />, status);
 }
 
+/** The dashboard's "Test data" switch (docs/keys.md#test-mode): `?mode=test` shows test data. */
+export function dashboardMode(ctx: GatewayContext): { testMode: boolean } {
+  return { testMode: ctx.query.mode === "test" };
+}
+
 /** Whether the signed-in member's role in this store has `permission` (docs/team.md#roles): what a page offers. */
 export function may(ctx: DashboardContext, permission: Permission): boolean {
   return roleMay(ctx.state.scope.role, permission);

@@ -6,19 +6,32 @@ import { contextFromCarrier, inSpan, traceCarrier, tracerFor, tracingEnabled } f
 import type { Sql } from "../../platform/db.js";
 import { recordEvents, type NewEvent } from "./db/events.js";
 
-/** The order id an event body carries, if any; undefined when the body is not JSON. */
-export function orderIdOf(body: string): string | null | undefined {
+interface EventBodyData {
+  livemode?: unknown;
+  order?: { id?: string; livemode?: unknown };
+}
+
+/**
+ * What the log keeps beside an event's body: the order id it carries (null when none)
+ * and its mode (docs/webhooks.md#test-mode): `data.livemode`, else its order's
+ * `livemode`, and live when neither says `false` (events from before test mode).
+ * Undefined when the body is not JSON.
+ */
+export function eventFacts(body: string): { orderId: string | null; livemode: boolean } | undefined {
+  let data: EventBodyData | undefined;
   try {
-    return (JSON.parse(body) as { data?: { order?: { id?: string } } }).data?.order?.id ?? null;
+    data = (JSON.parse(body) as { data?: EventBodyData } | null)?.data;
   } catch {
     return undefined;
   }
+  const stated = typeof data?.livemode === "boolean" ? data.livemode : data?.order?.livemode;
+  return { orderId: data?.order?.id ?? null, livemode: stated !== false };
 }
 
 /**
  * Records a batch of bus messages in the event log (every event, with or without
  * endpoints) and, in the same statement, one delivery for each enabled endpoint of the
- * store subscribed to its type. The handler resolves (and the bus acks the batch) only
+ * store of its mode subscribed to its type. The handler resolves (and the bus acks the batch) only
  * after that commits, so a crash redelivers it; a redelivered message finds its event
  * recorded and adds nothing. A message that cannot be recorded is dropped, not failed:
  * failing would hand its whole batch out again, and it would fail again.
@@ -34,17 +47,18 @@ export function createEventConsumer(deps: { sql: Sql; logger: Logger; onRecorded
     const events: NewEvent[] = [];
     for (const [i, message] of messages.entries()) {
       const body = Buffer.from(message.body).toString("utf8");
-      const orderId = orderIdOf(body);
-      if (orderId === undefined) {
+      const facts = eventFacts(body);
+      if (facts === undefined) {
         logger.error({ eventId: message.id }, "event body is not JSON; dropped");
         continue;
       }
+      const { orderId, livemode } = facts;
       // Ids the uuid columns would refuse fail the statement, not just this message.
       if (!isUuid(message.id) || !isUuid(message.storeId) || (orderId !== null && !isUuid(orderId))) {
         logger.error({ eventId: message.id, storeId: message.storeId, orderId }, "event ids are not UUIDs; dropped");
         continue;
       }
-      events.push({ id: message.id, store_id: message.storeId, type: message.type, order_id: orderId, body, traceparent: traceparents[i] ?? null });
+      events.push({ id: message.id, store_id: message.storeId, type: message.type, order_id: orderId, body, livemode, traceparent: traceparents[i] ?? null });
     }
     if (events.length === 0) return;
     if ((await recordEvents(sql, events)) > 0) deps.onRecorded();

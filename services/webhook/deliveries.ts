@@ -20,6 +20,7 @@ import {
   type EndpointHealthRow,
 } from "./db/deliveries.js";
 import { lockEndpoint } from "./db/endpoints.js";
+import { ofMode } from "./endpoints.js";
 import { HEALTH_WINDOW_MS } from "./health-window.js";
 
 export const DEFAULT_LIST_LIMIT = 100;
@@ -33,9 +34,9 @@ export function listLimit(requested: number): number {
   return requested > 0 ? Math.min(requested, MAX_LIST_LIMIT) : DEFAULT_LIST_LIMIT;
 }
 
-/** The body of a test delivery, in the key order docs/webhooks.md#test-events documents. */
-export function testEventBody(storeId: string, endpointId: string, now = new Date()): string {
-  return JSON.stringify({ type: TEST_EVENT_TYPE, timestamp: now.toISOString(), data: { store_id: storeId, endpoint_id: endpointId } });
+/** The body of a test delivery, in the key order docs/webhooks.md#test-events documents; `livemode` is the endpoint's. */
+export function testEventBody(storeId: string, endpointId: string, livemode: boolean, now = new Date()): string {
+  return JSON.stringify({ type: TEST_EVENT_TYPE, timestamp: now.toISOString(), data: { store_id: storeId, endpoint_id: endpointId, livemode } });
 }
 
 export function createDeliveries({ sql, logger, onRequeued }: { sql: Sql; logger: Logger; onRequeued: () => void }) {
@@ -45,9 +46,9 @@ export function createDeliveries({ sql, logger, onRequeued }: { sql: Sql; logger
       return listDeliveries(sql, storeId, filter, listLimit(limit), withAttempts);
     },
 
-    /** Each endpoint's attempts and successes in the last 24 h and its latest attempt; the store's failed attempts in that time. */
-    async health(storeId: string, now = new Date()): Promise<{ failedAttempts: number; endpoints: EndpointHealthRow[] }> {
-      const endpoints = await endpointHealth(sql, storeId, new Date(now.getTime() - HEALTH_WINDOW_MS));
+    /** Each endpoint's of the mode (live unless false): attempts and successes in the last 24 h, its latest attempt; their failed attempts in that time. */
+    async health(storeId: string, livemode = true, now = new Date()): Promise<{ failedAttempts: number; endpoints: EndpointHealthRow[] }> {
+      const endpoints = await endpointHealth(sql, storeId, new Date(now.getTime() - HEALTH_WINDOW_MS), livemode);
       return { failedAttempts: endpoints.reduce((sum, row) => sum + row.attempts - row.succeeded, 0), endpoints };
     },
 
@@ -69,12 +70,13 @@ export function createDeliveries({ sql, logger, onRequeued }: { sql: Sql; logger
 
     /**
      * Queues a signed `webhook.test` event with a fresh id to the endpoint. Undefined when
-     * the store has no such endpoint; FAILED_PRECONDITION when it is disabled.
+     * the store has no such endpoint (of the mode, when one is given); FAILED_PRECONDITION
+     * when it is disabled.
      */
-    async sendTest(storeId: string, endpointId: string, actor: Actor): Promise<DeliveryRow | undefined> {
+    async sendTest(storeId: string, endpointId: string, actor: Actor, livemode?: boolean): Promise<DeliveryRow | undefined> {
       const delivery = await transaction(sql, async (tx) => {
         const endpoint = await lockEndpoint(tx, storeId, endpointId);
-        if (!endpoint) return undefined;
+        if (!endpoint || !ofMode(endpoint, livemode)) return undefined;
         if (!endpoint.enabled) throw new ConnectError(`endpoint ${endpointId} is disabled: enable it to send a test event`, Code.FailedPrecondition);
         await insertAudit(tx, [auditEntry(storeId, actor, "endpoint.test_sent", auditTarget("endpoint", endpointId), { label: endpoint.url })]);
         return insertDelivery(tx, {
@@ -83,7 +85,7 @@ export function createDeliveries({ sql, logger, onRequeued }: { sql: Sql; logger
           event_id: randomUUID(),
           event_type: TEST_EVENT_TYPE,
           order_id: null,
-          body: testEventBody(storeId, endpoint.id),
+          body: testEventBody(storeId, endpoint.id, endpoint.livemode),
           kind: "test",
         });
       });

@@ -129,6 +129,11 @@ function severalEndpoints(storeId: string, count: number): ConnectError {
   );
 }
 
+/** Whether an endpoint is of the mode asked for (docs/webhooks.md#test-mode): any when none is given. */
+export function ofMode(endpoint: Pick<EndpointRow, "livemode">, livemode: boolean | undefined): boolean {
+  return livemode === undefined || endpoint.livemode === livemode;
+}
+
 export function createEndpoints(deps: {
   sql: Sql;
   logger: Logger;
@@ -175,22 +180,22 @@ export function createEndpoints(deps: {
 
   return {
     /**
-     * For a store with at most one endpoint: creates it (every event type), or sets its
-     * URL, enables it again and replaces its secret (the old ones stop at once).
-     * FAILED_PRECONDITION when the store has several.
+     * For a store with at most one endpoint of the mode: creates it (every event type, in
+     * that mode), or sets its URL, enables it again and replaces its secret (the old ones
+     * stop at once). FAILED_PRECONDITION when the store has several of that mode.
      */
-    async set(storeId: string, rawUrl: string, actor: Actor): Promise<{ endpoint: EndpointRow; secret: string }> {
+    async set(storeId: string, rawUrl: string, actor: Actor, livemode = true): Promise<{ endpoint: EndpointRow; secret: string }> {
       const url = checkEndpointUrl(rawUrl, deps.allowHttp).toString();
       const secret = generateSecret();
       const sealed = box.seal(secret);
       const endpoint = await transaction(sql, async (tx) => {
-        const existing = await lockEndpointsOfStore(tx, storeId);
+        const existing = (await lockEndpointsOfStore(tx, storeId)).filter((endpoint) => endpoint.livemode === livemode);
         if (existing.length > 1) throw severalEndpoints(storeId, existing.length);
         // Its row locked, so the entry says what the change replaced.
         const before = existing[0] && (await lockEndpoint(tx, storeId, existing[0].id));
         const endpoint = before
           ? (await updateEndpoint(tx, storeId, before.id, { url, enabled: true }))!
-          : await insertEndpoint(tx, { store_id: storeId, url, description: "", event_types: null });
+          : await insertEndpoint(tx, { store_id: storeId, url, description: "", event_types: null, livemode });
         await newSecret(tx, endpoint.id, sealed);
         const entry = before
           ? auditEntry(storeId, actor, "endpoint.updated", auditTarget("endpoint", endpoint.id), { label: url, changes: fieldChanges(auditedSettings(before), auditedSettings(endpoint)) })
@@ -205,7 +210,7 @@ export function createEndpoints(deps: {
     /** A new endpoint with a new secret (shown this once); FAILED_PRECONDITION past 10 a store. */
     async create(
       storeId: string,
-      input: { url: string; description: string; events: Subscription | undefined },
+      input: { url: string; description: string; events: Subscription | undefined; livemode?: boolean },
       actor: Actor,
     ): Promise<{ endpoint: EndpointRow; secret: string }> {
       const url = checkEndpointUrl(input.url, deps.allowHttp).toString();
@@ -218,7 +223,7 @@ export function createEndpoints(deps: {
         if (existing.length >= MAX_ENDPOINTS_PER_STORE) {
           throw new ConnectError(`a store has at most ${MAX_ENDPOINTS_PER_STORE} webhook endpoints`, Code.FailedPrecondition);
         }
-        const endpoint = await insertEndpoint(tx, { store_id: storeId, url, description, event_types: eventTypes });
+        const endpoint = await insertEndpoint(tx, { store_id: storeId, url, description, event_types: eventTypes, livemode: input.livemode ?? true });
         await insertSecret(tx, endpoint.id, sealed);
         await insertAudit(tx, [auditEntry(storeId, actor, "endpoint.created", auditTarget("endpoint", endpoint.id), { label: url })]);
         return endpoint;
@@ -227,17 +232,19 @@ export function createEndpoints(deps: {
       return { endpoint, secret };
     },
 
-    async list(storeId: string): Promise<EndpointRow[]> {
-      return listEndpoints(sql, storeId);
+    /** The store's endpoints of one mode (live unless `livemode` is false). */
+    async list(storeId: string, livemode = true): Promise<EndpointRow[]> {
+      return listEndpoints(sql, storeId, livemode);
     },
 
-    /** Undefined when the store has no such endpoint. */
-    async get(storeId: string, endpointId: string): Promise<EndpointRow | undefined> {
-      return endpointOfStore(sql, storeId, endpointId);
+    /** Undefined when the store has no such endpoint (of the mode, when one is given). */
+    async get(storeId: string, endpointId: string, livemode?: boolean): Promise<EndpointRow | undefined> {
+      const endpoint = await endpointOfStore(sql, storeId, endpointId);
+      return endpoint && ofMode(endpoint, livemode) ? endpoint : undefined;
     },
 
-    /** Changes the fields given; undefined when the store has no such endpoint. */
-    async update(storeId: string, endpointId: string, update: EndpointUpdate, actor: Actor): Promise<EndpointRow | undefined> {
+    /** Changes the fields given; undefined when the store has no such endpoint (of the mode, when one is given). */
+    async update(storeId: string, endpointId: string, update: EndpointUpdate, actor: Actor, livemode?: boolean): Promise<EndpointRow | undefined> {
       const changes: EndpointChanges = {};
       if (update.url !== undefined) changes.url = checkEndpointUrl(update.url, deps.allowHttp).toString();
       if (update.description !== undefined) changes.description = checkDescription(update.description);
@@ -251,13 +258,16 @@ export function createEndpoints(deps: {
         throw fieldErrors([{ field: "resend_failed_since", description: "a disabled endpoint receives nothing; enable it to resend" }]);
       }
       // Nothing to change: not even updated_at moves.
-      if (Object.keys(changes).length === 0 && update.resendFailedSince === undefined) return endpointOfStore(sql, storeId, endpointId);
+      if (Object.keys(changes).length === 0 && update.resendFailedSince === undefined) {
+        const endpoint = await endpointOfStore(sql, storeId, endpointId);
+        return endpoint && ofMode(endpoint, livemode) ? endpoint : undefined;
+      }
       // Turning it on or off is its own action in the log; any other change is an update.
       const action = Object.keys(changes).length === 2 && update.enabled !== undefined ? (update.enabled ? "endpoint.enabled" : "endpoint.disabled") : "endpoint.updated";
       const done = await transaction(sql, async (tx) => {
         // The row lock first, so the resend sees the endpoint as this change leaves it.
         const current = await lockEndpoint(tx, storeId, endpointId);
-        if (!current) return undefined;
+        if (!current || !ofMode(current, livemode)) return undefined;
         const changed = Object.keys(changes).length > 0 ? await updateEndpoint(tx, storeId, endpointId, changes) : current;
         if (!changed) return undefined;
         if (Object.keys(changes).length > 0) {

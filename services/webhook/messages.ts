@@ -37,6 +37,7 @@ export function endpointMessage(row: EndpointRow, reader: Actor | undefined): Me
     failedFrom: row.failed_from?.toISOString() ?? "",
     headerNames: row.header_names ?? [],
     maxPerSecond: row.max_per_second ?? 0,
+    livemode: row.livemode,
   };
 }
 
@@ -80,6 +81,7 @@ export function eventMessage(event: EventRow, deliveries: DeliveryRow[]): Messag
     orderId: event.order_id ?? "",
     createdAt: event.created_at.toISOString(),
     body: event.body,
+    livemode: event.livemode,
     deliveries: deliveries.map((delivery) => deliveryMessage(delivery, [])),
   };
 }

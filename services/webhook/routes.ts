@@ -31,19 +31,24 @@ function found<T>(value: T | undefined, message: string): T {
 
 const endpointNotFound = (id: string) => `endpoint ${id} not found`;
 
+/** A request's mode (docs/webhooks.md#test-mode) as the rows keep it: `test_mode` true is livemode false. */
+const livemodeOf = (request: { testMode: boolean }) => !request.testMode;
+/** An optional `test_mode`: undefined (either mode) when the caller did not give one. */
+const givenLivemode = (request: { testMode?: boolean }) => (request.testMode === undefined ? undefined : !request.testMode);
+
 export function createWebhookRoutes({ endpoints, events, deliveries, audit }: WebhookRouteDeps) {
   return (router: ConnectRouter) =>
     router.service(WebhookService, {
       async setEndpoint(request, context) {
         const storeId = requireStoreId(request);
         const actor = requirePermission(context, "developer_settings");
-        const { endpoint, secret } = await endpoints.set(storeId, request.url, actor);
+        const { endpoint, secret } = await endpoints.set(storeId, request.url, actor, livemodeOf(request));
         return { endpoint: endpointMessage(endpoint, actor), secret };
       },
 
       async createEndpoint(request, context) {
         const storeId = requireStoreId(request);
-        const input = { url: request.url, description: request.description, events: request.events && { all: request.events.all, types: request.events.types } };
+        const input = { url: request.url, description: request.description, events: request.events && { all: request.events.all, types: request.events.types }, livemode: livemodeOf(request) };
         const actor = requirePermission(context, "developer_settings");
         const { endpoint, secret } = await endpoints.create(storeId, input, actor);
         return { endpoint: endpointMessage(endpoint, actor), secret };
@@ -51,7 +56,7 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
 
       // Reads are every role's; what each sees of an endpoint's URL is messages.ts's endpointUrlFor.
       async listEndpoints(request, context) {
-        const rows = await endpoints.list(requireStoreId(request));
+        const rows = await endpoints.list(requireStoreId(request), livemodeOf(request));
         const reader = actorFromHeaders(context.requestHeader);
         return { endpoints: rows.map((row) => endpointMessage(row, reader)) };
       },
@@ -59,7 +64,7 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
       async getEndpoint(request, context) {
         const storeId = requireStoreId(request);
         const endpointId = requireUuid(request.endpointId, "endpoint_id");
-        const endpoint = found(await endpoints.get(storeId, endpointId), endpointNotFound(endpointId));
+        const endpoint = found(await endpoints.get(storeId, endpointId, givenLivemode(request)), endpointNotFound(endpointId));
         return { endpoint: endpointMessage(endpoint, actorFromHeaders(context.requestHeader)) };
       },
 
@@ -74,7 +79,7 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
         if (request.maxPerSecond !== undefined) update.maxPerSecond = requireRate(request.maxPerSecond);
         if (request.resendFailedSince !== undefined) update.resendFailedSince = parseRfc3339(request.resendFailedSince, "resend_failed_since");
         const actor = requirePermission(context, "developer_settings");
-        const endpoint = found(await endpoints.update(storeId, endpointId, update, actor), endpointNotFound(endpointId));
+        const endpoint = found(await endpoints.update(storeId, endpointId, update, actor, givenLivemode(request)), endpointNotFound(endpointId));
         return { endpoint: endpointMessage(endpoint, actor) };
       },
 
@@ -92,7 +97,7 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
       },
 
       async getWebhookHealth(request) {
-        const { failedAttempts, endpoints } = await deliveries.health(requireStoreId(request));
+        const { failedAttempts, endpoints } = await deliveries.health(requireStoreId(request), livemodeOf(request));
         return {
           failedAttempts24h: failedAttempts,
           endpoints: endpoints.map((row) => ({
@@ -147,7 +152,10 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
       async sendTestEvent(request, context) {
         const storeId = requireStoreId(request);
         const endpointId = requireUuid(request.endpointId, "endpoint_id");
-        const delivery = found(await deliveries.sendTest(storeId, endpointId, requirePermission(context, "developer_settings")), endpointNotFound(endpointId));
+        const delivery = found(
+          await deliveries.sendTest(storeId, endpointId, requirePermission(context, "developer_settings"), givenLivemode(request)),
+          endpointNotFound(endpointId),
+        );
         return { delivery: deliveryMessage(delivery, []) };
       },
 
@@ -159,17 +167,21 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
           before: request.before === "" ? undefined : parseRfc3339(request.before, "before"),
           beforeId: optionalUuid(request.beforeId, "before_id"),
           withoutBodies: request.withoutBodies,
+          livemode: livemodeOf(request),
+          startingAfter: optionalUuid(request.startingAfter, "starting_after"),
         };
         if (filter.beforeId && !filter.before) throw fieldError("before_id", "must come with before");
-        const rows = await events.list(storeId, filter, request.limit);
-        return { events: rows.map(({ event, deliveries }) => eventMessage(event, deliveries)) };
+        if (filter.startingAfter && filter.before) throw fieldError("starting_after", "must not come with before");
+        const page = found(await events.list(storeId, filter, request.limit), `event ${request.startingAfter} not found`);
+        return { events: page.events.map(({ event, deliveries }) => eventMessage(event, deliveries)), hasMore: page.hasMore };
       },
 
       async replayEvents(request, context) {
         const storeId = requireStoreId(request);
         const endpointId = requireUuid(request.endpointId, "endpoint_id");
         const since = parseRfc3339(request.since, "since");
-        return { queued: found(await events.replay(storeId, endpointId, since, requirePermission(context, "developer_settings")), endpointNotFound(endpointId)) };
+        const queued = await events.replay(storeId, endpointId, since, requirePermission(context, "developer_settings"), givenLivemode(request));
+        return { queued: found(queued, endpointNotFound(endpointId)) };
       },
 
       async listDeliveries(request) {
@@ -179,6 +191,7 @@ export function createWebhookRoutes({ endpoints, events, deliveries, audit }: We
           endpointId: optionalUuid(request.endpointId, "endpoint_id"),
           status: optionalDeliveryStatus(request.status),
           eventId: optionalUuid(request.eventId, "event_id"),
+          livemode: givenLivemode(request),
         };
         const rows = await deliveries.list(storeId, filter, request.limit, !request.withoutAttempts);
         return { deliveries: rows.map(({ delivery, attempts }) => deliveryMessage(delivery, attempts)) };

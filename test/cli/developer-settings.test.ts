@@ -110,7 +110,7 @@ test("test events, disable and enable, rotate and remove one endpoint of several
   await waitFor(() => hooks.received.length === 1, PATIENCE_MS);
   const body = verify(endpoint.secret, hooks.received[0]!);
   t.is(body.type, "webhook.test");
-  t.deepEqual(body.data, { store_id: shop.storeId, endpoint_id: endpoint.id });
+  t.deepEqual(body.data, { store_id: shop.storeId, endpoint_id: endpoint.id, livemode: true });
   t.false(Number.isNaN(Date.parse(body.timestamp)));
   t.is(other.received.length, 0, "a test event goes to the chosen endpoint only");
 

@@ -17,6 +17,7 @@ const EXPECTED_ROUTES: Record<string, Scope> = {
   "POST /v1/orders": "orders:write",
   "POST /v1/orders/{order_id}/refunds": "payments:write",
   "POST /v1/bank-mutations": "payments:write",
+  "GET /v1/events": "orders:read",
 };
 
 test("each keyed operation needs the scope of the table", (t) => {

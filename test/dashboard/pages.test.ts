@@ -4,6 +4,7 @@
 import test from "ava";
 import { loggablePath } from "../../gateway/context.js";
 import { csrfTokenFor } from "../../gateway/dashboard/session-cookie.js";
+import { randomUUID } from "node:crypto";
 import net from "node:net";
 import { api, waitFor } from "../helpers/http.js";
 import { capturingLogger } from "../helpers/logs.js";
@@ -170,6 +171,51 @@ test("Create key with Mode Test shows an sk_test_ key once, lists it as Test, an
     [...html.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) => row[1]!).find((row) => row.includes(`>${name}</div>`))?.match(/data-label="Mode">([\s\S]*?)<\/td>/)?.[1];
   t.regex(modeOf(later, "CI suite") ?? "", /<span class="badge badge-test">Test<\/span>/, "the list shows it as Test");
   t.regex(modeOf(later, "test") ?? "", /^<div class="value"><span>Live<\/span><\/div>$/, "the store's first key, made without a mode, is Live");
+});
+
+test("the Test data switch: Webhooks and Events show one mode's endpoints and events, with the banner in test mode; links and forms keep it", async (t) => {
+  const m = await member("Test Data Store");
+  const banner = "you are looking at test orders and events; nothing here moves money";
+  await stack.webhooks!.createEndpoint({ storeId: m.storeId, url: "https://live.example/hooks" });
+  const added = await m.post("webhooks?mode=test", { url: "https://sandbox.example/hooks", all_events: "1" });
+  t.is(added.status, 201);
+  t.true((await added.text()).includes("Test events are now sent to"));
+  const [sandbox] = (await stack.webhooks!.listEndpoints({ storeId: m.storeId, testMode: true })).endpoints;
+  t.like(sandbox, { url: "https://sandbox.example/hooks", livemode: false }, "the form in test mode makes a test endpoint");
+
+  const live = await (await m.get("webhooks")).text();
+  t.true(live.includes("https://live.example/hooks"));
+  t.false(live.includes("sandbox.example"));
+  t.false(live.includes(banner));
+  t.regex(live, /href="[^"]*\/webhooks\?mode=test"[^>]*role="switch" aria-checked="false"/);
+  const inTest = await (await m.get("webhooks?mode=test")).text();
+  t.true(inTest.includes("https://sandbox.example/hooks"));
+  t.false(inTest.includes("live.example"));
+  t.true(inTest.includes(banner));
+  t.regex(inTest, /<form[^>]*action="[^"]*\/webhooks\?mode=test"/, "Add test endpoint posts in test mode");
+  t.regex(inTest, /href="[^"]*\/events\?mode=test"/, "Events in the same mode");
+
+  // A live order's event, and a test order's as the consumer records it (data.order.livemode false).
+  const liveOrder = await m.order("bank_transfer");
+  const testOrderId = randomUUID();
+  const body = JSON.stringify({ type: "order.created", timestamp: new Date().toISOString(), data: { store_id: m.storeId, order: { id: testOrderId, livemode: false }, previous_status: null } });
+  await stack.webhookSql!`insert into events (id, store_id, type, order_id, body, livemode) values (${randomUUID()}, ${m.storeId}, 'order.created', ${testOrderId}, ${body}, false)`;
+  await waitFor(async () => (await stack.webhooks!.listEvents({ storeId: m.storeId })).events.length > 0, 15_000);
+
+  const liveEvents = await (await m.get("events")).text();
+  t.true(liveEvents.includes(liveOrder.id));
+  t.false(liveEvents.includes(testOrderId));
+  t.false(liveEvents.includes(banner));
+  const testEvents = await (await m.get("events?mode=test&type=order.created")).text();
+  t.true(testEvents.includes(testOrderId));
+  t.false(testEvents.includes(liveOrder.id));
+  t.true(testEvents.includes(banner));
+  t.true(testEvents.includes('<input type="hidden" name="mode" value="test"/>'), "the filter form keeps the mode");
+  t.true(testEvents.includes(`/orders/${testOrderId}?mode=test"`), "the order link keeps it");
+  t.regex(testEvents, /href="[^"]*\/events\?type=order.created"[^>]*role="switch" aria-checked="true"/, "switching off keeps the filter");
+
+  t.true((await (await m.get("orders?mode=test")).text()).includes(banner));
+  t.false((await (await m.get("orders")).text()).includes(banner));
 });
 
 test("assigning a transfer to an unknown payment reference stays on the page and says why", async (t) => {

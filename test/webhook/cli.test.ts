@@ -165,6 +165,19 @@ test("webhook redeliver sends a delivery again with the same webhook-id", async 
   t.is(hooks.received.length, 2);
 });
 
+test("webhook add and set --mode test make test endpoints, which list --mode test shows and a plain list does not; a bad --mode is refused", async (t) => {
+  const shop = await newShop(stack, "CLI Mode Store");
+  const live = await ok(t, "add", "--store", shop.storeId, "--url", "https://live.example.com/in");
+  const sandbox = await ok(t, "add", "--store", shop.storeId, "--url", "https://sandbox.example.com/in", "--mode", "test");
+  t.true(live.livemode);
+  t.false(sandbox.livemode);
+  const set = await ok(t, "set", "--store", shop.storeId, "--url", "https://set.example.com/in", "--mode", "test");
+  t.is(set.id, sandbox.id, "the store's one test endpoint, replaced");
+  t.deepEqual((await ok(t, "list", "--store", shop.storeId, "--mode", "test")).endpoints.map((e: any) => e.url), ["https://set.example.com/in"]);
+  t.deepEqual((await ok(t, "list", "--store", shop.storeId)).endpoints.map((e: any) => e.id), [live.id]);
+  await fails(t, /--mode must be test or live/, "add", "--store", shop.storeId, "--url", "https://x.example.com/in", "--mode", "sandbox");
+});
+
 test("errors: exit 1 with a message on stderr", async (t) => {
   const shop = await newShop(stack, "CLI Error Store");
   // No endpoint to rotate, for a real store and for an unknown one.

@@ -169,7 +169,7 @@ test("a test event arrives signed, with the documented body, and is recorded lik
   const body = verify(secret, entry!);
   t.deepEqual(Object.keys(body), ["type", "timestamp", "data"]);
   t.is(body.type, "webhook.test");
-  t.deepEqual(body.data, { store_id: shop.storeId, endpoint_id: endpoint!.id });
+  t.deepEqual(body.data, { store_id: shop.storeId, endpoint_id: endpoint!.id, livemode: true });
   t.true(Date.parse(body.timestamp) >= before - 1_000 && Date.parse(body.timestamp) <= Date.now());
   t.is(entry!.body, JSON.stringify(body));
 

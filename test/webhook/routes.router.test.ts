@@ -486,7 +486,7 @@ test("SendTestEvent: a test delivery with the documented body; FAILED_PRECONDITI
   const { delivery: full } = await client.getDelivery({ storeId, deliveryId: delivery!.id });
   const body = JSON.parse(full!.body);
   t.deepEqual(Object.keys(body), ["type", "timestamp", "data"]);
-  t.deepEqual(body.data, { store_id: storeId, endpoint_id: endpoint!.id });
+  t.deepEqual(body.data, { store_id: storeId, endpoint_id: endpoint!.id, livemode: true });
   t.is(body.type, "webhook.test");
   t.true(Date.parse(body.timestamp) >= before - 1 && body.timestamp === new Date(body.timestamp).toISOString());
   t.is(full!.body, JSON.stringify(body), "exactly that JSON, no spaces");

@@ -1,13 +1,14 @@
 // Events (docs/webhooks.md#event-log, docs/dashboard.md#events): the store's event log of the last 30 days, newest first,
 // each with its order and where it was delivered; filtered by type and order, paged
-// by "Older".
+// by "Older". The "Test data" switch (?mode=test) shows the test events instead.
 import type { RouterInstance as Router } from "@koa/router";
 import { isPaymentReference, isUuid } from "../../../common/ids.js";
 import { ORDER_EVENT_TYPES } from "../../../common/order-status.js";
 import type { Endpoint, Event } from "../../../gen/webhook/v1/webhook_pb.js";
 import { Time } from "../../html/components.js";
-import { sendPage, type DashboardContext, type Kit } from "../kit.js";
+import { dashboardMode, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Empty, Shell, storePath } from "../views/layout.js";
+import { ModeField, TestData, withMode } from "../views/test-data.js";
 import { DataTable } from "../views/data-table.js";
 import { DeliveryBadge, deliveryPath, orderPath, webhookClientOr } from "./deliveries.js";
 import { parseRfc3339 } from "../../../common/rfc3339.js";
@@ -21,18 +22,14 @@ interface Filters {
   /** The last event shown (its time and id): the next page goes on right after it. */
   before: string;
   beforeId: string;
+  /** The switch's `?mode=test`: test events. */
+  testMode: boolean;
 }
 
 const query = (value: unknown) => (typeof value === "string" ? value.trim() : "");
 
 function eventsHref(storeId: string, filters: Filters): string {
-  const params = new URLSearchParams();
-  if (filters.type) params.set("type", filters.type);
-  if (filters.order) params.set("order", filters.order);
-  if (filters.before) params.set("before", filters.before);
-  if (filters.beforeId) params.set("before_id", filters.beforeId);
-  const text = params.toString();
-  return storePath(storeId, "events") + (text ? `?${text}` : "");
+  return withMode(storePath(storeId, "events"), filters.testMode, { type: filters.type, order: filters.order, before: filters.before, before_id: filters.beforeId });
 }
 
 function hostOf(url: string): string {
@@ -51,11 +48,13 @@ function EventsPage(props: { ctx: DashboardContext; events: Event[]; endpoints: 
   const older = events.length >= PAGE_SIZE ? eventsHref(store.id, { ...filters, before: events[events.length - 1]!.createdAt, beforeId: events[events.length - 1]!.id }) : undefined;
   return (
     <Shell title="Events" member={member} store={store} section="events" csrf={csrf} error={props.error}>
+      <TestData path={storePath(store.id, "events")} query={props.ctx.query} testMode={filters.testMode} />
       <p class="muted">
         Every order event of the last 30 days, newest first, whether or not an endpoint received it, with its deliveries to your{" "}
-        <a href={storePath(store.id, "webhooks")}>webhook endpoints</a>.
+        <a href={withMode(storePath(store.id, "webhooks"), filters.testMode)}>{filters.testMode ? "test webhook endpoints" : "webhook endpoints"}</a>.
       </p>
       <form class="inline card" method="get" action={storePath(store.id, "events")}>
+        <ModeField testMode={filters.testMode} />
         <div style="display:grid;gap:4px">
           <label for="filter-type">Type</label>
           <select id="filter-type" name="type">
@@ -77,7 +76,7 @@ function EventsPage(props: { ctx: DashboardContext; events: Event[]; endpoints: 
           Filter
         </button>
         {(filtered || filters.before) && (
-          <a class="button secondary" href={storePath(store.id, "events")}>
+          <a class="button secondary" href={withMode(storePath(store.id, "events"), filters.testMode)}>
             Newest, unfiltered
           </a>
         )}
@@ -91,7 +90,7 @@ function EventsPage(props: { ctx: DashboardContext; events: Event[]; endpoints: 
           <Empty title="No events yet">
             <p>
               Events appear here when orders are created or change status (paid, failed, expired, cancelled, refunded) and when a refund succeeds or fails. Add an endpoint on the{" "}
-              <a href={storePath(store.id, "webhooks")}>Webhooks</a> page to receive them.
+              <a href={withMode(storePath(store.id, "webhooks"), filters.testMode)}>Webhooks</a> page to receive them.
             </p>
           </Empty>
         )
@@ -105,7 +104,7 @@ function EventsPage(props: { ctx: DashboardContext; events: Event[]; endpoints: 
               <td>
                 <code style="white-space:nowrap">{event.type}</code>
               </td>
-              <td class="mono small">{event.orderId ? <a href={orderPath(store.id, event.orderId)}>{event.orderId}</a> : <span class="muted">—</span>}</td>
+              <td class="mono small">{event.orderId ? <a href={withMode(orderPath(store.id, event.orderId), filters.testMode)}>{event.orderId}</a> : <span class="muted">—</span>}</td>
               <td>
                 {event.deliveries.length === 0 ? (
                   <span class="muted small">None: no endpoint received it</span>
@@ -149,14 +148,21 @@ export function eventPages(router: Router, kit: Kit) {
     const webhook = webhookClientOr(ctx, kit, "events", "Events");
     if (!webhook) return;
     const storeId = ctx.state.scope.store.id;
-    const filters: Filters = { type: query(ctx.query.type), order: query(ctx.query.order), before: query(ctx.query.before), beforeId: query(ctx.query.before_id).toLowerCase() };
+    const { testMode } = dashboardMode(ctx);
+    const filters: Filters = {
+      type: query(ctx.query.type),
+      order: query(ctx.query.order),
+      before: query(ctx.query.before),
+      beforeId: query(ctx.query.before_id).toLowerCase(),
+      testMode,
+    };
     const problems: string[] = [];
     if (filters.type && !(ORDER_EVENT_TYPES as readonly string[]).includes(filters.type)) problems.push(`Type must be one of ${ORDER_EVENT_TYPES.join(", ")}.`);
     // An order is asked for by its id or by its payment reference (SO-…), as on the Orders page.
     let orderId = filters.order.toLowerCase();
     if (filters.order && !isUuid(filters.order)) {
       const reference = filters.order.trim().toUpperCase();
-      const found = isPaymentReference(reference) ? (await kit.clients.order.listOrders({ storeId, search: reference, limit: 1 })).orders[0] : undefined;
+      const found = isPaymentReference(reference) ? (await kit.clients.order.listOrders({ storeId, search: reference, limit: 1, testMode })).orders[0] : undefined;
       if (found && found.paymentReference === reference) orderId = found.id;
       else problems.push("Order must be an order id or a payment reference (SO-…) of this store.");
     }
@@ -168,8 +174,8 @@ export function eventPages(router: Router, kit: Kit) {
       return;
     }
     const [{ events }, { endpoints }] = await Promise.all([
-      webhook.listEvents({ storeId, type: filters.type, orderId, before: filters.before, beforeId: filters.beforeId, limit: PAGE_SIZE, withoutBodies: true }),
-      webhook.listEndpoints({ storeId }),
+      webhook.listEvents({ storeId, type: filters.type, orderId, before: filters.before, beforeId: filters.beforeId, limit: PAGE_SIZE, withoutBodies: true, testMode }),
+      webhook.listEndpoints({ storeId, testMode }),
     ]);
     sendPage(ctx, <EventsPage ctx={ctx} events={events} endpoints={endpoints} filters={filters} />);
   }

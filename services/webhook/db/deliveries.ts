@@ -38,6 +38,8 @@ export type DueDelivery = DeliveryRow & { url: string; enabled: boolean; headers
 export type NewDelivery = Pick<DeliveryRow, "endpoint_id" | "store_id" | "event_id" | "event_type" | "order_id" | "body" | "kind">;
 
 export interface DeliveryFilter {
+  /** Only deliveries to endpoints of this mode (docs/webhooks.md#test-mode); undefined: either. */
+  livemode?: boolean;
   orderId?: string;
   endpointId?: string;
   status?: DeliveryStatus;
@@ -231,6 +233,7 @@ export async function listDeliveries(db: Db, storeId: string, filter: DeliveryFi
       ${filter.endpointId ? db`and endpoint_id = ${filter.endpointId}` : db``}
       ${filter.status ? db`and status = ${filter.status}` : db``}
       ${filter.eventId ? db`and event_id = ${filter.eventId}` : db``}
+      ${filter.livemode === undefined ? db`` : db`and endpoint_id in (select id from endpoints where store_id = ${storeId} and livemode = ${filter.livemode})`}
     order by created_at desc, id limit ${limit}`;
   const attempts = withAttempts ? await attemptsOf(db, deliveries.map((d) => d.id)) : [];
   const byDelivery = new Map<string, AttemptRow[]>(deliveries.map((delivery) => [delivery.id, []]));
@@ -269,7 +272,7 @@ export async function insertResendDeliveries(db: Db, endpoint: EndpointRow, sinc
     insert into deliveries (endpoint_id, store_id, event_id, event_type, order_id, body, kind)
     select ${endpoint.id}, ev.store_id, ev.id, ev.type, ev.order_id, ev.body, 'replay'
     from events ev
-    where ev.store_id = ${endpoint.store_id} and ev.created_at >= ${since}
+    where ev.store_id = ${endpoint.store_id} and ev.livemode = ${endpoint.livemode} and ev.created_at >= ${since}
       and (${endpoint.event_types}::text[] is null or ev.type = any(${endpoint.event_types}::text[]))
       and not exists (
         select 1 from deliveries d
@@ -281,7 +284,7 @@ export async function insertResendDeliveries(db: Db, endpoint: EndpointRow, sinc
 }
 
 /**
- * A new `replay` delivery to the endpoint of every event of its store created at or
+ * A new `replay` delivery to the endpoint of every event of its store and mode created at or
  * after `since`, of the types it is subscribed to, oldest first; how many.
  */
 export async function insertReplayDeliveries(db: Db, endpoint: EndpointRow, since: Date): Promise<number> {
@@ -289,7 +292,7 @@ export async function insertReplayDeliveries(db: Db, endpoint: EndpointRow, sinc
     insert into deliveries (endpoint_id, store_id, event_id, event_type, order_id, body, kind)
     select ${endpoint.id}, store_id, id, type, order_id, body, 'replay'
     from events
-    where store_id = ${endpoint.store_id} and created_at >= ${since}
+    where store_id = ${endpoint.store_id} and livemode = ${endpoint.livemode} and created_at >= ${since}
       and (${endpoint.event_types}::text[] is null or type = any(${endpoint.event_types}::text[]))
     order by created_at, id
     returning id`;
@@ -306,10 +309,10 @@ export interface EndpointHealthRow {
 }
 
 /**
- * Per endpoint of the store: its attempts and successes from the hour `since` falls
+ * Per endpoint of the store in that mode: its attempts and successes from the hour `since` falls
  * in, and the latest of them, from endpoint_attempt_hours (at most 25 rows each).
  */
-export async function endpointHealth(db: Db, storeId: string, since: Date): Promise<EndpointHealthRow[]> {
+export async function endpointHealth(db: Db, storeId: string, since: Date, livemode = true): Promise<EndpointHealthRow[]> {
   return db<EndpointHealthRow[]>`
     select endpoint_id, sum(attempts)::int as attempts, sum(succeeded)::int as succeeded,
       (array_agg(last_at order by hour desc))[1] as last_at,
@@ -317,6 +320,8 @@ export async function endpointHealth(db: Db, storeId: string, since: Date): Prom
       (array_agg(last_status_code order by hour desc))[1] as last_status_code
     from endpoint_attempt_hours
     where store_id = ${storeId} and hour >= ${attemptHour(since)}
+      -- The endpoints of one mode: the overview counts live endpoints' failures only.
+      and endpoint_id in (select id from endpoints where store_id = ${storeId} and livemode = ${livemode})
     group by endpoint_id`;
 }
 

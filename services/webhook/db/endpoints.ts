@@ -27,9 +27,11 @@ export interface EndpointRow {
   headers_sealed: string | null;
   /** Deliveries a second at most (endpoint-rate.ts); null: no limit. */
   max_per_second: number | null;
+  /** Live (true) or test (false): which events it receives (docs/webhooks.md#test-mode). Never changes. */
+  livemode: boolean;
 }
 
-export type NewEndpoint = Pick<EndpointRow, "store_id" | "url" | "description" | "event_types">;
+export type NewEndpoint = Pick<EndpointRow, "store_id" | "url" | "description" | "event_types"> & { /** Unset: live. */ livemode?: boolean };
 
 /** What UpdateEndpoint may change; an absent key stays as it is. */
 export interface EndpointChanges {
@@ -55,15 +57,15 @@ export async function lockEndpointsOfStore(db: Db, storeId: string): Promise<End
 
 export async function insertEndpoint(db: Db, endpoint: NewEndpoint): Promise<EndpointRow> {
   const [row] = await db<EndpointRow[]>`
-    insert into endpoints (store_id, url, description, event_types)
-    values (${endpoint.store_id}, ${endpoint.url}, ${endpoint.description}, ${endpoint.event_types}::text[])
+    insert into endpoints (store_id, url, description, event_types, livemode)
+    values (${endpoint.store_id}, ${endpoint.url}, ${endpoint.description}, ${endpoint.event_types}::text[], ${endpoint.livemode ?? true})
     returning *`;
   return row!;
 }
 
-/** The store's endpoints, oldest first. */
-export async function listEndpoints(db: Db, storeId: string): Promise<EndpointRow[]> {
-  return db<EndpointRow[]>`select * from endpoints where store_id = ${storeId} and deleted_at is null order by created_at, id`;
+/** The store's endpoints of one mode, oldest first. */
+export async function listEndpoints(db: Db, storeId: string, livemode: boolean): Promise<EndpointRow[]> {
+  return db<EndpointRow[]>`select * from endpoints where store_id = ${storeId} and livemode = ${livemode} and deleted_at is null order by created_at, id`;
 }
 
 export async function endpointOfStore(db: Db, storeId: string, endpointId: string): Promise<EndpointRow | undefined> {

@@ -10,15 +10,21 @@ export interface EventRow {
   type: string;
   order_id: string | null;
   body: string;
+  /** Its order's mode (docs/webhooks.md#test-mode): false for test data. */
+  livemode: boolean;
   created_at: Date;
 }
 
-export type NewEvent = Omit<EventRow, "created_at"> & {
+export type NewEvent = Omit<EventRow, "created_at" | "livemode"> & {
+  /** Unset: live. */
+  livemode?: boolean;
   /** The consumer span's trace (tracing.ts), kept on each delivery for its attempts; null when untraced. */
   traceparent?: string | null;
 };
 
 export interface EventFilter {
+  /** The mode listed: live (true, also when unset) or test (false) events only. */
+  livemode?: boolean;
   orderId?: string;
   type?: string;
   /** Only events created before this… */
@@ -34,7 +40,7 @@ export interface EventFilter {
 /**
  * Records events in one statement, so atomically and with one commit for all of them:
  * each event once in the log and, only if it is new there, one delivery for each
- * enabled endpoint of its store subscribed to its type; how many deliveries. An event
+ * enabled endpoint of its store and mode subscribed to its type; how many deliveries. An event
  * recorded already (a redelivered message) adds nothing. The endpoints are
  * share-locked, so one being deleted or disabled at the same moment either gets the
  * delivery before it changes or none at all. Events and deliveries are inserted in the
@@ -48,11 +54,13 @@ export async function recordEvents(db: Db, events: NewEvent[]): Promise<number> 
       select * from unnest(
         ${unique.map((e) => e.id)}::uuid[], ${unique.map((e) => e.store_id)}::uuid[], ${unique.map((e) => e.type)}::text[],
         ${unique.map((e) => e.order_id)}::uuid[], ${unique.map((e) => e.body)}::text[],
-        ${unique.map((e) => e.traceparent ?? null)}::text[]
-      ) with ordinality as b (id, store_id, type, order_id, body, traceparent, ord)
+        ${unique.map((e) => e.traceparent ?? null)}::text[],
+        -- As text: postgres.js types an array of booleans as a boolean.
+        ${unique.map((e) => String(e.livemode ?? true))}::text[]::boolean[]
+      ) with ordinality as b (id, store_id, type, order_id, body, traceparent, livemode, ord)
     ), new_events as (
-      insert into events (id, store_id, type, order_id, body)
-      select id, store_id, type, order_id, body from batch order by ord
+      insert into events (id, store_id, type, order_id, body, livemode)
+      select id, store_id, type, order_id, body, livemode from batch order by ord
       on conflict (id) do nothing
       returning id
     ), live as materialized (
@@ -62,7 +70,7 @@ export async function recordEvents(db: Db, events: NewEvent[]): Promise<number> 
       -- committed first, and is read here as enabled. Filtering on enabled before the
       -- lock would skip an endpoint this statement's snapshot still saw as off, and its
       -- resend could not see these events yet: they would reach it by neither.
-      select e.id, e.store_id, e.enabled, e.event_types, e.created_at from endpoints e
+      select e.id, e.store_id, e.enabled, e.event_types, e.livemode, e.created_at from endpoints e
       where e.store_id = any(${[...new Set(unique.map((e) => e.store_id))]}::uuid[]) and e.deleted_at is null
       order by e.id
       for share
@@ -71,7 +79,8 @@ export async function recordEvents(db: Db, events: NewEvent[]): Promise<number> 
     select e.id, e.store_id, b.id, b.type, b.order_id, b.body, 'event', b.traceparent
     from batch b
     join new_events n on n.id = b.id
-    join live e on e.store_id = b.store_id and e.enabled
+    -- A test event reaches test endpoints only, a live one live endpoints only.
+    join live e on e.store_id = b.store_id and e.enabled and e.livemode = b.livemode
       and (e.event_types is null or b.type = any(e.event_types))
     order by b.ord, e.created_at, e.id
     -- A delivery recorded before the event log existed (the same event redelivered
@@ -84,8 +93,8 @@ export async function recordEvents(db: Db, events: NewEvent[]): Promise<number> 
 /** The store's events matching `filter`, newest first, each with its deliveries (oldest first, no attempts). */
 export async function listEvents(db: Db, storeId: string, filter: EventFilter, limit: number): Promise<{ event: EventRow; deliveries: DeliveryRow[] }[]> {
   const events = await db<EventRow[]>`
-    select ${filter.withoutBodies ? db`id, store_id, type, order_id, '' as body, created_at` : db`*`} from events
-    where store_id = ${storeId} and created_at >= ${filter.notBefore}
+    select ${filter.withoutBodies ? db`id, store_id, type, order_id, '' as body, livemode, created_at` : db`*`} from events
+    where store_id = ${storeId} and livemode = ${filter.livemode ?? true} and created_at >= ${filter.notBefore}
       ${filter.orderId ? db`and order_id = ${filter.orderId}` : db``}
       ${filter.type ? db`and type = ${filter.type}` : db``}
       ${filter.before ? (filter.beforeId ? db`and created_at <= ${filter.before} and (created_at < ${filter.before} or id < ${filter.beforeId}::uuid)` : db`and created_at < ${filter.before}`) : db``}
@@ -100,4 +109,11 @@ export async function listEvents(db: Db, storeId: string, filter: EventFilter, l
   const byEvent = new Map<string, DeliveryRow[]>(ids.map((id) => [id, []]));
   for (const delivery of deliveries) byEvent.get(delivery.event_id)!.push(delivery);
   return events.map((event) => ({ event, deliveries: byEvent.get(event.id)! }));
+}
+
+/** One event of the store in that mode created at or after `notBefore`; undefined when there is none. */
+export async function eventOfStore(db: Db, storeId: string, livemode: boolean, eventId: string, notBefore: Date): Promise<Pick<EventRow, "id" | "created_at"> | undefined> {
+  const [row] = await db<Pick<EventRow, "id" | "created_at">[]>`
+    select id, created_at from events where id = ${eventId} and store_id = ${storeId} and livemode = ${livemode} and created_at >= ${notBefore}`;
+  return row;
 }

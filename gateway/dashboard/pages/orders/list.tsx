@@ -7,8 +7,9 @@ import { ORDER_STATUSES } from "../../../../common/order-status.js";
 import type { Order } from "../../../../gen/order/v1/order_pb.js";
 import type { ServiceClients } from "../../../clients.js";
 import { Money, StatusBadge, Time } from "../../../html/components.js";
-import { problemText, sendPage, type DashboardContext } from "../../kit.js";
+import { dashboardMode, problemText, sendPage, type DashboardContext } from "../../kit.js";
 import { Empty, Shell, storePath } from "../../views/layout.js";
+import { TestData } from "../../views/test-data.js";
 import { DataTable } from "../../views/data-table.js";
 
 const PAGE_SIZE = 50;
@@ -27,6 +28,7 @@ function OrdersPage(props: { ctx: DashboardContext; orders: Order[]; hasMore: bo
   const query = (after?: string) => `?${new URLSearchParams({ status: props.status, q: props.search, ...(after ? { after } : {}) })}`;
   return (
     <Shell title="Orders" member={member} store={store} section="orders" csrf={csrf} error={props.error}>
+      <TestData path={storePath(store.id, "orders")} query={props.ctx.query} testMode={dashboardMode(props.ctx).testMode} />
       <form class="inline card" method="get" action={storePath(store.id, "orders")} role="search">
         <label>
           Status

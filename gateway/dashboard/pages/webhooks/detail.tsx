@@ -80,6 +80,8 @@ function EndpointPage(props: {
           </dd>
           <dt>Description</dt>
           <dd>{endpoint.description || <span class="muted">—</span>}</dd>
+          <dt>Mode</dt>
+          <dd>{endpoint.livemode ? "Live: receives the events of live orders" : "Test: receives only the events of test orders"}</dd>
           <dt>Events</dt>
           <dd>{eventsText(endpoint)}</dd>
           <dt>Status</dt>

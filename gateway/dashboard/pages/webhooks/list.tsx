@@ -1,10 +1,12 @@
 // The store's endpoints (Webhooks in the navigation): each with its state, last
 // attempt and success over 24 h, and the form that adds one, whose secret is shown on
-// the page after it (docs/webhooks.md, docs/dashboard.md).
+// the page after it (docs/webhooks.md, docs/dashboard.md). The "Test data" switch
+// (?mode=test) shows the test endpoints, and the form then adds a test endpoint.
 import type { Endpoint, EndpointHealth } from "../../../../gen/webhook/v1/webhook_pb.js";
 import { Time } from "../../../html/components.js";
-import { may, sendPage, type DashboardContext } from "../../kit.js";
+import { dashboardMode, may, sendPage, type DashboardContext } from "../../kit.js";
 import { Empty, Shell, storePath } from "../../views/layout.js";
+import { TestData, withMode } from "../../views/test-data.js";
 import { DataTable } from "../../views/data-table.js";
 import { endpointPath, type WebhookClient } from "../deliveries.js";
 import { BLANK, EndpointForm, formProblem, SecretCard, subscriptionOf, valuesFrom, type EndpointValues } from "./forms.js";
@@ -13,7 +15,7 @@ import { eventsText, HealthBadge, SuccessRate } from "./health.js";
 const LIST_DONE: Record<string, string> = { deleted: "The endpoint is deleted. Nothing more is sent to it." };
 
 const listEndpoints = async (webhook: WebhookClient, ctx: DashboardContext) =>
-  (await webhook.listEndpoints({ storeId: ctx.state.scope.store.id })).endpoints;
+  (await webhook.listEndpoints({ storeId: ctx.state.scope.store.id, testMode: dashboardMode(ctx).testMode })).endpoints;
 
 function EndpointsPage(props: {
   ctx: DashboardContext;
@@ -25,16 +27,22 @@ function EndpointsPage(props: {
 }) {
   const { member, store, csrf } = props.ctx.state.scope;
   const { endpoints } = props;
+  const { testMode } = dashboardMode(props.ctx);
   const healthOf = (id: string) => props.health?.find((row) => row.endpointId === id);
   return (
     <Shell title="Webhooks" member={member} store={store} section="webhooks" csrf={csrf} flash={props.flash} error={props.error}>
+      <TestData path={storePath(store.id, "webhooks")} query={props.ctx.query} testMode={testMode} />
       <p class="muted">
         Your systems are told about orders by an HTTPS POST to each endpoint, signed with the endpoint's secret (Standard Webhooks). Up to 10 endpoints.
-        The <a href={storePath(store.id, "events")}>Events</a> page lists what was sent.
+        {testMode ? " Test endpoints receive only the events of test orders, live endpoints only those of live orders." : ""} The{" "}
+        <a href={withMode(storePath(store.id, "events"), testMode)}>Events</a> page lists what was sent.
       </p>
       {endpoints.length === 0 ? (
-        <Empty title="No endpoint yet">
-          <p>Add an endpoint below to receive order events (order created, paid, failed, expired, cancelled, refunded; refunds succeeded or failed) on your server.</p>
+        <Empty title={testMode ? "No test endpoint yet" : "No endpoint yet"}>
+          <p>
+            Add an endpoint below to receive {testMode ? "test " : ""}order events (order created, paid, failed, expired, cancelled, refunded; refunds succeeded or
+            failed) on your server.
+          </p>
         </Empty>
       ) : (
         <DataTable head={["URL", "Description", "State", "Last attempt", "Success (24 h)", "Events"]}>
@@ -70,8 +78,8 @@ function EndpointsPage(props: {
       {may(props.ctx, "developer_settings") && (
         <EndpointForm
           id="add-endpoint"
-          heading="Add endpoint"
-          action={storePath(store.id, "webhooks")}
+          heading={testMode ? "Add test endpoint" : "Add endpoint"}
+          action={withMode(storePath(store.id, "webhooks"), testMode)}
           csrf={csrf}
           values={props.values ?? BLANK}
           note={endpoints.length >= 10 ? "This store already has 10 endpoints, the most it can have: delete one before adding another." : undefined}
@@ -87,7 +95,7 @@ function CreatedPage(props: { ctx: DashboardContext; endpoint: Endpoint; secret:
   return (
     <Shell title="Endpoint added" member={member} store={store} section="webhooks" csrf={csrf}>
       <p>
-        Events are now sent to <span class="mono">{endpoint.url}</span> ({eventsText(endpoint)}).
+        {endpoint.livemode ? "Events" : "Test events"} are now sent to <span class="mono">{endpoint.url}</span> ({eventsText(endpoint)}).
       </p>
       <SecretCard heading="Signing secret" secret={props.secret}>
         <p class="small muted">
@@ -105,7 +113,8 @@ function CreatedPage(props: { ctx: DashboardContext; endpoint: Endpoint; secret:
 
 /** GET …/webhooks: the list, with the flash of a change that led back to it. */
 export async function endpointList(ctx: DashboardContext, webhook: WebhookClient) {
-  const [endpoints, { endpoints: health }] = await Promise.all([listEndpoints(webhook, ctx), webhook.getWebhookHealth({ storeId: ctx.state.scope.store.id })]);
+  const { testMode } = dashboardMode(ctx);
+  const [endpoints, { endpoints: health }] = await Promise.all([listEndpoints(webhook, ctx), webhook.getWebhookHealth({ storeId: ctx.state.scope.store.id, testMode })]);
   sendPage(ctx, <EndpointsPage ctx={ctx} endpoints={endpoints} health={health} flash={LIST_DONE[String(ctx.query.done)]} />);
 }
 
@@ -115,7 +124,8 @@ export async function addEndpoint(ctx: DashboardContext, webhook: WebhookClient)
   const values = valuesFrom(ctx.state.scope.form);
   try {
     // The webhook service checks the member's role and audits the change with it.
-    const created = await webhook.createEndpoint({ storeId, url: values.url, description: values.description, events: subscriptionOf(values) });
+    // The form posts to ?mode=test from the test endpoints' list: a test endpoint.
+    const created = await webhook.createEndpoint({ storeId, url: values.url, description: values.description, events: subscriptionOf(values), testMode: dashboardMode(ctx).testMode });
     // The secret is in this response only, never in a URL or a later page.
     sendPage(ctx, <CreatedPage ctx={ctx} endpoint={created.endpoint!} secret={created.secret} />, 201);
   } catch (error) {
