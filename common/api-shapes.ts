@@ -19,7 +19,7 @@ import {
   MAX_REFUND_REASON_LENGTH,
   MAX_UNIQUE_CODE,
 } from "./order-limits.js";
-import { ORDER_EVENT_TYPES, ORDER_STATUS_EVENT_TYPES, ORDER_STATUSES, REFUND_EVENT_TYPES } from "./order-status.js";
+import { ORDER_EVENT_TYPES, ORDER_STATUS_EVENT_TYPES, ORDER_STATUSES, REFUND_EVENT_TYPES, TEST_EVENT_TYPE } from "./order-status.js";
 import { BANK_TRANSFER, GATEWAY_METHODS } from "./payment-methods.js";
 
 export const uuidShape = z.guid();
@@ -260,9 +260,25 @@ export const refundEventShape = z
       "`refund.succeeded` or `refund.failed`: every refund settled, whether asked for with the API, the dashboard or `store-admin`, or reported by the gateway.",
   });
 
-export const webhookEventShape = z.discriminatedUnion("type", [orderEventShape, refundEventShape]).meta({
+export const testEventShape = z
+  .strictObject({
+    type: z.literal(TEST_EVENT_TYPE),
+    timestamp: time,
+    data: z.strictObject({
+      store_id: uuidShape,
+      endpoint_id: uuidShape.meta({ description: "The endpoint it was sent to." }),
+      livemode: z.boolean().meta({ description: "The endpoint's mode: false for a test endpoint." }),
+    }),
+  })
+  .meta({
+    id: "TestEvent",
+    description:
+      "`webhook.test`: sent to one endpoint when asked for (the dashboard's Send test event, `store-admin webhook test`), never by an order. No endpoint subscribes to it and the event log does not keep it.",
+  });
+
+export const webhookEventShape = z.discriminatedUnion("type", [orderEventShape, refundEventShape, testEventShape]).meta({
   id: "WebhookEvent",
-  description: "Any event: an order's (`order.*`, `orderUpdated`) or a refund's (`refund.*`).",
+  description: "Any event: an order's (`order.*`, `orderUpdated`), a refund's (`refund.*`) or a test (`webhook.test`).",
 });
 
 /**
@@ -298,3 +314,4 @@ export type OrderEventPayload = z.output<typeof orderEventShape>;
 export type RefundEventPayload = z.output<typeof refundEventShape>;
 export type EventItemJson = z.output<typeof eventItemShape>;
 export type EventPage = z.output<typeof eventPageShape>;
+export type TestEventPayload = z.output<typeof testEventShape>;

@@ -22,6 +22,12 @@ export const ORDER_EVENT_TYPES = [
 
 export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
 
+/**
+ * The event "Send test event" delivers (docs/webhooks.md#test-events): signed like the
+ * others, but no endpoint subscribes to it and the event log does not keep it.
+ */
+export const TEST_EVENT_TYPE = "webhook.test";
+
 /** The events whose body carries `data.previous_status`: an order made or changing status. */
 export type OrderStatusEventType = Exclude<OrderEventType, `refund.${string}`>;
 /** The events whose body carries `data.refund` (docs/refunds.md#events). */

@@ -68,23 +68,65 @@ export function namedSchemas(): Record<string, JsonSchema> {
   return componentSchemas;
 }
 
-export const rateHeaders = {
-  "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" },
-  RateLimit: { $ref: "#/components/headers/RateLimit" },
-  "RateLimit-Policy": { $ref: "#/components/headers/RateLimit-Policy" },
+/**
+ * components.headers. `required` marks a header sent on every answer the header is
+ * listed for: the request id always, Retry-After on every 429 and 503. The rate headers
+ * are required on a success only (rateHeaders); on an error they come only when the
+ * call got that far (keyedErrorResponse).
+ */
+export const headerComponents = {
+  "X-Request-Id": {
+    description: "The request's id: the incoming one when it is 1–128 safe characters, else a new UUID.",
+    required: true,
+    schema: { type: "string" },
+  },
+  RateLimit: {
+    description:
+      "draft-ietf-httpapi-ratelimit-headers-11: requests left and seconds until the bucket is full. Sent on every success, and on an error once the key passed authentication and the plan check (so not with a 401, a PLAN_REQUIRED, or the 429 or 503 of authentication itself).",
+    schema: { type: "string", pattern: "^\"store\";r=[0-9]+;t=[0-9]+$" },
+  },
+  "RateLimit-Policy": {
+    description: "The store's quota per 60 s window. Sent whenever `RateLimit` is.",
+    schema: { type: "string", pattern: "^\"store\";q=[0-9]+;w=60$" },
+  },
+  "Retry-After": { description: "Seconds to wait.", required: true, schema: { type: "string", pattern: "^[0-9]+$" } },
 };
 
+const headerRef = (name: keyof typeof headerComponents) => ({ $ref: `#/components/headers/${name}` });
+
+/** The headers of a keyed call's success: the request id and the rate headers, always. */
+export const rateHeaders = {
+  "X-Request-Id": headerRef("X-Request-Id"),
+  RateLimit: { ...headerComponents.RateLimit, required: true },
+  "RateLimit-Policy": { ...headerComponents["RateLimit-Policy"], required: true },
+};
+
+/** An error answer: the envelope, the request id and `headers`. */
 export const errorResponse = (description: string, headers: Record<string, object> = {}, examples?: Record<string, object>) => ({
   description,
-  headers: { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" }, ...headers },
+  headers: { "X-Request-Id": headerRef("X-Request-Id"), ...headers },
   content: { "application/json": { schema: schemaOf(errorEnvelopeShape), ...(examples ? { examples } : {}) } },
 });
 
-/** What any call with an API key may answer besides its own responses. */
+/**
+ * An error answer to a keyed call. The guards set the rate headers before the scope
+ * check, the body and the route (gateway/guards.ts), so an error from any of those
+ * carries them; they are listed as optional because one from authentication or the
+ * plan check comes before them.
+ */
+export const keyedErrorResponse = (description: string, headers: Record<string, object> = {}, examples?: Record<string, object>) =>
+  errorResponse(description, { RateLimit: headerRef("RateLimit"), "RateLimit-Policy": headerRef("RateLimit-Policy"), ...headers }, examples);
+
+/**
+ * What any call with an API key may answer besides its own responses. 413 and 415
+ * too: the guards read a body on every keyed route, a GET's included.
+ */
 export const keyedErrors = {
   "400": { $ref: "#/components/responses/InvalidRequest" },
   "401": { $ref: "#/components/responses/Unauthorized" },
   "403": { $ref: "#/components/responses/Forbidden" },
+  "413": { $ref: "#/components/responses/PayloadTooLarge" },
+  "415": { $ref: "#/components/responses/UnsupportedMediaType" },
   "429": { $ref: "#/components/responses/RateLimited" },
   "500": { $ref: "#/components/responses/InternalError" },
   "503": { $ref: "#/components/responses/ServiceUnavailable" },

@@ -7,10 +7,11 @@
 // the platform sends, and the components the paths refer to. Schemas come from zod
 // shapes (openapi-parts.ts).
 
-import { orderEventShape, refundEventShape } from "../common/api-shapes.js";
+import type { z } from "zod";
+import { orderEventShape, refundEventShape, testEventShape } from "../common/api-shapes.js";
 import { missingScopeMessage, ROUTE_SCOPES } from "../common/scopes.js";
-import { ORDER_EVENT_TYPES, REFUND_EVENT_TYPES } from "../common/order-status.js";
-import { errorResponse, namedSchemas, schemaOf, uuid, type PathItems } from "./openapi-parts.js";
+import { ORDER_EVENT_TYPES, REFUND_EVENT_TYPES, TEST_EVENT_TYPE } from "../common/order-status.js";
+import { errorResponse, headerComponents, keyedErrorResponse, namedSchemas, schemaOf, uuid, type PathItems } from "./openapi-parts.js";
 import { bankMutationPaths } from "./routes/bank-mutations.openapi.js";
 import { docsPaths } from "./routes/docs.openapi.js";
 import { eventPaths } from "./routes/events.openapi.js";
@@ -33,6 +34,30 @@ function withScopes(paths: PathItems): PathItems {
     Object.assign(operation, { "x-required-scope": scope });
   }
   return paths;
+}
+
+/** The `webhooks` entry of one event type: the request we send, with `shape` as its body. */
+function webhook(type: string, shape: z.ZodType, about = "") {
+  return {
+    post: {
+      operationId: `webhook_${type.replace(/\W/g, "_")}`,
+      summary: `${type} event`,
+      description:
+        about +
+        "Standard Webhooks: headers `webhook-id` (event id, the same on every retry), `webhook-timestamp` (Unix seconds of the attempt), `webhook-signature` (`v1,<base64 HMAC-SHA256(secret, \"{id}.{timestamp}.{body}\")>`, space-separated during a secret rotation). Any 2xx within 15 s is success; otherwise retried on WEBHOOK_RETRY_SCHEDULE. Delivery is at least once, unordered: dedupe on `webhook-id`, order by `data.order.updated_at`.",
+      security: [],
+      parameters: [
+        { name: "webhook-id", in: "header", required: true, schema: uuid },
+        { name: "webhook-timestamp", in: "header", required: true, schema: { type: "string", pattern: "^[0-9]+$" } },
+        { name: "webhook-signature", in: "header", required: true, schema: { type: "string", pattern: "^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$" } },
+      ],
+      requestBody: {
+        required: true,
+        content: { "application/json": { schema: { allOf: [schemaOf(shape), { properties: { type: { const: type } } }] } } },
+      },
+      responses: { "2XX": { description: "Received." }, "410": { description: "Gone: the endpoint is disabled." } },
+    },
+  };
 }
 
 export const openApiDocument = {
@@ -91,39 +116,19 @@ export const openApiDocument = {
     ...notificationPaths(),
     ...docsPaths(),
   }),
-  webhooks: Object.fromEntries(
-    ORDER_EVENT_TYPES.map((type) => [
-      type,
-      {
-        post: {
-          operationId: `webhook_${type.replace(/\W/g, "_")}`,
-          summary: `${type} event`,
-          description:
-            "Standard Webhooks: headers `webhook-id` (event id, the same on every retry), `webhook-timestamp` (Unix seconds of the attempt), `webhook-signature` (`v1,<base64 HMAC-SHA256(secret, \"{id}.{timestamp}.{body}\")>`, space-separated during a secret rotation). Any 2xx within 15 s is success; otherwise retried on WEBHOOK_RETRY_SCHEDULE. Delivery is at least once, unordered: dedupe on `webhook-id`, order by `data.order.updated_at`.",
-          security: [],
-          parameters: [
-            { name: "webhook-id", in: "header", required: true, schema: uuid },
-            { name: "webhook-timestamp", in: "header", required: true, schema: { type: "string", pattern: "^[0-9]+$" } },
-            { name: "webhook-signature", in: "header", required: true, schema: { type: "string", pattern: "^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$" } },
-          ],
-          requestBody: {
-            required: true,
-            content: {
-              "application/json": {
-                schema: {
-                  allOf: [
-                    schemaOf((REFUND_EVENT_TYPES as readonly string[]).includes(type) ? refundEventShape : orderEventShape),
-                    { properties: { type: { const: type } } },
-                  ],
-                },
-              },
-            },
-          },
-          responses: { "2XX": { description: "Received." }, "410": { description: "Gone: the endpoint is disabled." } },
-        },
-      },
-    ]),
-  ),
+  webhooks: {
+    ...Object.fromEntries(
+      ORDER_EVENT_TYPES.map((type) => [
+        type,
+        webhook(type, (REFUND_EVENT_TYPES as readonly string[]).includes(type) ? refundEventShape : orderEventShape),
+      ]),
+    ),
+    [TEST_EVENT_TYPE]: webhook(
+      TEST_EVENT_TYPE,
+      testEventShape,
+      "Sent only when asked for (the dashboard's Send test event, `store-admin webhook test`), to that one endpoint, whatever events it subscribes to. Signed, retried and recorded as a delivery like any event, but not kept in the event log. ",
+    ),
+  },
   components: {
     securitySchemes: {
       bearerAuth: {
@@ -132,20 +137,9 @@ export const openApiDocument = {
         description: "`Authorization: Bearer sk_live_…`, or `sk_test_…` for a test key, which sees and makes only test data (the scheme word is case-insensitive). Keys are scoped to one store.",
       },
     },
-    headers: {
-      "X-Request-Id": {
-        description: "The request's id: the incoming one when it is 1–128 safe characters, else a new UUID.",
-        schema: { type: "string" },
-      },
-      RateLimit: {
-        description: "draft-ietf-httpapi-ratelimit-headers-11: requests left and seconds until the bucket is full.",
-        schema: { type: "string", pattern: "^\"store\";r=[0-9]+;t=[0-9]+$" },
-      },
-      "RateLimit-Policy": { description: "The store's quota per 60 s window.", schema: { type: "string", pattern: "^\"store\";q=[0-9]+;w=60$" } },
-      "Retry-After": { description: "Seconds to wait.", schema: { type: "string", pattern: "^[0-9]+$" } },
-    },
+    headers: headerComponents,
     responses: {
-      InvalidRequest: errorResponse(
+      InvalidRequest: keyedErrorResponse(
         [
           "INVALID_REQUEST: malformed or invalid input. `details` lists every invalid field of the body (or query), not",
           "only the first, in the order the request has them (at most 100), each by its path (`items[0].quantity`);",
@@ -171,12 +165,12 @@ export const openApiDocument = {
           },
         },
       ),
-      PayloadTooLarge: errorResponse("INVALID_REQUEST: body over 64 KiB."),
-      UnsupportedMediaType: errorResponse("INVALID_REQUEST: body is not application/json."),
+      PayloadTooLarge: keyedErrorResponse("INVALID_REQUEST: body over 64 KiB (1 MiB for `POST /v1/bank-mutations`)."),
+      UnsupportedMediaType: keyedErrorResponse("INVALID_REQUEST: body is not application/json."),
       Unauthorized: errorResponse("UNAUTHORIZED: header missing or malformed, key unknown or revoked.", {
-        "WWW-Authenticate": { schema: { type: "string", pattern: "^Bearer" } },
+        "WWW-Authenticate": { required: true, schema: { type: "string", pattern: "^Bearer" } },
       }),
-      Forbidden: errorResponse(
+      Forbidden: keyedErrorResponse(
         "PLAN_REQUIRED: the store is not on the Growth or Scale plan (checked before the rate limit). FORBIDDEN: the key lacks the scope this operation needs, named in the message; nothing was changed.",
         {},
         {
@@ -184,13 +178,13 @@ export const openApiDocument = {
           scope: { value: { success: false, error: { code: "FORBIDDEN", message: missingScopeMessage("payments:write") } } },
         },
       ),
-      NotFound: errorResponse("NOT_FOUND: no such route, or no such order in this store."),
-      Conflict: errorResponse("CONFLICT: Idempotency-Key reused with another body or still in flight, or no unique amount code left."),
-      RateLimited: errorResponse("RATE_LIMITED: over the store's rate, or too many failed authentications from this client address (an IPv6 client is its /64).", {
+      NotFound: keyedErrorResponse("NOT_FOUND: no such order in this store (the path's `order_id`, or `starting_after`)."),
+      Conflict: keyedErrorResponse("CONFLICT: Idempotency-Key reused with another body or still in flight, or no unique amount code left."),
+      RateLimited: keyedErrorResponse("RATE_LIMITED: over the store's rate, or too many failed authentications from this client address (an IPv6 client is its /64).", {
         "Retry-After": { $ref: "#/components/headers/Retry-After" },
       }),
-      InternalError: errorResponse("INTERNAL_ERROR: a bug; the message is generic, details are in the log."),
-      ServiceUnavailable: errorResponse("SERVICE_UNAVAILABLE: an internal service or the database is unreachable.", {
+      InternalError: keyedErrorResponse("INTERNAL_ERROR: a bug; the message is generic, details are in the log."),
+      ServiceUnavailable: keyedErrorResponse("SERVICE_UNAVAILABLE: an internal service or the database is unreachable.", {
         "Retry-After": { $ref: "#/components/headers/Retry-After" },
       }),
     },

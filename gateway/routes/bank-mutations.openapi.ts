@@ -50,8 +50,6 @@ export function bankMutationPaths(): PathItems {
             headers: rateHeaders,
             content: { "application/json": { schema: success(bankMutationResultsShape) } },
           },
-          "413": { $ref: "#/components/responses/PayloadTooLarge" },
-          "415": { $ref: "#/components/responses/UnsupportedMediaType" },
           ...keyedErrors,
         },
       },

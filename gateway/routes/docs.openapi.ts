@@ -10,7 +10,16 @@ export function docsPaths(): PathItems {
         tags: ["Meta"],
         summary: "This document",
         security: [],
-        responses: { "200": { description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } } },
+        responses: {
+          "200": {
+            description: "OpenAPI 3.1",
+            headers: {
+              "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" },
+              "Cache-Control": { required: true, schema: { type: "string", const: "public, max-age=300" } },
+            },
+            content: { "application/json": { schema: { type: "object" } } },
+          },
+        },
       },
     },
   };

@@ -2,7 +2,7 @@
 // request bodies are the zod schemas the routes validate with (order-request.ts).
 import { orderDetailShape, orderPageShape, orderStatusShape, refundResultShape } from "../../common/api-shapes.js";
 import { MAX_IDEMPOTENCY_KEY_LENGTH, MAX_UNIQUE_CODE } from "../../common/order-limits.js";
-import { errorResponse, keyedErrors, rateHeaders, request, schemaOf, strictInt, success, uuid, type PathItems } from "../openapi-parts.js";
+import { keyedErrorResponse, keyedErrors, rateHeaders, request, schemaOf, strictInt, success, uuid, type PathItems } from "../openapi-parts.js";
 import { createOrderBody, refundOrderBody } from "../order-request.js";
 import { PAGE_LIMIT, PAGE_OFFSET } from "../query.js";
 
@@ -50,6 +50,7 @@ export function orderPaths(): PathItems {
               },
             },
           },
+          "404": { $ref: "#/components/responses/NotFound" },
           ...keyedErrors,
         },
       },
@@ -105,8 +106,6 @@ export function orderPaths(): PathItems {
             content: { "application/json": { schema: success(orderDetailShape) } },
           },
           "409": { $ref: "#/components/responses/Conflict" },
-          "413": { $ref: "#/components/responses/PayloadTooLarge" },
-          "415": { $ref: "#/components/responses/UnsupportedMediaType" },
           ...keyedErrors,
         },
       },
@@ -169,11 +168,9 @@ export function orderPaths(): PathItems {
             content: { "application/json": { schema: success(refundResultShape) } },
           },
           "404": { $ref: "#/components/responses/NotFound" },
-          "409": errorResponse(
+          "409": keyedErrorResponse(
             "CONFLICT: the order cannot be refunded (it is not paid, or already fully refunded), or the Idempotency-Key was reused with another body or is still in flight.",
           ),
-          "413": { $ref: "#/components/responses/PayloadTooLarge" },
-          "415": { $ref: "#/components/responses/UnsupportedMediaType" },
           ...keyedErrors,
         },
       },

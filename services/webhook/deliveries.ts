@@ -1,7 +1,9 @@
 // Delivery records (docs/webhooks.md#recording-attempts, docs/cli.md): listing a store's deliveries with their attempts,
 // one delivery with its body, sending one again (a new attempt with the same
 // webhook-id), and test deliveries.
+import type { TestEventPayload } from "../../common/api-shapes.js";
 import { auditTarget } from "../../common/audit.js";
+import { TEST_EVENT_TYPE } from "../../common/order-status.js";
 import type { Actor } from "../../common/actor.js";
 import { auditEntry, insertAudit } from "../../platform/audit-log.js";
 import { transaction, type Sql } from "../../platform/db.js";
@@ -26,9 +28,6 @@ import { HEALTH_WINDOW_MS } from "./health-window.js";
 export const DEFAULT_LIST_LIMIT = 100;
 export const MAX_LIST_LIMIT = 500;
 
-/** The type of the event "Send test event" delivers; no endpoint subscribes to it, each can be sent one. */
-export const TEST_EVENT_TYPE = "webhook.test";
-
 /** The page size a listing asks for: unset or not positive → the default, at most the maximum. */
 export function listLimit(requested: number): number {
   return requested > 0 ? Math.min(requested, MAX_LIST_LIMIT) : DEFAULT_LIST_LIMIT;
@@ -36,7 +35,7 @@ export function listLimit(requested: number): number {
 
 /** The body of a test delivery, in the key order docs/webhooks.md#test-events documents; `livemode` is the endpoint's. */
 export function testEventBody(storeId: string, endpointId: string, livemode: boolean, now = new Date()): string {
-  return JSON.stringify({ type: TEST_EVENT_TYPE, timestamp: now.toISOString(), data: { store_id: storeId, endpoint_id: endpointId, livemode } });
+  return JSON.stringify({ type: TEST_EVENT_TYPE, timestamp: now.toISOString(), data: { store_id: storeId, endpoint_id: endpointId, livemode } } satisfies TestEventPayload);
 }
 
 export function createDeliveries({ sql, logger, onRequeued }: { sql: Sql; logger: Logger; onRequeued: () => void }) {

@@ -160,6 +160,19 @@ test("every documented request example is accepted, and every response matches t
   }
 });
 
+test("the test event a store sends itself is the document's webhook.test, and a WebhookEvent", async (t) => {
+  const v = createOpenApiValidator(served.document);
+  const shop = await createStore(stack);
+  const { endpoint } = await stack.webhooks!.setEndpoint({ storeId: shop.storeId, url: receiver.url });
+  await stack.webhooks!.sendTestEvent({ storeId: shop.storeId, endpointId: endpoint!.id });
+  let event: any;
+  await waitFor(() => (event = receiver.events().find((e: any) => e.type === "webhook.test" && e.data.store_id === shop.storeId)) !== undefined);
+  t.deepEqual(event.data, { store_id: shop.storeId, endpoint_id: endpoint!.id });
+  t.is(v.checkWebhook("webhook.test", event), undefined);
+  t.is(v.checkSchema("WebhookEvent", event), undefined);
+  t.not(v.checkWebhook("webhook.test", { ...event, data: { ...event.data, order: {} } }), undefined, "nothing more in data");
+});
+
 test("the documented rate and request-id headers are sent", async (t) => {
   const v = createOpenApiValidator(served.document);
   const shop = await createStore(stack);

@@ -17,6 +17,7 @@ import { freePort } from "../../platform/net.js";
 import { createRpcChannel } from "../../platform/rpc-client.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
 import { api } from "../helpers/http.js";
+import { prepareOpenApiValidation } from "../helpers/openapi.js";
 import { SHARED_NATS_URL, uniqueBusNames } from "../helpers/nats.js";
 import { TEST_INTERNAL_TOKEN } from "../helpers/internal-token.js";
 
@@ -60,6 +61,8 @@ async function startEdge(hintSubject: string): Promise<{ url: string; gateway: G
 }
 
 test.before(async () => {
+  // Before the services start: api() compiles the document's schemas on first use otherwise.
+  prepareOpenApiValidation();
   db = await createTestDatabase("cc");
   const catalogSql = connectDb(db.url, { schema: CATALOG_SCHEMA, max: 4 });
   const changes = connectCatalogChanges(SHARED_NATS_URL, subject, logger);

@@ -1,3 +1,5 @@
+import { assertDocumented } from "./openapi.js";
+
 export interface ApiResponse<T = any> {
   status: number;
   headers: Headers;
@@ -5,7 +7,12 @@ export interface ApiResponse<T = any> {
   text: string;
 }
 
-/** fetch, with the body read and parsed when it is JSON. */
+/**
+ * fetch, with the body read and parsed when it is JSON. An answer under /v1 must be what
+ * the OpenAPI document says (status, headers, body): one that is not throws, naming the
+ * call and what differs, so no full-stack test sees an answer the document does not
+ * describe (test/helpers/openapi.ts).
+ */
 export async function api<T = any>(
   baseUrl: string,
   path: string,
@@ -24,7 +31,9 @@ export async function api<T = any>(
   try {
     parsed = text === "" ? undefined : JSON.parse(text);
   } catch {}
-  return { status: response.status, headers: response.headers, body: parsed as T, text };
+  const answer = { status: response.status, headers: response.headers, body: parsed as T, text };
+  if (path.startsWith("/v1/")) assertDocumented(init.method ?? "GET", path, answer);
+  return answer;
 }
 
 /** Polls `check` until it returns true or `ms` pass; returns the elapsed milliseconds. */

@@ -19,6 +19,7 @@ import { BankReconciliationService } from "../../gen/order/v1/bank_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
 import { createTestDatabase, type TestDatabase } from "./db.js";
 import { TEST_INTERNAL_TOKEN } from "./internal-token.js";
+import { prepareOpenApiValidation } from "./openapi.js";
 import { startAll } from "../../cli/start-all.js";
 
 export interface StackOptions {
@@ -52,6 +53,9 @@ export interface StackOptions {
  * `transport: "grpc"`; the test's own admin clients always use gRPC.
  */
 export async function startStack(options: StackOptions = {}) {
+  // api() checks every /v1 answer against the document; its schemas are compiled now,
+  // while nothing of the stack runs yet to be held up by it.
+  prepareOpenApiValidation();
   const db: TestDatabase = await createTestDatabase();
   const logger = options.logger ?? createLogger("test", process.env.TEST_LOG_LEVEL ?? "silent");
   const gatewayPort = await freePort();
