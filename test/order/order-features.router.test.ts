@@ -362,3 +362,56 @@ test("ListOrders sync: refunds and the sweeper's expiry move an order to the end
     ],
   );
 });
+
+test.serial("ListOrders sync: paging while orders change at once, one change held open across page reads, misses no change", async (t) => {
+  const { client, tables } = await setup(t);
+  const since = new Date(Date.now() - 1000).toISOString();
+  const ids: string[] = [];
+  for (let n = 0; n < 12; n++) ids.push((await newOrder(client)).id);
+  await settled(tables);
+  /** Each order as the pager last saw it, by its metadata's counter: a client's upsert by id. */
+  const seen = new Map<string, number>();
+  let pagesWhileHeld = 0;
+  let holding = false;
+  const version = (metadata: Record<string, string>) => Number(metadata.v ?? "0");
+  let cursor = "";
+  const readPage = async () => {
+    const page = await client.listOrders({ storeId: SHOP, limit: 3, ...(cursor ? { cursor } : { updatedSince: since }) });
+    for (const order of page.orders) seen.set(order.id, version(order.metadata));
+    if (holding) pagesWhileHeld++;
+    cursor = page.nextCursor;
+    return page;
+  };
+  let writing = true;
+  const pager = (async () => {
+    while (writing) {
+      await readPage();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  })();
+  // Writers: each change sets a higher counter on one order.
+  let counter = 0;
+  const writers = Array.from({ length: 3 }, async () => {
+    for (let n = 0; n < 15; n++) {
+      // Never the held one: its change must come through on its own.
+      const id = ids[1 + Math.floor(Math.random() * (ids.length - 1))]!;
+      await client.updateOrderMetadata({ storeId: SHOP, orderId: id, set: { v: String(++counter) } });
+    }
+  });
+  // One change held open while pages are read, committing last.
+  const held = tables.direct.begin(async (tx) => {
+    await tx`update orders set metadata = ${tx.json({ v: "1000" })}, updated_at = clock_timestamp() where id = ${ids[0]!}`;
+    holding = true;
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    holding = false;
+  });
+  await Promise.all([...writers, held]);
+  writing = false;
+  await pager;
+  await settled(tables);
+  for (let page = await readPage(); page.hasMore; page = await readPage());
+  const final = await tables.direct<{ id: string; metadata: Record<string, string> }[]>`select id, metadata from orders`;
+  // What the client holds is what the store holds, for every order.
+  for (const row of final) t.is(seen.get(row.id), version(row.metadata), row.id);
+  t.true(pagesWhileHeld > 0, "pages were read while the change was held open");
+});
