@@ -285,7 +285,13 @@ export function createOrders(deps: OrdersDeps) {
    * status unchanged (its previous_status is the status), as a status change does; a
    * change that changes nothing writes nothing and announces nothing.
    */
-  async function updateMetadata(storeId: string, orderId: string, change: { set: Metadata; remove: string[] }, options: { testMode?: boolean } = {}): Promise<Order> {
+  async function updateMetadata(
+    storeId: string,
+    orderId: string,
+    change: { set: Metadata; remove: string[] },
+    // Which mode's order (docs/keys.md#test-mode): the lookup below is where it selects.
+    _options: { testMode?: boolean } = {},
+  ): Promise<Order> {
     const row = committed(
       await transaction(sql, async (tx) => {
         const found = await findOrder(tx, orderId, { storeId, forUpdate: true });

@@ -30,6 +30,6 @@ test("an edited, truncated or made-up cursor is refused; the service names the c
     "",
   ];
   for (const bad of edited) t.is(parseChangeCursor(bad), undefined, bad);
-  const error = t.throws(() => serviceParse(edited[0]!)) as ConnectError;
+  const error = t.throws<ConnectError>(() => serviceParse(edited[0]!));
   t.deepEqual(fieldViolations(error).map((v) => v.field), ["cursor"]);
 });
