@@ -109,6 +109,17 @@ test("metadata: at creation and by PATCH (null removes), in GET, in the list and
     json: { items: [{ product_id: store.product.id, quantity: 1 }], buyer, payment_method: "bank_transfer", metadata: { x: null } },
   });
   assertError(t, nullAtCreation, 400, "INVALID_REQUEST", "metadata.x");
+  // The Idempotency-Key's hash covers metadata: the same key with other metadata is another request.
+  const keyed = (metadata: Record<string, string>) =>
+    api(stack.baseUrl, "/v1/orders", {
+      method: "POST",
+      key: store.key,
+      headers: { "Idempotency-Key": "meta-1" },
+      json: { items: [{ product_id: store.product.id, quantity: 1 }], buyer, payment_method: "bank_transfer", metadata },
+    });
+  t.is((await keyed({ a: "1" })).status, 201);
+  t.is((await keyed({ a: "1" })).headers.get("idempotent-replayed"), "true");
+  assertError(t, await keyed({ a: "2" }), 409, "CONFLICT");
 });
 
 test("GET /v1/orders?updated_since: oldest change first with next_cursor; the cursor pages on; bad values are 400 naming the parameter", async (t) => {
