@@ -395,6 +395,7 @@ export function createSeeder(target: SeedTarget, options: { seed?: number; batch
       status_checks: 0,
       gateway_expire_at: null,
       paid_at: null,
+      metadata: {},
     };
     const history: string[] = [line([id, null, "pending", "created", null, micros(createdAt + 0.3)])];
     /** Outbox rows in the order written, each with its time (ms with a fraction) and body. */

@@ -6,7 +6,7 @@
 // into the audit entry of the change.
 import { OPERATOR_ACTOR } from "./audit.js";
 import { isRole, roleMay, type Permission, type Role } from "./roles.js";
-import { parseScopes, scopesAllow, type Scope } from "./scopes.js";
+import { ORDER_CHANGE_SCOPE, parseScopes, scopesAllow, type Scope } from "./scopes.js";
 
 export type Actor =
   | { kind: "member"; memberId: string; role: Role; email: string }
@@ -66,6 +66,17 @@ export function actorMay(actor: Actor, permission: Permission): boolean {
     default:
       return true;
   }
+}
+
+/**
+ * Whether the actor may change an order in a way that moves no money: cancel a pending
+ * one, set its metadata (docs/keys.md#scopes). A key needs orders:write, the scope that
+ * makes orders, or payments:write; a member needs the role's `payments`, as for every
+ * order action on the dashboard; the operator and the system may.
+ */
+export function actorMayChangeOrder(actor: Actor): boolean {
+  if (actor.kind === "api_key") return actor.scopes.includes(ORDER_CHANGE_SCOPE) || scopesAllow(actor.scopes, "payments");
+  return actorMay(actor, "payments");
 }
 
 /** How the audit log names the actor: a member's email, `operator`, `system`, or `key:<id>`. */

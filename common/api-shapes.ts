@@ -16,6 +16,9 @@ import {
   MAX_BUYER_NAME_LENGTH,
   MAX_EXTERNAL_ID_LENGTH,
   MAX_ITEM_QUANTITY,
+  MAX_METADATA_KEY_LENGTH,
+  MAX_METADATA_KEYS,
+  MAX_METADATA_VALUE_LENGTH,
   MAX_REFUND_REASON_LENGTH,
   MAX_UNIQUE_CODE,
 } from "./order-limits.js";
@@ -148,6 +151,15 @@ export const refundShape = z
   })
   .meta({ id: "Refund" });
 
+/** An order's metadata (docs/orders.md#metadata): the client's own keys and values, `{}` when none. */
+export const metadataShape = z.record(z.string(), z.string()).meta({
+  id: "Metadata",
+  maxProperties: MAX_METADATA_KEYS,
+  propertyNames: { minLength: 1, maxLength: MAX_METADATA_KEY_LENGTH },
+  additionalProperties: { type: "string", maxLength: MAX_METADATA_VALUE_LENGTH },
+  description: `Up to ${MAX_METADATA_KEYS} keys of 1 to ${MAX_METADATA_KEY_LENGTH} characters, each a string of at most ${MAX_METADATA_VALUE_LENGTH} characters. Never searched.`,
+});
+
 export const orderShape = z
   .strictObject({
     id: uuidShape,
@@ -170,10 +182,25 @@ export const orderShape = z
     requires_payment: z.boolean().meta({ description: "status == pending and amount > 0" }),
     refunded_amount: idr.meta({ description: "What the succeeded refunds add up to; the order is `refunded` when it reaches `amount`." }),
     refunds: z.array(refundShape).meta({ description: "Every refund of the order, oldest first." }),
+    metadata: metadataShape,
   })
   .meta({ id: "Order" });
 
 export const orderPageShape = pageShape(orderShape);
+
+/**
+ * GET /v1/orders: a page, and with updated_since or cursor (a sync, docs/orders.md#syncing)
+ * the cursor of the next page too.
+ */
+export const orderListShape = orderPageShape.extend({
+  next_cursor: z.string().optional().meta({
+    description:
+      "Only with `updated_since` or `cursor`: pass it as `cursor` for the next page, and keep the last one to go on from later. Always given in a sync, also on its last page.",
+  }),
+});
+
+/** An order on its own: `data` of PATCH /v1/orders/{id} and POST /v1/orders/{id}/cancel. */
+export const orderResultShape = z.strictObject({ order: orderShape }).meta({ id: "OrderResult" });
 
 export const refundResultShape = z.strictObject({ refund: refundShape, order: orderShape }).meta({ id: "RefundResult" });
 
@@ -303,6 +330,8 @@ export type PaymentMethodJson = z.output<typeof paymentMethodShape>;
 export type PaymentMethodList = z.output<typeof paymentMethodListShape>;
 export type OrderJson = z.output<typeof orderShape>;
 export type OrderPage = z.output<typeof orderPageShape>;
+export type OrderList = z.output<typeof orderListShape>;
+export type OrderResult = z.output<typeof orderResultShape>;
 export type RefundJson = z.output<typeof refundShape>;
 export type RefundResult = z.output<typeof refundResultShape>;
 export type PaymentJson = z.output<typeof paymentShape>;

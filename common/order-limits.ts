@@ -14,3 +14,9 @@ export const MAX_UNIQUE_CODE = 999;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 export const MAX_REFUND_REASON_LENGTH = 200;
 export const MAX_REFUND_REFERENCE_LENGTH = 100;
+/** An order's metadata (docs/orders.md#metadata): at most this many keys, after a change is merged. */
+export const MAX_METADATA_KEYS = 20;
+/** A metadata key: 1 to this many characters. */
+export const MAX_METADATA_KEY_LENGTH = 40;
+/** A metadata value: at most this many characters. */
+export const MAX_METADATA_VALUE_LENGTH = 500;

@@ -12,7 +12,7 @@ export const SCOPE_TEXT: Record<Scope, string> = {
   "catalog:read": "read products and payment methods",
   "catalog:write": "create and change products, bundles and stock",
   "orders:read": "read orders and events",
-  "orders:write": "create orders",
+  "orders:write": "create orders, cancel pending ones and set their metadata",
   "payments:write": "refund orders and post bank mutations",
 };
 
@@ -55,6 +55,13 @@ export function scopesAllow(scopes: readonly Scope[], permission: Permission): b
   return needed !== undefined && scopes.includes(needed);
 }
 
+/**
+ * The scope that lets a key change its store's orders where no money moves (cancel a
+ * pending order, set metadata), beyond creating them: whoever may make an order may
+ * call it off before it is paid (actorMayChangeOrder in actor.ts).
+ */
+export const ORDER_CHANGE_SCOPE: Scope = "orders:write";
+
 /** The scope that gives a key the service permission, when one does. */
 export function scopeGranting(permission: Permission): Scope | undefined {
   return KEY_PERMISSIONS[permission];
@@ -89,6 +96,8 @@ export const ROUTE_SCOPES = {
   "POST /v1/orders": "orders:write",
   "GET /v1/orders": "orders:read",
   "GET /v1/orders/{order_id}": "orders:read",
+  "PATCH /v1/orders/{order_id}": "orders:write",
+  "POST /v1/orders/{order_id}/cancel": "orders:write",
   "POST /v1/orders/{order_id}/refunds": "payments:write",
   "POST /v1/bank-mutations": "payments:write",
   "GET /v1/events": "orders:read",

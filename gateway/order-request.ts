@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { buyerShape } from "../common/api-shapes.js";
+import { buyerShape, metadataShape } from "../common/api-shapes.js";
+import { metadataPatch } from "../common/order-metadata.js";
 import {
   MAX_MUTATION_AMOUNT,
   MAX_MUTATION_DESCRIPTION_LENGTH,
@@ -11,6 +12,9 @@ import {
   MAX_EXTERNAL_ID_LENGTH,
   MAX_ITEM_QUANTITY,
   MAX_ITEMS_PER_ORDER,
+  MAX_METADATA_KEY_LENGTH,
+  MAX_METADATA_KEYS,
+  MAX_METADATA_VALUE_LENGTH,
   MAX_REDIRECT_URL_LENGTH,
   MAX_REFUND_REASON_LENGTH,
   MAX_REFUND_REFERENCE_LENGTH,
@@ -60,6 +64,7 @@ export const createOrderBody = z
       .meta({ description: "A code from GET /v1/payment-methods; may be omitted only when the total is 0." }),
     redirect: redirect.optional(),
     external_id: z.string().optional().meta({ minLength: 1, maxLength: MAX_EXTERNAL_ID_LENGTH }),
+    metadata: metadataShape.optional(),
   })
   .strict()
   .meta({ id: "CreateOrderRequest" });
@@ -88,8 +93,34 @@ export function createOrderFields(body: CreateOrderBody) {
         }
       : undefined,
     externalId: body.external_id,
+    metadata: body.metadata ?? {},
   };
 }
+
+/** PATCH /v1/orders/{id} (docs/orders.md#metadata): the keys to set, a null value removing its key. */
+export const updateOrderBody = z
+  .object({
+    metadata: z
+      .record(z.string(), z.string().nullable())
+      .meta({
+        maxProperties: MAX_METADATA_KEYS,
+        propertyNames: { minLength: 1, maxLength: MAX_METADATA_KEY_LENGTH },
+        additionalProperties: { type: ["string", "null"], maxLength: MAX_METADATA_VALUE_LENGTH },
+        description: `Keys to set (a string of at most ${MAX_METADATA_VALUE_LENGTH} characters) or remove (null); keys not named keep their values. The order may hold at most ${MAX_METADATA_KEYS} keys afterwards.`,
+      }),
+  })
+  .strict()
+  .meta({ id: "UpdateOrderRequest" });
+
+export type UpdateOrderBody = z.infer<typeof updateOrderBody>;
+
+/** What an update body asks of the order service's UpdateOrderMetadata. */
+export function updateOrderFields(body: UpdateOrderBody) {
+  return metadataPatch(body.metadata);
+}
+
+/** POST /v1/orders/{id}/cancel takes no body; an empty object is let pass. */
+export const cancelOrderBody = z.object({}).strict();
 
 /** "items[0].quantity" from zod's ["items", 0, "quantity"]. */
 function fieldPath(path: PropertyKey[]): string {

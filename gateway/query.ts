@@ -56,6 +56,11 @@ export function queryReader(query: ParsedUrlQuery) {
       return undefined;
     },
 
+    /** The parameter as given (the service judges it); undefined when absent or refused. */
+    text(name: string): string | undefined {
+      return single(name);
+    },
+
     /** Throws INVALID_REQUEST naming every parameter refused so far. */
     check(): void {
       if (problems.length > 0) throw invalidFields(inBodyOrder(problems, query, (p) => [p.field]));

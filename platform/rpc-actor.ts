@@ -4,9 +4,9 @@
 // believed because the call got past the internal token first (rpc-auth.ts): anybody
 // who reaches a service's port could write them.
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
-import { actorFromHeaders, actorMay, type Actor } from "../common/actor.js";
+import { actorFromHeaders, actorMay, actorMayChangeOrder, type Actor } from "../common/actor.js";
 import { PERMISSION_TEXT, type Permission } from "../common/roles.js";
-import { missingScopeMessage, scopeGranting } from "../common/scopes.js";
+import { missingScopeMessage, ORDER_CHANGE_SCOPE, scopeGranting } from "../common/scopes.js";
 
 /** The actor the request states; PERMISSION_DENIED when it states none. */
 export function actorOf(context: Pick<HandlerContext, "requestHeader">): Actor {
@@ -25,6 +25,18 @@ export function requirePermission(context: Pick<HandlerContext, "requestHeader">
     throw new ConnectError(`${who} may not ${PERMISSION_TEXT[permission]}`, Code.PermissionDenied);
   }
   return actor;
+}
+
+/**
+ * The actor, when it may change an order where no money moves (actorMayChangeOrder:
+ * cancel a pending order, set metadata); PERMISSION_DENIED naming the missing scope or
+ * what the role may not do otherwise.
+ */
+export function requireOrderChange(context: Pick<HandlerContext, "requestHeader">): Actor {
+  const actor = actorOf(context);
+  if (actorMayChangeOrder(actor)) return actor;
+  if (actor.kind === "api_key") throw new ConnectError(missingScopeMessage(ORDER_CHANGE_SCOPE), Code.PermissionDenied);
+  return requirePermission(context, "payments");
 }
 
 /**

@@ -1,9 +1,9 @@
 // The orders and refunds of the OpenAPI document, beside their routes (orders.ts). The
 // request bodies are the zod schemas the routes validate with (order-request.ts).
-import { orderDetailShape, orderPageShape, orderStatusShape, refundResultShape } from "../../common/api-shapes.js";
+import { orderDetailShape, orderListShape, orderResultShape, orderStatusShape, refundResultShape } from "../../common/api-shapes.js";
 import { MAX_IDEMPOTENCY_KEY_LENGTH, MAX_UNIQUE_CODE } from "../../common/order-limits.js";
 import { keyedErrorResponse, keyedErrors, rateHeaders, request, schemaOf, strictInt, success, uuid, type PathItems } from "../openapi-parts.js";
-import { createOrderBody, refundOrderBody } from "../order-request.js";
+import { createOrderBody, refundOrderBody, updateOrderBody } from "../order-request.js";
 import { PAGE_LIMIT, PAGE_OFFSET } from "../query.js";
 
 /** The `Idempotency-Key` header of the POSTs that take one (orders, refunds). */
@@ -26,7 +26,15 @@ export function orderPaths(): PathItems {
       get: {
         operationId: "listOrders",
         tags: ["Orders"],
-        summary: "Orders of the store, newest first (never calls the payment gateway)",
+        summary: "Orders of the store, newest first, or changed since a time for syncing (never calls the payment gateway)",
+        description: [
+          "Without `updated_since` or `cursor`: newest first, paged by `offset` or `starting_after`.",
+          "With `updated_since` (a sync, docs/orders.md#syncing): the orders changed at or after it, oldest change first,",
+          "each once as it is now; the page carries `next_cursor`, passed as `cursor` for the next page. The walk never",
+          "skips an order changed while paging, a change still being written included: it comes on a later page. An order",
+          "changed again comes again, later: upsert by `id`. `next_cursor` is given on the last page too; keep it to ask",
+          "later for what changed since. `status` filters a sync too; `offset`, `starting_after` and `search` do not go with it (400).",
+        ].join(" "),
         parameters: [
           strictInt("limit", PAGE_LIMIT, "Page size."),
           strictInt("offset", PAGE_OFFSET, "Orders to skip. Its cost grows with it: to walk many pages, use `starting_after`."),
@@ -39,14 +47,30 @@ export function orderPaths(): PathItems {
               "An order id, usually the last `items[].id` of the previous page: the page starts with the next older order. Every page costs the same however deep the walk. Not with a non-zero `offset`; an id that is not one of the store's orders is 404 NOT_FOUND.",
             schema: { type: "string", format: "uuid" },
           },
+          {
+            name: "updated_since",
+            in: "query",
+            required: false,
+            description:
+              "RFC 3339 with an offset (`2026-11-28T08:00:00Z`): start a sync with the orders changed at or after it, oldest change first. Not with `starting_after` or a non-zero `offset`.",
+            schema: { type: "string", format: "date-time" },
+          },
+          {
+            name: "cursor",
+            in: "query",
+            required: false,
+            description:
+              "The `next_cursor` of a sync's previous page (opaque): the page goes on from there, whatever `updated_since` says. Anything else, an edited cursor too, is 400 naming `cursor`.",
+            schema: { type: "string", pattern: "^[A-Za-z0-9_-]+$" },
+          },
         ],
         responses: {
           "200": {
-            description: "A page of orders.",
+            description: "A page of orders; with `updated_since` or `cursor`, with `next_cursor`.",
             headers: rateHeaders,
             content: {
               "application/json": {
-                schema: success(orderPageShape),
+                schema: success(orderListShape),
               },
             },
           },
@@ -126,6 +150,59 @@ export function orderPaths(): PathItems {
             content: { "application/json": { schema: success(orderDetailShape) } },
           },
           "404": { $ref: "#/components/responses/NotFound" },
+          ...keyedErrors,
+        },
+      },
+      patch: {
+        operationId: "updateOrder",
+        tags: ["Orders"],
+        summary: "Set or remove metadata keys of an order, in any status",
+        description: [
+          "Keys given with a string are set, keys given with `null` removed, keys not given kept (docs/orders.md#metadata).",
+          "At most 20 keys after the change; a wrong key or value is 400 naming `metadata.<key>`, too many keys 400 naming `metadata`.",
+          "A change announces `orderUpdated` (its `previous_status` is the order's status, unchanged); a change that changes",
+          "nothing announces nothing. No Idempotency-Key: the same request twice leaves the same metadata. Unknown fields are rejected.",
+        ].join(" "),
+        parameters: [{ name: "order_id", in: "path", required: true, schema: uuid }],
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: request(updateOrderBody),
+              examples: { setAndRemove: { summary: "Set one key, remove another", value: { metadata: { erp_id: "SO-991", channel: null } } } },
+            },
+          },
+        },
+        responses: {
+          "200": {
+            description: "The order as it is now.",
+            headers: rateHeaders,
+            content: { "application/json": { schema: success(orderResultShape) } },
+          },
+          "404": { $ref: "#/components/responses/NotFound" },
+          ...keyedErrors,
+        },
+      },
+    },
+    "/v1/orders/{order_id}/cancel": {
+      post: {
+        operationId: "cancelOrder",
+        tags: ["Orders"],
+        summary: "Cancel a pending order",
+        description: [
+          "No body. A `pending` order becomes `cancelled`, with the usual `orderUpdated` and `order.cancelled` events; its bank-transfer",
+          "code stays reserved for BANK_MATCH_GRACE, as for any cancelled order. Any other status, one already cancelled",
+          "included, is 409 CONFLICT. The audit log names the key.",
+        ].join(" "),
+        parameters: [{ name: "order_id", in: "path", required: true, schema: uuid }],
+        responses: {
+          "200": {
+            description: "The cancelled order.",
+            headers: rateHeaders,
+            content: { "application/json": { schema: success(orderResultShape) } },
+          },
+          "404": { $ref: "#/components/responses/NotFound" },
+          "409": keyedErrorResponse("CONFLICT: the order is not pending (paid, expired, failed, refunded or cancelled already)."),
           ...keyedErrors,
         },
       },

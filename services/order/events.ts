@@ -65,6 +65,14 @@ export function statusChangeEvents(
   );
 }
 
+/**
+ * A metadata change (docs/orders.md#metadata): `orderUpdated` alone, its previous_status the
+ * status the order still has, stamped with the change's time.
+ */
+export function metadataChangeEvents(updated: Pick<OrderRow, "id" | "store_id" | "status" | "updated_at">, order: Order, newId?: () => string): OrderEvent[] {
+  return orderEvents(["orderUpdated"], { orderId: updated.id, storeId: updated.store_id, at: updated.updated_at, order, previousStatus: updated.status }, newId);
+}
+
 /** `refund.succeeded` or `refund.failed` (docs/refunds.md#events), carrying the order as it is after the refund. */
 export function refundEvent(
   refund: Pick<RefundRow, "store_id" | "order_id" | "status" | "updated_at">,

@@ -69,6 +69,7 @@ export function renderOrder(ctx: RenderContext, row: OrderRow, items: OrderItemR
     externalId: row.external_id ?? undefined,
     refundedAmount: BigInt(row.refunded_amount ?? 0),
     refunds: refunds.map(renderRefund),
+    metadata: row.metadata ?? {},
   });
 }
 

@@ -71,6 +71,7 @@ export function draftOrder(input: DraftInput): OrderDraft {
     return_url: redirect.returnUrl,
     error_url: redirect.errorUrl,
     external_id: request.externalId ?? null,
+    metadata: { ...request.metadata },
     expires_at: new Date(input.now.getTime() + input.paymentWindowMs),
     created_at: input.now,
     updated_at: input.now,

@@ -12,7 +12,9 @@ import { auditEntry, insertAudit } from "../../platform/audit-log.js";
 import type { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { CreateOrderResponseSchema, type CreateOrderResponse, type Order, type OrderDetail, type StatusChange } from "../../gen/order/v1/order_pb.js";
 import type { Logger } from "../../platform/logger.js";
-import { createdEvents } from "./events.js";
+import { metadataChangeProblems, mergeMetadata, type Metadata } from "../../common/order-metadata.js";
+import { fieldErrors } from "../../platform/field-errors.js";
+import { createdEvents, metadataChangeEvents } from "./events.js";
 import { firstStatusCheckAt } from "./gateway-checks.js";
 import { allowedActions, requireAllowed, type OrderAction } from "./order-actions.js";
 import type { Expiry } from "./expiry.js";
@@ -27,11 +29,13 @@ import type { StatusChangeResult, StatusChanges } from "./status-changes.js";
 import type { OrderStatus } from "./status-machine.js";
 import { type Db, type Sql, transaction } from "../../platform/db.js";
 import * as orderLists from "./db/order-lists.js";
-import { findOrder, findOrderWithItems, historyOf, insertNewOrder, itemsOf, type OrderItemRow, type OrderRow } from "./db/orders.js";
+import { findOrder, findOrderWithItems, historyOf, insertNewOrder, itemsOf, writeMetadata, type OrderItemRow, type OrderRow } from "./db/orders.js";
+import { insertEvents } from "./db/outbox.js";
 import { type RefundRow, refundsOf } from "./db/refunds.js";
 import { findSessionByToken, liveSessionsOf } from "./db/sessions.js";
 import { transferAmountUse } from "./db/transfer-amounts.js";
-import { orderCursor, type ValidItem } from "./validation.js";
+import { changeCursor, FIRST_ID } from "../../common/change-cursor.js";
+import { orderCursor, type ChangesPage, type ValidItem } from "./validation.js";
 
 /** CreateOrder's request with its items checked (validation.ts). */
 export type NewOrderInput = OrderRequest & { items: ValidItem[] };
@@ -179,6 +183,25 @@ export function createOrders(deps: OrdersDeps) {
   }
 
   /**
+   * A sync page (docs/orders.md#syncing): the store's orders in change order, each as of its
+   * last change. `next_cursor` is always given: after the page's last order while there
+   * are more, else where the walk stands now (the snapshot's horizon), so a client that
+   * keeps it sees every later change and none twice unless the order changed again.
+   */
+  async function listChanges(storeId: string, page: ChangesPage, testMode: boolean) {
+    const { rows, hasMore, horizon } = await orderLists.listChangedOrders(sql, storeId, { ...page, testMode });
+    const ids = rows.map((row) => row.id);
+    const [items, live, refunds] = await Promise.all([itemsOf(sql, ids), liveSessionsOf(sql, ids), refundsOf(sql, ids)]);
+    const last = rows.at(-1);
+    const next = hasMore && last ? { xid: last.position, id: last.id } : { xid: horizon, id: FIRST_ID };
+    return {
+      orders: rows.map((row) => renderOrder(render, row, items.get(row.id)!, live.get(row.id), refunds.get(row.id))),
+      hasMore,
+      nextCursor: changeCursor(next),
+    };
+  }
+
+  /**
    * How many of the store's orders have `status` (all when absent); a due order counts
    * as expired (db/order-lists.ts), so a read never waits for the sweeper's work.
    */
@@ -217,7 +240,7 @@ export function createOrders(deps: OrdersDeps) {
     orderId: string,
     to: OrderStatus,
     cause: string,
-    options: { storeId?: string; detail?: string; action?: OrderAction; audit?: { actor: Actor; action: AuditAction } } = {},
+    options: { storeId?: string; detail?: string; action?: OrderAction; audit?: { actor: Actor; action: AuditAction }; strict?: boolean } = {},
   ): Promise<StatusChangeResult> {
     return committed(
       await transaction(sql, async (tx) => {
@@ -225,7 +248,7 @@ export function createOrders(deps: OrdersDeps) {
         if (!row) throw new ConnectError(`order ${orderId} not found`, Code.NotFound);
         const current = to === "expired" ? row : await expiry.expireIfDue(tx, row);
         // A repeat stays the harmless no-op it is for the status machine (a double click).
-        if (options.action && current.status !== to) requireAllowed(options.action, current);
+        if (options.action && (current.status !== to || options.strict)) requireAllowed(options.action, current);
         const result = await statusChanges.apply(tx, current, to, cause, options.detail);
         // The record is written with the change, and only when there was one.
         if (result.changed && options.audit) {
@@ -244,10 +267,45 @@ export function createOrders(deps: OrdersDeps) {
     return (await detailOf(row, false)).order!;
   }
 
-  /** "Cancel order" (dashboard) and `store-admin order cancel`. */
-  async function cancel(storeId: string, orderId: string, actor: Actor): Promise<Order> {
+  /**
+   * "Cancel order" (dashboard), `store-admin order cancel` and POST /v1/orders/{id}/cancel.
+   * `onlyPending`: an order already cancelled is refused too (the API's CONFLICT), where
+   * a person's second click is a harmless repeat.
+   */
+  async function cancel(storeId: string, orderId: string, actor: Actor, options: { onlyPending?: boolean; testMode?: boolean } = {}): Promise<Order> {
     const audit = { actor, action: "order.cancelled" } as const;
-    const { row } = await changeStatus(orderId, "cancelled", "cancelled by the seller", { storeId, action: "cancel", audit });
+    const { row } = await changeStatus(orderId, "cancelled", "cancelled by the seller", { storeId, action: "cancel", audit, strict: options.onlyPending });
+    return (await detailOf(row, false)).order!;
+  }
+
+  /**
+   * Sets and removes metadata keys (docs/orders.md#metadata), in any status. The limits
+   * apply to the metadata the change leaves, judged with the row locked, so two changes
+   * at once cannot together pass 20 keys. A change announces `orderUpdated` with the
+   * status unchanged (its previous_status is the status), as a status change does; a
+   * change that changes nothing writes nothing and announces nothing.
+   */
+  async function updateMetadata(
+    storeId: string,
+    orderId: string,
+    change: { set: Metadata; remove: string[] },
+    // Which mode's order (docs/keys.md#test-mode): the lookup below is where it selects.
+    _options: { testMode?: boolean } = {},
+  ): Promise<Order> {
+    const row = committed(
+      await transaction(sql, async (tx) => {
+        const found = await findOrder(tx, orderId, { storeId, forUpdate: true });
+        if (!found) throw new ConnectError(`order ${orderId} not found`, Code.NotFound);
+        const problems = metadataChangeProblems(found.metadata, change.set, change.remove);
+        if (problems.length > 0) throw fieldErrors(problems.map(({ field, message }) => ({ field, description: message })));
+        const merged = mergeMetadata(found.metadata, change.set, change.remove);
+        if (sameMetadata(found.metadata, merged)) return found;
+        const written = await writeMetadata(tx, found.id, merged);
+        const message = await statusChanges.orderMessage(tx, written);
+        await insertEvents(tx, metadataChangeEvents(written, message));
+        return written;
+      }),
+    );
     return (await detailOf(row, false)).order!;
   }
 
@@ -334,7 +392,12 @@ export function createOrders(deps: OrdersDeps) {
     });
   }
 
-  return { paymentMethods, createOrder, getOrder, listOrders, countOrders, checkout, changeStatus, markPaid, cancel, readOrder };
+  return { paymentMethods, createOrder, getOrder, listOrders, listChanges, countOrders, checkout, changeStatus, markPaid, cancel, updateMetadata, readOrder };
 }
 
 export type Orders = ReturnType<typeof createOrders>;
+
+function sameMetadata(a: Metadata, b: Metadata): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && a[key] === b[key]);
+}

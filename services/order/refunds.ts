@@ -24,7 +24,7 @@ import type { PaymentGateway, RefundAnswer } from "./payment-gateways/types.js";
 import { renderOrder, renderRefund, type RenderContext } from "./messages.js";
 import type { StatusChanges } from "./status-changes.js";
 import { type Db, type Sql, transaction } from "../../platform/db.js";
-import { addRefundedAmount, findOrder, itemsOf, type OrderRow } from "./db/orders.js";
+import { addRefundedAmount, findOrder, itemsOf, touchOrder, type OrderRow } from "./db/orders.js";
 import { insertEvents } from "./db/outbox.js";
 import { claimDueRefunds, findRefund, findRefundByIdempotencyKey, insertRefund, keepRefundResponse, type RefundRow, refundsOf, type RefundStatus, retryRefundAt, settleRefund } from "./db/refunds.js";
 import { liveSessionsOf } from "./db/sessions.js";
@@ -110,7 +110,8 @@ export function createRefunds(deps: {
     }
     const refund = await settleRefund(tx, refundId, final, from);
     if (!refund) return undefined;
-    let row = order;
+    // The order shows its refunds, so settling one changes the order (docs/orders.md#syncing).
+    let row = refund.status === "succeeded" ? order : await touchOrder(tx, order.id);
     if (refund.status === "succeeded") {
       row = await addRefundedAmount(tx, order.id, refund.amount);
       // A refund of money that came for a cancelled or expired order leaves its status be.
@@ -207,6 +208,8 @@ export function createRefunds(deps: {
             next_attempt_at: method === "gateway" ? new Date(Date.now() + REFUND_REQUEST_LEASE_MS) : null,
           });
           if (!inserted) throw new KeyTaken();
+          // A pending refund shows on the order: the order changed (docs/orders.md#syncing).
+          if (method === "gateway") await touchOrder(tx, order.id);
           await insertAudit(tx, [auditEntry(order.store_id, actor, "order.refunded", auditTarget("order", order.id), { label: order.payment_reference })]);
           logger.info({ orderId: order.id, refundId: inserted.id, amount, method }, "refund requested");
           // Money the merchant already sent back: recorded as done, in this transaction.

@@ -6,7 +6,7 @@ import { actorFromHeaders, actorMay } from "../../common/actor.js";
 import { orderDetailJson } from "../../common/public-json.js";
 import { auditEntryMessage, auditQuery, type AuditQuery, type AuditRow } from "../../platform/audit-log.js";
 import { requireStoreId, requireUuid } from "../../platform/field-errors.js";
-import { requirePermission } from "../../platform/rpc-actor.js";
+import { requireOrderChange, requirePermission } from "../../platform/rpc-actor.js";
 import { BankReconciliationService } from "../../gen/order/v1/bank_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
 import type { Notifications } from "./notifications.js";
@@ -17,6 +17,7 @@ import type { Refunds } from "./refunds.js";
 import {
   requireMutationId,
   validateCountOrders,
+  validateChangesPage,
   validateCreateOrder,
   validateListMutations,
   validateListOrders,
@@ -26,7 +27,7 @@ import {
 } from "./validation.js";
 
 export interface OrderRouteDeps {
-  orders: Pick<Orders, "paymentMethods" | "createOrder" | "getOrder" | "listOrders" | "countOrders" | "markPaid" | "cancel" | "checkout">;
+  orders: Pick<Orders, "paymentMethods" | "createOrder" | "getOrder" | "listOrders" | "listChanges" | "countOrders" | "markPaid" | "cancel" | "updateMetadata" | "checkout">;
   notifications: Pick<Notifications, "handle">;
   bank: Pick<Reconciliation, "reconcile" | "list" | "countUnreviewed" | "assign" | "dismiss">;
   refunds: Pick<Refunds, "refund">;
@@ -101,6 +102,9 @@ export function createOrderRoutes({ orders, notifications, bank, refunds, audit,
 
       async listOrders(request) {
         const storeId = requireStoreId(request);
+        // updated_since (or a change cursor) pages a sync instead (docs/orders.md#syncing).
+        const changes = validateChangesPage(request);
+        if (changes) return orders.listChanges(storeId, changes, request.testMode);
         return orders.listOrders(storeId, validateListOrders(request));
       },
 
@@ -130,7 +134,15 @@ export function createOrderRoutes({ orders, notifications, bank, refunds, audit,
       async cancelOrder(request, context) {
         const orderId = requireUuid(request.orderId, "order_id");
         const storeId = requireStoreId(request);
-        return { order: await orders.cancel(storeId, orderId, requirePermission(context, "payments")) };
+        const options = { onlyPending: request.onlyPending, testMode: request.testMode };
+        return { order: await orders.cancel(storeId, orderId, requireOrderChange(context), options) };
+      },
+
+      async updateOrderMetadata(request, context) {
+        const orderId = requireUuid(request.orderId, "order_id");
+        const storeId = requireStoreId(request);
+        requireOrderChange(context);
+        return { order: await orders.updateMetadata(storeId, orderId, { set: request.set, remove: request.remove }, { testMode: request.testMode }) };
       },
 
       async refundOrder(request, context) {

@@ -1,4 +1,6 @@
 import { isPaymentReference, isUuid } from "../../common/ids.js";
+import { metadataChangeProblems } from "../../common/order-metadata.js";
+import { isChangeCursor, parseChangeCursor as readChangeCursor, type ChangePosition } from "../../common/change-cursor.js";
 import { parseRfc3339 } from "../../common/rfc3339.js";
 import type { AssignMutationRequest, ListMutationsRequest, ReconcileMutationsRequest } from "../../gen/order/v1/bank_pb.js";
 import type { CountOrdersRequest, CreateOrderRequest, ListOrdersRequest, RefundOrderRequest } from "../../gen/order/v1/order_pb.js";
@@ -91,6 +93,7 @@ export function validateCreateOrder(request: CreateOrderRequest): ValidItem[] {
   if (request.externalId !== undefined && (request.externalId.length < 1 || request.externalId.length > MAX_EXTERNAL_ID_LENGTH)) {
     problem("external_id", `must be 1 to ${MAX_EXTERNAL_ID_LENGTH} characters`);
   }
+  for (const { field, message } of metadataChangeProblems({}, request.metadata, [])) problem(field, message);
   if (request.idempotencyKey !== undefined && (request.idempotencyKey.length < 1 || request.idempotencyKey.length > MAX_IDEMPOTENCY_KEY_LENGTH)) {
     problem("Idempotency-Key", `must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
   }
@@ -108,6 +111,47 @@ function statusFilter(status: string): OrderStatus | undefined {
 // Nothing longer can match: a buyer email is at most 254 (counted as for buyer.email),
 // an external id 64, a payment reference 40.
 export const MAX_SEARCH_LENGTH = 254;
+
+/** A sync page's arguments (docs/orders.md#syncing): from `since`, or after `after` (a change cursor). */
+export interface ChangesPage {
+  limit: number;
+  status?: OrderStatus;
+  since?: Date;
+  after?: ChangePosition;
+}
+
+/**
+ * A sync page (updated_since, or a change cursor), or undefined for an ordinary list.
+ * The cursor alone says where the page starts: updated_since may come with it and is
+ * then not applied, so a change that committed late is not left out for its time.
+ */
+export function validateChangesPage(
+  request: Pick<ListOrdersRequest, "limit" | "offset" | "status" | "search" | "cursor" | "startingAfter" | "updatedSince">,
+): ChangesPage | undefined {
+  const after = isChangeCursor(request.cursor) ? parseChangeCursor(request.cursor) : undefined;
+  if (request.updatedSince === "" && !after) return undefined;
+  let since: Date | undefined;
+  if (request.updatedSince !== "") {
+    since = parseRfc3339(request.updatedSince);
+    if (!since) throw fieldError("updated_since", "must be an RFC 3339 date-time with an offset, such as 2026-01-31T08:00:00Z");
+  }
+  if (request.cursor !== "" && !after) throw fieldError("cursor", "is not a cursor this service gave");
+  if (request.startingAfter) throw fieldError("starting_after", "cannot be given with updated_since or a change cursor: the cursor pages a sync");
+  if (request.offset !== 0) throw fieldError("offset", "must be 0 with updated_since");
+  if (request.search !== "") throw fieldError("search", "cannot be given with updated_since");
+  if (request.limit < 1 || request.limit > MAX_CHANGES_PAGE) throw fieldError("limit", `must be an integer from 1 to ${MAX_CHANGES_PAGE}`);
+  return { limit: request.limit, status: statusFilter(request.status), since, after };
+}
+
+/** The position a change cursor names; INVALID_ARGUMENT naming `cursor` for anything this service did not give. */
+export function parseChangeCursor(cursor: string): ChangePosition {
+  const position = readChangeCursor(cursor);
+  if (!position) throw fieldError("cursor", "is not a cursor this service gave");
+  return position;
+}
+
+/** The most orders one sync page holds, as GET /v1/orders's other pages. */
+const MAX_CHANGES_PAGE = 50;
 
 /** GET /v1/orders paging and filter (docs/api.md#listing-orders), and the dashboard's search (docs/dashboard.md#orders). */
 export function validateListOrders(request: Pick<ListOrdersRequest, "limit" | "offset" | "status" | "search" | "cursor" | "startingAfter">): {

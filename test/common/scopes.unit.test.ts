@@ -2,7 +2,7 @@
 // grant which, and what a key's scopes let it do in the services.
 import test from "ava";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { actorMay } from "../../common/actor.js";
+import { actorMay, actorMayChangeOrder } from "../../common/actor.js";
 import { ROLES, type Role } from "../../common/roles.js";
 import { grantableScopes, parseScopes, ROUTE_SCOPES, SCOPES, scopesAllow, type Scope } from "../../common/scopes.js";
 import { fromConnectError } from "../../gateway/errors.js";
@@ -14,6 +14,8 @@ const EXPECTED_ROUTES: Record<string, Scope> = {
   "GET /v1/payment-methods": "catalog:read",
   "GET /v1/orders": "orders:read",
   "GET /v1/orders/{order_id}": "orders:read",
+  "PATCH /v1/orders/{order_id}": "orders:write",
+  "POST /v1/orders/{order_id}/cancel": "orders:write",
   "POST /v1/orders": "orders:write",
   "POST /v1/orders/{order_id}/refunds": "payments:write",
   "POST /v1/bank-mutations": "payments:write",
@@ -55,6 +57,16 @@ test("a key moves money only with payments:write and changes the catalog only wi
   t.true(scopesAllow(["catalog:write"], "catalog"));
   for (const permission of ["developer_settings", "store_admin"] as const) t.false(scopesAllow([...SCOPES], permission), permission);
   t.false(actorMay({ kind: "api_key", keyId: "k", scopes: ["orders:write"] }, "payments"));
+});
+
+test("a change that moves no money (cancel a pending order, metadata): a key with orders:write or payments:write, a member with payments", (t) => {
+  const key = (scopes: Scope[]) => ({ kind: "api_key" as const, keyId: "k", scopes });
+  t.true(actorMayChangeOrder(key(["orders:write"])));
+  t.true(actorMayChangeOrder(key(["payments:write"])));
+  t.false(actorMayChangeOrder(key(["orders:read", "catalog:write"])));
+  for (const role of ["owner", "support"] as const) t.true(actorMayChangeOrder({ kind: "member", memberId: "m", role, email: "a@b.co" }), role);
+  for (const role of ["developer", "viewer"] as const) t.false(actorMayChangeOrder({ kind: "member", memberId: "m", role, email: "a@b.co" }), role);
+  t.true(actorMayChangeOrder({ kind: "operator" }));
 });
 
 test("scopes parse into the table's order, each once; anything else is no scope list", (t) => {

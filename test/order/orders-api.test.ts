@@ -175,6 +175,7 @@ const ORDER_KEYS = [
   "external_id",
   "id",
   "items",
+  "metadata",
   "payment_method",
   "payment_provider",
   "payment_reference",

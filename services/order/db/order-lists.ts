@@ -76,3 +76,43 @@ export async function countOrders(db: Db, storeId: string, status?: OrderStatus)
   }) as count`;
   return row!.count;
 }
+
+/**
+ * A page of the store's orders in change order (docs/orders.md#syncing): the ones changed
+ * at or after `since`, or every change after `after`, by (change_xid, id). Only changes
+ * of transactions below this statement's snapshot xmin are read: each of those has
+ * ended, so a transaction still open (one that began before this read and commits
+ * after it) has an id at or above `horizon` and comes on a later page. `horizon` is that
+ * xmin, where the walk may go on from when this page is the last. A due pending order is
+ * shown expired, as in the other lists.
+ *
+ * `options.testMode`: which mode's orders the caller asks for (docs/keys.md#test-mode); this
+ * statement is where it selects them.
+ */
+export async function listChangedOrders(
+  db: Db,
+  storeId: string,
+  page: { limit: number; status?: OrderStatus; since?: Date; after?: { xid: string; id: string }; testMode: boolean },
+) {
+  const from = page.after
+    ? db`and (o.change_xid, o.id) > (${page.after.xid}::xid8, ${page.after.id}::uuid)`
+    : db`and o.updated_at >= ${page.since!}`;
+  const status = page.status
+    ? db`and (case when ${pendingWhere(db, true)} then 'expired' else o.status end) = ${page.status}`
+    : db``;
+  const rows = await db<(OrderRow & { position: string | null; horizon: string; due: boolean | null })[]>`
+    with snapshot as (select pg_snapshot_xmin(pg_current_snapshot()) as xmin)
+    select o.*, o.change_xid::text as position, snapshot.xmin::text as horizon, (${pendingWhere(db, true)}) as due
+    from snapshot left join lateral (
+      select * from orders o
+      where o.store_id = ${storeId} and o.change_xid < snapshot.xmin ${from} ${status}
+      order by o.change_xid, o.id
+      limit ${page.limit + 1}
+    ) o on true
+    order by o.change_xid, o.id`;
+  const horizon = rows[0]!.horizon;
+  const found = rows
+    .filter((row) => row.id !== null)
+    .map(({ due, horizon: _, ...row }) => (due ? { ...row, status: "expired" as const } : row) as OrderRow & { position: string });
+  return { rows: found.slice(0, page.limit), hasMore: found.length > page.limit, horizon };
+}

@@ -4,6 +4,7 @@
 // in one transaction (`transaction` in platform/db.ts). Each other table of the order
 // service has its file beside this one; no module outside db/ runs SQL.
 import type postgres from "postgres";
+import type { Metadata } from "../../../common/order-metadata.js";
 import type { Db } from "../../../platform/db.js";
 import type { OrderStatus } from "../status-machine.js";
 import { inTrace, type NewOutboxRow } from "./outbox.js";
@@ -47,6 +48,8 @@ export interface OrderRow {
   gateway_expire_at: Date | null;
   /** When it was paid (set with the change to paid, kept when refunded); null if never. */
   paid_at: Date | null;
+  /** The client's own keys and values (docs/orders.md#metadata); `{}` when none. */
+  metadata: Metadata;
 }
 
 export interface OrderItemRow {
@@ -254,6 +257,23 @@ export async function updateStatuses(db: Db, changes: { id: string; expireAtGate
           select * from changed`
       : await db<OrderRow[]>`${update}`;
   return new Map(rows.map((row) => [row.id, row]));
+}
+
+/** Replaces the order's metadata (merged by the caller, the row locked); a change like any other, so updated_at moves. */
+export async function writeMetadata(db: Db, id: string, metadata: Metadata): Promise<OrderRow> {
+  const [row] = await db<OrderRow[]>`
+    update orders set metadata = ${db.json(metadata)}, updated_at = clock_timestamp() where id = ${id} returning *`;
+  return row!;
+}
+
+/**
+ * Marks the order changed when what changed is in another table that the order shows
+ * (a refund added or settled): its updated_at moves, and with it the order's place in
+ * a sync (docs/orders.md#syncing).
+ */
+export async function touchOrder(db: Db, id: string): Promise<OrderRow> {
+  const [row] = await db<OrderRow[]>`update orders set updated_at = clock_timestamp() where id = ${id} returning *`;
+  return row!;
 }
 
 /** Adds a succeeded refund to the order's refunded amount. */
