@@ -170,6 +170,7 @@ export const orderShape = z
     requires_payment: z.boolean().meta({ description: "status == pending and amount > 0" }),
     refunded_amount: idr.meta({ description: "What the succeeded refunds add up to; the order is `refunded` when it reaches `amount`." }),
     refunds: z.array(refundShape).meta({ description: "Every refund of the order, oldest first." }),
+    livemode: z.boolean().meta({ description: "False for a test order, made with a test key: it moves no money and only test keys see it." }),
   })
   .meta({ id: "Order" });
 

@@ -41,6 +41,8 @@ export function orderJson(order: Order): OrderJson {
     // in webhook bodies that receivers may already compare byte for byte.
     refunded_amount: Number(order.refundedAmount),
     refunds: order.refunds.map(refundJson),
+    // Test mode (docs/keys.md#test-mode): after the keys receivers already compare.
+    livemode: order.livemode,
   };
 }
 

@@ -1,12 +1,13 @@
 // The order service's gRPC handlers: argument checks (validation.ts), one domain call,
 // the response. The rules are in the domain modules (domain.ts wires them); SQL is in
 // db/, which this file never touches.
-import type { ConnectRouter } from "@connectrpc/connect";
+import { Code, ConnectError, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
 import { actorFromHeaders, actorMay } from "../../common/actor.js";
 import { orderDetailJson } from "../../common/public-json.js";
 import { auditEntryMessage, auditQuery, type AuditQuery, type AuditRow } from "../../platform/audit-log.js";
 import { requireStoreId, requireUuid } from "../../platform/field-errors.js";
-import { requirePermission } from "../../platform/rpc-actor.js";
+import { actorOf, requirePermission } from "../../platform/rpc-actor.js";
+import { missingScopeMessage } from "../../common/scopes.js";
 import { BankReconciliationService } from "../../gen/order/v1/bank_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
 import type { Notifications } from "./notifications.js";
@@ -25,8 +26,21 @@ import {
   validateRefundOrder,
 } from "./validation.js";
 
+/**
+ * Who may simulate a test order's payment (docs/payments.md#test-orders): a key that may
+ * create orders (orders:write, checked by the gateway's route), a member who may mark
+ * orders paid, the operator. Test orders move no money, so a key needs no payments:write.
+ */
+function requireSimulator(context: HandlerContext): void {
+  const actor = actorOf(context);
+  if (actor.kind === "member") requirePermission(context, "payments");
+  else if (actor.kind === "api_key" && !actor.scopes.includes("orders:write")) {
+    throw new ConnectError(missingScopeMessage("orders:write"), Code.PermissionDenied);
+  }
+}
+
 export interface OrderRouteDeps {
-  orders: Pick<Orders, "paymentMethods" | "createOrder" | "getOrder" | "listOrders" | "countOrders" | "markPaid" | "cancel" | "checkout">;
+  orders: Pick<Orders, "paymentMethods" | "createOrder" | "getOrder" | "listOrders" | "countOrders" | "markPaid" | "cancel" | "checkout" | "simulate">;
   notifications: Pick<Notifications, "handle">;
   bank: Pick<Reconciliation, "reconcile" | "list" | "countUnreviewed" | "assign" | "dismiss">;
   refunds: Pick<Refunds, "refund">;
@@ -40,29 +54,29 @@ export function createOrderRoutes({ orders, notifications, bank, refunds, audit,
       async reconcileMutations(request, context) {
         const storeId = requireStoreId(request);
         const mutations = validateReconcileMutations(request);
-        return { results: await bank.reconcile(storeId, mutations, requirePermission(context, "payments")) };
+        return { results: await bank.reconcile(storeId, mutations, requirePermission(context, "payments"), !request.testMode) };
       },
 
       async listMutations(request) {
         const storeId = requireStoreId(request);
-        return { mutations: await bank.list(storeId, validateListMutations(request)) };
+        return { mutations: await bank.list(storeId, { ...validateListMutations(request), livemode: !request.testMode }) };
       },
 
       async countUnreviewed(request) {
-        return { count: BigInt(await bank.countUnreviewed(requireStoreId(request))) };
+        return { count: BigInt(await bank.countUnreviewed(requireStoreId(request), !request.testMode)) };
       },
 
       async assignMutation(request, context) {
         const storeId = requireStoreId(request);
         const mutationId = requireMutationId(request.mutationId, "mutation_id");
         const key = validateOrderKey(request);
-        return { mutation: await bank.assign(storeId, mutationId, key, requirePermission(context, "payments")) };
+        return { mutation: await bank.assign(storeId, mutationId, key, requirePermission(context, "payments"), !request.testMode) };
       },
 
       async dismissMutation(request, context) {
         const storeId = requireStoreId(request);
         const mutationId = requireMutationId(request.mutationId, "mutation_id");
-        return { mutation: await bank.dismiss(storeId, mutationId, requirePermission(context, "payments")) };
+        return { mutation: await bank.dismiss(storeId, mutationId, requirePermission(context, "payments"), !request.testMode) };
       },
     });
     router.service(OrderService, {
@@ -92,6 +106,7 @@ export function createOrderRoutes({ orders, notifications, bank, refunds, audit,
         const found = await orders.getOrder(storeId, requireUuid(request.orderId, "order_id"), {
           includeHistory: request.includeHistory,
           prepareSession: request.prepareSession,
+          testMode: request.testMode,
         });
         if (request.publicJson) return { publicJson: Buffer.from(JSON.stringify(orderDetailJson(found.detail))) };
         // What the order allows, less what the actor may not do (every order action moves money).
@@ -101,13 +116,13 @@ export function createOrderRoutes({ orders, notifications, bank, refunds, audit,
 
       async listOrders(request) {
         const storeId = requireStoreId(request);
-        return orders.listOrders(storeId, validateListOrders(request));
+        return orders.listOrders(storeId, { ...validateListOrders(request), testMode: request.testMode });
       },
 
       async countOrders(request) {
         const storeId = requireStoreId(request);
         const { status } = validateCountOrders(request);
-        return { count: BigInt(await orders.countOrders(storeId, status)) };
+        return { count: BigInt(await orders.countOrders(storeId, status, request.testMode)) };
       },
 
       async getSalesSummary(request) {
@@ -124,19 +139,19 @@ export function createOrderRoutes({ orders, notifications, bank, refunds, audit,
       async markOrderPaid(request, context) {
         const orderId = requireUuid(request.orderId, "order_id");
         const storeId = requireStoreId(request);
-        return { order: await orders.markPaid(storeId, orderId, requirePermission(context, "payments")) };
+        return { order: await orders.markPaid(storeId, orderId, requirePermission(context, "payments"), request.testMode) };
       },
 
       async cancelOrder(request, context) {
         const orderId = requireUuid(request.orderId, "order_id");
         const storeId = requireStoreId(request);
-        return { order: await orders.cancel(storeId, orderId, requirePermission(context, "payments")) };
+        return { order: await orders.cancel(storeId, orderId, requirePermission(context, "payments"), request.testMode) };
       },
 
       async refundOrder(request, context) {
         const storeId = requireStoreId(request);
         const orderId = requireUuid(request.orderId, "order_id");
-        const input = { storeId, orderId, ...validateRefundOrder(request), requestHash: request.requestHash };
+        const input = { storeId, orderId, ...validateRefundOrder(request), requestHash: request.requestHash, testMode: request.testMode };
         return refunds.refund(input, requirePermission(context, "payments"));
       },
 
@@ -151,6 +166,13 @@ export function createOrderRoutes({ orders, notifications, bank, refunds, audit,
 
       async getCheckout(request) {
         return orders.checkout(request.key);
+      },
+
+      async simulateTestOrder(request, context) {
+        const storeId = requireStoreId(request);
+        const orderId = requireUuid(request.orderId, "order_id");
+        requireSimulator(context);
+        return { order: await orders.simulate(storeId, orderId, request.outcome) };
       },
     });
   };
