@@ -176,6 +176,9 @@ export const orderShape = z
 
 export const orderPageShape = pageShape(orderShape);
 
+/** An order alone, as an action on it answers (POST /v1/test/orders/{id}/simulate). */
+export const orderResultShape = z.strictObject({ order: orderShape }).meta({ id: "OrderResult" });
+
 export const refundResultShape = z.strictObject({ refund: refundShape, order: orderShape }).meta({ id: "RefundResult" });
 
 export const sellerBankShape = z
@@ -275,6 +278,7 @@ export type OrderJson = z.output<typeof orderShape>;
 export type OrderPage = z.output<typeof orderPageShape>;
 export type RefundJson = z.output<typeof refundShape>;
 export type RefundResult = z.output<typeof refundResultShape>;
+export type OrderResult = z.output<typeof orderResultShape>;
 export type PaymentJson = z.output<typeof paymentShape>;
 export type RedirectJson = z.output<typeof redirectShape>;
 export type OrderDetailJson = z.output<typeof orderDetailShape>;

@@ -21,6 +21,7 @@ import { docsRoutes } from "./routes/docs.js";
 import { healthRoutes } from "./routes/health.js";
 import { notificationRoutes } from "./routes/notifications.js";
 import { orderRoutes } from "./routes/orders.js";
+import { testOrderRoutes } from "./routes/test-orders.js";
 import { paymentMethodRoutes } from "./routes/payment-methods.js";
 import { productRoutes } from "./routes/products.js";
 
@@ -81,6 +82,7 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
   paymentMethodRoutes(router, guards, deps.clients);
   orderRoutes(router, guards, deps.clients);
   bankMutationRoutes(router, guards, deps.clients);
+  testOrderRoutes(router, guards, deps.clients);
   notificationRoutes(router, deps.clients);
   pageRoutes(router, {
     clients: deps.clients,

@@ -17,6 +17,7 @@ import { notificationPaths } from "./routes/notifications.openapi.js";
 import { orderPaths } from "./routes/orders.openapi.js";
 import { paymentMethodPaths } from "./routes/payment-methods.openapi.js";
 import { productPaths } from "./routes/products.openapi.js";
+import { testOrderPaths } from "./routes/test-orders.openapi.js";
 
 /**
  * Each keyed operation says which scope it needs (ROUTE_SCOPES, the table the gateway
@@ -85,6 +86,7 @@ export const openApiDocument = {
     ...paymentMethodPaths(),
     ...orderPaths(),
     ...bankMutationPaths(),
+    ...testOrderPaths(),
     ...notificationPaths(),
     ...docsPaths(),
   }),

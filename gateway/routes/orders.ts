@@ -33,6 +33,7 @@ export function orderRoutes(router: Router, guards: KeyedGuards, clients: Servic
     const body = parseCreateOrderBody(ctx.state.body);
     const response = await clients.order.createOrder({
       storeId: ctx.state.principal!.storeId,
+      testMode: !ctx.state.principal!.livemode,
       ...createOrderFields(body),
       idempotencyKey,
       requestHash: requestHash(body),
@@ -48,7 +49,14 @@ export function orderRoutes(router: Router, guards: KeyedGuards, clients: Servic
     const status = query.oneOf("status", ORDER_STATUSES);
     const startingAfter = query.uuid("starting_after");
     query.check();
-    const page = await clients.order.listOrders({ storeId: ctx.state.principal!.storeId, limit, offset, status: status ?? "", startingAfter: startingAfter ?? "" });
+    const page = await clients.order.listOrders({
+      storeId: ctx.state.principal!.storeId,
+      testMode: !ctx.state.principal!.livemode,
+      limit,
+      offset,
+      status: status ?? "",
+      startingAfter: startingAfter ?? "",
+    });
     ok(ctx, { items: page.orders.map(orderJson), has_more: page.hasMore } satisfies OrderPage);
   }
 
@@ -56,7 +64,13 @@ export function orderRoutes(router: Router, guards: KeyedGuards, clients: Servic
   // dashboard and the CLI read orders without it.
   async function getOrder(ctx: RouteContext) {
     const orderId = orderIdOf(ctx);
-    const answer = await clients.order.getOrder({ storeId: ctx.state.principal!.storeId, orderId, prepareSession: true, publicJson: true });
+    const answer = await clients.order.getOrder({
+      storeId: ctx.state.principal!.storeId,
+      testMode: !ctx.state.principal!.livemode,
+      orderId,
+      prepareSession: true,
+      publicJson: true,
+    });
     // An order service of the release before ignores public_json and sends the detail.
     if (answer.publicJson.length > 0) okData(ctx, answer.publicJson);
     else ok(ctx, orderDetailJson(answer.detail!));
@@ -69,6 +83,7 @@ export function orderRoutes(router: Router, guards: KeyedGuards, clients: Servic
     const body = parseBody(refundOrderBody, ctx.state.body);
     const response = await clients.order.refundOrder({
       storeId: ctx.state.principal!.storeId,
+      testMode: !ctx.state.principal!.livemode,
       orderId,
       ...refundOrderFields(body),
       idempotencyKey,

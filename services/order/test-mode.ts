@@ -2,6 +2,7 @@
 // order uses, which sandbox pages open, what a simulation does. A test order moves no
 // money, so it never reaches a real gateway: it is the sandbox's, whatever PAYMENT_GATEWAY
 // says, and nothing asks a gateway about it.
+import { SIMULATED_OUTCOMES } from "../../common/test-orders.js";
 import { fieldError } from "../../platform/field-errors.js";
 import type { PaymentGateway } from "./payment-gateways/types.js";
 import type { OrderStatus } from "./status-machine.js";
@@ -35,9 +36,6 @@ export function asksGateway(order: { livemode: boolean }, gateway: Pick<PaymentG
   return order.livemode && gateway.status !== undefined;
 }
 
-/** What SimulateTestOrder may drive a pending test order to. */
-export const SIMULATED_OUTCOMES = ["paid", "failed", "expired"] as const;
-export type SimulatedOutcome = (typeof SIMULATED_OUTCOMES)[number];
 
 /** The history cause of a simulated change (its outcome goes in the detail). */
 export const SIMULATED_CAUSE = "simulated";
