@@ -244,11 +244,14 @@ export const midtransNotificationShape = z
 
 export const notificationAckShape = z.strictObject({ order_id: uuidShape, status: orderStatusShape, changed: z.boolean() });
 
+/** An event's mode, its order's: false for a test order's event, which goes to test endpoints only. */
+const eventLivemode = z.boolean().meta({ description: "False for a test order's event (made with a test key); it is sent to test endpoints only." });
+
 export const orderEventShape = z
   .strictObject({
     type: z.enum(ORDER_STATUS_EVENT_TYPES),
     timestamp: time,
-    data: z.strictObject({ store_id: uuidShape, order: orderShape, previous_status: orderStatusShape.nullable() }),
+    data: z.strictObject({ store_id: uuidShape, order: orderShape, previous_status: orderStatusShape.nullable(), livemode: eventLivemode }),
   })
   .meta({ id: "OrderEvent" });
 
@@ -256,7 +259,7 @@ export const refundEventShape = z
   .strictObject({
     type: z.enum(REFUND_EVENT_TYPES),
     timestamp: time,
-    data: z.strictObject({ store_id: uuidShape, order: orderShape, refund: refundShape }),
+    data: z.strictObject({ store_id: uuidShape, order: orderShape, refund: refundShape, livemode: eventLivemode }),
   })
   .meta({
     id: "RefundEvent",
