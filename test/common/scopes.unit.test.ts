@@ -16,6 +16,7 @@ const EXPECTED_ROUTES: Record<string, Scope> = {
   "GET /v1/orders/{order_id}": "orders:read",
   "POST /v1/orders": "orders:write",
   "POST /v1/orders/{order_id}/refunds": "payments:write",
+  "POST /v1/test/orders/{order_id}/simulate": "orders:write",
   "POST /v1/bank-mutations": "payments:write",
 };
 

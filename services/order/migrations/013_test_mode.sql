@@ -1,6 +1,11 @@
 -- Test mode (docs/keys.md#test-mode): a store's test data lives beside its live data in
 -- the same tables and never mixes with it. Every mode-bearing row says its mode; every
 -- existing row is live, as every caller was before.
+-- Migrations applied together share one transaction: reservations written by an earlier
+-- one (004, 006) still have their deferred order check pending, and ALTER TABLE refuses
+-- a table with pending checks. Run them now.
+set constraints all immediate;
+
 alter table orders add column livemode boolean not null default true;
 alter table bank_mutations add column livemode boolean not null default true;
 alter table transfer_amount_reservations add column livemode boolean not null default true;
