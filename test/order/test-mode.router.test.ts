@@ -237,7 +237,7 @@ test("SimulateTestOrder drives a pending test order as a notification would, and
     const { history } = await orders.getOrder({ storeId: SHOP, orderId: order.id, testMode: true, includeHistory: true });
     t.like(history.at(-1), { fromStatus: "pending", toStatus: outcome, cause: "simulated" });
     const events = await tables.sql<{ event_type: string }[]>`select event_type from outbox where order_id = ${order.id} order by created_at`;
-    t.true(events.some((event) => event.event_type === `order.${outcome}`), `${outcome}: ${events.map((e) => e.event_type)}`);
+    t.true(events.some((event) => event.event_type === `order.${outcome}`), `${outcome}: ${events.map((e) => e.event_type).join(", ")}`);
     // Not pending any more: a second simulation is refused.
     t.is((await failure(orders.simulateTestOrder({ storeId: SHOP, orderId: order.id, outcome: "paid" }))).code, Code.FailedPrecondition);
   }

@@ -32,6 +32,6 @@ test("a simulation's outcome is its status; anything else is INVALID_ARGUMENT na
   t.is(simulatedStatus("expired"), "expired");
   for (const bad of ["", "cancelled", "PAID", "refunded"]) {
     const error = t.throws(() => simulatedStatus(bad), { instanceOf: ConnectError });
-    t.is(fieldViolations(error!)[0]?.field, "outcome");
+    t.is(fieldViolations(error)[0]?.field, "outcome");
   }
 });
