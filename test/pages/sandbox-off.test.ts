@@ -125,3 +125,17 @@ test.serial("with PAYMENT_GATEWAY=midtrans a test order makes no Snap call: its 
   t.is(live.body.data.order.livemode, true);
   t.is(fake.calls, snapCalls + 1);
 });
+
+test("POST /v1/test/orders/{id}/simulate: a live key's order is 404 and untouched; a bad outcome is 400 naming outcome", async (t) => {
+  const created = await api(stack.baseUrl, "/v1/orders", { method: "POST", key: store.key, json: { items: [{ product_id: productId, quantity: 1 }], buyer, payment_method: "qris" } });
+  t.is(created.status, 201, created.text);
+  const orderId: string = created.body.data.order.id;
+  const path = `/v1/test/orders/${orderId}/simulate`;
+  const live = await api(stack.baseUrl, path, { method: "POST", key: store.key, json: { outcome: "paid" } });
+  t.is(live.status, 404, live.text);
+  t.like(live.body, { success: false, error: { code: "NOT_FOUND" } });
+  t.is(await statusOf(orderId), "pending");
+  const bad = await api(stack.baseUrl, path, { method: "POST", key: store.key, json: { outcome: "settled" } });
+  t.is(bad.status, 400, bad.text);
+  t.like(bad.body, { error: { code: "INVALID_REQUEST", details: [{ field: "outcome" }] } });
+});
