@@ -244,7 +244,8 @@ export function createSeeder(target: SeedTarget, options: { seed?: number; batch
   const random = generator(options.seed ?? 20_261_124);
   const batchOrders = options.batchOrders ?? 5_000;
   const log = options.log ?? (() => {});
-  const render: RenderContext = { publicBaseUrl: target.publicBaseUrl, gateway: createSandboxGateway({ publicBaseUrl: target.publicBaseUrl, clientKey: "sandbox-client-key" }) };
+  const sandbox = createSandboxGateway({ publicBaseUrl: target.publicBaseUrl, clientKey: "sandbox-client-key" });
+  const render: RenderContext = { publicBaseUrl: target.publicBaseUrl, gateway: sandbox, testGateway: sandbox };
   const sql = postgres(target.databaseUrl, { max: 12, onnotice: () => {}, connection: { application_name: "bench-seed-scale", synchronous_commit: "off" } });
   const paid = target.products.filter((p) => p.price > 0);
   const plainProducts = paid.filter((p) => p.type === "product");
@@ -363,6 +364,7 @@ export function createSeeder(target: SeedTarget, options: { seed?: number; batch
     let row: OrderRow = {
       id,
       store_id: target.storeId,
+      livemode: true,
       status: "pending",
       payment_reference: newPaymentReference(randomBytes(12)),
       payment_kind: kind,
@@ -425,7 +427,7 @@ export function createSeeder(target: SeedTarget, options: { seed?: number; batch
         refund = {
           id: randomUUID(), store_id: target.storeId, order_id: id, amount: row.amount, reason: random.pick(REFUND_REASONS), reference: null, status: "succeeded",
           failure_message: null, method: kind === "bank_transfer" ? "manual" : "gateway", gateway_key: null, idempotency_key: null, request_hash: null, response: null,
-          attempts: 0, next_attempt_at: null, created_at: readBack(change.at - 2), updated_at: changedAt,
+          attempts: 0, next_attempt_at: null, created_at: readBack(change.at - 2), updated_at: changedAt, livemode: true,
         };
         refunds.push(refund);
         row = { ...row, refunded_amount: row.refunded_amount + refund.amount };

@@ -183,6 +183,7 @@ export const orderShape = z
     refunded_amount: idr.meta({ description: "What the succeeded refunds add up to; the order is `refunded` when it reaches `amount`." }),
     refunds: z.array(refundShape).meta({ description: "Every refund of the order, oldest first." }),
     metadata: metadataShape,
+    livemode: z.boolean().meta({ description: "False for a test order, made with a test key: it moves no money and only test keys see it." }),
   })
   .meta({ id: "Order" });
 
@@ -199,7 +200,7 @@ export const orderListShape = orderPageShape.extend({
   }),
 });
 
-/** An order on its own: `data` of PATCH /v1/orders/{id} and POST /v1/orders/{id}/cancel. */
+/** An order on its own: `data` of PATCH /v1/orders/{id}, POST /v1/orders/{id}/cancel and POST /v1/test/orders/{id}/simulate. */
 export const orderResultShape = z.strictObject({ order: orderShape }).meta({ id: "OrderResult" });
 
 export const refundResultShape = z.strictObject({ refund: refundShape, order: orderShape }).meta({ id: "RefundResult" });
@@ -267,11 +268,14 @@ export const midtransNotificationShape = z
 
 export const notificationAckShape = z.strictObject({ order_id: uuidShape, status: orderStatusShape, changed: z.boolean() });
 
+/** An event's mode, its order's: false for a test order's event, which goes to test endpoints only. */
+const eventLivemode = z.boolean().meta({ description: "False for a test order's event (made with a test key); it is sent to test endpoints only." });
+
 export const orderEventShape = z
   .strictObject({
     type: z.enum(ORDER_STATUS_EVENT_TYPES),
     timestamp: time,
-    data: z.strictObject({ store_id: uuidShape, order: orderShape, previous_status: orderStatusShape.nullable() }),
+    data: z.strictObject({ store_id: uuidShape, order: orderShape, previous_status: orderStatusShape.nullable(), livemode: eventLivemode }),
   })
   .meta({ id: "OrderEvent" });
 
@@ -279,7 +283,7 @@ export const refundEventShape = z
   .strictObject({
     type: z.enum(REFUND_EVENT_TYPES),
     timestamp: time,
-    data: z.strictObject({ store_id: uuidShape, order: orderShape, refund: refundShape }),
+    data: z.strictObject({ store_id: uuidShape, order: orderShape, refund: refundShape, livemode: eventLivemode }),
   })
   .meta({
     id: "RefundEvent",

@@ -43,6 +43,8 @@ export function orderJson(order: Order): OrderJson {
     refunds: order.refunds.map(refundJson),
     // Added with metadata (docs/orders.md#metadata), last for the same reason.
     metadata: { ...order.metadata },
+    // Test mode (docs/keys.md#test-mode): after the keys receivers already compare.
+    livemode: order.livemode,
   };
 }
 

@@ -101,6 +101,8 @@ export const ROUTE_SCOPES = {
   "POST /v1/orders/{order_id}/refunds": "payments:write",
   "POST /v1/bank-mutations": "payments:write",
   "GET /v1/events": "orders:read",
+  // A test order moves no money: whoever may create orders may simulate their payment.
+  "POST /v1/test/orders/{order_id}/simulate": "orders:write",
 } as const satisfies Record<string, Scope>;
 
 export type ScopedRoute = keyof typeof ROUTE_SCOPES;

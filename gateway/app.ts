@@ -22,6 +22,7 @@ import { healthRoutes } from "./routes/health.js";
 import { notificationRoutes } from "./routes/notifications.js";
 import { eventRoutes } from "./routes/events.js";
 import { orderRoutes } from "./routes/orders.js";
+import { testOrderRoutes } from "./routes/test-orders.js";
 import { paymentMethodRoutes } from "./routes/payment-methods.js";
 import { productRoutes } from "./routes/products.js";
 
@@ -83,6 +84,7 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
   orderRoutes(router, guards, deps.clients);
   bankMutationRoutes(router, guards, deps.clients);
   eventRoutes(router, guards, deps.clients);
+  testOrderRoutes(router, guards, deps.clients);
   notificationRoutes(router, deps.clients);
   pageRoutes(router, {
     clients: deps.clients,

@@ -27,13 +27,13 @@ export class ImportInterrupted extends Error {
  * service records each call in the store's audit log as it applies it (as the actor the
  * channel states), so no change goes unrecorded.
  */
-export async function importStatement(bank: BankClient, storeId: string, text: string): Promise<MutationResult[]> {
+export async function importStatement(bank: BankClient, storeId: string, text: string, testMode = false): Promise<MutationResult[]> {
   const mutations = parseStatement(text);
   const results: MutationResult[] = [];
   for (let offset = 0; offset < mutations.length; offset += MUTATIONS_PER_CALL) {
     const chunk = mutations.slice(offset, offset + MUTATIONS_PER_CALL);
     try {
-      const answer = await bank.reconcileMutations({ storeId, mutations: chunk });
+      const answer = await bank.reconcileMutations({ storeId, mutations: chunk, testMode });
       results.push(...answer.results);
     } catch (error) {
       if (results.length > 0) throw new ImportInterrupted(results.length, mutations.length, error);

@@ -19,6 +19,7 @@ import { notificationPaths } from "./routes/notifications.openapi.js";
 import { orderPaths } from "./routes/orders.openapi.js";
 import { paymentMethodPaths } from "./routes/payment-methods.openapi.js";
 import { productPaths } from "./routes/products.openapi.js";
+import { testOrderPaths } from "./routes/test-orders.openapi.js";
 
 /**
  * Each keyed operation says which scope it needs (ROUTE_SCOPES, the table the gateway
@@ -113,6 +114,7 @@ export const openApiDocument = {
     ...orderPaths(),
     ...bankMutationPaths(),
     ...eventPaths(),
+    ...testOrderPaths(),
     ...notificationPaths(),
     ...docsPaths(),
   }),

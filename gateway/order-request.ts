@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { buyerShape, metadataShape } from "../common/api-shapes.js";
 import { metadataPatch } from "../common/order-metadata.js";
+import { SIMULATED_OUTCOMES } from "../common/test-orders.js";
 import {
   MAX_MUTATION_AMOUNT,
   MAX_MUTATION_DESCRIPTION_LENGTH,
@@ -215,6 +216,14 @@ export const refundOrderBody = z
   .meta({ id: "RefundOrderRequest" });
 
 export type RefundOrderBody = z.infer<typeof refundOrderBody>;
+
+/** POST /v1/test/orders/{order_id}/simulate (docs/payments.md#test-orders). */
+export const simulateTestOrderBody = z
+  .object({
+    outcome: z.enum(SIMULATED_OUTCOMES).meta({ description: "What happens to the pending test order, as if the gateway had said so." }),
+  })
+  .strict()
+  .meta({ id: "SimulateTestOrderRequest" });
 
 /** What a refund body asks of the order service's RefundOrder. */
 export function refundOrderFields(body: RefundOrderBody) {

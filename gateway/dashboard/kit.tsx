@@ -45,6 +45,20 @@ export interface DashboardDeps {
   publicBaseUrl: string;
 }
 
+/**
+ * The data a page shows (docs/dashboard.md#test-data): `?mode=test` is the store's test
+ * data, anything else its live data. Links and forms keep it with `inMode`.
+ */
+export function dashboardMode(ctx: Pick<GatewayContext, "query">): { testMode: boolean } {
+  return { testMode: ctx.query.mode === "test" };
+}
+
+/** `path` in the mode: `?mode=test` (or `&mode=test`) added in test mode, unchanged in live. */
+export function inMode(path: string, mode: { testMode: boolean }): string {
+  if (!mode.testMode) return path;
+  return `${path}${path.includes("?") ? "&" : "?"}mode=test`;
+}
+
 export function sendPage(ctx: GatewayContext, page: VNode, status = 200): void {
   sendHtml(ctx, status, page);
 }
@@ -57,11 +71,6 @@ export function seeOther(ctx: GatewayContext, location: string): void {
 
 export function notFoundPage(ctx: GatewayContext, status = 404): void {
   sendPage(ctx, <MessagePage title="Page not found" message="There is nothing here, or it belongs to a store you are not a member of." link={{ href: "/dashboard", label: "Back to the dashboard" }} />, status);
-}
-
-/** The dashboard's "Test data" switch (docs/keys.md#test-mode): `?mode=test` shows test data. */
-export function dashboardMode(ctx: GatewayContext): { testMode: boolean } {
-  return { testMode: ctx.query.mode === "test" };
 }
 
 /** Whether the signed-in member's role in this store has `permission` (docs/team.md#roles): what a page offers. */

@@ -9,7 +9,7 @@ import { sandboxRoutes } from "./sandbox.js";
 export interface PageDeps {
   clients: ServiceClients;
   logger: Logger;
-  /** PAYMENT_GATEWAY: the sandbox pages are served only for "sandbox". */
+  /** PAYMENT_GATEWAY: with "midtrans" the sandbox pages serve test orders only (the order service decides). */
   paymentGateway?: Config["PAYMENT_GATEWAY"];
   midtransServerKey: string;
   /** This gateway's own loopback origin, once it listens (the sandbox posts to it). */
@@ -18,12 +18,13 @@ export interface PageDeps {
 
 /**
  * The hosted pages (docs/payments.md#sandbox-pages): outside /v1, no API key, HTML. The sandbox's
- * payment pages, which pay an order by a button, exist only in sandbox mode: with real
- * Midtrans every /sandbox/… path falls through to the JSON 404.
+ * payment pages pay an order by a button. Test orders always pay there
+ * (docs/payments.md#test-orders), so they are served whatever PAYMENT_GATEWAY says; with
+ * real Midtrans the order service opens them for test orders only, so a live order's
+ * Snap token (every buyer has one) pays nothing there.
  */
 export function pageRoutes(router: Router, deps: PageDeps) {
   checkoutRoutes(router, deps);
-  if (deps.paymentGateway !== "sandbox") return;
   sandboxRoutes(router, {
     clients: deps.clients,
     logger: deps.logger,

@@ -18,6 +18,8 @@ export function bankMutationRoutes(router: Router, guards: KeyedGuards, clients:
     const body = parseBody(bankMutationsBody, ctx.state.body);
     const { results } = await clients.bank.reconcileMutations({
       storeId: ctx.state.principal!.storeId,
+      // A test key's mutations match test orders only (docs/reconciliation.md#test-mode).
+      testMode: !ctx.state.principal!.livemode,
       mutations: mutationFields(body),
     });
     // The order service gives these from the shape's lists (common/bank-mutations.ts for the reasons).

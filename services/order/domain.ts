@@ -17,6 +17,7 @@ import { createRefunds } from "./refunds.js";
 import type { PaymentGateway } from "./payment-gateways/types.js";
 import type { RenderContext } from "./messages.js";
 import { createPaymentSessions } from "./payment-sessions.js";
+import { createSandboxGateway } from "./payment-gateways/sandbox.js";
 import { createStatusChanges } from "./status-changes.js";
 
 const DEFAULT_BANK_MATCH_GRACE_MS = 7 * 86_400_000;
@@ -28,7 +29,10 @@ export interface OrderDomainDeps {
   logger: Logger;
   stores: Pick<Client<typeof StoreService>, "getStore">;
   catalog: Pick<Client<typeof CatalogService>, "getOrderCatalog">;
+  /** PAYMENT_GATEWAY's gateway: live orders pay through it. */
   gateway: PaymentGateway;
+  /** Test orders' gateway, whatever PAYMENT_GATEWAY says (docs/keys.md#test-mode); default a sandbox on publicBaseUrl. */
+  testGateway?: PaymentGateway;
   publicBaseUrl: string;
   paymentWindowMs: number;
   /** Caps a gateway session's life below the order's (unset: the order's expiry). */
@@ -47,14 +51,16 @@ export interface OrderDomainDeps {
 
 export function createOrderDomain(deps: OrderDomainDeps) {
   const { sql, logger, onEventsCommitted } = deps;
-  const render: RenderContext = { publicBaseUrl: deps.publicBaseUrl, gateway: deps.gateway };
+  const testGateway =
+    deps.testGateway ?? (deps.gateway.provider === "sandbox" ? deps.gateway : createSandboxGateway({ publicBaseUrl: deps.publicBaseUrl, clientKey: deps.gateway.clientKey }));
+  const render: RenderContext = { publicBaseUrl: deps.publicBaseUrl, gateway: deps.gateway, testGateway };
   const bankMatchGraceMs = deps.bankMatchGraceMs ?? DEFAULT_BANK_MATCH_GRACE_MS;
   const statusCheckAfterMs = deps.statusCheckAfterMs ?? DEFAULT_STATUS_CHECK_AFTER_MS;
   // A gateway with a word of its own (Midtrans) is asked when silent, and told when an order expires.
   const asksGateway = deps.gateway.status !== undefined;
   const statusChanges = createStatusChanges({ render, logger, bankMatchGraceMs, gatewayExpires: deps.gateway.expire !== undefined });
   const expiry = createExpiry({ sql, statusChanges, onEventsCommitted });
-  const sessions = createPaymentSessions({ sql, gateway: deps.gateway, logger, sessionTtlMs: deps.sessionTtlMs });
+  const sessions = createPaymentSessions({ sql, gateways: render, logger, sessionTtlMs: deps.sessionTtlMs });
   const idempotency = createIdempotency({ sql });
   const orders = createOrders({
     sql,

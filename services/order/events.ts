@@ -27,7 +27,9 @@ export function orderEventPayload(
   order: OrderJson,
   previousStatus: OrderStatus | null,
 ): OrderEventPayload {
-  return { type, timestamp: at.toISOString(), data: { store_id: storeId, order, previous_status: previousStatus } };
+  // `livemode` last, beside the order's own: the webhook service routes the event by it
+  // (test events go to test endpoints only: docs/keys.md#test-mode).
+  return { type, timestamp: at.toISOString(), data: { store_id: storeId, order, previous_status: previousStatus, livemode: order.livemode } };
 }
 
 /** Outbox rows for `types`, all carrying the same rendering of the order. */
@@ -86,6 +88,10 @@ export function refundEvent(
     store_id: refund.store_id,
     order_id: refund.order_id,
     event_type: type,
-    payload: { type, timestamp: refund.updated_at.toISOString(), data: { store_id: refund.store_id, order: orderJson(order), refund: refundJson(rendered) } },
+    payload: {
+      type,
+      timestamp: refund.updated_at.toISOString(),
+      data: { store_id: refund.store_id, order: orderJson(order), refund: refundJson(rendered), livemode: order.livemode },
+    },
   };
 }

@@ -14,6 +14,7 @@ import type { Logger } from "../../platform/logger.js";
 import type { GatewayWord, Notifications } from "./notifications.js";
 import type { PaymentGateway } from "./payment-gateways/types.js";
 import type { Sql } from "../../platform/db.js";
+import { asksGateway } from "./test-mode.js";
 import { claimDueGatewayExpiries, claimDueStatusChecks, type OrderRow, scheduleStatusCheck, setGatewayExpireAt } from "./db/orders.js";
 
 /** How long a claimed check or expiry is left to its claimer before another instance may take it. */
@@ -103,6 +104,9 @@ export function createGatewayChecks(deps: {
   }
 
   async function checkOne(row: OrderRow) {
+    // A test order is never asked about: its gateway is the sandbox (test-mode.ts). None
+    // is scheduled; one that is anyway is taken off the schedule.
+    if (!asksGateway(row, gateway)) return scheduleStatusCheck(sql, row.id, null, false);
     const answered = await ask(row);
     const next = answered ? nextStatusCheckAt(new Date(), row.expires_at, deps.checkAfterMs, row.status_checks) : new Date(Date.now() + AWAY_RETRY_MS);
     await scheduleStatusCheck(sql, row.id, next, answered);
@@ -117,6 +121,7 @@ export function createGatewayChecks(deps: {
   }
 
   async function expireOne(row: OrderRow) {
+    if (!row.livemode) return setGatewayExpireAt(sql, row.id, null);
     let done = false;
     try {
       const answer = await gateway.expire!(row.payment_reference);

@@ -6,7 +6,7 @@ import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CreateOrderResponseSchema, type CreateOrderResponse } from "../../gen/order/v1/order_pb.js";
 import type { Db, Sql } from "../../platform/db.js";
-import { attachIdempotencyOrder, completeIdempotencyKey, findIdempotencyRecord, type IdempotencyRecord, purgeIdempotencyKeys, releaseIdempotencyKey, type TakeoverRule, tryClaimIdempotencyKey } from "./db/idempotency.js";
+import { attachIdempotencyOrder, completeIdempotencyKey, findIdempotencyRecord, type IdempotencyRecord, purgeIdempotencyKeys, releaseIdempotencyKey, type KeySpace, type TakeoverRule, tryClaimIdempotencyKey } from "./db/idempotency.js";
 
 /**
  * A record older than 24 h is taken over as if it were not there, and so is one whose
@@ -79,10 +79,10 @@ export function createIdempotency(deps: { sql: Sql; rule?: TakeoverRule }) {
   const rule = deps.rule ?? TAKEOVER;
 
   /** Claims `key` for this request, or says what already holds it. */
-  async function claim(storeId: string, key: string, requestHash: string): Promise<IdempotencyClaim> {
+  async function claim(space: KeySpace, key: string, requestHash: string): Promise<IdempotencyClaim> {
     for (;;) {
-      if (await tryClaimIdempotencyKey(sql, storeId, key, requestHash, rule)) return { kind: "claimed" };
-      const record = await findIdempotencyRecord(sql, storeId, key, rule.staleSeconds);
+      if (await tryClaimIdempotencyKey(sql, space, key, requestHash, rule)) return { kind: "claimed" };
+      const record = await findIdempotencyRecord(sql, space, key, rule.staleSeconds);
       if (record) return classifyRecord(record, requestHash);
       // Released or purged between the two statements: claim again.
     }
@@ -90,11 +90,14 @@ export function createIdempotency(deps: { sql: Sql; rule?: TakeoverRule }) {
 
   /**
    * Creates at most one order per key: claims it, replays or refuses as decided, and
-   * otherwise creates, answers and stores the answer. Without a key, just creates.
+   * otherwise creates, answers and stores the answer. Without a key, just creates. A key
+   * is a key of its mode (`livemode`, live unless said): a test request never replays a
+   * live one's answer (docs/keys.md#test-mode).
    */
-  async function run<T>(storeId: string, key: string | undefined, requestHash: string, steps: IdempotentSteps<T>): Promise<CreateOrderResponse> {
+  async function run<T>(storeId: string, key: string | undefined, requestHash: string, steps: IdempotentSteps<T>, livemode = true): Promise<CreateOrderResponse> {
     if (key === undefined) return steps.respond(await steps.create());
-    const decision = decideClaim(await claim(storeId, key, requestHash));
+    const space = { storeId, livemode };
+    const decision = decideClaim(await claim(space, key, requestHash));
     switch (decision.kind) {
       case "refuse":
         throw new ConnectError(decision.message, Code.AlreadyExists);
@@ -102,7 +105,7 @@ export function createIdempotency(deps: { sql: Sql; rule?: TakeoverRule }) {
         return replayOf(decision.response);
       case "resume": {
         const response = await steps.resume(decision.orderId);
-        await completeIdempotencyKey(sql, storeId, key, decision.orderId, recordOf(response));
+        await completeIdempotencyKey(sql, space, key, decision.orderId, recordOf(response));
         return { ...response, replayed: true };
       }
       case "proceed":
@@ -114,11 +117,11 @@ export function createIdempotency(deps: { sql: Sql; rule?: TakeoverRule }) {
     } catch (error) {
       // Nothing was written: free the key so a corrected retry can use it. (The statement
       // only frees a key that holds no order, or a retry would make a second order.)
-      await releaseIdempotencyKey(sql, storeId, key);
+      await releaseIdempotencyKey(sql, space, key);
       throw error;
     }
     const response = await steps.respond(created);
-    await completeIdempotencyKey(sql, storeId, key, response.detail!.order!.id, recordOf(response));
+    await completeIdempotencyKey(sql, space, key, response.detail!.order!.id, recordOf(response));
     return response;
   }
 
@@ -127,8 +130,8 @@ export function createIdempotency(deps: { sql: Sql; rule?: TakeoverRule }) {
    * order per key: if another request took the key over meanwhile (this one stalled
    * past the takeover time) and attached its order, this one must not commit a second.
    */
-  async function attach(tx: Db, storeId: string, key: string, orderId: string): Promise<void> {
-    if (!(await attachIdempotencyOrder(tx, storeId, key, orderId))) {
+  async function attach(tx: Db, storeId: string, key: string, orderId: string, livemode = true): Promise<void> {
+    if (!(await attachIdempotencyOrder(tx, { storeId, livemode }, key, orderId))) {
       throw new ConnectError(KEY_TAKEN_MESSAGE, Code.AlreadyExists);
     }
   }

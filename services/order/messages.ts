@@ -3,15 +3,14 @@
 import { create } from "@bufbuild/protobuf";
 import { BankMutationSchema, type BankMutation } from "../../gen/order/v1/bank_pb.js";
 import { OrderDetailSchema, OrderSchema, RefundSchema, StatusChangeSchema, type Order, type OrderDetail, type Refund, type StatusChange } from "../../gen/order/v1/order_pb.js";
-import type { PaymentGateway } from "./payment-gateways/types.js";
+import { gatewayFor, type Gateways } from "./test-mode.js";
 import type { BankMutationRow } from "./db/bank-mutations.js";
 import type { HistoryRow, OrderItemRow, OrderRow } from "./db/orders.js";
 import type { RefundRow } from "./db/refunds.js";
 import type { SessionRow } from "./db/sessions.js";
 
-export interface RenderContext {
+export interface RenderContext extends Gateways {
   publicBaseUrl: string;
-  gateway: PaymentGateway;
 }
 
 const iso = (date: Date) => date.toISOString();
@@ -70,6 +69,7 @@ export function renderOrder(ctx: RenderContext, row: OrderRow, items: OrderItemR
     refundedAmount: BigInt(row.refunded_amount ?? 0),
     refunds: refunds.map(renderRefund),
     metadata: row.metadata ?? {},
+    livemode: row.livemode,
   });
 }
 
@@ -93,7 +93,7 @@ export function renderDetail(ctx: RenderContext, row: OrderRow, items: OrderItem
             }
           : undefined,
       snap: liveSession
-        ? { token: liveSession.token, clientKey: ctx.gateway.clientKey, snapScriptUrl: ctx.gateway.snapScriptUrl }
+        ? { token: liveSession.token, clientKey: gatewayFor(ctx, row.livemode).clientKey, snapScriptUrl: gatewayFor(ctx, row.livemode).snapScriptUrl }
         : undefined,
       provider: row.payment_provider,
       method: row.payment_method,
@@ -132,5 +132,6 @@ export function renderMutation(row: BankMutationRow): BankMutation {
     paymentReference: row.payment_reference ?? "",
     receivedAt: iso(row.received_at),
     reviewedAt: row.reviewed_at ? iso(row.reviewed_at) : "",
+    livemode: row.livemode,
   });
 }

@@ -77,6 +77,8 @@ export function draftOrder(input: DraftInput): OrderDraft {
     updated_at: input.now,
     // Set by the caller for a gateway order whose gateway can be asked (gateway-checks.ts).
     next_status_check_at: null,
+    // A test key's order (docs/keys.md#test-mode); a caller that does not say makes a live one.
+    livemode: !request.testMode,
   };
 }
 

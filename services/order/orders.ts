@@ -29,13 +29,14 @@ import type { StatusChangeResult, StatusChanges } from "./status-changes.js";
 import type { OrderStatus } from "./status-machine.js";
 import { type Db, type Sql, transaction } from "../../platform/db.js";
 import * as orderLists from "./db/order-lists.js";
-import { findOrder, findOrderWithItems, historyOf, insertNewOrder, itemsOf, writeMetadata, type OrderItemRow, type OrderRow } from "./db/orders.js";
+import { findOrder, findOrderWithItems, historyOf, insertNewOrder, itemsOf, writeMetadata, type OrderItemRow, type OrderRow, type OrderScope } from "./db/orders.js";
 import { insertEvents } from "./db/outbox.js";
 import { type RefundRow, refundsOf } from "./db/refunds.js";
 import { findSessionByToken, liveSessionsOf } from "./db/sessions.js";
 import { transferAmountUse } from "./db/transfer-amounts.js";
 import { changeCursor, FIRST_ID } from "../../common/change-cursor.js";
 import { orderCursor, type ChangesPage, type ValidItem } from "./validation.js";
+import { gatewayFor, sandboxServes, SIMULATED_CAUSE, simulatedStatus } from "./test-mode.js";
 
 /** CreateOrder's request with its items checked (validation.ts). */
 export type NewOrderInput = OrderRequest & { items: ValidItem[] };
@@ -84,8 +85,9 @@ export function createOrders(deps: OrdersDeps) {
     return (await aboutStore(storeId, deps.stores.getStore({ id: storeId }))).store!;
   }
 
-  function methodsOf(storeRow: { bankAccount?: unknown }): PaymentMethodInfo[] {
-    return paymentMethodsFor({ hasBankAccount: storeRow.bankAccount !== undefined }, render.gateway.provider);
+  /** The methods offered, each through the gateway of the mode (a test order's is the sandbox: docs/keys.md#test-mode). */
+  function methodsOf(storeRow: { bankAccount?: unknown }, livemode = true): PaymentMethodInfo[] {
+    return paymentMethodsFor({ hasBankAccount: storeRow.bankAccount !== undefined }, gatewayFor(render, livemode).provider);
   }
 
   async function methodsFor(storeId: string) {
@@ -100,31 +102,31 @@ export function createOrders(deps: OrdersDeps) {
   // Reading.
 
   /** `row` as of now: a due pending order is expired first. */
-  async function current(row: OrderRow, storeId?: string): Promise<OrderRow | undefined> {
+  async function current(row: OrderRow, scope: OrderScope = {}): Promise<OrderRow | undefined> {
     if (!expiry.isDue(row)) return row;
     return committed(
       await transaction(sql, async (tx) => {
-        const locked = await findOrder(tx, row.id, { storeId, forUpdate: true });
+        const locked = await findOrder(tx, row.id, { ...scope, forUpdate: true });
         return locked && expiry.expireIfDue(tx, locked);
       }),
     );
   }
 
-  /** The order as of now. */
-  async function readOrder(orderId: string, storeId?: string): Promise<OrderRow | undefined> {
-    const row = await findOrder(sql, orderId, { storeId });
-    return row && current(row, storeId);
+  /** The order as of now; one of another store or mode (the scope's) is not found. */
+  async function readOrder(orderId: string, scope: OrderScope = {}): Promise<OrderRow | undefined> {
+    const row = await findOrder(sql, orderId, scope);
+    return row && current(row, scope);
   }
 
   /** The order as of now, its items (which never change) and its refunds, read together. */
-  async function readOrderWithItems(orderId: string, storeId?: string): Promise<{ row: OrderRow; items: OrderItemRow[]; refunds: RefundRow[] } | undefined> {
-    const found = await findOrderWithItems(sql, orderId, { storeId });
-    const row = found && (await current(found.row, storeId));
+  async function readOrderWithItems(orderId: string, scope: OrderScope = {}): Promise<{ row: OrderRow; items: OrderItemRow[]; refunds: RefundRow[] } | undefined> {
+    const found = await findOrderWithItems(sql, orderId, scope);
+    const row = found && (await current(found.row, scope));
     return row && { row, items: found.items, refunds: found.refunds };
   }
 
-  async function requireOrder(orderId: string, storeId?: string): Promise<OrderRow> {
-    const row = await readOrder(orderId, storeId);
+  async function requireOrder(orderId: string, scope: OrderScope = {}): Promise<OrderRow> {
+    const row = await readOrder(orderId, scope);
     if (!row) throw new ConnectError(`order ${orderId} not found`, Code.NotFound);
     return row;
   }
@@ -150,9 +152,9 @@ export function createOrders(deps: OrdersDeps) {
   async function getOrder(
     storeId: string,
     orderId: string,
-    options: { includeHistory?: boolean; prepareSession?: boolean } = {},
+    options: { includeHistory?: boolean; prepareSession?: boolean; testMode?: boolean } = {},
   ): Promise<{ detail: OrderDetail; history: StatusChange[]; allowedActions: OrderAction[] }> {
-    const found = await readOrderWithItems(orderId, storeId);
+    const found = await readOrderWithItems(orderId, { storeId, livemode: !options.testMode });
     if (!found) throw new ConnectError(`order ${orderId} not found`, Code.NotFound);
     const { row } = found;
     const [detail, history] = await Promise.all([detailOf(row, options.prepareSession === true, found), options.includeHistory ? historyOf(sql, row.id) : []]);
@@ -162,13 +164,14 @@ export function createOrders(deps: OrdersDeps) {
   /** A page of the store's orders, newest first, a due one shown expired (db/order-lists.ts); never calls the gateway. */
   async function listOrders(
     storeId: string,
-    page: { limit: number; offset: number; status?: OrderStatus; search?: string; cursor?: { at: string; id: string }; startingAfter?: string },
+    page: { limit: number; offset: number; status?: OrderStatus; search?: string; cursor?: { at: string; id: string }; startingAfter?: string; testMode?: boolean },
   ) {
-    const filter = { status: page.status, search: page.search === undefined ? undefined : searchFilter(page.search) };
+    const livemode = !page.testMode;
+    const filter = { status: page.status, search: page.search === undefined ? undefined : searchFilter(page.search), livemode };
     // starting_after names an order: the page goes on from its place, to the microsecond.
     let cursor = page.cursor;
     if (page.startingAfter) {
-      cursor = await orderLists.orderPlace(sql, storeId, page.startingAfter);
+      cursor = await orderLists.orderPlace(sql, storeId, page.startingAfter, livemode);
       if (!cursor) throw new ConnectError(`order ${page.startingAfter} not found`, Code.NotFound);
     }
     const { rows, hasMore } = await orderLists.listOrders(sql, storeId, page.limit, page.offset, filter, cursor);
@@ -205,15 +208,16 @@ export function createOrders(deps: OrdersDeps) {
    * How many of the store's orders have `status` (all when absent); a due order counts
    * as expired (db/order-lists.ts), so a read never waits for the sweeper's work.
    */
-  async function countOrders(storeId: string, status?: OrderStatus): Promise<number> {
-    return orderLists.countOrders(sql, storeId, status);
+  async function countOrders(storeId: string, status?: OrderStatus, testMode = false): Promise<number> {
+    return orderLists.countOrders(sql, storeId, status, !testMode);
   }
 
   /**
    * The hosted checkout page's order: by id (the id is the capability; a session is
    * prepared) or by a sandbox session token. NOT_FOUND for anything else, a real
    * gateway's token included: that token is public (it is in payment_url), and the
-   * sandbox page it would open pays the order.
+   * sandbox page it would open pays the order. With a real gateway the sandbox serves
+   * test orders only (docs/payments.md#test-orders).
    */
   async function checkout(key: CheckoutKey): Promise<{ detail: OrderDetail; storeName: string }> {
     let found: { row: OrderRow; items: OrderItemRow[]; refunds: RefundRow[] } | undefined;
@@ -223,6 +227,7 @@ export function createOrders(deps: OrdersDeps) {
     } else if (key.case === "sessionToken") {
       const session = await findSessionByToken(sql, key.value);
       found = session?.provider === "sandbox" ? await readOrderWithItems(session.order_id) : undefined;
+      if (found && !sandboxServes(found.row, render.gateway.provider)) found = undefined;
     }
     if (!found) throw new ConnectError("order not found", Code.NotFound);
     return { detail: await detailOf(found.row, key.case === "orderId", found), storeName: found.row.store_name };
@@ -234,21 +239,25 @@ export function createOrders(deps: OrdersDeps) {
    * Loads, expires if due, and changes the status in one transaction; `options.action`
    * is a person's, refused unless the order allows it then (order-actions.ts);
    * `options.audit` says who did it as which action, recorded with the change under
-   * the order's payment reference.
+   * the order's payment reference. `livemode` scopes it to one mode (the other's is
+   * NOT_FOUND); `pendingOnly` refuses any order that is not pending then, a repeat too.
    */
   async function changeStatus(
     orderId: string,
     to: OrderStatus,
     cause: string,
-    options: { storeId?: string; detail?: string; action?: OrderAction; audit?: { actor: Actor; action: AuditAction }; strict?: boolean } = {},
+    options: { storeId?: string; livemode?: boolean; detail?: string; action?: OrderAction; audit?: { actor: Actor; action: AuditAction }; pendingOnly?: boolean } = {},
   ): Promise<StatusChangeResult> {
     return committed(
       await transaction(sql, async (tx) => {
-        const row = await findOrder(tx, orderId, { storeId: options.storeId, forUpdate: true });
+        const row = await findOrder(tx, orderId, { storeId: options.storeId, livemode: options.livemode, forUpdate: true });
         if (!row) throw new ConnectError(`order ${orderId} not found`, Code.NotFound);
         const current = to === "expired" ? row : await expiry.expireIfDue(tx, row);
+        if (options.pendingOnly && current.status !== "pending") {
+          throw new ConnectError(`order ${orderId}: only a pending order can be changed so; this one is ${current.status}`, Code.FailedPrecondition);
+        }
         // A repeat stays the harmless no-op it is for the status machine (a double click).
-        if (options.action && (current.status !== to || options.strict)) requireAllowed(options.action, current);
+        if (options.action && current.status !== to) requireAllowed(options.action, current);
         const result = await statusChanges.apply(tx, current, to, cause, options.detail);
         // The record is written with the change, and only when there was one.
         if (result.changed && options.audit) {
@@ -261,9 +270,9 @@ export function createOrders(deps: OrdersDeps) {
   }
 
   /** "Mark as paid" (dashboard) and `store-admin order mark-paid`: the seller saw the transfer. */
-  async function markPaid(storeId: string, orderId: string, actor: Actor): Promise<Order> {
+  async function markPaid(storeId: string, orderId: string, actor: Actor, testMode = false): Promise<Order> {
     const audit = { actor, action: "order.marked_paid" } as const;
-    const { row } = await changeStatus(orderId, "paid", "marked paid by the seller", { storeId, action: "mark_paid", audit });
+    const { row } = await changeStatus(orderId, "paid", "marked paid by the seller", { storeId, livemode: !testMode, action: "mark_paid", audit });
     return (await detailOf(row, false)).order!;
   }
 
@@ -274,7 +283,7 @@ export function createOrders(deps: OrdersDeps) {
    */
   async function cancel(storeId: string, orderId: string, actor: Actor, options: { onlyPending?: boolean; testMode?: boolean } = {}): Promise<Order> {
     const audit = { actor, action: "order.cancelled" } as const;
-    const { row } = await changeStatus(orderId, "cancelled", "cancelled by the seller", { storeId, action: "cancel", audit, strict: options.onlyPending });
+    const { row } = await changeStatus(orderId, "cancelled", "cancelled by the seller", { storeId, livemode: !options.testMode, action: "cancel", audit, pendingOnly: options.onlyPending });
     return (await detailOf(row, false)).order!;
   }
 
@@ -289,12 +298,12 @@ export function createOrders(deps: OrdersDeps) {
     storeId: string,
     orderId: string,
     change: { set: Metadata; remove: string[] },
-    // Which mode's order (docs/keys.md#test-mode): the lookup below is where it selects.
-    _options: { testMode?: boolean } = {},
+    // Which mode's order (docs/keys.md#test-mode): the other mode's is NOT_FOUND.
+    options: { testMode?: boolean } = {},
   ): Promise<Order> {
     const row = committed(
       await transaction(sql, async (tx) => {
-        const found = await findOrder(tx, orderId, { storeId, forUpdate: true });
+        const found = await findOrder(tx, orderId, { storeId, livemode: !options.testMode, forUpdate: true });
         if (!found) throw new ConnectError(`order ${orderId} not found`, Code.NotFound);
         const problems = metadataChangeProblems(found.metadata, change.set, change.remove);
         if (problems.length > 0) throw fieldErrors(problems.map(({ field, message }) => ({ field, description: message })));
@@ -306,6 +315,18 @@ export function createOrders(deps: OrdersDeps) {
         return written;
       }),
     );
+    return (await detailOf(row, false)).order!;
+  }
+
+  /**
+   * SimulateTestOrder (docs/payments.md#test-orders): a pending test order of the store
+   * paid, failed or expired through changeStatus, the call a verified gateway
+   * notification makes, so its events and history are a real payment's. A live order is
+   * NOT_FOUND; an order that is not pending FAILED_PRECONDITION.
+   */
+  async function simulate(storeId: string, orderId: string, outcome: string): Promise<Order> {
+    const to = simulatedStatus(outcome);
+    const { row } = await changeStatus(orderId, to, SIMULATED_CAUSE, { storeId, livemode: false, detail: outcome, pendingOnly: true });
     return (await detailOf(row, false)).order!;
   }
 
@@ -327,7 +348,8 @@ export function createOrders(deps: OrdersDeps) {
     };
     if (kind !== "bank_transfer") return (await insert(null))!;
     for (let attempt = 0; attempt < 50; attempt++) {
-      const { now, uses } = await transferAmountUse(db, draft.store_id, draft.subtotal + 1, draft.subtotal + MAX_UNIQUE_CODE);
+      // The codes of the order's own mode: test and live orders never share one.
+      const { now, uses } = await transferAmountUse(db, draft.store_id, draft.subtotal + 1, draft.subtotal + MAX_UNIQUE_CODE, draft.livemode);
       // Strictly the least recently used code first; each lost race widens the choice.
       const code = pickUniqueCode(draft.subtotal, uses, now, Math.random, attempt + 1);
       if (code === undefined) {
@@ -355,7 +377,8 @@ export function createOrders(deps: OrdersDeps) {
     const found = await aboutStore(input.storeId, deps.catalog.getOrderCatalog({ storeId: input.storeId, ids }));
     const storeRow = found.store!;
     const { lines, subtotal } = priceItems(input.items, found.items);
-    const { kind, method } = choosePaymentMethod(subtotal, input.paymentMethod, methodsOf(storeRow));
+    const livemode = !input.testMode;
+    const { kind, method } = choosePaymentMethod(subtotal, input.paymentMethod, methodsOf(storeRow, livemode));
     const id = randomUUID();
     const draft = draftOrder({
       id,
@@ -368,13 +391,14 @@ export function createOrders(deps: OrdersDeps) {
       subtotal,
       store: storeRow,
     });
-    if (kind === "gateway" && deps.statusCheckAfterMs !== undefined) {
+    // A test order's gateway is the sandbox, which is never asked (test-mode.ts asksGateway).
+    if (kind === "gateway" && livemode && deps.statusCheckAfterMs !== undefined) {
       draft.next_status_check_at = firstStatusCheckAt(draft.created_at, draft.expires_at, deps.statusCheckAfterMs);
     }
     const itemRows = lines.map((line) => ({ ...line, order_id: id }));
     const write = async (db: Db) => {
       let row = await insertNew(db, draft, kind, lines, itemRows);
-      if (input.idempotencyKey) await idempotency.attach(db, input.storeId, input.idempotencyKey, row.id);
+      if (input.idempotencyKey) await idempotency.attach(db, input.storeId, input.idempotencyKey, row.id, livemode);
       if (kind === "none") row = (await statusChanges.apply(db, row, "paid", "free order")).row;
       logger.info({ orderId: row.id, storeId: row.store_id, kind, amount: row.amount }, "order created");
       return row;
@@ -385,14 +409,21 @@ export function createOrders(deps: OrdersDeps) {
 
   /** POST /v1/orders: at most one order per Idempotency-Key (idempotency.ts). */
   async function createOrder(input: NewOrderInput): Promise<CreateOrderResponse> {
-    return idempotency.run(input.storeId, input.idempotencyKey, input.requestHash, {
-      create: () => placeOrder(input),
-      respond: async ({ row, items }) => create(CreateOrderResponseSchema, { detail: await detailOf(row, true, { items, refunds: [] }) }),
-      resume: async (orderId) => create(CreateOrderResponseSchema, { detail: await detailOf(await requireOrder(orderId, input.storeId), true) }),
-    });
+    const livemode = !input.testMode;
+    return idempotency.run(
+      input.storeId,
+      input.idempotencyKey,
+      input.requestHash,
+      {
+        create: () => placeOrder(input),
+        respond: async ({ row, items }) => create(CreateOrderResponseSchema, { detail: await detailOf(row, true, { items, refunds: [] }) }),
+        resume: async (orderId) => create(CreateOrderResponseSchema, { detail: await detailOf(await requireOrder(orderId, { storeId: input.storeId, livemode }), true) }),
+      },
+      livemode,
+    );
   }
 
-  return { paymentMethods, createOrder, getOrder, listOrders, listChanges, countOrders, checkout, changeStatus, markPaid, cancel, updateMetadata, readOrder };
+  return { paymentMethods, createOrder, getOrder, listOrders, listChanges, countOrders, checkout, changeStatus, markPaid, cancel, updateMetadata, simulate, readOrder };
 }
 
 export type Orders = ReturnType<typeof createOrders>;

@@ -4,7 +4,8 @@
 // and the next read tries again.
 import { ConnectError } from "@connectrpc/connect";
 import type { Logger } from "../../platform/logger.js";
-import type { PaymentGateway, SessionRequest } from "./payment-gateways/types.js";
+import type { SessionRequest } from "./payment-gateways/types.js";
+import { gatewayFor, type Gateways } from "./test-mode.js";
 import { type Sql, transaction } from "../../platform/db.js";
 import { findOrder, itemsOf, type OrderItemRow, type OrderRow } from "./db/orders.js";
 import { insertSession, liveSessionsOf, type SessionRow } from "./db/sessions.js";
@@ -44,13 +45,14 @@ export function sessionRequest(order: OrderRow, items: OrderItemRow[], expiresAt
 
 export function createPaymentSessions(deps: {
   sql: Sql;
-  gateway: PaymentGateway;
+  /** A live order's session is PAYMENT_GATEWAY's, a test order's always the sandbox's (test-mode.ts). */
+  gateways: Gateways;
   logger: Logger;
   /** Caps a gateway session's life below the order's (unset: the order's expiry). */
   sessionTtlMs?: number;
   maxPreparing?: number;
 }) {
-  const { sql, gateway, logger } = deps;
+  const { sql, gateways, logger } = deps;
   const maxPreparing = deps.maxPreparing ?? MAX_PREPARING;
   const preparingByOrder = new Map<string, Promise<SessionRow | undefined>>();
 
@@ -90,6 +92,7 @@ export function createPaymentSessions(deps: {
         const items = (await itemsOf(tx, [row.id])).get(row.id)!;
         const expiresAt = sessionExpiry(locked.expires_at, Date.now(), deps.sessionTtlMs);
         if (!expiresAt) return undefined;
+        const gateway = gatewayFor(gateways, locked.livemode);
         const session = await gateway.createSession(sessionRequest(locked, items, expiresAt));
         return insertSession(tx, {
           order_id: row.id,

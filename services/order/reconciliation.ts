@@ -1,7 +1,8 @@
 // Bank-transfer reconciliation (docs/reconciliation.md): each incoming mutation is recorded once
 // per store and, when it is a credit, matched to the order whose unique transfer amount
 // it carries (the decision is bank-matching.ts's); unmatched credits wait for a person
-// to assign or dismiss them.
+// to assign or dismiss them. Each mode is its own ledger (docs/reconciliation.md#test-mode):
+// a test mutation is recorded, matched, listed and reviewed among test orders only.
 import { auditTarget } from "../../common/audit.js";
 import type { Actor } from "../../common/actor.js";
 import { auditEntry, insertAudit } from "../../platform/audit-log.js";
@@ -45,11 +46,11 @@ export function createReconciliation(deps: ReconciliationDeps) {
    * decision is taken again on the order's locked row: another mutation, a person or
    * the sweeper may have changed it since it was read, and only one payment may win.
    */
-  async function matchCredit(tx: Db, storeId: string, mutation: ValidMutation, candidates: Promise<OrderRow[]>): Promise<MatchDecision> {
+  async function matchCredit(tx: Db, storeId: string, livemode: boolean, mutation: ValidMutation, candidates: Promise<OrderRow[]>): Promise<MatchDecision> {
     const orders = await candidates;
     const first = decideMatch(mutation, orders, graceMs);
     if (first.result !== "matched") return first;
-    const locked = await findOrder(tx, first.orderId, { storeId, forUpdate: true });
+    const locked = await findOrder(tx, first.orderId, { storeId, livemode, forUpdate: true });
     if (!locked) throw new Error(`order ${first.orderId} vanished while being matched`);
     const decision = decideMatch(mutation, orders.map((order) => (order.id === locked.id ? locked : order)), graceMs);
     if (decision.result !== "matched") return decision;
@@ -58,7 +59,7 @@ export function createReconciliation(deps: ReconciliationDeps) {
     // Both settle before a failure is thrown: no statement of either is sent after the rollback.
     const outcomes = await Promise.allSettled([
       expiry.expireIfDue(tx, locked).then((row) => statusChanges.apply(tx, row, "paid", BANK_MUTATION_CAUSE, mutation.id)),
-      settleMutation(tx, storeId, mutation.id, { status: "matched", order_id: decision.orderId }),
+      settleMutation(tx, storeId, mutation.id, { status: "matched", order_id: decision.orderId }, livemode),
     ]);
     for (const outcome of outcomes) if (outcome.status === "rejected") throw outcome.reason;
     return decision;
@@ -69,13 +70,13 @@ export function createReconciliation(deps: ReconciliationDeps) {
    * concurrent call carrying the same id waits on its key, then finds it and answers
    * `duplicate` with this one's order.
    */
-  async function reconcileOne(storeId: string, mutation: ValidMutation, received: { at: Date; position: number }): Promise<MutationResult> {
+  async function reconcileOne(storeId: string, livemode: boolean, mutation: ValidMutation, received: { at: Date; position: number }): Promise<MutationResult> {
     const result = (kind: ResultKind, orderId = "", reason = "") =>
       create(MutationResultSchema, { id: mutation.id, result: kind, orderId, reason });
     return transaction(sql, async (tx) => {
       // A credit's candidate orders are read in the same round trip as its row is
       // written (pipelined on the transaction's connection); a duplicate ignores them.
-      const candidates = mutation.type === "credit" ? transferOrdersFor(tx, storeId, mutation.amount, mutation.occurredAt, graceMs) : undefined;
+      const candidates = mutation.type === "credit" ? transferOrdersFor(tx, storeId, livemode, mutation.amount, mutation.occurredAt, graceMs) : undefined;
       candidates?.catch(() => {}); // its failure, if any, is the transaction's: awaited below or rolled back with it
       const fresh = await insertMutation(tx, {
         store_id: storeId,
@@ -87,16 +88,17 @@ export function createReconciliation(deps: ReconciliationDeps) {
         status: mutation.type === "debit" ? "ignored" : "unmatched",
         received_at: received.at,
         request_position: received.position,
+        livemode,
       });
       if (!fresh) {
-        const earlier = await findMutation(tx, storeId, mutation.id);
+        const earlier = await findMutation(tx, storeId, mutation.id, false, livemode);
         if (!earlier) throw new Error(`bank mutation ${mutation.id} conflicted but cannot be read`);
         return result("duplicate", earlier.order_id ?? "");
       }
       if (!candidates) return result("ignored");
-      const decision = await matchCredit(tx, storeId, mutation, candidates);
+      const decision = await matchCredit(tx, storeId, livemode, mutation, candidates);
       if (decision.result === "matched") return result("matched", decision.orderId);
-      await settleMutation(tx, storeId, mutation.id, { status: "unmatched", reason: decision.reason });
+      await settleMutation(tx, storeId, mutation.id, { status: "unmatched", reason: decision.reason }, livemode);
       return result("unmatched", "", decision.reason);
     });
   }
@@ -109,7 +111,7 @@ export function createReconciliation(deps: ReconciliationDeps) {
    * flushes. When one fails (the database went away), no further one starts and those
    * done stay applied; sending the batch again answers them `duplicate`.
    */
-  async function reconcile(storeId: string, mutations: ValidMutation[], actor: Actor): Promise<MutationResult[]> {
+  async function reconcile(storeId: string, mutations: ValidMutation[], actor: Actor, livemode = true): Promise<MutationResult[]> {
     // The import is recorded before any of it is applied: whatever it changes has its
     // record, even when the database goes away halfway.
     await insertAudit(sql, [auditEntry(storeId, actor, "bank_mutations.imported", auditTarget("store", storeId))]);
@@ -131,7 +133,7 @@ export function createReconciliation(deps: ReconciliationDeps) {
         for (const index of group) {
           if (failure) return;
           try {
-            const answer = await reconcileOne(storeId, mutations[index]!, { at: receivedAt, position: index });
+            const answer = await reconcileOne(storeId, livemode, mutations[index]!, { at: receivedAt, position: index });
             results[index] = answer;
             counts[answer.result as ResultKind]++;
             processed++;
@@ -151,8 +153,8 @@ export function createReconciliation(deps: ReconciliationDeps) {
   }
 
   /** The mutation, locked, if it waits for review; NOT_FOUND or FAILED_PRECONDITION otherwise. */
-  async function lockForReview(tx: Db, storeId: string, mutationId: string): Promise<BankMutationRow> {
-    const mutation = await findMutation(tx, storeId, mutationId, true);
+  async function lockForReview(tx: Db, storeId: string, mutationId: string, livemode: boolean): Promise<BankMutationRow> {
+    const mutation = await findMutation(tx, storeId, mutationId, true, livemode);
     if (!mutation) throw new ConnectError(`mutation ${mutationId} not found`, Code.NotFound);
     if (mutation.status !== "unmatched") {
       throw new ConnectError(`mutation ${mutationId} is ${mutation.status}, not waiting for review`, Code.FailedPrecondition);
@@ -165,13 +167,14 @@ export function createReconciliation(deps: ReconciliationDeps) {
    * theirs to judge (a buyer may have left off the code); the order must be the
    * store's bank-transfer order and able to become paid.
    */
-  async function assign(storeId: string, mutationId: string, key: OrderKey, actor: Actor): Promise<BankMutation> {
+  async function assign(storeId: string, mutationId: string, key: OrderKey, actor: Actor, livemode = true): Promise<BankMutation> {
     const row = await transaction(sql, async (tx) => {
-      const mutation = await lockForReview(tx, storeId, mutationId);
+      const mutation = await lockForReview(tx, storeId, mutationId, livemode);
+      // An order of the other mode is not there for this mutation.
       const order =
         "orderId" in key
-          ? await findOrder(tx, key.orderId, { storeId, forUpdate: true })
-          : await findOrderByReference(tx, key.paymentReference, true, storeId);
+          ? await findOrder(tx, key.orderId, { storeId, livemode, forUpdate: true })
+          : await findOrderByReference(tx, key.paymentReference, true, { storeId, livemode });
       if (!order) throw new ConnectError(`order ${"orderId" in key ? key.orderId : key.paymentReference} not found`, Code.NotFound);
       if (order.payment_kind !== "bank_transfer") {
         throw new ConnectError(`order ${order.id} is not a bank-transfer order`, Code.FailedPrecondition);
@@ -179,7 +182,7 @@ export function createReconciliation(deps: ReconciliationDeps) {
       const { changed } = await statusChanges.apply(tx, await expiry.expireIfDue(tx, order), "paid", BANK_MUTATION_CAUSE, mutationId);
       if (!changed) throw new ConnectError(`order ${order.id} is already paid`, Code.FailedPrecondition);
       await insertAudit(tx, [auditEntry(storeId, actor, "bank_mutation.assigned", auditTarget("mutation", mutationId), { label: mutation.mutation_id })]);
-      return settleMutation(tx, storeId, mutationId, { status: "assigned", reason: mutation.reason, order_id: order.id, reviewed: true });
+      return settleMutation(tx, storeId, mutationId, { status: "assigned", reason: mutation.reason, order_id: order.id, reviewed: true }, livemode);
     });
     deps.onEventsCommitted?.();
     logger.info({ storeId, orderId: row.order_id }, "bank mutation assigned");
@@ -187,22 +190,22 @@ export function createReconciliation(deps: ReconciliationDeps) {
   }
 
   /** A person takes an unmatched credit off the review list; nothing is paid. */
-  async function dismiss(storeId: string, mutationId: string, actor: Actor): Promise<BankMutation> {
+  async function dismiss(storeId: string, mutationId: string, actor: Actor, livemode = true): Promise<BankMutation> {
     const row = await transaction(sql, async (tx) => {
-      const mutation = await lockForReview(tx, storeId, mutationId);
+      const mutation = await lockForReview(tx, storeId, mutationId, livemode);
       await insertAudit(tx, [auditEntry(storeId, actor, "bank_mutation.dismissed", auditTarget("mutation", mutationId), { label: mutation.mutation_id })]);
-      return settleMutation(tx, storeId, mutationId, { status: "dismissed", reason: mutation.reason, reviewed: true });
+      return settleMutation(tx, storeId, mutationId, { status: "dismissed", reason: mutation.reason, reviewed: true }, livemode);
     });
     logger.info({ storeId }, "bank mutation dismissed");
     return renderMutation(row);
   }
 
-  async function list(storeId: string, options: { review: boolean; limit: number }): Promise<BankMutation[]> {
+  async function list(storeId: string, options: { review: boolean; limit: number; livemode?: boolean }): Promise<BankMutation[]> {
     return (await listMutations(sql, storeId, options)).map(renderMutation);
   }
 
-  async function countUnreviewed(storeId: string): Promise<number> {
-    return countUnreviewedMutations(sql, storeId);
+  async function countUnreviewed(storeId: string, livemode = true): Promise<number> {
+    return countUnreviewedMutations(sql, storeId, livemode);
   }
 
   return { reconcile, assign, dismiss, list, countUnreviewed };

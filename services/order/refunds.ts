@@ -24,7 +24,7 @@ import type { PaymentGateway, RefundAnswer } from "./payment-gateways/types.js";
 import { renderOrder, renderRefund, type RenderContext } from "./messages.js";
 import type { StatusChanges } from "./status-changes.js";
 import { type Db, type Sql, transaction } from "../../platform/db.js";
-import { addRefundedAmount, findOrder, itemsOf, touchOrder, type OrderRow } from "./db/orders.js";
+import { addRefundedAmount, findOrder, itemsOf, touchOrder, type OrderRow, type OrderScope } from "./db/orders.js";
 import { insertEvents } from "./db/outbox.js";
 import { claimDueRefunds, findRefund, findRefundByIdempotencyKey, insertRefund, keepRefundResponse, type RefundRow, refundsOf, type RefundStatus, retryRefundAt, settleRefund } from "./db/refunds.js";
 import { liveSessionsOf } from "./db/sessions.js";
@@ -61,6 +61,8 @@ export interface RefundInput {
   reference?: string;
   idempotencyKey?: string;
   requestHash: string;
+  /** Test data instead of live (docs/keys.md#test-mode). */
+  testMode?: boolean;
 }
 
 /** Another request took the Idempotency-Key between our look and our write. */
@@ -75,14 +77,16 @@ export function createRefunds(deps: {
   retryDelaysMs?: readonly number[];
   onEventsCommitted?: () => void;
 }) {
-  const { sql, gateway, statusChanges, render, logger } = deps;
+  const { sql, statusChanges, render, logger } = deps;
+  // A test order's refund goes to the sandbox, like its payment (docs/keys.md#test-mode).
+  const gatewayOf = (refund: Pick<RefundRow, "livemode">) => (refund.livemode ? deps.gateway : render.testGateway);
   const committed = <T>(result: T): T => {
     deps.onEventsCommitted?.();
     return result;
   };
 
-  async function lockOrder(tx: Db, orderId: string, storeId?: string): Promise<OrderRow> {
-    const row = await findOrder(tx, orderId, { storeId, forUpdate: true });
+  async function lockOrder(tx: Db, orderId: string, scope: OrderScope = {}): Promise<OrderRow> {
+    const row = await findOrder(tx, orderId, { ...scope, forUpdate: true });
     if (!row) throw new ConnectError(`order ${orderId} not found`, Code.NotFound);
     return row;
   }
@@ -129,6 +133,7 @@ export function createRefunds(deps: {
    * again. Its status answer says whether a refund with our key was made.
    */
   async function confirmRefusal(refund: RefundRow, paymentReference: string, refusal: RefundAnswer): Promise<RefundAnswer> {
+    const gateway = gatewayOf(refund);
     if (refund.attempts === 0 || !gateway.status) return refusal;
     const status = await gateway.status(paymentReference);
     const made = status.kind === "found" && reportedRefunds(status.fields.refunds).some((reported) => reported.key === refund.id);
@@ -139,7 +144,7 @@ export function createRefunds(deps: {
   async function attempt(refund: RefundRow, paymentReference: string): Promise<void> {
     let answer: RefundAnswer;
     try {
-      answer = await gateway.refund({ orderId: paymentReference, refundKey: refund.id, amount: refund.amount, reason: refund.reason });
+      answer = await gatewayOf(refund).refund({ orderId: paymentReference, refundKey: refund.id, amount: refund.amount, reason: refund.reason });
       if (answer.kind === "refused") answer = await confirmRefusal(refund, paymentReference, answer);
     } catch (error) {
       const at = new Date(Date.now() + retryDelay(refund.attempts, deps.retryDelaysMs));
@@ -177,17 +182,19 @@ export function createRefunds(deps: {
 
   /** POST /v1/orders/{id}/refunds, the dashboard's "Refund" and `store-admin order refund`. */
   async function refund(input: RefundInput, actor: Actor): Promise<RefundOrderResponse> {
+    // Of one mode: the other's orders are not found, and its keys are its own.
+    const livemode = !input.testMode;
     if (input.idempotencyKey !== undefined) {
-      const existing = await findRefundByIdempotencyKey(sql, input.storeId, input.idempotencyKey);
+      const existing = await findRefundByIdempotencyKey(sql, input.storeId, input.idempotencyKey, livemode);
       if (existing) return answerExisting(existing, input);
     }
     let started: { refund: RefundRow; order: OrderRow };
     try {
       started = committed(
         await transaction(sql, async (tx) => {
-          const order = await lockOrder(tx, input.orderId, input.storeId);
+          const order = await lockOrder(tx, input.orderId, { storeId: input.storeId, livemode });
           // A request with this key that held the lock before us has answered by now.
-          if (input.idempotencyKey !== undefined && (await findRefundByIdempotencyKey(tx, input.storeId, input.idempotencyKey))) throw new KeyTaken();
+          if (input.idempotencyKey !== undefined && (await findRefundByIdempotencyKey(tx, input.storeId, input.idempotencyKey, livemode))) throw new KeyTaken();
           requireAllowed("refund", order);
           const refunds = (await refundsOf(tx, [order.id])).get(order.id)!;
           const amount = refundAmount(input.amount, refundableLeft(order, refunds));
@@ -206,6 +213,7 @@ export function createRefunds(deps: {
             request_hash: input.idempotencyKey === undefined ? null : input.requestHash,
             // This request asks the gateway itself; the sweeper takes over if it dies.
             next_attempt_at: method === "gateway" ? new Date(Date.now() + REFUND_REQUEST_LEASE_MS) : null,
+            livemode: order.livemode,
           });
           if (!inserted) throw new KeyTaken();
           // A pending refund shows on the order: the order changed (docs/orders.md#syncing).
@@ -219,7 +227,7 @@ export function createRefunds(deps: {
       );
     } catch (error) {
       if (!(error instanceof KeyTaken)) throw error;
-      const existing = await findRefundByIdempotencyKey(sql, input.storeId, input.idempotencyKey!);
+      const existing = await findRefundByIdempotencyKey(sql, input.storeId, input.idempotencyKey!, livemode);
       if (!existing) throw new ConnectError("a request with this Idempotency-Key is still in flight", Code.AlreadyExists);
       return answerExisting(existing, input);
     }
@@ -291,6 +299,7 @@ export function createRefunds(deps: {
               idempotency_key: null,
               request_hash: null,
               next_attempt_at: null,
+              livemode: order.livemode,
             });
             if (!inserted) continue;
             refundId = inserted.id;

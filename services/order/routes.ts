@@ -27,7 +27,7 @@ import {
 } from "./validation.js";
 
 export interface OrderRouteDeps {
-  orders: Pick<Orders, "paymentMethods" | "createOrder" | "getOrder" | "listOrders" | "listChanges" | "countOrders" | "markPaid" | "cancel" | "updateMetadata" | "checkout">;
+  orders: Pick<Orders, "paymentMethods" | "createOrder" | "getOrder" | "listOrders" | "listChanges" | "countOrders" | "markPaid" | "cancel" | "updateMetadata" | "checkout" | "simulate">;
   notifications: Pick<Notifications, "handle">;
   bank: Pick<Reconciliation, "reconcile" | "list" | "countUnreviewed" | "assign" | "dismiss">;
   refunds: Pick<Refunds, "refund">;
@@ -41,29 +41,29 @@ export function createOrderRoutes({ orders, notifications, bank, refunds, audit,
       async reconcileMutations(request, context) {
         const storeId = requireStoreId(request);
         const mutations = validateReconcileMutations(request);
-        return { results: await bank.reconcile(storeId, mutations, requirePermission(context, "payments")) };
+        return { results: await bank.reconcile(storeId, mutations, requirePermission(context, "payments"), !request.testMode) };
       },
 
       async listMutations(request) {
         const storeId = requireStoreId(request);
-        return { mutations: await bank.list(storeId, validateListMutations(request)) };
+        return { mutations: await bank.list(storeId, { ...validateListMutations(request), livemode: !request.testMode }) };
       },
 
       async countUnreviewed(request) {
-        return { count: BigInt(await bank.countUnreviewed(requireStoreId(request))) };
+        return { count: BigInt(await bank.countUnreviewed(requireStoreId(request), !request.testMode)) };
       },
 
       async assignMutation(request, context) {
         const storeId = requireStoreId(request);
         const mutationId = requireMutationId(request.mutationId, "mutation_id");
         const key = validateOrderKey(request);
-        return { mutation: await bank.assign(storeId, mutationId, key, requirePermission(context, "payments")) };
+        return { mutation: await bank.assign(storeId, mutationId, key, requirePermission(context, "payments"), !request.testMode) };
       },
 
       async dismissMutation(request, context) {
         const storeId = requireStoreId(request);
         const mutationId = requireMutationId(request.mutationId, "mutation_id");
-        return { mutation: await bank.dismiss(storeId, mutationId, requirePermission(context, "payments")) };
+        return { mutation: await bank.dismiss(storeId, mutationId, requirePermission(context, "payments"), !request.testMode) };
       },
     });
     router.service(OrderService, {
@@ -93,6 +93,7 @@ export function createOrderRoutes({ orders, notifications, bank, refunds, audit,
         const found = await orders.getOrder(storeId, requireUuid(request.orderId, "order_id"), {
           includeHistory: request.includeHistory,
           prepareSession: request.prepareSession,
+          testMode: request.testMode,
         });
         if (request.publicJson) return { publicJson: Buffer.from(JSON.stringify(orderDetailJson(found.detail))) };
         // What the order allows, less what the actor may not do (every order action moves money).
@@ -105,13 +106,13 @@ export function createOrderRoutes({ orders, notifications, bank, refunds, audit,
         // updated_since (or a change cursor) pages a sync instead (docs/orders.md#syncing).
         const changes = validateChangesPage(request);
         if (changes) return orders.listChanges(storeId, changes, request.testMode);
-        return orders.listOrders(storeId, validateListOrders(request));
+        return orders.listOrders(storeId, { ...validateListOrders(request), testMode: request.testMode });
       },
 
       async countOrders(request) {
         const storeId = requireStoreId(request);
         const { status } = validateCountOrders(request);
-        return { count: BigInt(await orders.countOrders(storeId, status)) };
+        return { count: BigInt(await orders.countOrders(storeId, status, request.testMode)) };
       },
 
       async getSalesSummary(request) {
@@ -128,7 +129,7 @@ export function createOrderRoutes({ orders, notifications, bank, refunds, audit,
       async markOrderPaid(request, context) {
         const orderId = requireUuid(request.orderId, "order_id");
         const storeId = requireStoreId(request);
-        return { order: await orders.markPaid(storeId, orderId, requirePermission(context, "payments")) };
+        return { order: await orders.markPaid(storeId, orderId, requirePermission(context, "payments"), request.testMode) };
       },
 
       async cancelOrder(request, context) {
@@ -148,7 +149,7 @@ export function createOrderRoutes({ orders, notifications, bank, refunds, audit,
       async refundOrder(request, context) {
         const storeId = requireStoreId(request);
         const orderId = requireUuid(request.orderId, "order_id");
-        const input = { storeId, orderId, ...validateRefundOrder(request), requestHash: request.requestHash };
+        const input = { storeId, orderId, ...validateRefundOrder(request), requestHash: request.requestHash, testMode: request.testMode };
         return refunds.refund(input, requirePermission(context, "payments"));
       },
 
@@ -163,6 +164,13 @@ export function createOrderRoutes({ orders, notifications, bank, refunds, audit,
 
       async getCheckout(request) {
         return orders.checkout(request.key);
+      },
+
+      async simulateTestOrder(request, context) {
+        const storeId = requireStoreId(request);
+        const orderId = requireUuid(request.orderId, "order_id");
+        requireOrderChange(context);
+        return { order: await orders.simulate(storeId, orderId, request.outcome) };
       },
     });
   };

@@ -68,7 +68,8 @@ export function createStatusChanges(deps: {
     }
     const changing = rows.filter((row) => checkTransition(row.status, to).kind !== "repeat");
     if (changing.length === 0) return rows.map((row) => ({ row, changed: false }));
-    const expiresAtGateway = (row: OrderRow) => deps.gatewayExpires === true && row.payment_kind === "gateway" && (to === "expired" || to === "cancelled");
+    // A test order's gateway is the sandbox, which has nothing to expire (test-mode.ts).
+    const expiresAtGateway = (row: OrderRow) => deps.gatewayExpires === true && row.livemode && row.payment_kind === "gateway" && (to === "expired" || to === "cancelled");
     const updated = await updateStatuses(tx, changing.map((row) => ({ id: row.id, expireAtGateway: expiresAtGateway(row) })), to);
     const rendered = await orderMessages(tx, changing.map((row) => updated.get(row.id)!));
     const events = changing.flatMap((row, i) => statusChangeEvents(updated.get(row.id)!, rendered[i]!, row.status));

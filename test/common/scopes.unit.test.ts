@@ -18,6 +18,7 @@ const EXPECTED_ROUTES: Record<string, Scope> = {
   "POST /v1/orders/{order_id}/cancel": "orders:write",
   "POST /v1/orders": "orders:write",
   "POST /v1/orders/{order_id}/refunds": "payments:write",
+  "POST /v1/test/orders/{order_id}/simulate": "orders:write",
   "POST /v1/bank-mutations": "payments:write",
   "GET /v1/events": "orders:read",
 };

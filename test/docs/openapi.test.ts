@@ -202,7 +202,7 @@ test("POST /v1/orders/{order_id}/refunds is documented with its body, key, answe
   t.deepEqual(schemas.Refund.properties.status.enum, ["pending", "succeeded", "failed"]);
   t.deepEqual(schemas.Refund.properties.method.enum, ["gateway", "manual"]);
   t.true(schemas.Order.required.includes("refunded_amount") && schemas.Order.required.includes("refunds"));
-  t.deepEqual(schemas.RefundEvent.properties.data.required, ["store_id", "order", "refund"]);
+  t.deepEqual(schemas.RefundEvent.properties.data.required, ["store_id", "order", "refund", "livemode"]);
   for (const type of ["refund.succeeded", "refund.failed"]) {
     t.truthy(document.webhooks[type], `${type} is a documented webhook`);
     t.deepEqual(document.webhooks[type].post.requestBody.content["application/json"].schema.allOf[0], { $ref: "#/components/schemas/RefundEvent" });

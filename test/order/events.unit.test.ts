@@ -24,19 +24,20 @@ const order = create(OrderSchema, {
   expiresAt: "2026-01-03T03:04:05.678Z",
   createdAt: created.toISOString(),
   updatedAt: updated.toISOString(),
+  livemode: true,
 });
 
 let n = 0;
 const ids = () => `id-${++n}`;
 
-test("a payload is {type, timestamp, data: {store_id, order, previous_status}} in that key order", (t) => {
+test("a payload is {type, timestamp, data: {store_id, order, previous_status, livemode}} in that key order", (t) => {
   const payload = orderEventPayload("order.paid", updated, STORE_ID, orderJson(order), "pending");
   t.deepEqual(Object.keys(payload), ["type", "timestamp", "data"]);
-  t.deepEqual(Object.keys(payload.data), ["store_id", "order", "previous_status"]);
+  t.deepEqual(Object.keys(payload.data), ["store_id", "order", "previous_status", "livemode"]);
   t.true(
     JSON.stringify(payload).startsWith(`{"type":"order.paid","timestamp":"2026-01-02T04:05:06.789Z","data":{"store_id":"${STORE_ID}","order":{"id":"${ORDER_ID}"`),
   );
-  t.true(JSON.stringify(payload).endsWith(`},"previous_status":"pending"}}`));
+  t.true(JSON.stringify(payload).endsWith(`},"previous_status":"pending","livemode":true}}`));
 });
 
 test("order.created: one event at the creation time, previous_status null, the order in its public JSON", (t) => {
@@ -48,7 +49,7 @@ test("order.created: one event at the creation time, previous_status null, the o
   t.deepEqual(event!.payload, {
     type: "order.created",
     timestamp: created.toISOString(),
-    data: { store_id: STORE_ID, order: orderJson(order), previous_status: null },
+    data: { store_id: STORE_ID, order: orderJson(order), previous_status: null, livemode: true },
   });
 });
 

@@ -176,6 +176,7 @@ const ORDER_KEYS = [
   "id",
   "items",
   "metadata",
+  "livemode",
   "payment_method",
   "payment_provider",
   "payment_reference",
@@ -194,6 +195,7 @@ function assertCommonShape(t: ExecutionContext, data: any) {
   t.deepEqual(Object.keys(data).sort(), ["order", "payment", "redirect"]);
   const { order, payment } = data;
   t.deepEqual(Object.keys(order).sort(), ORDER_KEYS);
+  t.is(order.livemode, true, "a live key's order is live");
   t.deepEqual(Object.keys(payment).sort(), PAYMENT_KEYS);
   t.deepEqual(Object.keys(data.redirect).sort(), ["error_url", "return_url", "success_url"]);
   t.regex(order.id, UUID);

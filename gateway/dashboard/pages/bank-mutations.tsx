@@ -7,7 +7,7 @@ import type { BankMutation, MutationResult } from "../../../gen/order/v1/bank_pb
 import { ImportInterrupted, importStatement } from "../../bank-import.js";
 import { Money, Time } from "../../html/components.js";
 import { field } from "../forms.js";
-import { may, problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
+import { dashboardMode, inMode, may, problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
 import { DataTable } from "../views/data-table.js";
 
@@ -62,7 +62,7 @@ function ReviewList(props: { ctx: DashboardContext; review: BankMutation[] }) {
             {!decides && <span class="muted small">Your role may not assign or dismiss transfers.</span>}
             {decides && (
               <>
-                <form class="inline" method="post" action={actionPath(store.id, "assign")}>
+                <form class="inline" method="post" action={inMode(actionPath(store.id, "assign"), dashboardMode(props.ctx))}>
                   <Csrf token={csrf} />
                   <input type="hidden" name="mutation_id" value={m.id} />
                   <label>
@@ -71,7 +71,7 @@ function ReviewList(props: { ctx: DashboardContext; review: BankMutation[] }) {
                   </label>
                   <button type="submit">Assign to order</button>
                 </form>
-                <form method="post" action={actionPath(store.id, "dismiss")} style="margin-top:8px">
+                <form method="post" action={inMode(actionPath(store.id, "dismiss"), dashboardMode(props.ctx))} style="margin-top:8px">
                   <Csrf token={csrf} />
                   <input type="hidden" name="mutation_id" value={m.id} />
                   <button type="submit" class="secondary">
@@ -118,12 +118,17 @@ function BankPage(props: {
   const counts = props.results?.reduce<Record<string, number>>((out, r) => ({ ...out, [r.result]: (out[r.result] ?? 0) + 1 }), {});
   return (
     <Shell title="Bank mutations" member={member} store={store} section="bank-mutations" csrf={csrf} flash={props.flash} error={props.error}>
+      {dashboardMode(props.ctx).testMode && (
+        <p class="card test-data" role="status">
+          <strong>Test data</strong> · transfers imported in test mode; they pay test orders only. <a href={storePath(store.id, "bank-mutations")}>Show live data</a>
+        </p>
+      )}
       <p class="muted">
         Each incoming transfer is matched to the bank-transfer order with exactly its amount (the unique code makes it tell orders apart). Connect a bank
         feed to POST /v1/bank-mutations, or import a statement here.
       </p>
       {may(props.ctx, "payments") && (
-        <form class="inline card" method="post" action={storePath(store.id, "bank-mutations/import")} enctype="multipart/form-data">
+        <form class="inline card" method="post" action={inMode(storePath(store.id, "bank-mutations/import"), dashboardMode(props.ctx))} enctype="multipart/form-data">
           <Csrf token={csrf} />
           <label>
             Statement file (CSV)
@@ -186,10 +191,12 @@ export function bankMutationPages(router: Router, kit: Kit) {
 
   async function lists(ctx: DashboardContext) {
     const storeId = ctx.state.scope.store.id;
+    // ?mode=test: the store's test mutations (docs/reconciliation.md#test-mode).
+    const { testMode } = dashboardMode(ctx);
     const [review, waiting, recent] = await Promise.all([
-      clients.bank.listMutations({ storeId, review: true, limit: REVIEW_PAGE }),
-      clients.bank.countUnreviewed({ storeId }),
-      clients.bank.listMutations({ storeId, review: false, limit: 50 }),
+      clients.bank.listMutations({ storeId, review: true, limit: REVIEW_PAGE, testMode }),
+      clients.bank.countUnreviewed({ storeId, testMode }),
+      clients.bank.listMutations({ storeId, review: false, limit: 50, testMode }),
     ]);
     return { review: review.mutations, waiting: Math.max(Number(waiting.count), review.mutations.length), recent: recent.mutations };
   }
@@ -207,7 +214,7 @@ export function bankMutationPages(router: Router, kit: Kit) {
     const { store, file } = ctx.state.scope;
     if (!file || file.text.trim() === "") return sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} error="Choose a statement file (CSV) to import." />, 400);
     try {
-      const results = await importStatement(clients.bank, store.id, file.text);
+      const results = await importStatement(clients.bank, store.id, file.text, dashboardMode(ctx).testMode);
       sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} results={results} />);
     } catch (error) {
       if (error instanceof ImportInterrupted) {
@@ -231,15 +238,16 @@ export function bankMutationPages(router: Router, kit: Kit) {
   async function reviewMutation(ctx: DashboardContext, action: "assign" | "dismiss") {
     const storeId = ctx.state.scope.store.id;
     const mutationId = field(ctx.state.scope.form, "mutation_id");
+    const { testMode } = dashboardMode(ctx);
     try {
       if (action === "assign") {
         const paymentReference = field(ctx.state.scope.form, "payment_reference").trim();
         if (paymentReference === "") return sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} error="Not changed: type the payment reference (SO-…) of the order this transfer pays." />, 400);
-        await clients.bank.assignMutation({ storeId, mutationId, paymentReference });
+        await clients.bank.assignMutation({ storeId, mutationId, paymentReference, testMode });
       } else {
-        await clients.bank.dismissMutation({ storeId, mutationId });
+        await clients.bank.dismissMutation({ storeId, mutationId, testMode });
       }
-      seeOther(ctx, `${storePath(storeId, "bank-mutations")}?done=${action === "assign" ? "assigned" : "dismissed"}`);
+      seeOther(ctx, inMode(`${storePath(storeId, "bank-mutations")}?done=${action === "assign" ? "assigned" : "dismissed"}`, { testMode }));
     } catch (error) {
       // An unknown reference is a typing mistake on this form, not a missing page.
       const notFound = error instanceof ConnectError && error.code === Code.NotFound && action === "assign";

@@ -17,6 +17,8 @@ export interface NewBankMutation {
   received_at: Date;
   /** Its index in that call. */
   request_position: number;
+  /** False for a test mutation: it matches test orders only (docs/reconciliation.md#test-mode). */
+  livemode: boolean;
 }
 
 export interface BankMutationRow extends NewBankMutation {
@@ -32,16 +34,18 @@ export interface BankMutationRow extends NewBankMutation {
  * it. A concurrent call writing the same id waits for this one to finish first.
  */
 export async function insertMutation(db: Db, mutation: NewBankMutation): Promise<boolean> {
-  const rows = await db`insert into bank_mutations ${db(mutation)} on conflict (store_id, mutation_id) do nothing returning 1`;
+  const rows = await db`insert into bank_mutations ${db(mutation)} on conflict (store_id, livemode, mutation_id) do nothing returning 1`;
   return rows.length === 1;
 }
 
 const mutationColumns = (db: Db) => db`m.*, o.payment_reference`;
 
-export async function findMutation(db: Db, storeId: string, mutationId: string, forUpdate = false): Promise<BankMutationRow | undefined> {
+// A mutation id is the store's once per mode (013_test_mode.sql): every statement names both.
+
+export async function findMutation(db: Db, storeId: string, mutationId: string, forUpdate = false, livemode = true): Promise<BankMutationRow | undefined> {
   const [row] = await db<BankMutationRow[]>`
     select ${mutationColumns(db)} from bank_mutations m left join orders o on o.id = m.order_id
-    where m.store_id = ${storeId} and m.mutation_id = ${mutationId}
+    where m.store_id = ${storeId} and m.livemode = ${livemode} and m.mutation_id = ${mutationId}
     ${forUpdate ? db`for update of m` : db``}`;
   return row;
 }
@@ -52,12 +56,13 @@ export async function settleMutation(
   storeId: string,
   mutationId: string,
   outcome: { status: MutationStatus; reason?: string; order_id?: string | null; reviewed?: boolean },
+  livemode = true,
 ): Promise<BankMutationRow> {
   const [row] = await db<BankMutationRow[]>`
     with m as (
       update bank_mutations set status = ${outcome.status}, reason = ${outcome.reason ?? ""}, order_id = ${outcome.order_id ?? null}
         ${outcome.reviewed ? db`, reviewed_at = clock_timestamp()` : db``}
-      where store_id = ${storeId} and mutation_id = ${mutationId}
+      where store_id = ${storeId} and livemode = ${livemode} and mutation_id = ${mutationId}
       returning *
     )
     select ${mutationColumns(db)} from m left join orders o on o.id = m.order_id`;
@@ -65,16 +70,16 @@ export async function settleMutation(
 }
 
 /** The store's mutations, newest first (later in a call is newer); `review`: only unmatched ones. */
-export async function listMutations(db: Db, storeId: string, options: { review: boolean; limit: number }): Promise<BankMutationRow[]> {
+export async function listMutations(db: Db, storeId: string, options: { review: boolean; limit: number; livemode?: boolean }): Promise<BankMutationRow[]> {
   return db<BankMutationRow[]>`
     select ${mutationColumns(db)} from bank_mutations m left join orders o on o.id = m.order_id
-    where m.store_id = ${storeId} ${options.review ? db`and m.status = 'unmatched'` : db``}
+    where m.store_id = ${storeId} and m.livemode = ${options.livemode ?? true} ${options.review ? db`and m.status = 'unmatched'` : db``}
     order by m.received_at desc, m.request_position desc
     limit ${options.limit}`;
 }
 
-export async function countUnreviewedMutations(db: Db, storeId: string): Promise<number> {
+export async function countUnreviewedMutations(db: Db, storeId: string, livemode = true): Promise<number> {
   const [row] = await db<{ count: number }[]>`
-    select count(*) as count from bank_mutations where store_id = ${storeId} and status = 'unmatched'`;
+    select count(*) as count from bank_mutations where store_id = ${storeId} and livemode = ${livemode} and status = 'unmatched'`;
   return row!.count;
 }

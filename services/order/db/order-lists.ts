@@ -12,6 +12,8 @@ export interface OrderFilter {
    * or (when given) whose payment reference is `reference`.
    */
   search?: { text: string; reference?: string };
+  /** The mode shown (docs/keys.md#test-mode); live when absent. */
+  livemode?: boolean;
 }
 
 /**
@@ -21,6 +23,7 @@ export interface OrderFilter {
  */
 export async function listOrders(db: Db, storeId: string, limit: number, offset: number, filter: OrderFilter = {}, cursor?: { at: string; id: string }) {
   const { status, search } = filter;
+  const livemode = filter.livemode ?? true;
   // Each arm of the search has its own index (003_order_search.sql, and the unique
   // reference), so PostgreSQL can OR three index lookups instead of scanning the store.
   const matches = search
@@ -33,7 +36,7 @@ export async function listOrders(db: Db, storeId: string, limit: number, offset:
     select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at,
       (${pendingWhere(db, true)}) as due
     from orders
-    where store_id = ${storeId} ${where} ${matches} ${after}
+    where store_id = ${storeId} and livemode = ${livemode} ${where} ${matches} ${after}
     order by created_at desc, id desc`;
   const page = db`limit ${limit + 1} offset ${offset}`;
   // "expired" is two index ranges (written, and due), each already in page order:
@@ -53,10 +56,10 @@ export async function listOrders(db: Db, storeId: string, limit: number, offset:
 }
 
 /** Where an order of the store stands in a list: its creation time to the microsecond and id; undefined when not the store's. */
-export async function orderPlace(db: Db, storeId: string, orderId: string): Promise<{ at: string; id: string } | undefined> {
+export async function orderPlace(db: Db, storeId: string, orderId: string, livemode = true): Promise<{ at: string; id: string } | undefined> {
   const [row] = await db<{ at: string; id: string }[]>`
     select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at, id from orders
-    where id = ${orderId} and store_id = ${storeId}`;
+    where id = ${orderId} and store_id = ${storeId} and livemode = ${livemode}`;
   return row;
 }
 
@@ -64,15 +67,16 @@ export async function orderPlace(db: Db, storeId: string, orderId: string): Prom
  * How many of the store's orders have `status` (every order when absent). A pending
  * order past expires_at counts as expired whether or not it has been written so yet.
  */
-export async function countOrders(db: Db, storeId: string, status?: OrderStatus): Promise<number> {
-  // Each arm is one index-only range (pendingWhere).
-  const dueSplit = (due: boolean) => db`select count(*) from orders where store_id = ${storeId} and ${pendingWhere(db, due)}`;
+export async function countOrders(db: Db, storeId: string, status?: OrderStatus, livemode = true): Promise<number> {
+  // Each arm is one index-only range (pendingWhere), the mode right after the store (013_test_mode.sql).
+  const store = db`store_id = ${storeId} and livemode = ${livemode}`;
+  const dueSplit = (due: boolean) => db`select count(*) from orders where ${store} and ${pendingWhere(db, due)}`;
   const [row] = await db<{ count: number }[]>`select (${
     status === "pending"
       ? dueSplit(false)
       : status === "expired"
-        ? db`(select count(*) from orders where store_id = ${storeId} and status = 'expired') + (${dueSplit(true)})`
-        : db`select count(*) from orders where store_id = ${storeId} ${status ? db`and status = ${status}` : db``}`
+        ? db`(select count(*) from orders where ${store} and status = 'expired') + (${dueSplit(true)})`
+        : db`select count(*) from orders where ${store} ${status ? db`and status = ${status}` : db``}`
   }) as count`;
   return row!.count;
 }

@@ -50,6 +50,8 @@ export interface OrderRow {
   paid_at: Date | null;
   /** The client's own keys and values (docs/orders.md#metadata); `{}` when none. */
   metadata: Metadata;
+  /** False for a test order (docs/keys.md#test-mode): it is seen only in test mode. */
+  livemode: boolean;
 }
 
 export interface OrderItemRow {
@@ -96,9 +98,10 @@ export async function insertNewOrder(
         options.reserveAmount
           ? // The amount is free when no reservation holds it or the one holding it has run out.
             // A concurrent reservation of it waits on the key and then finds it taken.
-            db`insert into transfer_amount_reservations as r (store_id, amount, order_id, reserved_until)
-              values (${row.store_id}, ${row.amount}, ${row.id}, 'infinity')
-              on conflict (store_id, amount) do update set order_id = excluded.order_id, reserved_until = excluded.reserved_until
+            // Each mode has its own codes (013_test_mode.sql).
+            db`insert into transfer_amount_reservations as r (store_id, livemode, amount, order_id, reserved_until)
+              values (${row.store_id}, ${row.livemode}, ${row.amount}, ${row.id}, 'infinity')
+              on conflict (store_id, livemode, amount) do update set order_id = excluded.order_id, reserved_until = excluded.reserved_until
                 where r.reserved_until < clock_timestamp()
               returning 1`
           : db`select 1`
@@ -141,10 +144,26 @@ export async function insertHistoryAndEvents(db: Db, entries: HistoryEntry[], ev
     insert into outbox ${db(inTrace(events).map((event) => ({ ...event, payload: event.payload as postgres.JSONValue })))}`;
 }
 
-export async function findOrder(db: Db, id: string, options: { storeId?: string; forUpdate?: boolean } = {}) {
+/**
+ * Which orders a read may find: the store's (when given) of one mode (when given). An
+ * order of another store or the other mode is simply not there (docs/keys.md#test-mode).
+ */
+export interface OrderScope {
+  storeId?: string;
+  livemode?: boolean;
+}
+
+const scoped = (db: Db, scope: OrderScope, alias?: string) => {
+  const column = (name: string) => db(alias ? `${alias}.${name}` : name);
+  return db`
+    ${scope.storeId ? db`and ${column("store_id")} = ${scope.storeId}` : db``}
+    ${scope.livemode === undefined ? db`` : db`and ${column("livemode")} = ${scope.livemode}`}`;
+};
+
+export async function findOrder(db: Db, id: string, options: OrderScope & { forUpdate?: boolean } = {}) {
   const [row] = await db<OrderRow[]>`
     select * from orders
-    where id = ${id} ${options.storeId ? db`and store_id = ${options.storeId}` : db``}
+    where id = ${id} ${scoped(db, options)}
     ${options.forUpdate ? db`for update` : db``}`;
   return row;
 }
@@ -153,7 +172,7 @@ export async function findOrder(db: Db, id: string, options: { storeId?: string;
  * The order, its items and its refunds in one round trip (the order read's hot path):
  * they come as JSON arrays, whose numbers are exact since every amount is far below 2^53.
  */
-export async function findOrderWithItems(db: Db, id: string, options: { storeId?: string } = {}) {
+export async function findOrderWithItems(db: Db, id: string, options: OrderScope = {}) {
   const [found] = await db<(OrderRow & { items: OrderItemRow[]; refunds: (Omit<RefundRow, "created_at"> & { created_at: string })[] })[]>`
     select o.*,
       coalesce((select json_agg(i order by i.position) from order_items i where i.order_id = o.id), '[]') as items,
@@ -161,15 +180,15 @@ export async function findOrderWithItems(db: Db, id: string, options: { storeId?
         select id, store_id, order_id, amount, reason, reference, status, failure_message, method, created_at
         from refunds where order_id = o.id) r), '[]') as refunds
     from orders o
-    where o.id = ${id} ${options.storeId ? db`and o.store_id = ${options.storeId}` : db``}`;
+    where o.id = ${id} ${scoped(db, options, "o")}`;
   if (!found) return undefined;
   const { items, refunds, ...row } = found;
   return { row, items, refunds: refunds.map((refund) => ({ ...refund, created_at: new Date(refund.created_at) })) };
 }
 
-export async function findOrderByReference(db: Db, reference: string, forUpdate = false, storeId?: string) {
+export async function findOrderByReference(db: Db, reference: string, forUpdate = false, scope: OrderScope = {}) {
   const [row] = await db<OrderRow[]>`
-    select * from orders where payment_reference = ${reference} ${storeId ? db`and store_id = ${storeId}` : db``}
+    select * from orders where payment_reference = ${reference} ${scoped(db, scope)}
     ${forUpdate ? db`for update` : db``}`;
   return row;
 }
@@ -212,11 +231,12 @@ export async function historyOf(db: Db, orderId: string): Promise<HistoryRow[]> 
  * `graceMs` of it, or paid or refunded since `graceMs` before it (payable ones first,
  * then newest first), and the first one created at or after it. Not locked.
  */
-export async function transferOrdersFor(db: Db, storeId: string, amount: number, occurredAt: Date, graceMs: number): Promise<OrderRow[]> {
+export async function transferOrdersFor(db: Db, storeId: string, livemode: boolean, amount: number, occurredAt: Date, graceMs: number): Promise<OrderRow[]> {
   const since = new Date(occurredAt.getTime() - graceMs);
+  // A test transfer concerns test orders only, a live one live orders (docs/reconciliation.md#test-mode).
   return db<OrderRow[]>`
     (select * from orders
-      where store_id = ${storeId} and payment_kind = 'bank_transfer' and amount = ${amount} and created_at < ${occurredAt}
+      where store_id = ${storeId} and livemode = ${livemode} and payment_kind = 'bank_transfer' and amount = ${amount} and created_at < ${occurredAt}
         and (status = 'pending'
           or (status = 'expired' and expires_at >= ${since})
           or (status in ('cancelled', 'paid', 'refunded') and updated_at >= ${since}))
@@ -224,7 +244,7 @@ export async function transferOrdersFor(db: Db, storeId: string, amount: number,
       limit 10)
     union all
     (select * from orders
-      where store_id = ${storeId} and payment_kind = 'bank_transfer' and amount = ${amount} and created_at >= ${occurredAt}
+      where store_id = ${storeId} and livemode = ${livemode} and payment_kind = 'bank_transfer' and amount = ${amount} and created_at >= ${occurredAt}
       order by created_at
       limit 1)`;
 }
@@ -250,7 +270,8 @@ export async function updateStatuses(db: Db, changes: { id: string; expireAtGate
           with changed as (${update}), sold as (
             insert into sales_days (store_id, day, slot, paid_count, paid_amount)
             select store_id, (paid_at at time zone 'Asia/Jakarta')::date, pg_backend_pid() % 16, count(*), sum(amount)
-            from changed group by 1, 2 order by 1, 2
+            -- The overview's sales are live sales: a test payment is no money (docs/keys.md#test-mode).
+            from changed where livemode group by 1, 2 order by 1, 2
             on conflict (store_id, day, slot) do update
               set paid_count = sales_days.paid_count + excluded.paid_count, paid_amount = sales_days.paid_amount + excluded.paid_amount
           )

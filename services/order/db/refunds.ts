@@ -23,11 +23,13 @@ export interface RefundRow {
   next_attempt_at: Date | null;
   created_at: Date;
   updated_at: Date;
+  /** Its order's mode: an Idempotency-Key is a key of its mode (013_test_mode.sql). */
+  livemode: boolean;
 }
 
 export type NewRefund = Pick<
   RefundRow,
-  "id" | "store_id" | "order_id" | "amount" | "reason" | "reference" | "status" | "method" | "gateway_key" | "idempotency_key" | "request_hash" | "next_attempt_at"
+  "id" | "store_id" | "order_id" | "amount" | "reason" | "reference" | "status" | "method" | "gateway_key" | "idempotency_key" | "request_hash" | "next_attempt_at" | "livemode"
 >;
 
 /** Each order's refunds, oldest first. */
@@ -56,8 +58,9 @@ export async function findRefund(db: Db, id: string, forUpdate = false): Promise
   return row && refundRow(row);
 }
 
-export async function findRefundByIdempotencyKey(db: Db, storeId: string, key: string): Promise<RefundRow | undefined> {
-  const [row] = await db<RefundRow[]>`select * from refunds where store_id = ${storeId} and idempotency_key = ${key}`;
+export async function findRefundByIdempotencyKey(db: Db, storeId: string, key: string, livemode = true): Promise<RefundRow | undefined> {
+  // A key is a key of its mode (013_test_mode.sql).
+  const [row] = await db<RefundRow[]>`select * from refunds where store_id = ${storeId} and livemode = ${livemode} and idempotency_key = ${key}`;
   return row && refundRow(row);
 }
 

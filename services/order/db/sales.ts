@@ -17,8 +17,8 @@ export interface SalesSummaryRow {
 
 /**
  * The store's sales (docs/dashboard.md#overview): orders paid since the starts of today, of this month
- * and of the chart (Jakarta midnights), by Jakarta day from sales_days, and what waits
- * for payment (orders_store_status_recent; one past its expiry no longer waits).
+ * and of the chart (Jakarta midnights), by Jakarta day from sales_days, and what live orders wait
+ * for payment (sales are live only: docs/keys.md#test-mode) (orders_store_status_recent; one past its expiry no longer waits).
  */
 export async function salesSummary(db: Db, storeId: string, starts: { today: Date; month: Date; chart: Date }): Promise<SalesSummaryRow> {
   const day = (start: Date) => db`(${start}::timestamptz at time zone 'Asia/Jakarta')::date`;
@@ -29,7 +29,7 @@ export async function salesSummary(db: Db, storeId: string, starts: { today: Dat
     group by day order by day`;
   const [pending] = await db<{ pending_count: number; pending_amount: number }[]>`
     select count(*)::int as pending_count, coalesce(sum(amount), 0)::bigint as pending_amount
-    from orders where store_id = ${storeId} and ${pendingWhere(db, false)}`;
+    from orders where store_id = ${storeId} and livemode and ${pendingWhere(db, false)}`;
   const since = (start: Date) => {
     const first = jakartaDate(start);
     return sold.filter((row) => row.day >= first);

@@ -15,12 +15,13 @@ export interface TransferAmountUse {
  * amount with no row was never used), and the database's clock they are to be read
  * against: the one insertNewOrder's reservation judges by.
  */
-export async function transferAmountUse(db: Db, storeId: string, low: number, high: number): Promise<{ now: Date; uses: TransferAmountUse[] }> {
+export async function transferAmountUse(db: Db, storeId: string, low: number, high: number, livemode = true): Promise<{ now: Date; uses: TransferAmountUse[] }> {
+  // Each mode has its own codes (013_test_mode.sql).
   const rows = await db<{ now: Date; amount: number | null; reserved_until: Date | null }[]>`
     with clock as (select clock_timestamp() as now)
     select clock.now, r.amount, least(r.reserved_until, '9999-12-31T00:00:00Z') as reserved_until
     from clock left join transfer_amount_reservations r
-      on r.store_id = ${storeId} and r.amount between ${low} and ${high}`;
+      on r.store_id = ${storeId} and r.livemode = ${livemode} and r.amount between ${low} and ${high}`;
   const uses = rows.flatMap((row) => (row.amount === null ? [] : [{ amount: row.amount, reserved_until: row.reserved_until! }]));
   return { now: rows[0]!.now, uses };
 }

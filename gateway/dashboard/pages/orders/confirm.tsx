@@ -5,7 +5,7 @@
 import type { Order } from "../../../../gen/order/v1/order_pb.js";
 import type { ServiceClients } from "../../../clients.js";
 import { Money, StatusBadge } from "../../../html/components.js";
-import { notFoundPage, problemText, seeOther, sendPage, type DashboardContext } from "../../kit.js";
+import { dashboardMode, inMode, notFoundPage, problemText, seeOther, sendPage, type DashboardContext } from "../../kit.js";
 import { Csrf, Shell, storePath } from "../../views/layout.js";
 import { load, showOrder } from "./detail.js";
 
@@ -32,6 +32,7 @@ function ConfirmPage(props: { ctx: DashboardContext; order: Order; action: Actio
   const { member, store, csrf } = props.ctx.state.scope;
   const action = ACTIONS[props.action];
   const base = storePath(store.id, `orders/${props.order.id}`);
+  const mode = dashboardMode(props.ctx);
   return (
     <Shell title={action.title} member={member} store={store} section="orders" csrf={csrf}>
       <div class="card">
@@ -41,13 +42,13 @@ function ConfirmPage(props: { ctx: DashboardContext; order: Order; action: Actio
         </p>
         <p>{action.explain}</p>
         <div class="actions">
-          <form method="post" action={`${base}/${props.action}`}>
+          <form method="post" action={inMode(`${base}/${props.action}`, mode)}>
             <Csrf token={csrf} />
             <button type="submit" class={props.action === "cancel" ? "danger" : undefined}>
               {action.button}
             </button>
           </form>
-          <a class="button secondary" href={base}>
+          <a class="button secondary" href={inMode(base, mode)}>
             Back to the order
           </a>
         </div>
@@ -63,7 +64,7 @@ function confirmation(name: ActionName) {
     const found = await load(ctx, clients, false);
     if (!found) return notFoundPage(ctx);
     const order = found.detail!.order!;
-    if (!found.allowedActions.includes(action.action)) return seeOther(ctx, storePath(order.storeId, `orders/${order.id}`));
+    if (!found.allowedActions.includes(action.action)) return seeOther(ctx, inMode(storePath(order.storeId, `orders/${order.id}`), dashboardMode(ctx)));
     sendPage(ctx, <ConfirmPage ctx={ctx} order={order} action={name} />);
   };
 }
@@ -79,9 +80,10 @@ function change(name: ActionName) {
     // what may not be done (FAILED_PRECONDITION), and its reason is shown.
     // The order service checks the member's role and writes the audit entry with the change.
     try {
-      if (name === "mark-paid") await clients.order.markOrderPaid({ storeId, orderId });
-      else await clients.order.cancelOrder({ storeId, orderId });
-      seeOther(ctx, `${storePath(storeId, `orders/${orderId}`)}?done=${action.done}`);
+      const { testMode } = dashboardMode(ctx);
+      if (name === "mark-paid") await clients.order.markOrderPaid({ storeId, orderId, testMode });
+      else await clients.order.cancelOrder({ storeId, orderId, testMode });
+      seeOther(ctx, inMode(`${storePath(storeId, `orders/${orderId}`)}?done=${action.done}`, { testMode }));
     } catch (error) {
       const problem = problemText(error);
       if (!problem) throw error;

@@ -10,7 +10,7 @@ import type { Delivery } from "../../../../gen/webhook/v1/webhook_pb.js";
 import type { ServiceClients } from "../../../clients.js";
 import { Money, StatusBadge, Time } from "../../../html/components.js";
 import { rupiah } from "../../../html/format.js";
-import { notFoundPage, sendPage, type DashboardContext } from "../../kit.js";
+import { dashboardMode, inMode, notFoundPage, sendPage, type DashboardContext } from "../../kit.js";
 import { Empty, Shell, storePath } from "../../views/layout.js";
 import { DataTable } from "../../views/data-table.js";
 import { DeliveriesTable } from "../deliveries.js";
@@ -55,6 +55,7 @@ function OrderPage(props: {
   const payment = props.detail.payment!;
   const bank = payment.sellerBank;
   const base = storePath(store.id, `orders/${order.id}`);
+  const mode = dashboardMode(props.ctx);
   return (
     <Shell title={`Order ${order.paymentReference}`} member={member} store={store} section="orders" csrf={csrf} flash={props.flash} error={props.error}>
       <div class="card">
@@ -89,17 +90,17 @@ function OrderPage(props: {
         {(allowed("mark_paid") || allowed("cancel") || allowed("refund")) && (
           <div class="actions">
             {allowed("mark_paid") && (
-              <a class="button" href={`${base}/mark-paid`}>
+              <a class="button" href={inMode(`${base}/mark-paid`, mode)}>
                 Mark as paid
               </a>
             )}
             {allowed("refund") && (
-              <a class="button secondary" href={`${base}/refund`}>
+              <a class="button secondary" href={inMode(`${base}/refund`, mode)}>
                 Refund
               </a>
             )}
             {allowed("cancel") && (
-              <a class="button danger" href={`${base}/cancel`}>
+              <a class="button danger" href={inMode(`${base}/cancel`, mode)}>
                 Cancel order
               </a>
             )}
@@ -262,7 +263,7 @@ function RefundsTable({ refunds }: { refunds: Refund[] }) {
 export async function load(ctx: DashboardContext, clients: ServiceClients, includeHistory: boolean): Promise<GetOrderResponse | undefined> {
   const orderId = (ctx.params.orderId ?? "").toLowerCase();
   if (!isUuid(orderId)) return undefined;
-  return clients.order.getOrder({ storeId: ctx.state.scope.store.id, orderId, includeHistory, prepareSession: false });
+  return clients.order.getOrder({ storeId: ctx.state.scope.store.id, orderId, includeHistory, prepareSession: false, ...dashboardMode(ctx) });
 }
 
 /**

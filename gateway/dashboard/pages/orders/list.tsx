@@ -7,7 +7,7 @@ import { ORDER_STATUSES } from "../../../../common/order-status.js";
 import type { Order } from "../../../../gen/order/v1/order_pb.js";
 import type { ServiceClients } from "../../../clients.js";
 import { Money, StatusBadge, Time } from "../../../html/components.js";
-import { dashboardMode, problemText, sendPage, type DashboardContext } from "../../kit.js";
+import { dashboardMode, inMode, problemText, sendPage, type DashboardContext } from "../../kit.js";
 import { Empty, Shell, storePath } from "../../views/layout.js";
 import { TestData } from "../../views/test-data.js";
 import { DataTable } from "../../views/data-table.js";
@@ -24,12 +24,14 @@ export function listFilter(ctx: DashboardContext): { status: string; search: str
 function OrdersPage(props: { ctx: DashboardContext; orders: Order[]; hasMore: boolean; status: string; search: string; after: string; error?: string }) {
   const { member, store, csrf } = props.ctx.state.scope;
   const filtered = props.status !== "" || props.search !== "";
+  const mode = dashboardMode(props.ctx);
   // Pages go on after the last order shown (keyset): the thousandth page costs what the first does.
-  const query = (after?: string) => `?${new URLSearchParams({ status: props.status, q: props.search, ...(after ? { after } : {}) })}`;
+  const query = (after?: string) => inMode(`?${new URLSearchParams({ status: props.status, q: props.search, ...(after ? { after } : {}) })}`, mode);
   return (
     <Shell title="Orders" member={member} store={store} section="orders" csrf={csrf} error={props.error}>
       <TestData path={storePath(store.id, "orders")} query={props.ctx.query} testMode={dashboardMode(props.ctx).testMode} />
       <form class="inline card" method="get" action={storePath(store.id, "orders")} role="search">
+        {mode.testMode && <input type="hidden" name="mode" value="test" />}
         <label>
           Status
           <select name="status">
@@ -49,7 +51,7 @@ function OrdersPage(props: { ctx: DashboardContext; orders: Order[]; hasMore: bo
       </form>
       {props.orders.length > 0 && (
         <p class="small" style="margin-top:0">
-          <a class="button secondary" href={`${storePath(store.id, "orders/export.csv")}?${new URLSearchParams({ status: props.status, q: props.search })}`} download>
+          <a class="button secondary" href={inMode(`${storePath(store.id, "orders/export.csv")}?${new URLSearchParams({ status: props.status, q: props.search })}`, mode)} download>
             Export CSV
           </a>{" "}
           <span class="muted">every order of this filter and search, not only this page</span>
@@ -70,7 +72,7 @@ function OrdersPage(props: { ctx: DashboardContext; orders: Order[]; hasMore: bo
           {props.orders.map((order) => (
             <tr>
               <td class="nowrap">
-                <a href={storePath(store.id, `orders/${order.id}`)}>{order.paymentReference}</a>
+                <a href={inMode(storePath(store.id, `orders/${order.id}`), mode)}>{order.paymentReference}</a>
               </td>
               <td>
                 {order.buyer?.name}
@@ -110,7 +112,7 @@ export async function orderList(ctx: DashboardContext, clients: ServiceClients) 
   const { status, search } = listFilter(ctx);
   const after = typeof ctx.query.after === "string" && isUuid(ctx.query.after) ? ctx.query.after.toLowerCase() : "";
   try {
-    const page = await clients.order.listOrders({ storeId: ctx.state.scope.store.id, limit: PAGE_SIZE, status, search, startingAfter: after });
+    const page = await clients.order.listOrders({ storeId: ctx.state.scope.store.id, limit: PAGE_SIZE, status, search, startingAfter: after, ...dashboardMode(ctx) });
     sendPage(ctx, <OrdersPage ctx={ctx} orders={page.orders} hasMore={page.hasMore} status={status} search={search} after={after} />);
   } catch (error) {
     // The order a page link goes on after is gone from this store's view: start over.

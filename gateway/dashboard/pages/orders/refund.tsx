@@ -8,7 +8,7 @@ import type { ServiceClients } from "../../../clients.js";
 import { Money, StatusBadge } from "../../../html/components.js";
 import { requestHash } from "../../../idempotency-key.js";
 import { field } from "../../forms.js";
-import { notFoundPage, problemText, seeOther, sendPage, type DashboardContext } from "../../kit.js";
+import { dashboardMode, inMode, notFoundPage, problemText, seeOther, sendPage, type DashboardContext } from "../../kit.js";
 import { Csrf, Shell, storePath } from "../../views/layout.js";
 import { load, showOrder } from "./detail.js";
 
@@ -34,6 +34,7 @@ function RefundPage(props: { ctx: DashboardContext; order: Order; values: Refund
   const { member, store, csrf } = props.ctx.state.scope;
   const order = props.order;
   const base = storePath(store.id, `orders/${order.id}`);
+  const mode = dashboardMode(props.ctx);
   const manual = order.settlementChannel !== "gateway";
   return (
     <Shell title="Refund this order?" member={member} store={store} section="orders" csrf={csrf} error={props.error}>
@@ -54,7 +55,7 @@ function RefundPage(props: { ctx: DashboardContext; order: Order; values: Refund
             : "The payment gateway gives the money back to the buyer. If it cannot be reached, the refund stays pending and is retried with the same refund key, so it is made once."}{" "}
           When everything is refunded, the order turns refunded.
         </p>
-        <form class="stack" method="post" action={`${base}/refund`}>
+        <form class="stack" method="post" action={inMode(`${base}/refund`, mode)}>
           <Csrf token={csrf} />
           <input type="hidden" name="idempotency_key" value={`dashboard-refund-${randomUUID()}`} />
           <label>
@@ -79,7 +80,7 @@ function RefundPage(props: { ctx: DashboardContext; order: Order; values: Refund
             <button type="submit" class="danger">
               Refund order
             </button>
-            <a class="button secondary" href={base}>
+            <a class="button secondary" href={inMode(base, mode)}>
               Back to the order
             </a>
           </div>
@@ -103,7 +104,7 @@ export async function refundForm(ctx: DashboardContext, clients: ServiceClients)
   const found = await load(ctx, clients, false);
   if (!found) return notFoundPage(ctx);
   const order = found.detail!.order!;
-  if (!found.allowedActions.includes("refund")) return seeOther(ctx, storePath(order.storeId, `orders/${order.id}`));
+  if (!found.allowedActions.includes("refund")) return seeOther(ctx, inMode(storePath(order.storeId, `orders/${order.id}`), dashboardMode(ctx)));
   sendPage(ctx, <RefundPage ctx={ctx} order={order} values={{ amount: String(refundable(order)), reason: "", reference: "" }} />);
 }
 
@@ -129,9 +130,10 @@ export async function refundOrder(ctx: DashboardContext, clients: ServiceClients
       reason: values.reason.trim(),
       reference,
       idempotencyKey,
+      ...dashboardMode(ctx),
       requestHash: requestHash({ refund: { order_id: orderId, amount: amount === undefined ? null : String(amount), reason: values.reason.trim(), reference: reference ?? null } }),
     });
-    seeOther(ctx, `${storePath(storeId, `orders/${orderId}`)}?refund=${encodeURIComponent(refund!.id)}`);
+    seeOther(ctx, inMode(`${storePath(storeId, `orders/${orderId}`)}?refund=${encodeURIComponent(refund!.id)}`, dashboardMode(ctx)));
   } catch (error) {
     // A wrong amount or reason: the form again, with what was typed.
     if (error instanceof ConnectError && error.code === Code.InvalidArgument) return again(error.rawMessage);
