@@ -47,16 +47,10 @@ export interface DashboardDeps {
 
 /**
  * The data a page shows (docs/dashboard.md#test-data): `?mode=test` is the store's test
- * data, anything else its live data. Links and forms keep it with `inMode`.
+ * data, anything else its live data. Links and forms keep it with `withMode` (views/test-data.tsx).
  */
 export function dashboardMode(ctx: Pick<GatewayContext, "query">): { testMode: boolean } {
   return { testMode: ctx.query.mode === "test" };
-}
-
-/** `path` in the mode: `?mode=test` (or `&mode=test`) added in test mode, unchanged in live. */
-export function inMode(path: string, mode: { testMode: boolean }): string {
-  if (!mode.testMode) return path;
-  return `${path}${path.includes("?") ? "&" : "?"}mode=test`;
 }
 
 export function sendPage(ctx: GatewayContext, page: VNode, status = 200): void {

@@ -175,7 +175,7 @@ test("Create key with Mode Test shows an sk_test_ key once, lists it as Test, an
 
 test("the Test data switch: Webhooks and Events show one mode's endpoints and events, with the banner in test mode; links and forms keep it", async (t) => {
   const m = await member("Test Data Store");
-  const banner = "you are looking at test orders and events; nothing here moves money";
+  const banner = "you are looking at test data (orders, events, transfers); nothing here moves money";
   await stack.webhooks!.createEndpoint({ storeId: m.storeId, url: "https://live.example/hooks" });
   const added = await m.post("webhooks?mode=test", { url: "https://sandbox.example/hooks", all_events: "1" });
   t.is(added.status, 201);

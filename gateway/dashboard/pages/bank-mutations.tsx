@@ -7,9 +7,10 @@ import type { BankMutation, MutationResult } from "../../../gen/order/v1/bank_pb
 import { ImportInterrupted, importStatement } from "../../bank-import.js";
 import { Money, Time } from "../../html/components.js";
 import { field } from "../forms.js";
-import { dashboardMode, inMode, may, problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
+import { dashboardMode, may, problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
 import { DataTable } from "../views/data-table.js";
+import { TestData, withMode } from "../views/test-data.js";
 
 const DONE: Record<string, string> = {
   assigned: "The transfer is assigned: the order is paid and your systems are told.",
@@ -62,7 +63,7 @@ function ReviewList(props: { ctx: DashboardContext; review: BankMutation[] }) {
             {!decides && <span class="muted small">Your role may not assign or dismiss transfers.</span>}
             {decides && (
               <>
-                <form class="inline" method="post" action={inMode(actionPath(store.id, "assign"), dashboardMode(props.ctx))}>
+                <form class="inline" method="post" action={withMode(actionPath(store.id, "assign"), dashboardMode(props.ctx).testMode)}>
                   <Csrf token={csrf} />
                   <input type="hidden" name="mutation_id" value={m.id} />
                   <label>
@@ -71,7 +72,7 @@ function ReviewList(props: { ctx: DashboardContext; review: BankMutation[] }) {
                   </label>
                   <button type="submit">Assign to order</button>
                 </form>
-                <form method="post" action={inMode(actionPath(store.id, "dismiss"), dashboardMode(props.ctx))} style="margin-top:8px">
+                <form method="post" action={withMode(actionPath(store.id, "dismiss"), dashboardMode(props.ctx).testMode)} style="margin-top:8px">
                   <Csrf token={csrf} />
                   <input type="hidden" name="mutation_id" value={m.id} />
                   <button type="submit" class="secondary">
@@ -118,17 +119,13 @@ function BankPage(props: {
   const counts = props.results?.reduce<Record<string, number>>((out, r) => ({ ...out, [r.result]: (out[r.result] ?? 0) + 1 }), {});
   return (
     <Shell title="Bank mutations" member={member} store={store} section="bank-mutations" csrf={csrf} flash={props.flash} error={props.error}>
-      {dashboardMode(props.ctx).testMode && (
-        <p class="card test-data" role="status">
-          <strong>Test data</strong> · transfers imported in test mode; they pay test orders only. <a href={storePath(store.id, "bank-mutations")}>Show live data</a>
-        </p>
-      )}
+      <TestData path={storePath(store.id, "bank-mutations")} query={props.ctx.query} testMode={dashboardMode(props.ctx).testMode} />
       <p class="muted">
         Each incoming transfer is matched to the bank-transfer order with exactly its amount (the unique code makes it tell orders apart). Connect a bank
         feed to POST /v1/bank-mutations, or import a statement here.
       </p>
       {may(props.ctx, "payments") && (
-        <form class="inline card" method="post" action={inMode(storePath(store.id, "bank-mutations/import"), dashboardMode(props.ctx))} enctype="multipart/form-data">
+        <form class="inline card" method="post" action={withMode(storePath(store.id, "bank-mutations/import"), dashboardMode(props.ctx).testMode)} enctype="multipart/form-data">
           <Csrf token={csrf} />
           <label>
             Statement file (CSV)
@@ -247,7 +244,7 @@ export function bankMutationPages(router: Router, kit: Kit) {
       } else {
         await clients.bank.dismissMutation({ storeId, mutationId, testMode });
       }
-      seeOther(ctx, inMode(`${storePath(storeId, "bank-mutations")}?done=${action === "assign" ? "assigned" : "dismissed"}`, { testMode }));
+      seeOther(ctx, withMode(`${storePath(storeId, "bank-mutations")}?done=${action === "assign" ? "assigned" : "dismissed"}`, testMode));
     } catch (error) {
       // An unknown reference is a typing mistake on this form, not a missing page.
       const notFound = error instanceof ConnectError && error.code === Code.NotFound && action === "assign";

@@ -48,7 +48,7 @@ export function TestData(props: { path: string; query: ParsedUrlQuery; testMode:
       </p>
       {testMode && (
         <p class="warning" role="status" style="margin-top:0">
-          <strong>Test data</strong> — you are looking at test orders and events; nothing here moves money.
+          <strong>Test data</strong> — you are looking at test data (orders, events, transfers); nothing here moves money.
         </p>
       )}
     </>

@@ -109,7 +109,7 @@ export async function listChangedOrders(
     select o.*, o.change_xid::text as position, snapshot.xmin::text as horizon, (${pendingWhere(db, true)}) as due
     from snapshot left join lateral (
       select * from orders o
-      where o.store_id = ${storeId} and o.change_xid < snapshot.xmin ${from} ${status}
+      where o.store_id = ${storeId} and o.livemode = ${!page.testMode} and o.change_xid < snapshot.xmin ${from} ${status}
       order by o.change_xid, o.id
       limit ${page.limit + 1}
     ) o on true

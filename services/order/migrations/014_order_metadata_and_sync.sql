@@ -26,7 +26,7 @@ end $$;
 create trigger orders_stamp_change before update of updated_at on orders
   for each row execute function orders_stamp_change();
 
--- The sync's walk: one store's orders in change order.
-create index orders_store_change on orders (store_id, change_xid, id);
+-- The sync's walk: one store's orders of one mode (docs/keys.md#test-mode) in change order.
+create index orders_store_change on orders (store_id, livemode, change_xid, id);
 -- The first page of a sync: the orders changed at or after updated_since.
-create index orders_store_updated on orders (store_id, updated_at);
+create index orders_store_updated on orders (store_id, livemode, updated_at);

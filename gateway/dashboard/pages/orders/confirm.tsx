@@ -5,9 +5,10 @@
 import type { Order } from "../../../../gen/order/v1/order_pb.js";
 import type { ServiceClients } from "../../../clients.js";
 import { Money, StatusBadge } from "../../../html/components.js";
-import { dashboardMode, inMode, notFoundPage, problemText, seeOther, sendPage, type DashboardContext } from "../../kit.js";
+import { dashboardMode, notFoundPage, problemText, seeOther, sendPage, type DashboardContext } from "../../kit.js";
 import { Csrf, Shell, storePath } from "../../views/layout.js";
 import { load, showOrder } from "./detail.js";
+import { withMode } from "../../views/test-data.js";
 
 const ACTIONS = {
   "mark-paid": {
@@ -42,13 +43,13 @@ function ConfirmPage(props: { ctx: DashboardContext; order: Order; action: Actio
         </p>
         <p>{action.explain}</p>
         <div class="actions">
-          <form method="post" action={inMode(`${base}/${props.action}`, mode)}>
+          <form method="post" action={withMode(`${base}/${props.action}`, mode.testMode)}>
             <Csrf token={csrf} />
             <button type="submit" class={props.action === "cancel" ? "danger" : undefined}>
               {action.button}
             </button>
           </form>
-          <a class="button secondary" href={inMode(base, mode)}>
+          <a class="button secondary" href={withMode(base, mode.testMode)}>
             Back to the order
           </a>
         </div>
@@ -64,7 +65,7 @@ function confirmation(name: ActionName) {
     const found = await load(ctx, clients, false);
     if (!found) return notFoundPage(ctx);
     const order = found.detail!.order!;
-    if (!found.allowedActions.includes(action.action)) return seeOther(ctx, inMode(storePath(order.storeId, `orders/${order.id}`), dashboardMode(ctx)));
+    if (!found.allowedActions.includes(action.action)) return seeOther(ctx, withMode(storePath(order.storeId, `orders/${order.id}`), dashboardMode(ctx).testMode));
     sendPage(ctx, <ConfirmPage ctx={ctx} order={order} action={name} />);
   };
 }
@@ -83,7 +84,7 @@ function change(name: ActionName) {
       const { testMode } = dashboardMode(ctx);
       if (name === "mark-paid") await clients.order.markOrderPaid({ storeId, orderId, testMode });
       else await clients.order.cancelOrder({ storeId, orderId, testMode });
-      seeOther(ctx, inMode(`${storePath(storeId, `orders/${orderId}`)}?done=${action.done}`, { testMode }));
+      seeOther(ctx, withMode(`${storePath(storeId, `orders/${orderId}`)}?done=${action.done}`, testMode));
     } catch (error) {
       const problem = problemText(error);
       if (!problem) throw error;

@@ -10,10 +10,11 @@ import type { Delivery } from "../../../../gen/webhook/v1/webhook_pb.js";
 import type { ServiceClients } from "../../../clients.js";
 import { Money, StatusBadge, Time } from "../../../html/components.js";
 import { rupiah } from "../../../html/format.js";
-import { dashboardMode, inMode, notFoundPage, sendPage, type DashboardContext } from "../../kit.js";
+import { dashboardMode, notFoundPage, sendPage, type DashboardContext } from "../../kit.js";
 import { Empty, Shell, storePath } from "../../views/layout.js";
 import { DataTable } from "../../views/data-table.js";
 import { DeliveriesTable } from "../deliveries.js";
+import { withMode } from "../../views/test-data.js";
 
 const DONE: Record<string, string> = {
   paid: "The order is marked as paid. Your webhooks get order.paid as usual.",
@@ -90,17 +91,17 @@ function OrderPage(props: {
         {(allowed("mark_paid") || allowed("cancel") || allowed("refund")) && (
           <div class="actions">
             {allowed("mark_paid") && (
-              <a class="button" href={inMode(`${base}/mark-paid`, mode)}>
+              <a class="button" href={withMode(`${base}/mark-paid`, mode.testMode)}>
                 Mark as paid
               </a>
             )}
             {allowed("refund") && (
-              <a class="button secondary" href={inMode(`${base}/refund`, mode)}>
+              <a class="button secondary" href={withMode(`${base}/refund`, mode.testMode)}>
                 Refund
               </a>
             )}
             {allowed("cancel") && (
-              <a class="button danger" href={inMode(`${base}/cancel`, mode)}>
+              <a class="button danger" href={withMode(`${base}/cancel`, mode.testMode)}>
                 Cancel order
               </a>
             )}
@@ -282,7 +283,7 @@ export async function showOrder(
   const [deliveries, endpointCount] = clients.webhook
     ? await Promise.all([
         clients.webhook.listDeliveries({ storeId: order.storeId, orderId: order.id, withoutAttempts: true }).then((answer) => answer.deliveries),
-        clients.webhook.listEndpoints({ storeId: order.storeId }).then((answer) => answer.endpoints.length),
+        clients.webhook.listEndpoints({ storeId: order.storeId, testMode: !order.livemode }).then((answer) => answer.endpoints.length),
       ])
     : [undefined, 0];
   const messages = typeof extra === "function" ? extra(order) : extra;

@@ -7,9 +7,9 @@ import { ORDER_STATUSES } from "../../../../common/order-status.js";
 import type { Order } from "../../../../gen/order/v1/order_pb.js";
 import type { ServiceClients } from "../../../clients.js";
 import { Money, StatusBadge, Time } from "../../../html/components.js";
-import { dashboardMode, inMode, problemText, sendPage, type DashboardContext } from "../../kit.js";
+import { dashboardMode, problemText, sendPage, type DashboardContext } from "../../kit.js";
 import { Empty, Shell, storePath } from "../../views/layout.js";
-import { TestData } from "../../views/test-data.js";
+import { TestData, withMode } from "../../views/test-data.js";
 import { DataTable } from "../../views/data-table.js";
 
 const PAGE_SIZE = 50;
@@ -26,7 +26,7 @@ function OrdersPage(props: { ctx: DashboardContext; orders: Order[]; hasMore: bo
   const filtered = props.status !== "" || props.search !== "";
   const mode = dashboardMode(props.ctx);
   // Pages go on after the last order shown (keyset): the thousandth page costs what the first does.
-  const query = (after?: string) => inMode(`?${new URLSearchParams({ status: props.status, q: props.search, ...(after ? { after } : {}) })}`, mode);
+  const query = (after?: string) => withMode(`?${new URLSearchParams({ status: props.status, q: props.search, ...(after ? { after } : {}) })}`, mode.testMode);
   return (
     <Shell title="Orders" member={member} store={store} section="orders" csrf={csrf} error={props.error}>
       <TestData path={storePath(store.id, "orders")} query={props.ctx.query} testMode={dashboardMode(props.ctx).testMode} />
@@ -51,7 +51,7 @@ function OrdersPage(props: { ctx: DashboardContext; orders: Order[]; hasMore: bo
       </form>
       {props.orders.length > 0 && (
         <p class="small" style="margin-top:0">
-          <a class="button secondary" href={inMode(`${storePath(store.id, "orders/export.csv")}?${new URLSearchParams({ status: props.status, q: props.search })}`, mode)} download>
+          <a class="button secondary" href={withMode(`${storePath(store.id, "orders/export.csv")}?${new URLSearchParams({ status: props.status, q: props.search })}`, mode.testMode)} download>
             Export CSV
           </a>{" "}
           <span class="muted">every order of this filter and search, not only this page</span>
@@ -72,7 +72,7 @@ function OrdersPage(props: { ctx: DashboardContext; orders: Order[]; hasMore: bo
           {props.orders.map((order) => (
             <tr>
               <td class="nowrap">
-                <a href={inMode(storePath(store.id, `orders/${order.id}`), mode)}>{order.paymentReference}</a>
+                <a href={withMode(storePath(store.id, `orders/${order.id}`), mode.testMode)}>{order.paymentReference}</a>
               </td>
               <td>
                 {order.buyer?.name}

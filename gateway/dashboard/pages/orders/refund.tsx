@@ -8,9 +8,10 @@ import type { ServiceClients } from "../../../clients.js";
 import { Money, StatusBadge } from "../../../html/components.js";
 import { requestHash } from "../../../idempotency-key.js";
 import { field } from "../../forms.js";
-import { dashboardMode, inMode, notFoundPage, problemText, seeOther, sendPage, type DashboardContext } from "../../kit.js";
+import { dashboardMode, notFoundPage, problemText, seeOther, sendPage, type DashboardContext } from "../../kit.js";
 import { Csrf, Shell, storePath } from "../../views/layout.js";
 import { load, showOrder } from "./detail.js";
+import { withMode } from "../../views/test-data.js";
 
 /** What is left to refund: the amount less succeeded and pending refunds (docs/refunds.md). */
 function refundable(order: Order): bigint {
@@ -55,7 +56,7 @@ function RefundPage(props: { ctx: DashboardContext; order: Order; values: Refund
             : "The payment gateway gives the money back to the buyer. If it cannot be reached, the refund stays pending and is retried with the same refund key, so it is made once."}{" "}
           When everything is refunded, the order turns refunded.
         </p>
-        <form class="stack" method="post" action={inMode(`${base}/refund`, mode)}>
+        <form class="stack" method="post" action={withMode(`${base}/refund`, mode.testMode)}>
           <Csrf token={csrf} />
           <input type="hidden" name="idempotency_key" value={`dashboard-refund-${randomUUID()}`} />
           <label>
@@ -80,7 +81,7 @@ function RefundPage(props: { ctx: DashboardContext; order: Order; values: Refund
             <button type="submit" class="danger">
               Refund order
             </button>
-            <a class="button secondary" href={inMode(base, mode)}>
+            <a class="button secondary" href={withMode(base, mode.testMode)}>
               Back to the order
             </a>
           </div>
@@ -104,7 +105,7 @@ export async function refundForm(ctx: DashboardContext, clients: ServiceClients)
   const found = await load(ctx, clients, false);
   if (!found) return notFoundPage(ctx);
   const order = found.detail!.order!;
-  if (!found.allowedActions.includes("refund")) return seeOther(ctx, inMode(storePath(order.storeId, `orders/${order.id}`), dashboardMode(ctx)));
+  if (!found.allowedActions.includes("refund")) return seeOther(ctx, withMode(storePath(order.storeId, `orders/${order.id}`), dashboardMode(ctx).testMode));
   sendPage(ctx, <RefundPage ctx={ctx} order={order} values={{ amount: String(refundable(order)), reason: "", reference: "" }} />);
 }
 
@@ -133,7 +134,7 @@ export async function refundOrder(ctx: DashboardContext, clients: ServiceClients
       ...dashboardMode(ctx),
       requestHash: requestHash({ refund: { order_id: orderId, amount: amount === undefined ? null : String(amount), reason: values.reason.trim(), reference: reference ?? null } }),
     });
-    seeOther(ctx, inMode(`${storePath(storeId, `orders/${orderId}`)}?refund=${encodeURIComponent(refund!.id)}`, dashboardMode(ctx)));
+    seeOther(ctx, withMode(`${storePath(storeId, `orders/${orderId}`)}?refund=${encodeURIComponent(refund!.id)}`, dashboardMode(ctx).testMode));
   } catch (error) {
     // A wrong amount or reason: the form again, with what was typed.
     if (error instanceof ConnectError && error.code === Code.InvalidArgument) return again(error.rawMessage);
