@@ -254,7 +254,8 @@ export function createOrders(deps: OrdersDeps) {
         if (!row) throw new ConnectError(`order ${orderId} not found`, Code.NotFound);
         const current = to === "expired" ? row : await expiry.expireIfDue(tx, row);
         if (options.pendingOnly && current.status !== "pending") {
-          throw new ConnectError(`order ${orderId}: only a pending order can be changed so; this one is ${current.status}`, Code.FailedPrecondition);
+          const becomes = to === "cancelled" ? "cancelled" : `made ${to}`;
+          throw new ConnectError(`order ${orderId}: only a pending order can be ${becomes}; this one is ${current.status}`, Code.FailedPrecondition);
         }
         // A repeat stays the harmless no-op it is for the status machine (a double click).
         if (options.action && current.status !== to) requireAllowed(options.action, current);

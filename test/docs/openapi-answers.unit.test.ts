@@ -4,6 +4,7 @@
 import test from "ava";
 import { openApiDocument } from "../../gateway/openapi.js";
 import { createOpenApiValidator } from "../helpers/openapi.js";
+import { testEventBody } from "../../services/webhook/deliveries.js";
 
 const v = createOpenApiValidator(JSON.parse(JSON.stringify(openApiDocument)));
 
@@ -42,11 +43,7 @@ test("the checker refuses an answer the document does not describe", (t) => {
 });
 
 test("webhook.test is among the document's webhooks, with the body the webhook service sends", (t) => {
-  const body = {
-    type: "webhook.test",
-    timestamp: "2026-11-28T05:00:00.000Z",
-    data: { store_id: "11111111-1111-4111-8111-111111111111", endpoint_id: "22222222-2222-4222-8222-222222222222" },
-  };
+  const body = JSON.parse(testEventBody("11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222", false, new Date("2026-11-28T05:00:00Z")));
   t.is(v.checkWebhook("webhook.test", body), undefined);
   t.not(v.checkWebhook("webhook.test", { ...body, type: "order.paid" }), undefined);
 });

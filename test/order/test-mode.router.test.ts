@@ -256,7 +256,7 @@ test("SimulateTestOrder: a key with orders:write may, one without may not; a vie
     { kind: "member", memberId: "m1", email: "s@example.com", role: "support" },
   ];
   const refused: Actor[] = [
-    { kind: "api_key", keyId: "k2", scopes: ["orders:read", "payments:write"] },
+    { kind: "api_key", keyId: "k2", scopes: ["orders:read", "catalog:read"] },
     { kind: "member", memberId: "m2", email: "v@example.com", role: "viewer" },
   ];
   for (const [actor, may] of [...allowed.map((a) => [a, true] as const), ...refused.map((a) => [a, false] as const)]) {
