@@ -25,7 +25,7 @@ let stack: Stack;
 let dir: string;
 
 test.before(async () => {
-  stack = await startStack();
+  stack = await startStack({ webhooks: { bus: "in-process" } });
   dir = await mkdtemp(path.join(os.tmpdir(), "generated-client-"));
 });
 test.after.always(async () => {
@@ -111,4 +111,9 @@ test("a client generated from the served document compiles with tsc --strict and
   t.is(report.refund.refund.amount, 1_000);
   t.is(report.refund.order.refunded_amount, 1_000);
   t.deepEqual(report.missing, { status: 404, error: "NOT_FOUND" });
+  t.deepEqual(report.metadata, { cart: "c-1", erp_id: "SO-991" }, "PATCH sets one key and removes another");
+  t.like(report.cancelled, { status: "cancelled", livemode: true });
+  t.true(report.eventTypes.includes("order.cancelled"), "the cancellation is among the order's events");
+  t.true(report.synced.includes(order.id) && report.synced.includes(report.cancelled.id), "a sync from before both lists both");
+  t.is(typeof report.syncCursor, "string", "and gives the cursor to go on from");
 });

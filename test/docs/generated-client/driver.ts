@@ -8,7 +8,7 @@
 // cover another operation: call its generated function in drive(), return what the test
 // should check, and assert on it there.
 import { createClient } from "./client/client/index.js";
-import { createOrder, getOrder, listOrders, listPaymentMethods, listProducts, refundOrder } from "./client/sdk.gen.js";
+import { cancelOrder, createOrder, getOrder, listEvents, listOrders, listPaymentMethods, listProducts, refundOrder, updateOrder } from "./client/sdk.gen.js";
 import type { CreateOrderRequest, ErrorEnvelope, Order, OrderDetail, PaymentMethod, RefundResult } from "./client/types.gen.js";
 
 export interface DriverInput {
@@ -33,6 +33,14 @@ export interface DriverReport {
   afterFirst: string[];
   refund: RefundResult;
   missing: { status: number; error: ErrorEnvelope["error"]["code"] | undefined };
+  /** A second order: metadata set at creation, changed by PATCH, then cancelled. */
+  metadata: Order["metadata"];
+  cancelled: Order;
+  /** The types of the second order's events, as GET /v1/events lists them. */
+  eventTypes: string[];
+  /** The ids a sync from before both orders lists. */
+  synced: string[];
+  syncCursor: string | undefined;
 }
 
 export async function drive(input: DriverInput): Promise<DriverReport> {
@@ -71,7 +79,31 @@ export async function drive(input: DriverInput): Promise<DriverReport> {
   // An error answer is typed too: the envelope the document gives for 404.
   const missing = await getOrder({ client, path: { order_id: "00000000-0000-4000-8000-000000000000" } });
 
+  // An order the storefront abandons: its own data on it, then cancelled.
+  const since = new Date(Date.parse(order.created_at) - 1_000).toISOString();
+  const second = await createOrder({
+    client,
+    body: { ...body, external_id: `GEN2-${input.runId}`, metadata: { cart: "c-1", channel: "web" } },
+    headers: { "Idempotency-Key": `generated-client-2-${input.runId}` },
+    throwOnError: true,
+  });
+  const secondId = second.data.data.order.id;
+  const patched = await updateOrder({ client, path: { order_id: secondId }, body: { metadata: { channel: null, erp_id: "SO-991" } }, throwOnError: true });
+  const cancelled = await cancelOrder({ client, path: { order_id: secondId }, throwOnError: true });
+  // Events reach the log through the outbox and the bus, a moment after the answer.
+  let events = await listEvents({ client, query: { order_id: secondId, limit: 100 }, throwOnError: true });
+  for (let tries = 0; tries < 150 && !events.data.data.items.some((item) => item.type === "order.cancelled"); tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    events = await listEvents({ client, query: { order_id: secondId, limit: 100 }, throwOnError: true });
+  }
+  const synced = await listOrders({ client, query: { updated_since: since, limit: 50 }, throwOnError: true });
+
   return {
+    metadata: patched.data.data.order.metadata,
+    cancelled: cancelled.data.data.order,
+    eventTypes: events.data.data.items.map((item) => item.type),
+    synced: synced.data.data.items.map((item) => item.id),
+    syncCursor: synced.data.data.next_cursor,
     productId: product.id,
     paymentMethods: methods.data.data.items.map((method) => method.code),
     created: created.data.data,
