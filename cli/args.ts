@@ -81,6 +81,7 @@ export const USAGE = `usage: store-admin <command> [options]
   status                      health of every service and the gateway; exit 1 if any is down
 
 An order is named by its id or its payment reference (SO-…, any letter case).
+The order and bank commands take --mode test to act on the store's test data (default live).
 Every command that changes something is written to the store's audit log as "operator".`;
 
 /** Every option of every command (node:util parseArgs's table). */

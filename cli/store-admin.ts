@@ -364,7 +364,7 @@ async function run(command: string, values: Values, channels: Channels): Promise
     }
     case "order show": {
       const storeId = required(values, "store");
-      const { detail, history, allowedActions } = await orders.getOrder({ storeId, orderId: await orderId(orders, storeId, values), includeHistory: true });
+      const { detail, history, allowedActions } = await orders.getOrder({ storeId, orderId: await orderId(orders, storeId, values), includeHistory: true, ...modeOption(values) });
       // As GET /v1/orders/{id} shows it, with the history and what may be done now, as the dashboard's page.
       return {
         ...orderDetailJson(detail!),
@@ -374,24 +374,24 @@ async function run(command: string, values: Values, channels: Channels): Promise
     }
     case "order mark-paid": {
       const storeId = required(values, "store");
-      const { order } = await orders.markOrderPaid({ storeId, orderId: await orderId(orders, storeId, values) });
+      const { order } = await orders.markOrderPaid({ storeId, orderId: await orderId(orders, storeId, values), ...modeOption(values) });
       return orderJson(order!);
     }
     case "order cancel": {
       const storeId = required(values, "store");
-      const { order } = await orders.cancelOrder({ storeId, orderId: await orderId(orders, storeId, values) });
+      const { order } = await orders.cancelOrder({ storeId, orderId: await orderId(orders, storeId, values), ...modeOption(values) });
       return orderJson(order!);
     }
     case "order export": {
       const storeId = required(values, "store");
       // CSV on stdout, page by page (common/order-csv.ts): never the whole store in memory.
-      return new StreamedOutput(orderCsv((request) => orders.listOrders(request, { timeoutMs: 30_000 }), { storeId, status: values.status, search: values.search }));
+      return new StreamedOutput(orderCsv((request) => orders.listOrders({ ...request, ...modeOption(values) }, { timeoutMs: 30_000 }), { storeId, status: values.status, search: values.search }));
     }
     case "order refund": {
       const storeId = required(values, "store");
       const refundAmount = amount(values);
       const reason = required(values, "reason");
-      const { refund, order } = await orders.refundOrder({ storeId, orderId: await orderId(orders, storeId, values), amount: refundAmount, reason, reference: values.reference, requestHash: "" });
+      const { refund, order } = await orders.refundOrder({ storeId, orderId: await orderId(orders, storeId, values), amount: refundAmount, reason, reference: values.reference, requestHash: "", ...modeOption(values) });
       return { refund: refundJson(refund!), order: orderJson(order!) };
     }
     case "bank import": {
@@ -403,24 +403,24 @@ async function run(command: string, values: Values, channels: Channels): Promise
       } catch (error) {
         throw new UsageError(`--file ${file}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message}`);
       }
-      const results = await importStatement(bank, storeId, text);
+      const results = await importStatement(bank, storeId, text, modeOption(values).testMode);
       return { results: results.map(mutationResultJson) };
     }
     case "bank unmatched": {
-      const { mutations } = await bank.listMutations({ storeId: required(values, "store"), review: true });
+      const { mutations } = await bank.listMutations({ storeId: required(values, "store"), review: true, ...modeOption(values) });
       return { mutations: mutations.map(bankMutationJson) };
     }
     case "bank assign": {
       const storeId = required(values, "store");
       const mutationId = required(values, "mutation");
       // The order service takes a reference itself (docs/reconciliation.md#statements).
-      const { mutation } = await bank.assignMutation({ storeId, mutationId, ...orderKey(values) });
+      const { mutation } = await bank.assignMutation({ storeId, mutationId, ...orderKey(values), ...modeOption(values) });
       return bankMutationJson(mutation!);
     }
     case "bank dismiss": {
       const storeId = required(values, "store");
       const mutationId = required(values, "mutation");
-      const { mutation } = await bank.dismissMutation({ storeId, mutationId });
+      const { mutation } = await bank.dismissMutation({ storeId, mutationId, ...modeOption(values) });
       return bankMutationJson(mutation!);
     }
     case "audit": {

@@ -98,3 +98,23 @@ test("an order is named by its SO- reference, in any letter case, wherever a com
   await fails(t, /--order must be an order id or a payment reference \(SO-…\)/, "order", "cancel", "--store", storeId, "--order", "my order");
   t.like((await stack.orders.getOrder({ storeId: other.storeId, orderId: other.order.id })).detail?.order, { status: "pending" });
 });
+
+test("--mode test: the order commands find and change the store's test orders, which live commands cannot see", async (t) => {
+  const store = await createStore(stack, Plan.GROWTH, "CLI Test Mode Store");
+  const product = await createProduct(stack, store.storeId, "Batik Cap", 120_000);
+  const { secret } = await stack.stores.createApiKey({ storeId: store.storeId, name: "CI", testMode: true });
+  const created = await api(stack.baseUrl, "/v1/orders", {
+    method: "POST",
+    key: secret,
+    json: { items: [{ product_id: product.id, quantity: 1 }], buyer, payment_method: "bank_transfer" },
+  });
+  t.is(created.status, 201, created.text);
+  const order = created.body.data.order as { id: string; payment_reference: string; livemode: boolean };
+  t.false(order.livemode);
+
+  await fails(t, /not found/, "order", "show", "--store", store.storeId, "--order", order.payment_reference);
+  await fails(t, /not found/i, "order", "mark-paid", "--store", store.storeId, "--order", order.id);
+  t.like(await ok(t, "order", "show", "--store", store.storeId, "--order", order.payment_reference, "--mode", "test"), { order: { id: order.id, livemode: false } });
+  t.is((await ok(t, "order", "mark-paid", "--store", store.storeId, "--order", order.id, "--mode", "test")).status, "paid");
+  await fails(t, /--mode must be live or test/, "order", "cancel", "--store", store.storeId, "--order", order.id, "--mode", "sandbox");
+});
