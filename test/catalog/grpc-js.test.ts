@@ -119,7 +119,7 @@ test("CreateStore, CreateApiKey, CreateProduct, ListPublishedItems and Authentic
   t.false(rest.hasMore);
 
   const principal = await call(stores, "AuthenticateApiKey", { secret: created.secret });
-  t.deepEqual(principal, { keyId: created.apiKey.id, storeId: store.id, plan: "PLAN_GROWTH", scopes: ["catalog:read", "catalog:write", "orders:read", "orders:write", "payments:write"] });
+  t.deepEqual(principal, { keyId: created.apiKey.id, storeId: store.id, plan: "PLAN_GROWTH", scopes: ["catalog:read", "catalog:write", "orders:read", "orders:write", "payments:write"], livemode: true });
 });
 
 test("an unknown key gets UNAUTHENTICATED", async (t) => {

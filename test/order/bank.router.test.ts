@@ -8,7 +8,7 @@ import test, { type ExecutionContext } from "ava";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { pino } from "pino";
-import { GetOrderCatalogResponseSchema, GetStoreResponseSchema, ItemSchema, ItemStatus, ItemType } from "../../gen/catalog/v1/catalog_pb.js";
+import { GetOrderCatalogResponseSchema, GetStoreResponseSchema } from "../../gen/catalog/v1/catalog_pb.js";
 import { BankReconciliationService } from "../../gen/order/v1/bank_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
 import { createOrderDomain } from "../../services/order/domain.js";
@@ -18,19 +18,12 @@ import { fakeGateway } from "../helpers/fake-payment-gateway.js";
 import { orderTables } from "../helpers/order-tables.js";
 import { capturingLogger } from "../helpers/logs.js";
 import { fieldViolations } from "../../platform/field-errors.js";
+import { bankAccount, KOPI, OTHER, SHOP, TEH, twoShopItems } from "../helpers/two-shops.js";
 
 const silent = pino({ level: "silent" });
-const SHOP = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa";
-const OTHER = "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb";
-const KOPI = "11111111-1111-4111-8111-111111111111"; // SHOP's, 15 000
-const TEH = "22222222-2222-4222-8222-222222222222"; // OTHER's, 15 000
 const MISSING = "99999999-9999-4999-8999-999999999999";
 
-const items = [
-  create(ItemSchema, { id: KOPI, storeId: SHOP, type: ItemType.PRODUCT, title: "Kopi", price: 15_000n, status: ItemStatus.PUBLISHED }),
-  create(ItemSchema, { id: TEH, storeId: OTHER, type: ItemType.PRODUCT, title: "Teh", price: 15_000n, status: ItemStatus.PUBLISHED }),
-];
-const bankAccount = { bankName: "BCA", bankCode: "014", accountNumber: "1234567890", accountHolder: "Budi" };
+const items = twoShopItems;
 
 const gateway = fakeGateway();
 

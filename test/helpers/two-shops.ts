@@ -1,0 +1,19 @@
+// Two stores with one 15 000 product each, and a bank account to transfer to: the
+// catalog the order service's bank and test-mode router tests price against, so a
+// store's order and the other store's look alike except for whose they are.
+import { create } from "@bufbuild/protobuf";
+import { ItemSchema, ItemStatus, ItemType } from "../../gen/catalog/v1/catalog_pb.js";
+
+export const SHOP = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa";
+export const OTHER = "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb";
+/** SHOP's product, 15 000. */
+export const KOPI = "11111111-1111-4111-8111-111111111111";
+/** OTHER's product, 15 000. */
+export const TEH = "22222222-2222-4222-8222-222222222222";
+
+export const twoShopItems = [
+  create(ItemSchema, { id: KOPI, storeId: SHOP, type: ItemType.PRODUCT, title: "Kopi", price: 15_000n, status: ItemStatus.PUBLISHED }),
+  create(ItemSchema, { id: TEH, storeId: OTHER, type: ItemType.PRODUCT, title: "Teh", price: 15_000n, status: ItemStatus.PUBLISHED }),
+];
+
+export const bankAccount = { bankName: "BCA", bankCode: "014", accountNumber: "1234567890", accountHolder: "Budi" };
