@@ -167,7 +167,7 @@ test("the test event a store sends itself is the document's webhook.test, and a 
   await stack.webhooks!.sendTestEvent({ storeId: shop.storeId, endpointId: endpoint!.id });
   let event: any;
   await waitFor(() => (event = receiver.events().find((e: any) => e.type === "webhook.test" && e.data.store_id === shop.storeId)) !== undefined);
-  t.deepEqual(event.data, { store_id: shop.storeId, endpoint_id: endpoint!.id });
+  t.deepEqual(event.data, { store_id: shop.storeId, endpoint_id: endpoint!.id, livemode: true });
   t.is(v.checkWebhook("webhook.test", event), undefined);
   t.is(v.checkSchema("WebhookEvent", event), undefined);
   t.not(v.checkWebhook("webhook.test", { ...event, data: { ...event.data, order: {} } }), undefined, "nothing more in data");
