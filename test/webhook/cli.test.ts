@@ -175,7 +175,7 @@ test("webhook add and set --mode test make test endpoints, which list --mode tes
   t.is(set.id, sandbox.id, "the store's one test endpoint, replaced");
   t.deepEqual((await ok(t, "list", "--store", shop.storeId, "--mode", "test")).endpoints.map((e: any) => e.url), ["https://set.example.com/in"]);
   t.deepEqual((await ok(t, "list", "--store", shop.storeId)).endpoints.map((e: any) => e.id), [live.id]);
-  await fails(t, /--mode must be test or live/, "add", "--store", shop.storeId, "--url", "https://x.example.com/in", "--mode", "sandbox");
+  await fails(t, /--mode must be live or test/, "add", "--store", shop.storeId, "--url", "https://x.example.com/in", "--mode", "sandbox");
 });
 
 test("errors: exit 1 with a message on stderr", async (t) => {

@@ -71,7 +71,7 @@ async function assertReceived(
     const entry = receiver.received[index]!;
     t.is(entry.headers["content-type"], "application/json");
     t.deepEqual(Object.keys(event).sort(), ["data", "timestamp", "type"]);
-    t.deepEqual(Object.keys(event.data).sort(), event.type.startsWith("refund.") ? ["order", "refund", "store_id"] : ["order", "previous_status", "store_id"]);
+    t.deepEqual(Object.keys(event.data).sort(), event.type.startsWith("refund.") ? ["livemode", "order", "refund", "store_id"] : ["livemode", "order", "previous_status", "store_id"]);
     t.regex(event.timestamp, ISO);
     t.false(Number.isNaN(Date.parse(event.timestamp)));
     t.is(event.data.store_id, shop.storeId);
