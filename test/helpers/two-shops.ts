@@ -2,7 +2,8 @@
 // catalog the order service's bank and test-mode router tests price against, so a
 // store's order and the other store's look alike except for whose they are.
 import { create } from "@bufbuild/protobuf";
-import { ItemSchema, ItemStatus, ItemType } from "../../gen/catalog/v1/catalog_pb.js";
+import type { OrderDomainDeps } from "../../services/order/domain.js";
+import { GetOrderCatalogResponseSchema, GetStoreResponseSchema, ItemSchema, ItemStatus, ItemType } from "../../gen/catalog/v1/catalog_pb.js";
 
 export const SHOP = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa";
 export const OTHER = "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb";
@@ -17,3 +18,15 @@ export const twoShopItems = [
 ];
 
 export const bankAccount = { bankName: "BCA", bankCode: "014", accountNumber: "1234567890", accountHolder: "Budi" };
+
+/** The catalog and store services as the order service asks them, answering from the two shops above. */
+export const twoShopServices: Pick<OrderDomainDeps, "stores" | "catalog"> = {
+  stores: { getStore: async ({ id }) => create(GetStoreResponseSchema, { store: { id, name: "Toko", bankAccount } }) },
+  catalog: {
+    getOrderCatalog: async ({ storeId, ids }) =>
+      create(GetOrderCatalogResponseSchema, {
+        store: { id: storeId, name: "Toko", bankAccount },
+        items: twoShopItems.filter((item) => item.storeId === storeId && (ids ?? []).includes(item.id)),
+      }),
+  },
+};

@@ -5,10 +5,8 @@
 import { OPERATOR } from "../../common/actor.js";
 import { actorInterceptor } from "../../platform/rpc-client.js";
 import test, { type ExecutionContext } from "ava";
-import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { pino } from "pino";
-import { GetOrderCatalogResponseSchema, GetStoreResponseSchema } from "../../gen/catalog/v1/catalog_pb.js";
 import { BankReconciliationService } from "../../gen/order/v1/bank_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
 import { createOrderDomain } from "../../services/order/domain.js";
@@ -18,12 +16,11 @@ import { fakeGateway } from "../helpers/fake-payment-gateway.js";
 import { orderTables } from "../helpers/order-tables.js";
 import { capturingLogger } from "../helpers/logs.js";
 import { fieldViolations } from "../../platform/field-errors.js";
-import { bankAccount, KOPI, OTHER, SHOP, TEH, twoShopItems } from "../helpers/two-shops.js";
+import { KOPI, OTHER, SHOP, TEH, twoShopServices } from "../helpers/two-shops.js";
 
 const silent = pino({ level: "silent" });
 const MISSING = "99999999-9999-4999-8999-999999999999";
 
-const items = twoShopItems;
 
 const gateway = fakeGateway();
 
@@ -34,14 +31,7 @@ async function setup(t: ExecutionContext) {
   const domain = createOrderDomain({
     sql: tables.sql,
     logger,
-    stores: { getStore: async ({ id }) => create(GetStoreResponseSchema, { store: { id, name: "Toko", bankAccount } }) },
-    catalog: {
-      getOrderCatalog: async ({ storeId, ids }) =>
-        create(GetOrderCatalogResponseSchema, {
-          store: { id: storeId, name: "Toko", bankAccount },
-          items: items.filter((item) => item.storeId === storeId && (ids ?? []).includes(item.id)),
-        }),
-    },
+    ...twoShopServices,
     gateway,
     publicBaseUrl: "https://shop.example",
     paymentWindowMs: 3_600_000,

@@ -4,11 +4,9 @@
 // transfer codes and Idempotency-Keys, a test mutation pays test orders only,
 // SimulateTestOrder, and the overview's sales count live orders only.
 import test, { type ExecutionContext } from "ava";
-import { create } from "@bufbuild/protobuf";
 import { Code, createClient, createRouterTransport } from "@connectrpc/connect";
 import { pino } from "pino";
 import { OPERATOR, type Actor } from "../../common/actor.js";
-import { GetOrderCatalogResponseSchema, GetStoreResponseSchema } from "../../gen/catalog/v1/catalog_pb.js";
 import { BankReconciliationService } from "../../gen/order/v1/bank_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
 import { actorInterceptor } from "../../platform/rpc-client.js";
@@ -21,12 +19,11 @@ import { fakeGateway } from "../helpers/fake-payment-gateway.js";
 import { capturingLogger } from "../helpers/logs.js";
 import { orderTables } from "../helpers/order-tables.js";
 import { failure } from "../helpers/rpc-failure.js";
-import { bankAccount, KOPI, OTHER, SHOP, TEH, twoShopItems } from "../helpers/two-shops.js";
+import { KOPI, OTHER, SHOP, TEH, twoShopServices } from "../helpers/two-shops.js";
 
 const silent = pino({ level: "silent" });
 const SERVER_KEY = "server-key";
 
-const items = twoShopItems;
 const buyer = { name: "Budi", email: "budi@example.co.id", phone: "+6281234567890" };
 
 /** A real gateway's stand-in (provider midtrans, asked for status): it must never see a test order. */
@@ -59,14 +56,7 @@ async function setup(t: ExecutionContext, actor: Actor = OPERATOR) {
   const domain = createOrderDomain({
     sql: tables.sql,
     logger: capturingLogger([]),
-    stores: { getStore: async ({ id }) => create(GetStoreResponseSchema, { store: { id, name: "Toko", bankAccount } }) },
-    catalog: {
-      getOrderCatalog: async ({ storeId, ids }) =>
-        create(GetOrderCatalogResponseSchema, {
-          store: { id: storeId, name: "Toko", bankAccount },
-          items: items.filter((item) => item.storeId === storeId && (ids ?? []).includes(item.id)),
-        }),
-    },
+    ...twoShopServices,
     gateway: live,
     testGateway: sandbox,
     publicBaseUrl: "https://api.example",
