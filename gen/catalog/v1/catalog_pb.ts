@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file catalog/v1/catalog.proto.
  */
 export const file_catalog_v1_catalog: GenFile = /*@__PURE__*/
-  fileDesc("ChhjYXRhbG9nL3YxL2NhdGFsb2cucHJvdG8SCmNhdGFsb2cudjEiYwoLQmFua0FjY291bnQSEQoJYmFua19uYW1lGAEgASgJEhEKCWJhbmtfY29kZRgCIAEoCRIWCg5hY2NvdW50X251bWJlchgDIAEoCRIWCg5hY2NvdW50X2hvbGRlchgEIAEoCSJHCglSZWRpcmVjdHMSEwoLc3VjY2Vzc191cmwYASABKAkSEgoKcmV0dXJuX3VybBgCIAEoCRIRCgllcnJvcl91cmwYAyABKAki4AEKBVN0b3JlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSHgoEcGxhbhgDIAEoDjIQLmNhdGFsb2cudjEuUGxhbhIyCgxiYW5rX2FjY291bnQYBCABKAsyFy5jYXRhbG9nLnYxLkJhbmtBY2NvdW50SACIAQESKAoJcmVkaXJlY3RzGAUgASgLMhUuY2F0YWxvZy52MS5SZWRpcmVjdHMSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDwoNX2JhbmtfYWNjb3VudCK2AgoGQXBpS2V5EgoKAmlkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSDgoGcHJlZml4GAQgASgJEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKCnJldm9rZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQESNQoMbGFzdF91c2VkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEg4KBnNjb3BlcxgIIAMoCRISCgpjcmVhdGVkX2J5GAkgASgJEhAKCGxpdmVtb2RlGAogASgIQg0KC19yZXZva2VkX2F0Qg8KDV9sYXN0X3VzZWRfYXQi4QEKBEl0ZW0SCgoCaWQYASABKAkSEAoIc3RvcmVfaWQYAiABKAkSIgoEdHlwZRgDIAEoDjIULmNhdGFsb2cudjEuSXRlbVR5cGUSDQoFdGl0bGUYBCABKAkSDAoEc2x1ZxgFIAEoCRINCgVwcmljZRgGIAEoAxImCgZzdGF0dXMYByABKA4yFi5jYXRhbG9nLnYxLkl0ZW1TdGF0dXMSEwoLcHJvZHVjdF9pZHMYCCADKAkSLgoKY3JlYXRlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAisQEKEkNyZWF0ZVN0b3JlUmVxdWVzdBIMCgRuYW1lGAEgASgJEh4KBHBsYW4YAiABKA4yEC5jYXRhbG9nLnYxLlBsYW4SMgoMYmFua19hY2NvdW50GAMgASgLMhcuY2F0YWxvZy52MS5CYW5rQWNjb3VudEgAiAEBEigKCXJlZGlyZWN0cxgEIAEoCzIVLmNhdGFsb2cudjEuUmVkaXJlY3RzQg8KDV9iYW5rX2FjY291bnQiNwoTQ3JlYXRlU3RvcmVSZXNwb25zZRIgCgVzdG9yZRgBIAEoCzIRLmNhdGFsb2cudjEuU3RvcmUiHQoPR2V0U3RvcmVSZXF1ZXN0EgoKAmlkGAEgASgJIjQKEEdldFN0b3JlUmVzcG9uc2USIAoFc3RvcmUYASABKAsyES5jYXRhbG9nLnYxLlN0b3JlIkcKE1NldFN0b3JlUGxhblJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSHgoEcGxhbhgCIAEoDjIQLmNhdGFsb2cudjEuUGxhbiI4ChRTZXRTdG9yZVBsYW5SZXNwb25zZRIgCgVzdG9yZRgBIAEoCzIRLmNhdGFsb2cudjEuU3RvcmUinQEKGlVwZGF0ZVN0b3JlU2V0dGluZ3NSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEjIKDGJhbmtfYWNjb3VudBgCIAEoCzIXLmNhdGFsb2cudjEuQmFua0FjY291bnRIAIgBARIoCglyZWRpcmVjdHMYAyABKAsyFS5jYXRhbG9nLnYxLlJlZGlyZWN0c0IPCg1fYmFua19hY2NvdW50Ij8KG1VwZGF0ZVN0b3JlU2V0dGluZ3NSZXNwb25zZRIgCgVzdG9yZRgBIAEoCzIRLmNhdGFsb2cudjEuU3RvcmUiWAoTQ3JlYXRlQXBpS2V5UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnNjb3BlcxgDIAMoCRIRCgl0ZXN0X21vZGUYBCABKAgiSwoUQ3JlYXRlQXBpS2V5UmVzcG9uc2USIwoHYXBpX2tleRgBIAEoCzISLmNhdGFsb2cudjEuQXBpS2V5Eg4KBnNlY3JldBgCIAEoCSI3ChNSZXZva2VBcGlLZXlSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg4KBmtleV9pZBgCIAEoCSI7ChRSZXZva2VBcGlLZXlSZXNwb25zZRIjCgdhcGlfa2V5GAEgASgLMhIuY2F0YWxvZy52MS5BcGlLZXkiJgoSTGlzdEFwaUtleXNSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJIjsKE0xpc3RBcGlLZXlzUmVzcG9uc2USJAoIYXBpX2tleXMYASADKAsyEi5jYXRhbG9nLnYxLkFwaUtleSIrChlBdXRoZW50aWNhdGVBcGlLZXlSZXF1ZXN0Eg4KBnNlY3JldBgBIAEoCSKAAQoaQXV0aGVudGljYXRlQXBpS2V5UmVzcG9uc2USDgoGa2V5X2lkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEh4KBHBsYW4YAyABKA4yEC5jYXRhbG9nLnYxLlBsYW4SDgoGc2NvcGVzGAQgAygJEhAKCGxpdmVtb2RlGAUgASgIInwKFENyZWF0ZVByb2R1Y3RSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg0KBXRpdGxlGAIgASgJEgwKBHNsdWcYAyABKAkSDQoFcHJpY2UYBCABKAMSJgoGc3RhdHVzGAUgASgOMhYuY2F0YWxvZy52MS5JdGVtU3RhdHVzIjcKFUNyZWF0ZVByb2R1Y3RSZXNwb25zZRIeCgRpdGVtGAEgASgLMhAuY2F0YWxvZy52MS5JdGVtIpABChNDcmVhdGVCdW5kbGVSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg0KBXRpdGxlGAIgASgJEgwKBHNsdWcYAyABKAkSDQoFcHJpY2UYBCABKAMSJgoGc3RhdHVzGAUgASgOMhYuY2F0YWxvZy52MS5JdGVtU3RhdHVzEhMKC3Byb2R1Y3RfaWRzGAYgAygJIjYKFENyZWF0ZUJ1bmRsZVJlc3BvbnNlEh4KBGl0ZW0YASABKAsyEC5jYXRhbG9nLnYxLkl0ZW0iRwoTU2V0SXRlbVByaWNlUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIPCgdpdGVtX2lkGAIgASgJEg0KBXByaWNlGAMgASgDIjYKFFNldEl0ZW1QcmljZVJlc3BvbnNlEh4KBGl0ZW0YASABKAsyEC5jYXRhbG9nLnYxLkl0ZW0iYQoUU2V0SXRlbVN0YXR1c1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSDwoHaXRlbV9pZBgCIAEoCRImCgZzdGF0dXMYAyABKA4yFi5jYXRhbG9nLnYxLkl0ZW1TdGF0dXMiNwoVU2V0SXRlbVN0YXR1c1Jlc3BvbnNlEh4KBGl0ZW0YASABKAsyEC5jYXRhbG9nLnYxLkl0ZW0iTAoZTGlzdFB1Ymxpc2hlZEl0ZW1zUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBRIOCgZvZmZzZXQYAyABKAUiTwoaTGlzdFB1Ymxpc2hlZEl0ZW1zUmVzcG9uc2USHwoFaXRlbXMYASADKAsyEC5jYXRhbG9nLnYxLkl0ZW0SEAoIaGFzX21vcmUYAiABKAgiMAoPR2V0SXRlbXNSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEgsKA2lkcxgCIAMoCSIzChBHZXRJdGVtc1Jlc3BvbnNlEh8KBWl0ZW1zGAEgAygLMhAuY2F0YWxvZy52MS5JdGVtIjcKFkdldE9yZGVyQ2F0YWxvZ1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSCwoDaWRzGAIgAygJIlwKF0dldE9yZGVyQ2F0YWxvZ1Jlc3BvbnNlEiAKBXN0b3JlGAEgASgLMhEuY2F0YWxvZy52MS5TdG9yZRIfCgVpdGVtcxgCIAMoCzIQLmNhdGFsb2cudjEuSXRlbSpPCgRQbGFuEhQKEFBMQU5fVU5TUEVDSUZJRUQQABIQCgxQTEFOX1NUQVJURVIQARIPCgtQTEFOX0dST1dUSBACEg4KClBMQU5fU0NBTEUQAypSCghJdGVtVHlwZRIZChVJVEVNX1RZUEVfVU5TUEVDSUZJRUQQABIVChFJVEVNX1RZUEVfUFJPRFVDVBABEhQKEElURU1fVFlQRV9CVU5ETEUQAip1CgpJdGVtU3RhdHVzEhsKF0lURU1fU1RBVFVTX1VOU1BFQ0lGSUVEEAASFQoRSVRFTV9TVEFUVVNfRFJBRlQQARIZChVJVEVNX1NUQVRVU19QVUJMSVNIRUQQAhIYChRJVEVNX1NUQVRVU19BUkNISVZFRBADMrsFCgxTdG9yZVNlcnZpY2USTgoLQ3JlYXRlU3RvcmUSHi5jYXRhbG9nLnYxLkNyZWF0ZVN0b3JlUmVxdWVzdBofLmNhdGFsb2cudjEuQ3JlYXRlU3RvcmVSZXNwb25zZRJFCghHZXRTdG9yZRIbLmNhdGFsb2cudjEuR2V0U3RvcmVSZXF1ZXN0GhwuY2F0YWxvZy52MS5HZXRTdG9yZVJlc3BvbnNlElEKDFNldFN0b3JlUGxhbhIfLmNhdGFsb2cudjEuU2V0U3RvcmVQbGFuUmVxdWVzdBogLmNhdGFsb2cudjEuU2V0U3RvcmVQbGFuUmVzcG9uc2USZgoTVXBkYXRlU3RvcmVTZXR0aW5ncxImLmNhdGFsb2cudjEuVXBkYXRlU3RvcmVTZXR0aW5nc1JlcXVlc3QaJy5jYXRhbG9nLnYxLlVwZGF0ZVN0b3JlU2V0dGluZ3NSZXNwb25zZRJRCgxDcmVhdGVBcGlLZXkSHy5jYXRhbG9nLnYxLkNyZWF0ZUFwaUtleVJlcXVlc3QaIC5jYXRhbG9nLnYxLkNyZWF0ZUFwaUtleVJlc3BvbnNlElEKDFJldm9rZUFwaUtleRIfLmNhdGFsb2cudjEuUmV2b2tlQXBpS2V5UmVxdWVzdBogLmNhdGFsb2cudjEuUmV2b2tlQXBpS2V5UmVzcG9uc2USTgoLTGlzdEFwaUtleXMSHi5jYXRhbG9nLnYxLkxpc3RBcGlLZXlzUmVxdWVzdBofLmNhdGFsb2cudjEuTGlzdEFwaUtleXNSZXNwb25zZRJjChJBdXRoZW50aWNhdGVBcGlLZXkSJS5jYXRhbG9nLnYxLkF1dGhlbnRpY2F0ZUFwaUtleVJlcXVlc3QaJi5jYXRhbG9nLnYxLkF1dGhlbnRpY2F0ZUFwaUtleVJlc3BvbnNlMuoECg5DYXRhbG9nU2VydmljZRJUCg1DcmVhdGVQcm9kdWN0EiAuY2F0YWxvZy52MS5DcmVhdGVQcm9kdWN0UmVxdWVzdBohLmNhdGFsb2cudjEuQ3JlYXRlUHJvZHVjdFJlc3BvbnNlElEKDENyZWF0ZUJ1bmRsZRIfLmNhdGFsb2cudjEuQ3JlYXRlQnVuZGxlUmVxdWVzdBogLmNhdGFsb2cudjEuQ3JlYXRlQnVuZGxlUmVzcG9uc2USUQoMU2V0SXRlbVByaWNlEh8uY2F0YWxvZy52MS5TZXRJdGVtUHJpY2VSZXF1ZXN0GiAuY2F0YWxvZy52MS5TZXRJdGVtUHJpY2VSZXNwb25zZRJUCg1TZXRJdGVtU3RhdHVzEiAuY2F0YWxvZy52MS5TZXRJdGVtU3RhdHVzUmVxdWVzdBohLmNhdGFsb2cudjEuU2V0SXRlbVN0YXR1c1Jlc3BvbnNlEmMKEkxpc3RQdWJsaXNoZWRJdGVtcxIlLmNhdGFsb2cudjEuTGlzdFB1Ymxpc2hlZEl0ZW1zUmVxdWVzdBomLmNhdGFsb2cudjEuTGlzdFB1Ymxpc2hlZEl0ZW1zUmVzcG9uc2USRQoIR2V0SXRlbXMSGy5jYXRhbG9nLnYxLkdldEl0ZW1zUmVxdWVzdBocLmNhdGFsb2cudjEuR2V0SXRlbXNSZXNwb25zZRJaCg9HZXRPcmRlckNhdGFsb2cSIi5jYXRhbG9nLnYxLkdldE9yZGVyQ2F0YWxvZ1JlcXVlc3QaIy5jYXRhbG9nLnYxLkdldE9yZGVyQ2F0YWxvZ1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("ChhjYXRhbG9nL3YxL2NhdGFsb2cucHJvdG8SCmNhdGFsb2cudjEiYwoLQmFua0FjY291bnQSEQoJYmFua19uYW1lGAEgASgJEhEKCWJhbmtfY29kZRgCIAEoCRIWCg5hY2NvdW50X251bWJlchgDIAEoCRIWCg5hY2NvdW50X2hvbGRlchgEIAEoCSJHCglSZWRpcmVjdHMSEwoLc3VjY2Vzc191cmwYASABKAkSEgoKcmV0dXJuX3VybBgCIAEoCRIRCgllcnJvcl91cmwYAyABKAki4AEKBVN0b3JlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSHgoEcGxhbhgDIAEoDjIQLmNhdGFsb2cudjEuUGxhbhIyCgxiYW5rX2FjY291bnQYBCABKAsyFy5jYXRhbG9nLnYxLkJhbmtBY2NvdW50SACIAQESKAoJcmVkaXJlY3RzGAUgASgLMhUuY2F0YWxvZy52MS5SZWRpcmVjdHMSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDwoNX2JhbmtfYWNjb3VudCK2AgoGQXBpS2V5EgoKAmlkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSDgoGcHJlZml4GAQgASgJEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKCnJldm9rZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQESNQoMbGFzdF91c2VkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEg4KBnNjb3BlcxgIIAMoCRISCgpjcmVhdGVkX2J5GAkgASgJEhAKCGxpdmVtb2RlGAogASgIQg0KC19yZXZva2VkX2F0Qg8KDV9sYXN0X3VzZWRfYXQigwMKBEl0ZW0SCgoCaWQYASABKAkSEAoIc3RvcmVfaWQYAiABKAkSIgoEdHlwZRgDIAEoDjIULmNhdGFsb2cudjEuSXRlbVR5cGUSDQoFdGl0bGUYBCABKAkSDAoEc2x1ZxgFIAEoCRINCgVwcmljZRgGIAEoAxImCgZzdGF0dXMYByABKA4yFi5jYXRhbG9nLnYxLkl0ZW1TdGF0dXMSEwoLcHJvZHVjdF9pZHMYCCADKAkSLgoKY3JlYXRlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoFc3RvY2sYCiABKANIAIgBARIWCglhdmFpbGFibGUYCyABKANIAYgBARIsCgxidW5kbGVfaXRlbXMYDCADKAsyFi5jYXRhbG9nLnYxLkJ1bmRsZUl0ZW0SLgoKdXBkYXRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCCAoGX3N0b2NrQgwKCl9hdmFpbGFibGUiMgoKQnVuZGxlSXRlbRISCgpwcm9kdWN0X2lkGAEgASgJEhAKCHF1YW50aXR5GAIgASgFIjIKDFN0b2NrU2V0dGluZxIVCghxdWFudGl0eRgBIAEoA0gAiAEBQgsKCV9xdWFudGl0eSKxAQoSQ3JlYXRlU3RvcmVSZXF1ZXN0EgwKBG5hbWUYASABKAkSHgoEcGxhbhgCIAEoDjIQLmNhdGFsb2cudjEuUGxhbhIyCgxiYW5rX2FjY291bnQYAyABKAsyFy5jYXRhbG9nLnYxLkJhbmtBY2NvdW50SACIAQESKAoJcmVkaXJlY3RzGAQgASgLMhUuY2F0YWxvZy52MS5SZWRpcmVjdHNCDwoNX2JhbmtfYWNjb3VudCI3ChNDcmVhdGVTdG9yZVJlc3BvbnNlEiAKBXN0b3JlGAEgASgLMhEuY2F0YWxvZy52MS5TdG9yZSIdCg9HZXRTdG9yZVJlcXVlc3QSCgoCaWQYASABKAkiNAoQR2V0U3RvcmVSZXNwb25zZRIgCgVzdG9yZRgBIAEoCzIRLmNhdGFsb2cudjEuU3RvcmUiRwoTU2V0U3RvcmVQbGFuUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIeCgRwbGFuGAIgASgOMhAuY2F0YWxvZy52MS5QbGFuIjgKFFNldFN0b3JlUGxhblJlc3BvbnNlEiAKBXN0b3JlGAEgASgLMhEuY2F0YWxvZy52MS5TdG9yZSKdAQoaVXBkYXRlU3RvcmVTZXR0aW5nc1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSMgoMYmFua19hY2NvdW50GAIgASgLMhcuY2F0YWxvZy52MS5CYW5rQWNjb3VudEgAiAEBEigKCXJlZGlyZWN0cxgDIAEoCzIVLmNhdGFsb2cudjEuUmVkaXJlY3RzQg8KDV9iYW5rX2FjY291bnQiPwobVXBkYXRlU3RvcmVTZXR0aW5nc1Jlc3BvbnNlEiAKBXN0b3JlGAEgASgLMhEuY2F0YWxvZy52MS5TdG9yZSJYChNDcmVhdGVBcGlLZXlSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSDgoGc2NvcGVzGAMgAygJEhEKCXRlc3RfbW9kZRgEIAEoCCJLChRDcmVhdGVBcGlLZXlSZXNwb25zZRIjCgdhcGlfa2V5GAEgASgLMhIuY2F0YWxvZy52MS5BcGlLZXkSDgoGc2VjcmV0GAIgASgJIjcKE1Jldm9rZUFwaUtleVJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSDgoGa2V5X2lkGAIgASgJIjsKFFJldm9rZUFwaUtleVJlc3BvbnNlEiMKB2FwaV9rZXkYASABKAsyEi5jYXRhbG9nLnYxLkFwaUtleSImChJMaXN0QXBpS2V5c1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkiOwoTTGlzdEFwaUtleXNSZXNwb25zZRIkCghhcGlfa2V5cxgBIAMoCzISLmNhdGFsb2cudjEuQXBpS2V5IisKGUF1dGhlbnRpY2F0ZUFwaUtleVJlcXVlc3QSDgoGc2VjcmV0GAEgASgJIoABChpBdXRoZW50aWNhdGVBcGlLZXlSZXNwb25zZRIOCgZrZXlfaWQYASABKAkSEAoIc3RvcmVfaWQYAiABKAkSHgoEcGxhbhgDIAEoDjIQLmNhdGFsb2cudjEuUGxhbhIOCgZzY29wZXMYBCADKAkSEAoIbGl2ZW1vZGUYBSABKAgipQEKFENyZWF0ZVByb2R1Y3RSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg0KBXRpdGxlGAIgASgJEgwKBHNsdWcYAyABKAkSDQoFcHJpY2UYBCABKAMSJgoGc3RhdHVzGAUgASgOMhYuY2F0YWxvZy52MS5JdGVtU3RhdHVzEicKBXN0b2NrGAYgASgLMhguY2F0YWxvZy52MS5TdG9ja1NldHRpbmciNwoVQ3JlYXRlUHJvZHVjdFJlc3BvbnNlEh4KBGl0ZW0YASABKAsyEC5jYXRhbG9nLnYxLkl0ZW0i5wEKE0NyZWF0ZUJ1bmRsZVJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSDQoFdGl0bGUYAiABKAkSDAoEc2x1ZxgDIAEoCRINCgVwcmljZRgEIAEoAxImCgZzdGF0dXMYBSABKA4yFi5jYXRhbG9nLnYxLkl0ZW1TdGF0dXMSEwoLcHJvZHVjdF9pZHMYBiADKAkSJwoFc3RvY2sYByABKAsyGC5jYXRhbG9nLnYxLlN0b2NrU2V0dGluZxIsCgxidW5kbGVfaXRlbXMYCCADKAsyFi5jYXRhbG9nLnYxLkJ1bmRsZUl0ZW0iNgoUQ3JlYXRlQnVuZGxlUmVzcG9uc2USHgoEaXRlbRgBIAEoCzIQLmNhdGFsb2cudjEuSXRlbSJHChNTZXRJdGVtUHJpY2VSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg8KB2l0ZW1faWQYAiABKAkSDQoFcHJpY2UYAyABKAMiNgoUU2V0SXRlbVByaWNlUmVzcG9uc2USHgoEaXRlbRgBIAEoCzIQLmNhdGFsb2cudjEuSXRlbSJhChRTZXRJdGVtU3RhdHVzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIPCgdpdGVtX2lkGAIgASgJEiYKBnN0YXR1cxgDIAEoDjIWLmNhdGFsb2cudjEuSXRlbVN0YXR1cyI3ChVTZXRJdGVtU3RhdHVzUmVzcG9uc2USHgoEaXRlbRgBIAEoCzIQLmNhdGFsb2cudjEuSXRlbSJMChlMaXN0UHVibGlzaGVkSXRlbXNSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg0KBWxpbWl0GAIgASgFEg4KBm9mZnNldBgDIAEoBSJPChpMaXN0UHVibGlzaGVkSXRlbXNSZXNwb25zZRIfCgVpdGVtcxgBIAMoCzIQLmNhdGFsb2cudjEuSXRlbRIQCghoYXNfbW9yZRgCIAEoCCIwCg9HZXRJdGVtc1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSCwoDaWRzGAIgAygJIjMKEEdldEl0ZW1zUmVzcG9uc2USHwoFaXRlbXMYASADKAsyEC5jYXRhbG9nLnYxLkl0ZW0iNwoWR2V0T3JkZXJDYXRhbG9nUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRILCgNpZHMYAiADKAkiXAoXR2V0T3JkZXJDYXRhbG9nUmVzcG9uc2USIAoFc3RvcmUYASABKAsyES5jYXRhbG9nLnYxLlN0b3JlEh8KBWl0ZW1zGAIgAygLMhAuY2F0YWxvZy52MS5JdGVtIqsCChFVcGRhdGVJdGVtUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIPCgdpdGVtX2lkGAIgASgJEhIKBXRpdGxlGAMgASgJSACIAQESEQoEc2x1ZxgEIAEoCUgBiAEBEhIKBXByaWNlGAUgASgDSAKIAQESJgoGc3RhdHVzGAYgASgOMhYuY2F0YWxvZy52MS5JdGVtU3RhdHVzEicKBXN0b2NrGAcgASgLMhguY2F0YWxvZy52MS5TdG9ja1NldHRpbmcSHAoUcmVwbGFjZV9idW5kbGVfaXRlbXMYCCABKAgSLAoMYnVuZGxlX2l0ZW1zGAkgAygLMhYuY2F0YWxvZy52MS5CdW5kbGVJdGVtQggKBl90aXRsZUIHCgVfc2x1Z0IICgZfcHJpY2UiNAoSVXBkYXRlSXRlbVJlc3BvbnNlEh4KBGl0ZW0YASABKAsyEC5jYXRhbG9nLnYxLkl0ZW0iawoQTGlzdEl0ZW1zUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBRIOCgZvZmZzZXQYAyABKAUSJgoGc3RhdHVzGAQgASgOMhYuY2F0YWxvZy52MS5JdGVtU3RhdHVzIkYKEUxpc3RJdGVtc1Jlc3BvbnNlEh8KBWl0ZW1zGAEgAygLMhAuY2F0YWxvZy52MS5JdGVtEhAKCGhhc19tb3JlGAIgASgIIi4KCU9yZGVyTGluZRIPCgdpdGVtX2lkGAEgASgJEhAKCHF1YW50aXR5GAIgASgDInkKGlJlc2VydmVPcmRlckNhdGFsb2dSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhAKCG9yZGVyX2lkGAIgASgJEiQKBWxpbmVzGAMgAygLMhUuY2F0YWxvZy52MS5PcmRlckxpbmUSEQoJdGVzdF9tb2RlGAQgASgIInUKG1Jlc2VydmVPcmRlckNhdGFsb2dSZXNwb25zZRIgCgVzdG9yZRgBIAEoCzIRLmNhdGFsb2cudjEuU3RvcmUSHwoFaXRlbXMYAiADKAsyEC5jYXRhbG9nLnYxLkl0ZW0SEwoLaG9sZHNfc3RvY2sYAyABKAgiWgoLU3RvY2tDaGFuZ2USEAoIc3RvcmVfaWQYASABKAkSEAoIb3JkZXJfaWQYAiABKAkSJwoGYWN0aW9uGAMgASgOMhcuY2F0YWxvZy52MS5TdG9ja0FjdGlvbiJEChhBcHBseVN0b2NrQ2hhbmdlc1JlcXVlc3QSKAoHY2hhbmdlcxgBIAMoCzIXLmNhdGFsb2cudjEuU3RvY2tDaGFuZ2UiGwoZQXBwbHlTdG9ja0NoYW5nZXNSZXNwb25zZSI6ChRHZXRPcmRlclN0b2NrUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIQCghvcmRlcl9pZBgCIAEoCSJXCg5PcmRlclN0b2NrTGluZRISCgpwcm9kdWN0X2lkGAEgASgJEhAKCHF1YW50aXR5GAIgASgDEg0KBXN0YXRlGAMgASgJEhAKCG92ZXJzb2xkGAQgASgIIkIKFUdldE9yZGVyU3RvY2tSZXNwb25zZRIpCgVsaW5lcxgBIAMoCzIaLmNhdGFsb2cudjEuT3JkZXJTdG9ja0xpbmUqTwoEUGxhbhIUChBQTEFOX1VOU1BFQ0lGSUVEEAASEAoMUExBTl9TVEFSVEVSEAESDwoLUExBTl9HUk9XVEgQAhIOCgpQTEFOX1NDQUxFEAMqUgoISXRlbVR5cGUSGQoVSVRFTV9UWVBFX1VOU1BFQ0lGSUVEEAASFQoRSVRFTV9UWVBFX1BST0RVQ1QQARIUChBJVEVNX1RZUEVfQlVORExFEAIqdQoKSXRlbVN0YXR1cxIbChdJVEVNX1NUQVRVU19VTlNQRUNJRklFRBAAEhUKEUlURU1fU1RBVFVTX0RSQUZUEAESGQoVSVRFTV9TVEFUVVNfUFVCTElTSEVEEAISGAoUSVRFTV9TVEFUVVNfQVJDSElWRUQQAyqQAQoLU3RvY2tBY3Rpb24SHAoYU1RPQ0tfQUNUSU9OX1VOU1BFQ0lGSUVEEAASGAoUU1RPQ0tfQUNUSU9OX0NPTkZJUk0QARIYChRTVE9DS19BQ1RJT05fUkVMRUFTRRACEhUKEVNUT0NLX0FDVElPTl9TRUxMEAMSGAoUU1RPQ0tfQUNUSU9OX1JFU1RPQ0sQBDK7BQoMU3RvcmVTZXJ2aWNlEk4KC0NyZWF0ZVN0b3JlEh4uY2F0YWxvZy52MS5DcmVhdGVTdG9yZVJlcXVlc3QaHy5jYXRhbG9nLnYxLkNyZWF0ZVN0b3JlUmVzcG9uc2USRQoIR2V0U3RvcmUSGy5jYXRhbG9nLnYxLkdldFN0b3JlUmVxdWVzdBocLmNhdGFsb2cudjEuR2V0U3RvcmVSZXNwb25zZRJRCgxTZXRTdG9yZVBsYW4SHy5jYXRhbG9nLnYxLlNldFN0b3JlUGxhblJlcXVlc3QaIC5jYXRhbG9nLnYxLlNldFN0b3JlUGxhblJlc3BvbnNlEmYKE1VwZGF0ZVN0b3JlU2V0dGluZ3MSJi5jYXRhbG9nLnYxLlVwZGF0ZVN0b3JlU2V0dGluZ3NSZXF1ZXN0GicuY2F0YWxvZy52MS5VcGRhdGVTdG9yZVNldHRpbmdzUmVzcG9uc2USUQoMQ3JlYXRlQXBpS2V5Eh8uY2F0YWxvZy52MS5DcmVhdGVBcGlLZXlSZXF1ZXN0GiAuY2F0YWxvZy52MS5DcmVhdGVBcGlLZXlSZXNwb25zZRJRCgxSZXZva2VBcGlLZXkSHy5jYXRhbG9nLnYxLlJldm9rZUFwaUtleVJlcXVlc3QaIC5jYXRhbG9nLnYxLlJldm9rZUFwaUtleVJlc3BvbnNlEk4KC0xpc3RBcGlLZXlzEh4uY2F0YWxvZy52MS5MaXN0QXBpS2V5c1JlcXVlc3QaHy5jYXRhbG9nLnYxLkxpc3RBcGlLZXlzUmVzcG9uc2USYwoSQXV0aGVudGljYXRlQXBpS2V5EiUuY2F0YWxvZy52MS5BdXRoZW50aWNhdGVBcGlLZXlSZXF1ZXN0GiYuY2F0YWxvZy52MS5BdXRoZW50aWNhdGVBcGlLZXlSZXNwb25zZTKhCAoOQ2F0YWxvZ1NlcnZpY2USVAoNQ3JlYXRlUHJvZHVjdBIgLmNhdGFsb2cudjEuQ3JlYXRlUHJvZHVjdFJlcXVlc3QaIS5jYXRhbG9nLnYxLkNyZWF0ZVByb2R1Y3RSZXNwb25zZRJRCgxDcmVhdGVCdW5kbGUSHy5jYXRhbG9nLnYxLkNyZWF0ZUJ1bmRsZVJlcXVlc3QaIC5jYXRhbG9nLnYxLkNyZWF0ZUJ1bmRsZVJlc3BvbnNlElEKDFNldEl0ZW1QcmljZRIfLmNhdGFsb2cudjEuU2V0SXRlbVByaWNlUmVxdWVzdBogLmNhdGFsb2cudjEuU2V0SXRlbVByaWNlUmVzcG9uc2USVAoNU2V0SXRlbVN0YXR1cxIgLmNhdGFsb2cudjEuU2V0SXRlbVN0YXR1c1JlcXVlc3QaIS5jYXRhbG9nLnYxLlNldEl0ZW1TdGF0dXNSZXNwb25zZRJjChJMaXN0UHVibGlzaGVkSXRlbXMSJS5jYXRhbG9nLnYxLkxpc3RQdWJsaXNoZWRJdGVtc1JlcXVlc3QaJi5jYXRhbG9nLnYxLkxpc3RQdWJsaXNoZWRJdGVtc1Jlc3BvbnNlEkUKCEdldEl0ZW1zEhsuY2F0YWxvZy52MS5HZXRJdGVtc1JlcXVlc3QaHC5jYXRhbG9nLnYxLkdldEl0ZW1zUmVzcG9uc2USWgoPR2V0T3JkZXJDYXRhbG9nEiIuY2F0YWxvZy52MS5HZXRPcmRlckNhdGFsb2dSZXF1ZXN0GiMuY2F0YWxvZy52MS5HZXRPcmRlckNhdGFsb2dSZXNwb25zZRJLCgpVcGRhdGVJdGVtEh0uY2F0YWxvZy52MS5VcGRhdGVJdGVtUmVxdWVzdBoeLmNhdGFsb2cudjEuVXBkYXRlSXRlbVJlc3BvbnNlEkgKCUxpc3RJdGVtcxIcLmNhdGFsb2cudjEuTGlzdEl0ZW1zUmVxdWVzdBodLmNhdGFsb2cudjEuTGlzdEl0ZW1zUmVzcG9uc2USZgoTUmVzZXJ2ZU9yZGVyQ2F0YWxvZxImLmNhdGFsb2cudjEuUmVzZXJ2ZU9yZGVyQ2F0YWxvZ1JlcXVlc3QaJy5jYXRhbG9nLnYxLlJlc2VydmVPcmRlckNhdGFsb2dSZXNwb25zZRJgChFBcHBseVN0b2NrQ2hhbmdlcxIkLmNhdGFsb2cudjEuQXBwbHlTdG9ja0NoYW5nZXNSZXF1ZXN0GiUuY2F0YWxvZy52MS5BcHBseVN0b2NrQ2hhbmdlc1Jlc3BvbnNlElQKDUdldE9yZGVyU3RvY2sSIC5jYXRhbG9nLnYxLkdldE9yZGVyU3RvY2tSZXF1ZXN0GiEuY2F0YWxvZy52MS5HZXRPcmRlclN0b2NrUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message catalog.v1.BankAccount
@@ -243,6 +243,34 @@ export type Item = Message<"catalog.v1.Item"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 9;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * Units on hand; absent when not tracked. Below zero: oversold (a late payment took
+   * units sold meanwhile).
+   *
+   * @generated from field: optional int64 stock = 10;
+   */
+  stock?: bigint | undefined;
+
+  /**
+   * What new orders may still take: stock minus what pending orders hold; a bundle's is
+   * the least its own stock and its tracked products allow. Absent when nothing limits it.
+   *
+   * @generated from field: optional int64 available = 11;
+   */
+  available?: bigint | undefined;
+
+  /**
+   * A bundle's products with how many of each, in product_ids' order; empty for a product.
+   *
+   * @generated from field: repeated catalog.v1.BundleItem bundle_items = 12;
+   */
+  bundleItems: BundleItem[];
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 13;
+   */
+  updatedAt?: Timestamp | undefined;
 };
 
 /**
@@ -251,6 +279,51 @@ export type Item = Message<"catalog.v1.Item"> & {
  */
 export const ItemSchema: GenMessage<Item> = /*@__PURE__*/
   messageDesc(file_catalog_v1_catalog, 4);
+
+/**
+ * @generated from message catalog.v1.BundleItem
+ */
+export type BundleItem = Message<"catalog.v1.BundleItem"> & {
+  /**
+   * @generated from field: string product_id = 1;
+   */
+  productId: string;
+
+  /**
+   * 1 when a caller leaves it 0.
+   *
+   * @generated from field: int32 quantity = 2;
+   */
+  quantity: number;
+};
+
+/**
+ * Describes the message catalog.v1.BundleItem.
+ * Use `create(BundleItemSchema)` to create a new message.
+ */
+export const BundleItemSchema: GenMessage<BundleItem> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 5);
+
+/**
+ * A stock setting: present with quantity = tracked with that many units; present
+ * without = not tracked. The message absent means "no change" (UpdateItem) or "not
+ * tracked" (creation).
+ *
+ * @generated from message catalog.v1.StockSetting
+ */
+export type StockSetting = Message<"catalog.v1.StockSetting"> & {
+  /**
+   * @generated from field: optional int64 quantity = 1;
+   */
+  quantity?: bigint | undefined;
+};
+
+/**
+ * Describes the message catalog.v1.StockSetting.
+ * Use `create(StockSettingSchema)` to create a new message.
+ */
+export const StockSettingSchema: GenMessage<StockSetting> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 6);
 
 /**
  * @generated from message catalog.v1.CreateStoreRequest
@@ -282,7 +355,7 @@ export type CreateStoreRequest = Message<"catalog.v1.CreateStoreRequest"> & {
  * Use `create(CreateStoreRequestSchema)` to create a new message.
  */
 export const CreateStoreRequestSchema: GenMessage<CreateStoreRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 5);
+  messageDesc(file_catalog_v1_catalog, 7);
 
 /**
  * @generated from message catalog.v1.CreateStoreResponse
@@ -299,7 +372,7 @@ export type CreateStoreResponse = Message<"catalog.v1.CreateStoreResponse"> & {
  * Use `create(CreateStoreResponseSchema)` to create a new message.
  */
 export const CreateStoreResponseSchema: GenMessage<CreateStoreResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 6);
+  messageDesc(file_catalog_v1_catalog, 8);
 
 /**
  * @generated from message catalog.v1.GetStoreRequest
@@ -316,7 +389,7 @@ export type GetStoreRequest = Message<"catalog.v1.GetStoreRequest"> & {
  * Use `create(GetStoreRequestSchema)` to create a new message.
  */
 export const GetStoreRequestSchema: GenMessage<GetStoreRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 7);
+  messageDesc(file_catalog_v1_catalog, 9);
 
 /**
  * @generated from message catalog.v1.GetStoreResponse
@@ -333,7 +406,7 @@ export type GetStoreResponse = Message<"catalog.v1.GetStoreResponse"> & {
  * Use `create(GetStoreResponseSchema)` to create a new message.
  */
 export const GetStoreResponseSchema: GenMessage<GetStoreResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 8);
+  messageDesc(file_catalog_v1_catalog, 10);
 
 /**
  * @generated from message catalog.v1.SetStorePlanRequest
@@ -355,7 +428,7 @@ export type SetStorePlanRequest = Message<"catalog.v1.SetStorePlanRequest"> & {
  * Use `create(SetStorePlanRequestSchema)` to create a new message.
  */
 export const SetStorePlanRequestSchema: GenMessage<SetStorePlanRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 9);
+  messageDesc(file_catalog_v1_catalog, 11);
 
 /**
  * @generated from message catalog.v1.SetStorePlanResponse
@@ -372,7 +445,7 @@ export type SetStorePlanResponse = Message<"catalog.v1.SetStorePlanResponse"> & 
  * Use `create(SetStorePlanResponseSchema)` to create a new message.
  */
 export const SetStorePlanResponseSchema: GenMessage<SetStorePlanResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 10);
+  messageDesc(file_catalog_v1_catalog, 12);
 
 /**
  * @generated from message catalog.v1.UpdateStoreSettingsRequest
@@ -399,7 +472,7 @@ export type UpdateStoreSettingsRequest = Message<"catalog.v1.UpdateStoreSettings
  * Use `create(UpdateStoreSettingsRequestSchema)` to create a new message.
  */
 export const UpdateStoreSettingsRequestSchema: GenMessage<UpdateStoreSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 11);
+  messageDesc(file_catalog_v1_catalog, 13);
 
 /**
  * @generated from message catalog.v1.UpdateStoreSettingsResponse
@@ -416,7 +489,7 @@ export type UpdateStoreSettingsResponse = Message<"catalog.v1.UpdateStoreSetting
  * Use `create(UpdateStoreSettingsResponseSchema)` to create a new message.
  */
 export const UpdateStoreSettingsResponseSchema: GenMessage<UpdateStoreSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 12);
+  messageDesc(file_catalog_v1_catalog, 14);
 
 /**
  * @generated from message catalog.v1.CreateApiKeyRequest
@@ -453,7 +526,7 @@ export type CreateApiKeyRequest = Message<"catalog.v1.CreateApiKeyRequest"> & {
  * Use `create(CreateApiKeyRequestSchema)` to create a new message.
  */
 export const CreateApiKeyRequestSchema: GenMessage<CreateApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 13);
+  messageDesc(file_catalog_v1_catalog, 15);
 
 /**
  * @generated from message catalog.v1.CreateApiKeyResponse
@@ -477,7 +550,7 @@ export type CreateApiKeyResponse = Message<"catalog.v1.CreateApiKeyResponse"> & 
  * Use `create(CreateApiKeyResponseSchema)` to create a new message.
  */
 export const CreateApiKeyResponseSchema: GenMessage<CreateApiKeyResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 14);
+  messageDesc(file_catalog_v1_catalog, 16);
 
 /**
  * @generated from message catalog.v1.RevokeApiKeyRequest
@@ -499,7 +572,7 @@ export type RevokeApiKeyRequest = Message<"catalog.v1.RevokeApiKeyRequest"> & {
  * Use `create(RevokeApiKeyRequestSchema)` to create a new message.
  */
 export const RevokeApiKeyRequestSchema: GenMessage<RevokeApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 15);
+  messageDesc(file_catalog_v1_catalog, 17);
 
 /**
  * @generated from message catalog.v1.RevokeApiKeyResponse
@@ -516,7 +589,7 @@ export type RevokeApiKeyResponse = Message<"catalog.v1.RevokeApiKeyResponse"> & 
  * Use `create(RevokeApiKeyResponseSchema)` to create a new message.
  */
 export const RevokeApiKeyResponseSchema: GenMessage<RevokeApiKeyResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 16);
+  messageDesc(file_catalog_v1_catalog, 18);
 
 /**
  * @generated from message catalog.v1.ListApiKeysRequest
@@ -533,7 +606,7 @@ export type ListApiKeysRequest = Message<"catalog.v1.ListApiKeysRequest"> & {
  * Use `create(ListApiKeysRequestSchema)` to create a new message.
  */
 export const ListApiKeysRequestSchema: GenMessage<ListApiKeysRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 17);
+  messageDesc(file_catalog_v1_catalog, 19);
 
 /**
  * @generated from message catalog.v1.ListApiKeysResponse
@@ -550,7 +623,7 @@ export type ListApiKeysResponse = Message<"catalog.v1.ListApiKeysResponse"> & {
  * Use `create(ListApiKeysResponseSchema)` to create a new message.
  */
 export const ListApiKeysResponseSchema: GenMessage<ListApiKeysResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 18);
+  messageDesc(file_catalog_v1_catalog, 20);
 
 /**
  * @generated from message catalog.v1.AuthenticateApiKeyRequest
@@ -567,7 +640,7 @@ export type AuthenticateApiKeyRequest = Message<"catalog.v1.AuthenticateApiKeyRe
  * Use `create(AuthenticateApiKeyRequestSchema)` to create a new message.
  */
 export const AuthenticateApiKeyRequestSchema: GenMessage<AuthenticateApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 19);
+  messageDesc(file_catalog_v1_catalog, 21);
 
 /**
  * @generated from message catalog.v1.AuthenticateApiKeyResponse
@@ -606,7 +679,7 @@ export type AuthenticateApiKeyResponse = Message<"catalog.v1.AuthenticateApiKeyR
  * Use `create(AuthenticateApiKeyResponseSchema)` to create a new message.
  */
 export const AuthenticateApiKeyResponseSchema: GenMessage<AuthenticateApiKeyResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 20);
+  messageDesc(file_catalog_v1_catalog, 22);
 
 /**
  * @generated from message catalog.v1.CreateProductRequest
@@ -638,6 +711,11 @@ export type CreateProductRequest = Message<"catalog.v1.CreateProductRequest"> & 
    * @generated from field: catalog.v1.ItemStatus status = 5;
    */
   status: ItemStatus;
+
+  /**
+   * @generated from field: catalog.v1.StockSetting stock = 6;
+   */
+  stock?: StockSetting | undefined;
 };
 
 /**
@@ -645,7 +723,7 @@ export type CreateProductRequest = Message<"catalog.v1.CreateProductRequest"> & 
  * Use `create(CreateProductRequestSchema)` to create a new message.
  */
 export const CreateProductRequestSchema: GenMessage<CreateProductRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 21);
+  messageDesc(file_catalog_v1_catalog, 23);
 
 /**
  * @generated from message catalog.v1.CreateProductResponse
@@ -662,7 +740,7 @@ export type CreateProductResponse = Message<"catalog.v1.CreateProductResponse"> 
  * Use `create(CreateProductResponseSchema)` to create a new message.
  */
 export const CreateProductResponseSchema: GenMessage<CreateProductResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 22);
+  messageDesc(file_catalog_v1_catalog, 24);
 
 /**
  * @generated from message catalog.v1.CreateBundleRequest
@@ -694,9 +772,23 @@ export type CreateBundleRequest = Message<"catalog.v1.CreateBundleRequest"> & {
   status: ItemStatus;
 
   /**
+   * Each once; a quantity of 1. Ignored when bundle_items is given.
+   *
    * @generated from field: repeated string product_ids = 6;
    */
   productIds: string[];
+
+  /**
+   * @generated from field: catalog.v1.StockSetting stock = 7;
+   */
+  stock?: StockSetting | undefined;
+
+  /**
+   * The bundle's products with quantities.
+   *
+   * @generated from field: repeated catalog.v1.BundleItem bundle_items = 8;
+   */
+  bundleItems: BundleItem[];
 };
 
 /**
@@ -704,7 +796,7 @@ export type CreateBundleRequest = Message<"catalog.v1.CreateBundleRequest"> & {
  * Use `create(CreateBundleRequestSchema)` to create a new message.
  */
 export const CreateBundleRequestSchema: GenMessage<CreateBundleRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 23);
+  messageDesc(file_catalog_v1_catalog, 25);
 
 /**
  * @generated from message catalog.v1.CreateBundleResponse
@@ -721,7 +813,7 @@ export type CreateBundleResponse = Message<"catalog.v1.CreateBundleResponse"> & 
  * Use `create(CreateBundleResponseSchema)` to create a new message.
  */
 export const CreateBundleResponseSchema: GenMessage<CreateBundleResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 24);
+  messageDesc(file_catalog_v1_catalog, 26);
 
 /**
  * @generated from message catalog.v1.SetItemPriceRequest
@@ -748,7 +840,7 @@ export type SetItemPriceRequest = Message<"catalog.v1.SetItemPriceRequest"> & {
  * Use `create(SetItemPriceRequestSchema)` to create a new message.
  */
 export const SetItemPriceRequestSchema: GenMessage<SetItemPriceRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 25);
+  messageDesc(file_catalog_v1_catalog, 27);
 
 /**
  * @generated from message catalog.v1.SetItemPriceResponse
@@ -765,7 +857,7 @@ export type SetItemPriceResponse = Message<"catalog.v1.SetItemPriceResponse"> & 
  * Use `create(SetItemPriceResponseSchema)` to create a new message.
  */
 export const SetItemPriceResponseSchema: GenMessage<SetItemPriceResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 26);
+  messageDesc(file_catalog_v1_catalog, 28);
 
 /**
  * @generated from message catalog.v1.SetItemStatusRequest
@@ -792,7 +884,7 @@ export type SetItemStatusRequest = Message<"catalog.v1.SetItemStatusRequest"> & 
  * Use `create(SetItemStatusRequestSchema)` to create a new message.
  */
 export const SetItemStatusRequestSchema: GenMessage<SetItemStatusRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 27);
+  messageDesc(file_catalog_v1_catalog, 29);
 
 /**
  * @generated from message catalog.v1.SetItemStatusResponse
@@ -809,7 +901,7 @@ export type SetItemStatusResponse = Message<"catalog.v1.SetItemStatusResponse"> 
  * Use `create(SetItemStatusResponseSchema)` to create a new message.
  */
 export const SetItemStatusResponseSchema: GenMessage<SetItemStatusResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 28);
+  messageDesc(file_catalog_v1_catalog, 30);
 
 /**
  * @generated from message catalog.v1.ListPublishedItemsRequest
@@ -836,7 +928,7 @@ export type ListPublishedItemsRequest = Message<"catalog.v1.ListPublishedItemsRe
  * Use `create(ListPublishedItemsRequestSchema)` to create a new message.
  */
 export const ListPublishedItemsRequestSchema: GenMessage<ListPublishedItemsRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 29);
+  messageDesc(file_catalog_v1_catalog, 31);
 
 /**
  * @generated from message catalog.v1.ListPublishedItemsResponse
@@ -858,7 +950,7 @@ export type ListPublishedItemsResponse = Message<"catalog.v1.ListPublishedItemsR
  * Use `create(ListPublishedItemsResponseSchema)` to create a new message.
  */
 export const ListPublishedItemsResponseSchema: GenMessage<ListPublishedItemsResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 30);
+  messageDesc(file_catalog_v1_catalog, 32);
 
 /**
  * @generated from message catalog.v1.GetItemsRequest
@@ -880,7 +972,7 @@ export type GetItemsRequest = Message<"catalog.v1.GetItemsRequest"> & {
  * Use `create(GetItemsRequestSchema)` to create a new message.
  */
 export const GetItemsRequestSchema: GenMessage<GetItemsRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 31);
+  messageDesc(file_catalog_v1_catalog, 33);
 
 /**
  * @generated from message catalog.v1.GetItemsResponse
@@ -899,7 +991,7 @@ export type GetItemsResponse = Message<"catalog.v1.GetItemsResponse"> & {
  * Use `create(GetItemsResponseSchema)` to create a new message.
  */
 export const GetItemsResponseSchema: GenMessage<GetItemsResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 32);
+  messageDesc(file_catalog_v1_catalog, 34);
 
 /**
  * @generated from message catalog.v1.GetOrderCatalogRequest
@@ -921,7 +1013,7 @@ export type GetOrderCatalogRequest = Message<"catalog.v1.GetOrderCatalogRequest"
  * Use `create(GetOrderCatalogRequestSchema)` to create a new message.
  */
 export const GetOrderCatalogRequestSchema: GenMessage<GetOrderCatalogRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 33);
+  messageDesc(file_catalog_v1_catalog, 35);
 
 /**
  * @generated from message catalog.v1.GetOrderCatalogResponse
@@ -945,7 +1037,369 @@ export type GetOrderCatalogResponse = Message<"catalog.v1.GetOrderCatalogRespons
  * Use `create(GetOrderCatalogResponseSchema)` to create a new message.
  */
 export const GetOrderCatalogResponseSchema: GenMessage<GetOrderCatalogResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 34);
+  messageDesc(file_catalog_v1_catalog, 36);
+
+/**
+ * @generated from message catalog.v1.UpdateItemRequest
+ */
+export type UpdateItemRequest = Message<"catalog.v1.UpdateItemRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * @generated from field: string item_id = 2;
+   */
+  itemId: string;
+
+  /**
+   * Each absent field is left as it is.
+   *
+   * @generated from field: optional string title = 3;
+   */
+  title?: string | undefined;
+
+  /**
+   * @generated from field: optional string slug = 4;
+   */
+  slug?: string | undefined;
+
+  /**
+   * @generated from field: optional int64 price = 5;
+   */
+  price?: bigint | undefined;
+
+  /**
+   * UNSPECIFIED: unchanged.
+   *
+   * @generated from field: catalog.v1.ItemStatus status = 6;
+   */
+  status: ItemStatus;
+
+  /**
+   * @generated from field: catalog.v1.StockSetting stock = 7;
+   */
+  stock?: StockSetting | undefined;
+
+  /**
+   * A bundle's products: replaced when replace_bundle_items (INVALID_ARGUMENT for a product).
+   *
+   * @generated from field: bool replace_bundle_items = 8;
+   */
+  replaceBundleItems: boolean;
+
+  /**
+   * @generated from field: repeated catalog.v1.BundleItem bundle_items = 9;
+   */
+  bundleItems: BundleItem[];
+};
+
+/**
+ * Describes the message catalog.v1.UpdateItemRequest.
+ * Use `create(UpdateItemRequestSchema)` to create a new message.
+ */
+export const UpdateItemRequestSchema: GenMessage<UpdateItemRequest> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 37);
+
+/**
+ * @generated from message catalog.v1.UpdateItemResponse
+ */
+export type UpdateItemResponse = Message<"catalog.v1.UpdateItemResponse"> & {
+  /**
+   * @generated from field: catalog.v1.Item item = 1;
+   */
+  item?: Item | undefined;
+};
+
+/**
+ * Describes the message catalog.v1.UpdateItemResponse.
+ * Use `create(UpdateItemResponseSchema)` to create a new message.
+ */
+export const UpdateItemResponseSchema: GenMessage<UpdateItemResponse> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 38);
+
+/**
+ * @generated from message catalog.v1.ListItemsRequest
+ */
+export type ListItemsRequest = Message<"catalog.v1.ListItemsRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: int32 offset = 3;
+   */
+  offset: number;
+
+  /**
+   * UNSPECIFIED: every status.
+   *
+   * @generated from field: catalog.v1.ItemStatus status = 4;
+   */
+  status: ItemStatus;
+};
+
+/**
+ * Describes the message catalog.v1.ListItemsRequest.
+ * Use `create(ListItemsRequestSchema)` to create a new message.
+ */
+export const ListItemsRequestSchema: GenMessage<ListItemsRequest> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 39);
+
+/**
+ * @generated from message catalog.v1.ListItemsResponse
+ */
+export type ListItemsResponse = Message<"catalog.v1.ListItemsResponse"> & {
+  /**
+   * @generated from field: repeated catalog.v1.Item items = 1;
+   */
+  items: Item[];
+
+  /**
+   * @generated from field: bool has_more = 2;
+   */
+  hasMore: boolean;
+};
+
+/**
+ * Describes the message catalog.v1.ListItemsResponse.
+ * Use `create(ListItemsResponseSchema)` to create a new message.
+ */
+export const ListItemsResponseSchema: GenMessage<ListItemsResponse> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 40);
+
+/**
+ * @generated from message catalog.v1.OrderLine
+ */
+export type OrderLine = Message<"catalog.v1.OrderLine"> & {
+  /**
+   * @generated from field: string item_id = 1;
+   */
+  itemId: string;
+
+  /**
+   * @generated from field: int64 quantity = 2;
+   */
+  quantity: bigint;
+};
+
+/**
+ * Describes the message catalog.v1.OrderLine.
+ * Use `create(OrderLineSchema)` to create a new message.
+ */
+export const OrderLineSchema: GenMessage<OrderLine> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 41);
+
+/**
+ * @generated from message catalog.v1.ReserveOrderCatalogRequest
+ */
+export type ReserveOrderCatalogRequest = Message<"catalog.v1.ReserveOrderCatalogRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * The id the order will have: the hold's key.
+   *
+   * @generated from field: string order_id = 2;
+   */
+  orderId: string;
+
+  /**
+   * The order's items in its own order: items[i] in an OUT_OF_STOCK answer is lines[i].
+   *
+   * @generated from field: repeated catalog.v1.OrderLine lines = 3;
+   */
+  lines: OrderLine[];
+
+  /**
+   * A test-mode order: checked against what is available, holds nothing.
+   *
+   * @generated from field: bool test_mode = 4;
+   */
+  testMode: boolean;
+};
+
+/**
+ * Describes the message catalog.v1.ReserveOrderCatalogRequest.
+ * Use `create(ReserveOrderCatalogRequestSchema)` to create a new message.
+ */
+export const ReserveOrderCatalogRequestSchema: GenMessage<ReserveOrderCatalogRequest> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 42);
+
+/**
+ * @generated from message catalog.v1.ReserveOrderCatalogResponse
+ */
+export type ReserveOrderCatalogResponse = Message<"catalog.v1.ReserveOrderCatalogResponse"> & {
+  /**
+   * @generated from field: catalog.v1.Store store = 1;
+   */
+  store?: Store | undefined;
+
+  /**
+   * As GetOrderCatalog's.
+   *
+   * @generated from field: repeated catalog.v1.Item items = 2;
+   */
+  items: Item[];
+
+  /**
+   * True when units are now held for the order: the order service must then send
+   * "confirm" once the order is written, and a terminal change later.
+   *
+   * @generated from field: bool holds_stock = 3;
+   */
+  holdsStock: boolean;
+};
+
+/**
+ * Describes the message catalog.v1.ReserveOrderCatalogResponse.
+ * Use `create(ReserveOrderCatalogResponseSchema)` to create a new message.
+ */
+export const ReserveOrderCatalogResponseSchema: GenMessage<ReserveOrderCatalogResponse> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 43);
+
+/**
+ * @generated from message catalog.v1.StockChange
+ */
+export type StockChange = Message<"catalog.v1.StockChange"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * @generated from field: string order_id = 2;
+   */
+  orderId: string;
+
+  /**
+   * @generated from field: catalog.v1.StockAction action = 3;
+   */
+  action: StockAction;
+};
+
+/**
+ * Describes the message catalog.v1.StockChange.
+ * Use `create(StockChangeSchema)` to create a new message.
+ */
+export const StockChangeSchema: GenMessage<StockChange> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 44);
+
+/**
+ * @generated from message catalog.v1.ApplyStockChangesRequest
+ */
+export type ApplyStockChangesRequest = Message<"catalog.v1.ApplyStockChangesRequest"> & {
+  /**
+   * @generated from field: repeated catalog.v1.StockChange changes = 1;
+   */
+  changes: StockChange[];
+};
+
+/**
+ * Describes the message catalog.v1.ApplyStockChangesRequest.
+ * Use `create(ApplyStockChangesRequestSchema)` to create a new message.
+ */
+export const ApplyStockChangesRequestSchema: GenMessage<ApplyStockChangesRequest> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 45);
+
+/**
+ * @generated from message catalog.v1.ApplyStockChangesResponse
+ */
+export type ApplyStockChangesResponse = Message<"catalog.v1.ApplyStockChangesResponse"> & {
+};
+
+/**
+ * Describes the message catalog.v1.ApplyStockChangesResponse.
+ * Use `create(ApplyStockChangesResponseSchema)` to create a new message.
+ */
+export const ApplyStockChangesResponseSchema: GenMessage<ApplyStockChangesResponse> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 46);
+
+/**
+ * @generated from message catalog.v1.GetOrderStockRequest
+ */
+export type GetOrderStockRequest = Message<"catalog.v1.GetOrderStockRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * @generated from field: string order_id = 2;
+   */
+  orderId: string;
+};
+
+/**
+ * Describes the message catalog.v1.GetOrderStockRequest.
+ * Use `create(GetOrderStockRequestSchema)` to create a new message.
+ */
+export const GetOrderStockRequestSchema: GenMessage<GetOrderStockRequest> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 47);
+
+/**
+ * @generated from message catalog.v1.OrderStockLine
+ */
+export type OrderStockLine = Message<"catalog.v1.OrderStockLine"> & {
+  /**
+   * @generated from field: string product_id = 1;
+   */
+  productId: string;
+
+  /**
+   * @generated from field: int64 quantity = 2;
+   */
+  quantity: bigint;
+
+  /**
+   * "held", "released", "sold", "restocked".
+   *
+   * @generated from field: string state = 3;
+   */
+  state: string;
+
+  /**
+   * Sold after its hold was released, when the product had fewer units than it took.
+   *
+   * @generated from field: bool oversold = 4;
+   */
+  oversold: boolean;
+};
+
+/**
+ * Describes the message catalog.v1.OrderStockLine.
+ * Use `create(OrderStockLineSchema)` to create a new message.
+ */
+export const OrderStockLineSchema: GenMessage<OrderStockLine> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 48);
+
+/**
+ * @generated from message catalog.v1.GetOrderStockResponse
+ */
+export type GetOrderStockResponse = Message<"catalog.v1.GetOrderStockResponse"> & {
+  /**
+   * Empty when the order holds no tracked stock.
+   *
+   * @generated from field: repeated catalog.v1.OrderStockLine lines = 1;
+   */
+  lines: OrderStockLine[];
+};
+
+/**
+ * Describes the message catalog.v1.GetOrderStockResponse.
+ * Use `create(GetOrderStockResponseSchema)` to create a new message.
+ */
+export const GetOrderStockResponseSchema: GenMessage<GetOrderStockResponse> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 49);
 
 /**
  * @generated from enum catalog.v1.Plan
@@ -1034,6 +1488,51 @@ export enum ItemStatus {
  */
 export const ItemStatusSchema: GenEnum<ItemStatus> = /*@__PURE__*/
   enumDesc(file_catalog_v1_catalog, 2);
+
+/**
+ * @generated from enum catalog.v1.StockAction
+ */
+export enum StockAction {
+  /**
+   * @generated from enum value: STOCK_ACTION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The order was written: its tentative hold lasts until a terminal change.
+   *
+   * @generated from enum value: STOCK_ACTION_CONFIRM = 1;
+   */
+  CONFIRM = 1,
+
+  /**
+   * Expired, cancelled, failed, or never written: the held units are available again.
+   *
+   * @generated from enum value: STOCK_ACTION_RELEASE = 2;
+   */
+  RELEASE = 2,
+
+  /**
+   * Paid: held units become sold (stock goes down); a released hold is sold anyway and
+   * may take stock below zero (oversold).
+   *
+   * @generated from enum value: STOCK_ACTION_SELL = 3;
+   */
+  SELL = 3,
+
+  /**
+   * A refund asked to restock: every sold unit of the order not yet put back returns.
+   *
+   * @generated from enum value: STOCK_ACTION_RESTOCK = 4;
+   */
+  RESTOCK = 4,
+}
+
+/**
+ * Describes the enum catalog.v1.StockAction.
+ */
+export const StockActionSchema: GenEnum<StockAction> = /*@__PURE__*/
+  enumDesc(file_catalog_v1_catalog, 3);
 
 /**
  * Stores, their plans and API keys. Owned by the catalog service.
@@ -1193,6 +1692,67 @@ export const CatalogService: GenService<{
     methodKind: "unary";
     input: typeof GetOrderCatalogRequestSchema;
     output: typeof GetOrderCatalogResponseSchema;
+  },
+  /**
+   * Changes any of an item's title, slug, price, status, stock and (a bundle's) products
+   * in one audited transaction (docs/catalog.md). Needs the catalog permission (owners,
+   * developers) or the operator; NOT_FOUND for another store's item; ALREADY_EXISTS
+   * naming slug on a clash.
+   *
+   * @generated from rpc catalog.v1.CatalogService.UpdateItem
+   */
+  updateItem: {
+    methodKind: "unary";
+    input: typeof UpdateItemRequestSchema;
+    output: typeof UpdateItemResponseSchema;
+  },
+  /**
+   * Every item of one store whatever its status (the Products page), newest first.
+   *
+   * @generated from rpc catalog.v1.CatalogService.ListItems
+   */
+  listItems: {
+    methodKind: "unary";
+    input: typeof ListItemsRequestSchema;
+    output: typeof ListItemsResponseSchema;
+  },
+  /**
+   * What GetOrderCatalog answers, and in the same call the order's units held
+   * (docs/catalog.md#stock): each tracked product (a bundle's products too) is reserved
+   * for order_id, or nothing is and the answer is FAILED_PRECONDITION with an ErrorInfo
+   * of reason OUT_OF_STOCK and a BadRequest naming items[i].quantity. The hold stays
+   * tentative until a "confirm" change (ApplyStockChanges) says the order was written;
+   * one never confirmed is released by the catalog's sweep. A test-mode order is
+   * checked the same way and holds nothing. Calling it again for the same order_id
+   * holds nothing more.
+   *
+   * @generated from rpc catalog.v1.CatalogService.ReserveOrderCatalog
+   */
+  reserveOrderCatalog: {
+    methodKind: "unary";
+    input: typeof ReserveOrderCatalogRequestSchema;
+    output: typeof ReserveOrderCatalogResponseSchema;
+  },
+  /**
+   * What happened to orders holding stock, in the order they happened: idempotent per
+   * (order, action), so the order service's relay may send a change again.
+   *
+   * @generated from rpc catalog.v1.CatalogService.ApplyStockChanges
+   */
+  applyStockChanges: {
+    methodKind: "unary";
+    input: typeof ApplyStockChangesRequestSchema;
+    output: typeof ApplyStockChangesResponseSchema;
+  },
+  /**
+   * What one order holds or sold of the store's stock (the order page's "Oversold" notice).
+   *
+   * @generated from rpc catalog.v1.CatalogService.GetOrderStock
+   */
+  getOrderStock: {
+    methodKind: "unary";
+    input: typeof GetOrderStockRequestSchema;
+    output: typeof GetOrderStockResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_catalog_v1_catalog, 1);

@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file google/rpc/error_details.proto.
  */
 export const file_google_rpc_error_details: GenFile = /*@__PURE__*/
-  fileDesc("Ch5nb29nbGUvcnBjL2Vycm9yX2RldGFpbHMucHJvdG8SCmdvb2dsZS5ycGMigwEKCkJhZFJlcXVlc3QSPwoQZmllbGRfdmlvbGF0aW9ucxgBIAMoCzIlLmdvb2dsZS5ycGMuQmFkUmVxdWVzdC5GaWVsZFZpb2xhdGlvbho0Cg5GaWVsZFZpb2xhdGlvbhINCgVmaWVsZBgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCWIGcHJvdG8z");
+  fileDesc("Ch5nb29nbGUvcnBjL2Vycm9yX2RldGFpbHMucHJvdG8SCmdvb2dsZS5ycGMigwEKCkJhZFJlcXVlc3QSPwoQZmllbGRfdmlvbGF0aW9ucxgBIAMoCzIlLmdvb2dsZS5ycGMuQmFkUmVxdWVzdC5GaWVsZFZpb2xhdGlvbho0Cg5GaWVsZFZpb2xhdGlvbhINCgVmaWVsZBgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCSKTAQoJRXJyb3JJbmZvEg4KBnJlYXNvbhgBIAEoCRIOCgZkb21haW4YAiABKAkSNQoIbWV0YWRhdGEYAyADKAsyIy5nb29nbGUucnBjLkVycm9ySW5mby5NZXRhZGF0YUVudHJ5Gi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AWIGcHJvdG8z");
 
 /**
  * Describes violations in a client request. Attached to INVALID_ARGUMENT errors.
@@ -67,4 +67,35 @@ export type BadRequest_FieldViolation = Message<"google.rpc.BadRequest.FieldViol
  */
 export const BadRequest_FieldViolationSchema: GenMessage<BadRequest_FieldViolation> = /*@__PURE__*/
   messageDesc(file_google_rpc_error_details, 0, 0);
+
+/**
+ * Describes the cause of the error with structured details. The catalog's OUT_OF_STOCK
+ * answer carries reason "OUT_OF_STOCK" and, per short line, metadata
+ * "items[i].quantity" = the units still available for that line.
+ *
+ * @generated from message google.rpc.ErrorInfo
+ */
+export type ErrorInfo = Message<"google.rpc.ErrorInfo"> & {
+  /**
+   * @generated from field: string reason = 1;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: string domain = 2;
+   */
+  domain: string;
+
+  /**
+   * @generated from field: map<string, string> metadata = 3;
+   */
+  metadata: { [key: string]: string };
+};
+
+/**
+ * Describes the message google.rpc.ErrorInfo.
+ * Use `create(ErrorInfoSchema)` to create a new message.
+ */
+export const ErrorInfoSchema: GenMessage<ErrorInfo> = /*@__PURE__*/
+  messageDesc(file_google_rpc_error_details, 1);
 
