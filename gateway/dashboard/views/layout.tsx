@@ -121,6 +121,8 @@ export function sectionPermission(section: string): Permission | undefined {
 
 export interface ShellProps {
   title: string;
+  /** The page's heading when it is more than its title's text (an unbreakable reference); the title otherwise. */
+  heading?: ComponentChildren;
   member: { email: string; stores: { id: string; name: string; role: Role }[] };
   store: { id: string; name: string };
   /** The section the page belongs to (marked in the navigation); none for a refusal. */
@@ -175,7 +177,7 @@ export function Shell(props: ShellProps) {
         </ul>
       </nav>
       <main>
-        <h1>{props.title}</h1>
+        <h1>{props.heading ?? props.title}</h1>
         {props.flash && (
           <p class="flash" role="status">
             {props.flash}

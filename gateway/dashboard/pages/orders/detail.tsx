@@ -58,7 +58,15 @@ function OrderPage(props: {
   const base = storePath(store.id, `orders/${order.id}`);
   const mode = dashboardMode(props.ctx);
   return (
-    <Shell title={`Order ${order.paymentReference}`} member={member} store={store} section="orders" csrf={csrf} flash={props.flash} error={props.error}>
+    <Shell
+      title={`Order ${order.paymentReference}`}
+      // The hyphen in "SO-…" is a break opportunity: on a phone the line must break at the space instead.
+      heading={
+        <>
+          Order <span class="nowrap">{order.paymentReference}</span>
+        </>
+      }
+      member={member} store={store} section="orders" csrf={csrf} flash={props.flash} error={props.error}>
       <div class="card">
         <dl class="details">
           <dt>Status</dt>
