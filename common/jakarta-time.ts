@@ -28,6 +28,14 @@ export function jakartaWallClock(date: Date): string {
   return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
 }
 
+/** An RFC 3339 time's Jakarta calendar fields (month 1–12, hour and minute two digits); undefined when unparsable. */
+export function jakartaParts(iso: string): { day: string; month: number; year: string; hour: string; minute: string } | undefined {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return undefined;
+  const p = Object.fromEntries(parts.formatToParts(new Date(ms)).map((part) => [part.type, part.value]));
+  return { day: String(Number(p.day)), month: Number(p.month), year: p.year!, hour: p.hour!, minute: p.minute! };
+}
+
 /** "21 November 2026, 17:40 WIB" for an RFC 3339 time; an unparsable one as given. */
 export function jakartaDisplay(iso: string): string {
   const ms = Date.parse(iso);

@@ -1,23 +1,24 @@
 import type { RouterInstance as Router } from "@koa/router";
 import { isUuid } from "../../common/ids.js";
-import { methodName } from "../../common/payment-methods.js";
+import { methodIn, statusIn, type Language } from "../../common/i18n/index.js";
 import type { OrderDetail } from "../../gen/order/v1/order_pb.js";
 import type { Logger } from "../../platform/logger.js";
 import type { ServiceClients } from "../clients.js";
 import type { RouteContext } from "../context.js";
-import { StatusBadge, Time } from "../html/components.js";
-import { groupDigits, rupiah, safeHttpUrl, STATUS_LABELS } from "../html/format.js";
+import { groupDigits, rupiah, safeHttpUrl } from "../html/format.js";
 import { sendHtml } from "../html/render.js";
 import { notFoundPage, pageHandler } from "./errors.js";
 import { HostedPage } from "./frame.js";
+import { pageLanguage } from "./language.js";
+import { BuyerStatus, BuyerTime, speaking, type Speaking } from "./speaking.js";
 
-function ItemsSection({ detail }: { detail: OrderDetail }) {
+function ItemsSection({ detail, text }: { detail: OrderDetail } & Speaking) {
   const order = detail.order!;
   const payment = detail.payment!;
   const uniqueCode = payment.sellerBank && payment.sellerBank.uniqueAmountCode > 0n ? payment.sellerBank.uniqueAmountCode : undefined;
   return (
     <section aria-labelledby="items-title">
-      <h2 id="items-title">Order summary</h2>
+      <h2 id="items-title">{text.orderSummary}</h2>
       <ul class="items">
         {order.items.map((item) => (
           <li>
@@ -33,17 +34,17 @@ function ItemsSection({ detail }: { detail: OrderDetail }) {
       </ul>
       <table class="sum">
         <tr>
-          <td class="muted">Subtotal</td>
+          <td class="muted">{text.subtotal}</td>
           <td class="num">{rupiah(order.subtotal)}</td>
         </tr>
         {uniqueCode !== undefined && (
           <tr>
-            <td class="muted">Unique transfer code</td>
+            <td class="muted">{text.uniqueCode}</td>
             <td class="num">+ {rupiah(uniqueCode)}</td>
           </tr>
         )}
         <tr class="total">
-          <td>Total</td>
+          <td>{text.total}</td>
           <td class="num">{rupiah(order.amount)}</td>
         </tr>
       </table>
@@ -51,7 +52,7 @@ function ItemsSection({ detail }: { detail: OrderDetail }) {
   );
 }
 
-function BankTransferSection({ detail }: { detail: OrderDetail }) {
+function BankTransferSection({ detail, language, text }: { detail: OrderDetail } & Speaking) {
   const order = detail.order!;
   const bank = detail.payment!.sellerBank!;
   const amount = bank.transferAmount;
@@ -62,21 +63,21 @@ function BankTransferSection({ detail }: { detail: OrderDetail }) {
   const head = grouped.length > 3 ? grouped.slice(0, -3) : "";
   return (
     <section aria-labelledby="pay-title">
-      <h2 id="pay-title">Pay by bank transfer</h2>
-      <p class="amount-label">Transfer exactly</p>
+      <h2 id="pay-title">{text.payByTransfer}</h2>
+      <p class="amount-label">{text.transferExactly}</p>
       <p class="amount transfer-amount">
         Rp {head}
         <span class="code">{codeDigits}</span>
       </p>
       <p class="muted">
-        Amount to type in your banking app: <span class="copy transfer-digits">{amount.toString()}</span>
+        {text.amountToType} <span class="copy transfer-digits">{amount.toString()}</span>
       </p>
       <p class="note">
-        <strong>Transfer exactly this amount, including the last 3 digits.</strong> The last digits (unique code {code.toString()}, {rupiah(code)}) are
-        how the store recognises your payment. A rounded amount cannot be matched to your order.
+        <strong>{text.transferExactlyStrong}</strong>
+        {text.transferExactlyWhy(code.toString(), rupiah(code))}
       </p>
       <dl class="details" style="margin-top:18px">
-        <dt>Bank</dt>
+        <dt>{text.bank}</dt>
         <dd>
           {bank.bankName}
           {bank.bankCode ? (
@@ -86,143 +87,137 @@ function BankTransferSection({ detail }: { detail: OrderDetail }) {
             </>
           ) : null}
         </dd>
-        <dt>Account number</dt>
+        <dt>{text.accountNumber}</dt>
         <dd>
           <span class="copy account-number">{bank.accountNumber}</span>
         </dd>
-        <dt>Account holder</dt>
+        <dt>{text.accountHolder}</dt>
         <dd>{bank.accountHolder}</dd>
-        <dt>Payment reference</dt>
+        <dt>{text.paymentReference}</dt>
         <dd>
           <span class="copy">{bank.paymentReference}</span>
-          <div class="muted small">Put it in the transfer note if your bank allows one.</div>
+          <div class="muted small">{text.referenceNote}</div>
         </dd>
-        <dt>Pay before</dt>
+        <dt>{text.payBefore}</dt>
         <dd>
-          <Time iso={order.expiresAt} />
+          <BuyerTime iso={order.expiresAt} language={language} />
         </dd>
       </dl>
       <p class="muted small" style="margin:16px 0 0">
-        After you transfer, the store confirms your payment and this page shows it as paid. <a href="">Refresh status</a>
+        {text.afterTransfer} <a href="">{text.refreshStatus}</a>
       </p>
     </section>
   );
 }
 
-function GatewaySection({ detail }: { detail: OrderDetail }) {
+function GatewaySection({ detail, language, text }: { detail: OrderDetail } & Speaking) {
   const order = detail.order!;
   const paymentUrl = safeHttpUrl(order.paymentUrl);
   // Until the gateway has made its session, payment_url points back at this page.
   const ready = paymentUrl !== undefined && order.paymentUrl !== order.checkoutUrl;
   return (
     <section aria-labelledby="pay-title">
-      <h2 id="pay-title">Pay online</h2>
-      <p class="amount-label">Amount due</p>
+      <h2 id="pay-title">{text.payOnline}</h2>
+      <p class="amount-label">{text.amountDue}</p>
       <p class="amount">{rupiah(order.amount)}</p>
       <dl class="details">
-        <dt>Method</dt>
-        <dd>{methodName(order.paymentMethod)}</dd>
-        <dt>Payment reference</dt>
+        <dt>{text.method}</dt>
+        <dd>{methodIn(language, order.paymentMethod)}</dd>
+        <dt>{text.paymentReference}</dt>
         <dd class="mono">{order.paymentReference}</dd>
-        <dt>Pay before</dt>
+        <dt>{text.payBefore}</dt>
         <dd>
-          <Time iso={order.expiresAt} />
+          <BuyerTime iso={order.expiresAt} language={language} />
         </dd>
       </dl>
       {ready ? (
         <>
           <a class="button button-primary pay-button" href={paymentUrl} rel="noreferrer">
-            Pay {rupiah(order.amount)} now
+            {text.payNow(rupiah(order.amount))}
           </a>
           <p class="muted small" style="margin:10px 0 0;text-align:center">
-            You will continue on the secure payment page.
+            {text.continueSecure}
           </p>
         </>
       ) : (
         <p class="note">
-          The payment page is being prepared. <a href="">Refresh this page</a> in a moment to continue.
+          {text.preparing} <a href="">{text.refreshInMoment}</a>
+          {text.preparingAfter}
         </p>
       )}
     </section>
   );
 }
 
-function StatusSection({ detail }: { detail: OrderDetail }) {
+function StatusSection({ detail, language, text }: { detail: OrderDetail } & Speaking) {
   const order = detail.order!;
   const bankTransfer = detail.payment!.kind === "bank_transfer";
   const messages: Record<string, [string, string]> = {
-    paid: ["Payment received", "Thank you! This order is paid. The store has been notified."],
-    failed: [
-      "The payment did not go through",
-      "No payment was taken for this order. Contact the store if you would like to try again.",
-    ],
-    expired: [
-      "This order has expired",
-      bankTransfer
-        ? "It was not paid in time. If you already transferred the money, contact the store with the payment reference " +
-          `${order.paymentReference}.`
-        : "It was not paid in time. Please place a new order with the store.",
-    ],
-    cancelled: ["This order was cancelled", "The store cancelled this order. Nothing more needs to be paid."],
-    refunded: ["This order was refunded", "The payment for this order has been returned."],
+    paid: [text.paidTitle, text.paidText],
+    failed: [text.failedTitle, text.failedText],
+    expired: [text.expiredTitle, bankTransfer ? text.expiredTransferText(order.paymentReference) : text.expiredText],
+    cancelled: [text.cancelledTitle, text.cancelledText],
+    refunded: [text.refundedTitle, text.refundedText],
   };
-  const [title, text] = messages[order.status] ?? [STATUS_LABELS[order.status] ?? order.status, ""];
+  const [title, explanation] = messages[order.status] ?? [statusIn(language, order.status), ""];
   return (
     <section>
       <div class={`notice notice-${order.status}`} role="status">
         <strong>{title}</strong>
-        {text}
+        {explanation}
       </div>
     </section>
   );
 }
 
 /** The hosted checkout page of one order. */
-export function CheckoutPage({ detail, storeName }: { detail: OrderDetail; storeName: string }) {
+export function CheckoutPage({ detail, storeName, language }: { detail: OrderDetail; storeName: string; language: Language }) {
   const order = detail.order!;
   const payment = detail.payment!;
+  const say = speaking(language);
+  const { text } = say;
   const action =
     order.status === "pending" && payment.kind === "bank_transfer" && payment.sellerBank ? (
-      <BankTransferSection detail={detail} />
+      <BankTransferSection detail={detail} {...say} />
     ) : order.status === "pending" && payment.kind === "gateway" ? (
-      <GatewaySection detail={detail} />
+      <GatewaySection detail={detail} {...say} />
     ) : (
-      <StatusSection detail={detail} />
+      <StatusSection detail={detail} {...say} />
     );
   return (
-    <HostedPage title={`${STATUS_LABELS[order.status] ?? order.status} · ${rupiah(order.amount)} · ${storeName}`}>
+    <HostedPage title={`${statusIn(language, order.status)} · ${rupiah(order.amount)} · ${storeName}`} language={language}>
       <main class="card">
         <section>
           <header class="top">
             <div>
               <p class="muted" style="margin:0">
-                Checkout
+                {text.checkout}
               </p>
               <h1 class="store">{storeName}</h1>
               <p class="muted small mono" style="margin:4px 0 0">
-                Order {order.paymentReference}
+                {text.orderRef(order.paymentReference)}
               </p>
             </div>
             <div class="status">
-              <StatusBadge status={order.status} />
+              <BuyerStatus status={order.status} language={language} />
             </div>
           </header>
         </section>
         {action}
-        <ItemsSection detail={detail} />
+        <ItemsSection detail={detail} {...say} />
         <section>
           <dl class="details">
-            <dt>Billed to</dt>
+            <dt>{text.billedTo}</dt>
             <dd>{order.buyer?.name ?? ""}</dd>
-            <dt>Ordered</dt>
+            <dt>{text.ordered}</dt>
             <dd>
-              <Time iso={order.createdAt} />
+              <BuyerTime iso={order.createdAt} language={language} />
             </dd>
           </dl>
         </section>
       </main>
       <footer>
-        <p>Keep this link private: anyone who has it can see this order.</p>
+        <p>{text.keepPrivate}</p>
         <p class="mono">{order.id}</p>
       </footer>
     </HostedPage>
@@ -237,6 +232,6 @@ export function checkoutRoutes(router: Router, deps: { clients: ServiceClients; 
     const orderId = ctx.params.order_id ?? "";
     if (!isUuid(orderId)) return notFoundPage(ctx, "order");
     const { detail, storeName } = await deps.clients.order.getCheckout({ key: { case: "orderId", value: orderId } });
-    sendHtml(ctx, 200, <CheckoutPage detail={detail!} storeName={storeName} />);
+    sendHtml(ctx, 200, <CheckoutPage detail={detail!} storeName={storeName} language={pageLanguage(ctx)} />);
   }
 }

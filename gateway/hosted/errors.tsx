@@ -5,7 +5,9 @@ import type { Logger } from "../../platform/logger.js";
 import { loggablePath, type GatewayContext } from "../context.js";
 import { notFound, toApiError } from "../errors.js";
 import { sendHtml } from "../html/render.js";
+import { messagesFor, thingIn } from "../../common/i18n/index.js";
 import { MessagePage } from "./frame.js";
+import { pageLanguage } from "./language.js";
 
 /**
  * Whether the client wants a page. Browsers ask for text/html first; API clients and
@@ -28,6 +30,8 @@ export function pageHandler<C extends GatewayContext>(logger: Logger, what: stri
     } catch (error) {
       if (!wantsHtml(ctx)) throw error;
       const apiError = toApiError(error);
+      const language = pageLanguage(ctx);
+      const text = messagesFor(language);
       if (apiError.status === 404) {
         notFoundPage(ctx, what);
       } else if (apiError.status === 503) {
@@ -35,15 +39,15 @@ export function pageHandler<C extends GatewayContext>(logger: Logger, what: stri
         sendHtml(
           ctx,
           503,
-          <MessagePage title="Temporarily unavailable" message="We could not load this page just now. Please try again in a moment.">
+          <MessagePage title={text.unavailableTitle} message={text.unavailableText} language={language}>
             <p>
-              <a href="">Try again</a>
+              <a href="">{text.tryAgain}</a>
             </p>
           </MessagePage>,
         );
       } else {
         if (apiError.status >= 500) logger.error({ requestId: ctx.state.requestId, path: loggablePath(ctx.path), err: error }, "page failed");
-        sendHtml(ctx, apiError.status, <MessagePage title="Something went wrong" message="This page could not be shown. Please try again later." />);
+        sendHtml(ctx, apiError.status, <MessagePage title={text.wrongTitle} message={text.wrongText} language={language} />);
       }
     }
   };
@@ -52,12 +56,7 @@ export function pageHandler<C extends GatewayContext>(logger: Logger, what: stri
 /** 404 as a page: the id or token in the link matches nothing (or is malformed). */
 export function notFoundPage(ctx: Context, what = "order"): void {
   if (!wantsHtml(ctx)) throw notFound(`${what} not found`);
-  sendHtml(
-    ctx,
-    404,
-    <MessagePage
-      title={`This ${what} was not found`}
-      message="Check that you opened the complete link you were given. If you copied it by hand, a character may be missing."
-    />,
-  );
+  const language = pageLanguage(ctx);
+  const text = messagesFor(language);
+  sendHtml(ctx, 404, <MessagePage title={text.notFoundTitle(thingIn(language, what))} message={text.notFoundText} language={language} />);
 }

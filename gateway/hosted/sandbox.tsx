@@ -6,12 +6,14 @@ import type { GatewayContext, RouteContext } from "../context.js";
 import type { Logger } from "../../platform/logger.js";
 import { jakartaWallClock } from "../../common/jakarta-time.js";
 import { midtransSignature } from "../../common/midtrans.js";
-import { methodName, snapPaymentType } from "../../common/payment-methods.js";
-import { StatusBadge, Time } from "../html/components.js";
+import { snapPaymentType } from "../../common/payment-methods.js";
+import { methodIn, statusIn, type Language } from "../../common/i18n/index.js";
 import { rupiah, safeHttpUrl } from "../html/format.js";
 import { sendHtml } from "../html/render.js";
 import { notFoundPage, pageHandler } from "./errors.js";
 import { HostedPage, MessagePage } from "./frame.js";
+import { pageLanguage } from "./language.js";
+import { BuyerStatus, BuyerTime, speaking } from "./speaking.js";
 
 // The sandbox payment gateway's pages (docs/payments.md#sandbox-pages). Pay and Fail send a
 // Midtrans-format HTTP notification to this gateway's own notification endpoint, so a
@@ -52,39 +54,40 @@ function redirectOrigins(detail: OrderDetail): string[] {
   return [...origins];
 }
 
-function SandboxPage({ detail, storeName, token }: { detail: OrderDetail; storeName: string; token: string }) {
+function SandboxPage({ detail, storeName, token, language }: { detail: OrderDetail; storeName: string; token: string; language: Language }) {
   const order = detail.order!;
+  const { text } = speaking(language);
   // Relative to this page (/sandbox/pay/{token}), so it also works behind a path prefix.
   const base = `./${encodeURIComponent(token)}`;
   const checkout = safeHttpUrl(order.checkoutUrl);
   return (
-    <HostedPage title={`Sandbox payment · ${rupiah(order.amount)} · ${storeName}`}>
+    <HostedPage title={`${text.sandboxTitle} · ${rupiah(order.amount)} · ${storeName}`} language={language}>
       <main class="card">
-        <div class="sandbox">Sandbox payment · no real money moves</div>
+        <div class="sandbox">{text.sandboxBanner}</div>
         <section>
           <header class="top">
             <div>
               <p class="muted" style="margin:0">
-                Pay to
+                {text.payTo}
               </p>
               <h1 class="store">{storeName}</h1>
             </div>
             <div class="status">
-              <StatusBadge status={order.status} />
+              <BuyerStatus status={order.status} language={language} />
             </div>
           </header>
           <p class="amount-label" style="margin-top:16px">
-            Amount
+            {text.amount}
           </p>
           <p class="amount">{rupiah(order.amount)}</p>
           <dl class="details">
-            <dt>Method</dt>
-            <dd>{methodName(order.paymentMethod)}</dd>
-            <dt>Order</dt>
+            <dt>{text.method}</dt>
+            <dd>{methodIn(language, order.paymentMethod)}</dd>
+            <dt>{text.order}</dt>
             <dd class="mono">{order.paymentReference}</dd>
-            <dt>Pay before</dt>
+            <dt>{text.payBefore}</dt>
             <dd>
-              <Time iso={order.expiresAt} />
+              <BuyerTime iso={order.expiresAt} language={language} />
             </dd>
           </dl>
         </section>
@@ -92,12 +95,12 @@ function SandboxPage({ detail, storeName, token }: { detail: OrderDetail; storeN
           <section>
             <form method="post" action={`${base}/pay`} class="pay-form">
               <button type="submit" class="button button-primary">
-                Pay
+                {text.pay}
               </button>
             </form>
             <form method="post" action={`${base}/fail`} class="fail-form">
               <button type="submit" class="button button-danger">
-                Fail
+                {text.fail}
               </button>
             </form>
             <p class="muted small" style="margin:12px 0 0">
@@ -108,11 +111,12 @@ function SandboxPage({ detail, storeName, token }: { detail: OrderDetail; storeN
         ) : (
           <section>
             <div class={`notice notice-${order.status}`} role="status">
-              <strong>Nothing to pay</strong>This order is {order.status}.
+              <strong>{text.nothingToPay}</strong>
+              {text.orderIs(statusIn(language, order.status))}
               {checkout ? (
                 <>
                   {" "}
-                  <a href={checkout}>See the order</a>
+                  <a href={checkout}>{text.seeOrder}</a>
                 </>
               ) : null}
             </div>
@@ -174,7 +178,7 @@ export function sandboxRoutes(router: Router, deps: SandboxPageDeps) {
   async function sandboxPaymentPage(ctx: RouteContext) {
     const found = await load(ctx);
     if (!found) return notFoundPage(ctx, "payment page");
-    sendHtml(ctx, 200, <SandboxPage detail={found.detail} storeName={found.storeName} token={found.token} />, {
+    sendHtml(ctx, 200, <SandboxPage detail={found.detail} storeName={found.storeName} token={found.token} language={pageLanguage(ctx)} />, {
       formAction: redirectOrigins(found.detail),
     });
   }
@@ -201,8 +205,10 @@ export function sandboxRoutes(router: Router, deps: SandboxPageDeps) {
     });
     const answer = (await response.json().catch(() => undefined)) as { success?: boolean; error?: { message?: string } } | undefined;
     if (!response.ok || answer?.success !== true) {
-      const reason = `The notification endpoint answered ${response.status}: ${answer?.error?.message ?? "no details"}.`;
-      return sendHtml(ctx, 502, <MessagePage title="The sandbox payment was not accepted" message={reason} />);
+      const language = pageLanguage(ctx);
+      const { text } = speaking(language);
+      const reason = text.sandboxAnswered(response.status, answer?.error?.message ?? text.noDetails);
+      return sendHtml(ctx, 502, <MessagePage title={text.sandboxNotAccepted} message={reason} language={language} />);
     }
     const redirect = found.detail.redirect;
     const target =

@@ -7,8 +7,8 @@ body{margin:0;background:#f3f5f9;color:#1b2330;font:16px/1.5 system-ui,-apple-sy
 .card{background:#fff;border-radius:16px;box-shadow:0 1px 3px rgba(16,24,40,.08),0 8px 24px rgba(16,24,40,.06);overflow:hidden}
 .card>section{padding:20px 24px;border-top:1px solid #eef0f4}
 .card>section:first-child{border-top:0}
-header.top{display:flex;align-items:flex-start;justify-content:space-between;gap:12px}
-.store{margin:0;font-size:1.25rem;line-height:1.3;font-weight:700;word-break:break-word}
+header.top{display:flex;flex-wrap:wrap;align-items:flex-start;justify-content:space-between;gap:8px 12px}
+.store{margin:0;font-size:1.25rem;line-height:1.3;font-weight:700;overflow-wrap:break-word}
 .muted{color:#5b6678;font-size:.875rem}
 .small{font-size:.8125rem}
 .mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
@@ -49,6 +49,7 @@ table.sum tr.total td{border-top:2px solid #1b2330;padding-top:10px;font-weight:
 .button-danger:hover,.button-danger:focus{background:#fdeceb}
 .button:focus-visible{outline:3px solid #8fb3f5;outline-offset:2px}
 .sandbox{background:#3b1f6b;color:#fff;text-align:center;font-weight:700;font-size:.8125rem;letter-spacing:.06em;text-transform:uppercase;padding:8px}
+p.language{margin:0 0 10px;text-align:right;font-size:.875rem}
 footer{margin-top:16px;text-align:center;color:#7a8597;font-size:.8125rem}
 footer p{margin:4px 0}
 a{color:#1556d6}

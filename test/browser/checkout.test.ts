@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Browser } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { ARTIFACTS, launchBrowser, phonePage } from "../helpers/browser.js";
+import { layoutFaults } from "../helpers/dashboard-browser.js";
 import { api, apiPatient, waitFor } from "../helpers/http.js";
 import { startReceiver } from "../helpers/receiver.js";
 import { buyer, createBundle, createProduct, createStore, startStack, type Stack } from "../helpers/stack.js";
@@ -99,5 +100,49 @@ test("a buyer pays a gateway order in the sandbox: the order turns paid and the 
   } finally {
     await context.close();
     await receiver.close();
+  }
+});
+
+test("an Indonesian buyer reads the checkout in Indonesian at 360 and 1280 px, switches to English, and the pick stays on reload", async (t) => {
+  const shop = await createStore(stack, undefined, "Toko Kain Nusantara");
+  const cloth = await createProduct(stack, shop.storeId, "Kain Songket Palembang", 1_250_000);
+  const created = await apiPatient(stack.baseUrl, "/v1/orders", {
+    method: "POST",
+    key: shop.key,
+    json: { items: [{ product_id: cloth.id, quantity: 1 }], buyer, payment_method: "bank_transfer" },
+  });
+  t.is(created.status, 201);
+  const { order, payment } = created.body.data;
+  const grouped = (payment.seller_bank.transfer_amount as number).toLocaleString("id-ID");
+
+  const { context, page } = await phonePage(browser, { locale: "id-ID" });
+  try {
+    await page.goto(order.checkout_url);
+    for (const width of [360, 1280]) {
+      await page.setViewportSize({ width, height: 800 });
+      t.deepEqual(await layoutFaults(page), [], `Indonesian checkout at ${width} px`);
+      await page.screenshot({ path: path.join(ARTIFACTS, `checkout-id-${width}.png`), fullPage: true });
+    }
+    const text = await page.locator("body").innerText();
+    t.true(text.includes("Transfer tepat sebesar"), text);
+    t.true(text.replace(/\s/g, "").includes(`Rp${grouped}`));
+    t.true(text.includes("Nomor rekening"));
+
+    await page.getByRole("link", { name: "English", exact: true }).click();
+    await page.waitForURL(/lang=en/);
+    t.true((await page.locator("body").innerText()).includes("Transfer exactly"));
+    // Back on the link the buyer was given, without ?lang: the pick is kept for the visit.
+    await page.goto(order.checkout_url);
+    t.true((await page.locator("body").innerText()).includes("Transfer exactly"));
+    for (const width of [360, 1280]) {
+      await page.setViewportSize({ width, height: 800 });
+      t.deepEqual(await layoutFaults(page), [], `English checkout at ${width} px`);
+      await page.screenshot({ path: path.join(ARTIFACTS, `checkout-en-${width}.png`), fullPage: true });
+    }
+    await page.getByRole("link", { name: "Bahasa Indonesia", exact: true }).click();
+    await page.waitForURL(/lang=id/);
+    t.true((await page.locator("body").innerText()).includes("Transfer tepat sebesar"));
+  } finally {
+    await context.close();
   }
 });

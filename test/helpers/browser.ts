@@ -28,8 +28,8 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** A phone-sized page (iPhone 12-like), as a buyer opening the link on a phone would see. */
-export async function phonePage(browser: Browser) {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+/** A phone-sized page (iPhone 12-like), as a buyer opening the link on a phone would see; its browser prefers `locale`. */
+export async function phonePage(browser: Browser, { locale = "en-US" }: { locale?: string } = {}) {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, locale });
   return { context, page: await context.newPage() };
 }

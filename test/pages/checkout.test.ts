@@ -24,10 +24,10 @@ async function createOrder(t: ExecutionContext, store: Store, json: unknown): Pr
   return response.body.data;
 }
 
-/** GETs an absolute URL the API handed out, as a browser would (no key). */
-async function open(url: string): Promise<ApiResponse> {
+/** GETs an absolute URL the API handed out, as a browser preferring `language` would (no key). */
+async function open(url: string, language = "en"): Promise<ApiResponse> {
   if (!url.startsWith(stack.baseUrl + "/")) throw new Error(`${url} is not on the gateway (${stack.baseUrl})`);
-  return api(url, "");
+  return api(url, "", { headers: { "accept-language": language } });
 }
 
 function assertHtmlPage(t: ExecutionContext, response: ApiResponse, status: number) {
@@ -133,7 +133,7 @@ test("a gateway order's checkout page links to its payment page", async (t) => {
 });
 
 test("an unknown or malformed order id gets a 404 page in a browser, the JSON envelope elsewhere", async (t) => {
-  const browser = { accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" };
+  const browser = { accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", "accept-language": "en-US,en;q=0.9" };
   for (const id of [randomUUID(), "not-an-order", "00000000-0000-0000-0000-00000000000g"]) {
     const page = await api(stack.baseUrl, `/checkout/${id}`, { headers: browser });
     assertHtmlPage(t, page, 404);
@@ -189,4 +189,47 @@ test("a cancelled order and a free order say so", async (t) => {
   const freeText = visibleText((await open(free.order.checkout_url)).text);
   t.true(freeText.includes("Payment received"), freeText);
   t.true(freeText.includes(`Total ${rupiah(0)}`), freeText);
+});
+
+test("a buyer reads the checkout page in Indonesian unless the browser prefers English, and a pick on the page lasts the visit", async (t) => {
+  const store = await createStore(stack, Plan.GROWTH, "Toko Bahasa");
+  const product = await createProduct(stack, store.storeId, "Kain Tenun", 250_000);
+  const data = await createOrder(t, store, { items: [{ product_id: product.id, quantity: 1 }], buyer, payment_method: "bank_transfer" });
+  const amount = rupiah(data.payment.seller_bank.transfer_amount);
+  const month = (language: string) => new Intl.DateTimeFormat(language, { month: "long", timeZone: "Asia/Jakarta" }).format(new Date(data.order.expires_at));
+
+  for (const preference of ["", "id", "id-ID,id;q=0.9,en;q=0.8", "fr-FR,fr;q=0.9", "*"]) {
+    const page = await open(data.order.checkout_url, preference);
+    assertHtmlPage(t, page, 200);
+    t.regex(page.text, /<html lang="id"/, preference);
+    const text = visibleText(page.text);
+    t.true(text.includes(`Transfer tepat sebesar ${amount}`), `${preference}: ${text}`);
+    t.true(text.includes(`Bayar sebelum ${new Date(data.order.expires_at).toLocaleString("en-GB", { day: "numeric", timeZone: "Asia/Jakarta" })} ${month("id-ID")}`), text);
+    t.false(text.includes("Transfer exactly"), text);
+    t.true(page.text.includes(`href="?lang=en"`), "a link to the English page");
+    t.regex(page.headers.get("vary") ?? "", /Accept-Language/i, "a cache keeps the languages apart");
+  }
+  for (const preference of ["en", "en-US,en;q=0.9,id;q=0.8", "en-GB"]) {
+    const text = visibleText((await open(data.order.checkout_url, preference)).text);
+    t.true(text.includes(`Transfer exactly ${amount}`), `${preference}: ${text}`);
+    t.true(text.includes(month("en-GB")), text);
+  }
+
+  // The buyer picks English on an Indonesian browser: the pick is kept by a cookie for the visit.
+  const picked = await api(`${data.order.checkout_url}?lang=en`, "", { headers: { "accept-language": "id" } });
+  t.true(visibleText(picked.text).includes("Transfer exactly"), picked.text);
+  t.regex(picked.text, /<html lang="en"/);
+  const cookie = (picked.headers.get("set-cookie") ?? "").split(";")[0]!;
+  t.regex(cookie, /=en$/);
+  t.notRegex(picked.headers.get("set-cookie") ?? "", /expires|max-age/i, "kept for the visit, not for good");
+  const again = await api(data.order.checkout_url, "", { headers: { "accept-language": "id", cookie } });
+  t.true(visibleText(again.text).includes("Transfer exactly"), "the next page keeps English");
+  t.true(again.text.includes(`href="?lang=id"`), "and offers Bahasa Indonesia back");
+  const back = await api(`${data.order.checkout_url}?lang=id`, "", { headers: { "accept-language": "en", cookie } });
+  t.true(visibleText(back.text).includes("Transfer tepat sebesar"), back.text);
+
+  // The pages for what went wrong speak the same language.
+  const missing = await api(stack.baseUrl, `/checkout/${randomUUID()}`, { headers: { accept: "text/html" } });
+  t.is(missing.status, 404);
+  t.true(visibleText(missing.text).includes("Pesanan ini tidak ditemukan"), missing.text);
 });

@@ -47,7 +47,7 @@ function formsOf(html: string, pageUrl: string) {
 
 /** Opens the payment page and submits the form whose button reads `label`. */
 async function press(t: ExecutionContext, paymentUrl: string, label: "Pay" | "Fail"): Promise<ApiResponse> {
-  const page = await api(paymentUrl, "");
+  const page = await api(paymentUrl, "", { headers: { "accept-language": "en" } });
   t.is(page.status, 200, page.text);
   const form = formsOf(page.text, paymentUrl).find((candidate) => candidate.label === label);
   if (!form) throw new Error(`no "${label}" form on the payment page:\n${page.text}`);
@@ -89,14 +89,16 @@ test("Pay on the sandbox page settles the order and sends the buyer to the succe
   t.is(data.redirect.success_url, data.order.checkout_url, "with no redirect given, the buyer returns to the checkout page");
 
   t.is(await statusOf(data.order.id), "paid");
-  // The checkout page the buyer lands on says so.
+  // The checkout page the buyer lands on says so, in Indonesian when the browser does not prefer English.
   const checkout = await api(paid.headers.get("location")!, "");
-  t.true(visibleText(checkout.text).includes("Payment received"));
+  t.true(visibleText(checkout.text).includes("Pembayaran diterima"), checkout.text);
   // The paid order's payment page no longer offers the buttons.
   const after = await api(data.order.payment_url, "");
   t.is(after.status, 200);
   t.deepEqual(formsOf(after.text, data.order.payment_url), []);
-  t.true(visibleText(after.text).includes("Nothing to pay"));
+  t.true(visibleText(after.text).includes("Tidak ada yang perlu dibayar"), after.text);
+  const english = await api(data.order.payment_url, "", { headers: { "accept-language": "en" } });
+  t.true(visibleText(english.text).includes("Nothing to pay"), english.text);
 });
 
 test("Fail on the sandbox page fails the order and sends the buyer to the error URL", async (t) => {
@@ -134,7 +136,7 @@ test("a second Pay on the same page changes nothing more", async (t) => {
 
 test("an unknown payment page token is a 404 page in a browser, the JSON envelope elsewhere", async (t) => {
   for (const token of ["sbx-doesnotexist", "bad%20token"]) {
-    const page = await api(stack.baseUrl, `/sandbox/pay/${token}`, { headers: { accept: "text/html" } });
+    const page = await api(stack.baseUrl, `/sandbox/pay/${token}`, { headers: { accept: "text/html", "accept-language": "en" } });
     t.is(page.status, 404);
     t.regex(page.headers.get("content-type") ?? "", /^text\/html/);
     t.true(visibleText(page.text).includes("not found"));
