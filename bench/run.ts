@@ -64,6 +64,12 @@ const buyer = BENCH_BUYER;
 const RPC_TRANSPORT = process.env.RPC_TRANSPORT || "lean";
 
 const rows: Row[] = [];
+/**
+ * Each stocked product's units in the create-stocked scenario: bank-transfer orders hold
+ * what they take until they expire, about 1,000 units an order (bankTransferOrderBodies),
+ * so a billion lasts any run (a million orders) without one refusal.
+ */
+const PLENTY = 1_000_000_000n;
 
 async function cannon(name: string, options: autocannon.Options): Promise<Row> {
   const row = await measure(name, { connections: CONNECTIONS, duration: DURATION, ...options });
@@ -184,6 +190,35 @@ async function main() {
 
     const orderBody = bankTransferOrderBodies(productIds);
 
+    /** The create scenario's requests against a store whose 30 products each track PLENTY units. */
+    async function stockedOrders(): Promise<autocannon.Options> {
+      const made = await stores.createStore({
+        name: "Bench Stocked Store",
+        plan: Plan.GROWTH,
+        bankAccount: { bankName: "Bank Central Asia", bankCode: "BCA", accountNumber: "1234567891", accountHolder: "Bench" },
+      });
+      const stockedStoreId = made.store!.id;
+      const stockedIds: string[] = [];
+      for (let n = 0; n < 30; n++) {
+        const { item } = await catalog.createProduct({
+          storeId: stockedStoreId,
+          title: `Produk Stok ${n}`,
+          price: BigInt(10_007 + n * 1_013),
+          status: ItemStatus.PUBLISHED,
+          stock: { quantity: PLENTY },
+        });
+        // Without the catalog's stock the scenario would measure untracked products under another name.
+        if (item!.stock !== PLENTY) throw new Error(`create-stocked: product ${item!.id} does not track stock (stock ${item!.stock})`);
+        stockedIds.push(item!.id);
+      }
+      const stockedKey = (await stores.createApiKey({ storeId: stockedStoreId, name: "bench" })).secret;
+      const body = bankTransferOrderBodies(stockedIds);
+      return {
+        url: `${one.url}/v1/orders`,
+        requests: [{ method: "POST", headers: { authorization: `Bearer ${stockedKey}`, "content-type": "application/json" }, setupRequest: (req) => ({ ...req, body: body() }) }],
+      };
+    }
+
     /** Order reads, order listings and catalog pages in turn, and one create in `createEvery` requests. */
     const mixedRequests = (createEvery: number): autocannon.Request[] => {
       let n = 0;
@@ -225,6 +260,11 @@ async function main() {
           requests: [{ method: "POST", headers: { ...auth, "content-type": "application/json" }, setupRequest: (req) => ({ ...req, body: orderBody() }) }],
         })
       : undefined;
+    // The same orders where every product tracks its stock and has plenty of it
+    // (docs/catalog.md#stock): what holding the units costs a create, the reservation's
+    // transaction with the rows locked and the confirm sent after. A store of its own, so
+    // the other scenarios read and order the same untracked products as ever.
+    const createStocked = wanted("create-stocked") ? await productCannon("POST /v1/orders (stocked products)", await stockedOrders()) : undefined;
     // The same with an Idempotency-Key, as careful clients send: what the key's record costs.
     let keyed = 0;
     // Only when asked by name, so a default run stays comparable with the runs recorded before it.
@@ -416,6 +456,8 @@ async function main() {
       "order list / koa→postgres.js": ratio(listOrders, koaSql),
       "create order / transactional insert": ratio(createOrders, insert),
       "create with a key / transactional insert": ratio(createKeyed, insert),
+      "create stocked / transactional insert": ratio(createStocked, insert),
+      "create stocked / create": ratio(createStocked, createOrders),
       "products / koa bare": ratio(products, bare),
     };
     process.stdout.write("\nratios (same run)\n");

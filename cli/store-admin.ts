@@ -15,6 +15,9 @@ import { WebhookService } from "../gen/webhook/v1/webhook_pb.js";
 import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from "../gen/grpc/health/v1/health_pb.js";
 import { orderDetailJson, orderJson, refundJson } from "../common/public-json.js";
 import { once } from "node:events";
+import { realpathSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { inviteUrl } from "../common/dashboard-links.js";
 import { orderCsv } from "../common/order-csv.js";
 import { StatementError } from "../common/bank-statement.js";
@@ -183,7 +186,7 @@ async function status(channels: Channels) {
   return report;
 }
 
-async function run(command: string, values: Values, channels: Channels): Promise<unknown> {
+async function run(command: string, values: Values, channels: Channels, io: CliIo): Promise<unknown> {
   // The same text rule as every other door (common/text.ts), checked here so the
   // operator reads which option was wrong rather than a field name of the gRPC API.
   for (const [name, value] of Object.entries(values)) {
@@ -441,16 +444,16 @@ async function run(command: string, values: Values, channels: Channels): Promise
     case "status":
       return status(channels);
     case "webhook listen": {
-      const secret = values.secret ?? process.env.WEBHOOK_SECRET;
+      const secret = values.secret ?? io.env.WEBHOOK_SECRET;
       if (!secret) throw new UsageError("give the endpoint's secret: --secret whsec_… or WEBHOOK_SECRET");
       const port = listenPort(values);
       let listener;
       try {
-        listener = await listenForWebhooks({ port, secret, print: (line) => process.stdout.write(line + "\n") });
+        listener = await listenForWebhooks({ port, secret, print: (line) => io.stdout.write(line + "\n") });
       } catch (error) {
         throw new UsageError((error as NodeJS.ErrnoException).code === "EADDRINUSE" ? `--port ${port} is taken: give another` : `--secret: ${(error as Error).message}`);
       }
-      process.stderr.write(`store-admin: listening on ${listener.url}/ (any path); stop with Ctrl-C\n`);
+      io.stderr.write(`store-admin: listening on ${listener.url}/ (any path); stop with Ctrl-C\n`);
       return new Listening(() => listener.close());
     }
     case "seed":
@@ -470,68 +473,103 @@ class StreamedOutput {
   constructor(readonly chunks: AsyncIterable<string>) {}
 }
 
-let channels: Channels | undefined;
-const closeAll = () => {
-  channels?.catalog.close();
-  channels?.order.close();
-  channels?.webhook.close();
-};
-let commandLine: CommandLine | undefined;
-try {
-  commandLine = parseCommandLine(process.argv.slice(2));
-  if (commandLine.kind === "help") {
-    // Asked for: the answer, on stdout with exit 0 (before any configuration is read).
-    process.stdout.write(commandLine.text + "\n");
-  } else {
-    const config = loadConfig();
-    // stdout is the answer's: what the channels have to say (a host name that does not
-    // resolve, an instance out of rotation) goes to stderr, warnings only.
-    const logger = createLogger("store-admin", "warn", pino.destination(2));
-    // INTERNAL_TOKEN, else the one `npm start` keeps in DATA_DIR.
-    const internalToken = config.INTERNAL_TOKEN ?? keptInternalToken(config.DATA_DIR);
-    channels = {
-      // Every call is the operator's (docs/cli.md, docs/team.md#who-acts).
-      catalog: createRpcChannel(config.CATALOG_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger, internalToken, transport: config.RPC_TRANSPORT }),
-      order: createRpcChannel(config.ORDER_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger, internalToken, transport: config.RPC_TRANSPORT }),
-      webhook: createRpcChannel(config.WEBHOOK_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger, internalToken, transport: config.RPC_TRANSPORT }),
-      // GATEWAY_URL, else where `npm start` listens (platform/gateway-address.ts).
-      gatewayUrl: clientGatewayUrl(process.env, config),
-      publicBaseUrl: config.PUBLIC_BASE_URL,
-      addrs: { catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR, webhook: config.WEBHOOK_ADDR },
-    };
-    const result = await run(commandLine.command, commandLine.values, channels);
-    if (result instanceof Listening) {
-      closeAll();
-      // Until Ctrl-C (or a SIGTERM): then the receiver closes and the exit is 0.
-      await Promise.race([once(process, "SIGINT"), once(process, "SIGTERM")]);
-      await result.close();
-    } else if (result instanceof StreamedOutput) {
-      for await (const chunk of result.chunks) {
-        if (!process.stdout.write(chunk)) await once(process.stdout, "drain");
-      }
-    } else {
-      process.stdout.write(JSON.stringify(result, null, 2) + "\n");
-    }
-    closeAll();
-  }
-} catch (error) {
-  closeAll();
-  if (error instanceof Unhealthy) {
-    // The report is the answer either way: print it, and say so on stderr with exit 1.
-    process.stdout.write(JSON.stringify(error.report, null, 2) + "\n");
-    process.stderr.write(`store-admin: ${error.message}\n`);
-  } else if (error instanceof UsageError) {
-    // One line naming what was wrong and where the command's usage is; no command at all: the usage.
-    process.stderr.write(usageErrorText(error, commandLine?.kind === "run" ? commandLine.command : undefined));
-  } else if (error instanceof StatementError || error instanceof ImportInterrupted) {
-    process.stderr.write(`store-admin: ${error.message}\n`);
-  } else if (error instanceof ConnectError) {
-    process.stderr.write(`store-admin: ${error.rawMessage} (${codeName(error)})\n`);
-  } else {
-    process.stderr.write(`store-admin: ${(error as Error).message}\n`);
-  }
-  process.exitCode = 1;
+/**
+ * Where one run reads its environment and writes its answer: the process's own, or a
+ * test's (test/helpers/cli.ts runs most commands in its own process, through main).
+ */
+export interface CliIo {
+  env: NodeJS.ProcessEnv;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
 }
+
+/** Runs one command line (`argv` without node and the script); its exit code. */
+export async function main(argv: string[], io: CliIo = { env: process.env, stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  let channels: Channels | undefined;
+  const closeAll = () => {
+    channels?.catalog.close();
+    channels?.order.close();
+    channels?.webhook.close();
+  };
+  let commandLine: CommandLine | undefined;
+  try {
+    commandLine = parseCommandLine(argv);
+    if (commandLine.kind === "help") {
+      // Asked for: the answer, on stdout with exit 0 (before any configuration is read).
+      io.stdout.write(commandLine.text + "\n");
+    } else {
+      const config = loadConfig(io.env);
+      // stdout is the answer's: what the channels have to say (a host name that does not
+      // resolve, an instance out of rotation) goes to stderr, warnings only.
+      const logger = createLogger("store-admin", "warn", io.stderr === process.stderr ? pino.destination(2) : io.stderr);
+      // INTERNAL_TOKEN, else the one `npm start` keeps in DATA_DIR.
+      const internalToken = config.INTERNAL_TOKEN ?? keptInternalToken(config.DATA_DIR);
+      channels = {
+        // Every call is the operator's (docs/cli.md, docs/team.md#who-acts).
+        catalog: createRpcChannel(config.CATALOG_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger, internalToken, transport: config.RPC_TRANSPORT }),
+        order: createRpcChannel(config.ORDER_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger, internalToken, transport: config.RPC_TRANSPORT }),
+        webhook: createRpcChannel(config.WEBHOOK_ADDR, { timeoutMs: 10_000, actor: OPERATOR, logger, internalToken, transport: config.RPC_TRANSPORT }),
+        // GATEWAY_URL, else where `npm start` listens (platform/gateway-address.ts).
+        gatewayUrl: clientGatewayUrl(io.env, config),
+        publicBaseUrl: config.PUBLIC_BASE_URL,
+        addrs: { catalog: config.CATALOG_ADDR, order: config.ORDER_ADDR, webhook: config.WEBHOOK_ADDR },
+      };
+      const result = await run(commandLine.command, commandLine.values, channels, io);
+      if (result instanceof Listening) {
+        closeAll();
+        // Until Ctrl-C (or a SIGTERM): then the receiver closes and the exit is 0.
+        await Promise.race([once(process, "SIGINT"), once(process, "SIGTERM")]);
+        await result.close();
+      } else if (result instanceof StreamedOutput) {
+        for await (const chunk of result.chunks) {
+          if (!io.stdout.write(chunk)) await once(io.stdout, "drain");
+        }
+      } else {
+        io.stdout.write(JSON.stringify(result, null, 2) + "\n");
+      }
+      closeAll();
+    }
+    return 0;
+  } catch (error) {
+    closeAll();
+    if (error instanceof Unhealthy) {
+      // The report is the answer either way: print it, and say so on stderr with exit 1.
+      io.stdout.write(JSON.stringify(error.report, null, 2) + "\n");
+      io.stderr.write(`store-admin: ${error.message}\n`);
+    } else if (error instanceof UsageError) {
+      // One line naming what was wrong and where the command's usage is; no command at all: the usage.
+      io.stderr.write(usageErrorText(error, commandLine?.kind === "run" ? commandLine.command : undefined));
+    } else if (error instanceof StatementError || error instanceof ImportInterrupted) {
+      io.stderr.write(`store-admin: ${error.message}\n`);
+    } else if (error instanceof ConnectError) {
+      io.stderr.write(`store-admin: ${error.rawMessage} (${codeName(error)})\n`);
+    } else {
+      io.stderr.write(`store-admin: ${(error as Error).message}\n`);
+    }
+    return 1;
+  }
+}
+
+/**
+ * Whether this module is the program node was started with: cli/store-admin.js (which
+ * loads this file through tsx), `npx store-admin` (a link to it) or the built
+ * dist/cli/store-admin.js. The same path but for its extension.
+ */
+function isProgram(): boolean {
+  const started = process.argv[1];
+  if (!started) return false;
+  const stem = (file: string) => file.replace(/\.[jt]s$/, "");
+  let file = path.resolve(started);
+  try {
+    file = realpathSync(file);
+  } catch {
+    // Named without its extension (node dist/cli/store-admin): the path as given.
+  }
+  return stem(file) === stem(fileURLToPath(import.meta.url));
+}
+
+// Imported (a test running the CLI in its own process), nothing runs until main is called.
+if (isProgram()) process.exitCode = await main(process.argv.slice(2));
 
 function codeName(error: ConnectError): string {
   return Code[error.code] ?? String(error.code);

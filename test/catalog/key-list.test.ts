@@ -4,9 +4,8 @@
 import test from "ava";
 import postgres from "postgres";
 import { api } from "../helpers/http.js";
-import { spawnProcess } from "../helpers/process.js";
+import { createCliRunner } from "../helpers/cli.js";
 import { createStore, startStack, type Stack } from "../helpers/stack.js";
-import { TEST_INTERNAL_TOKEN } from "../helpers/internal-token.js";
 
 let stack: Stack;
 
@@ -19,14 +18,13 @@ test.after.always(async () => {
   await stack?.close();
 });
 
-/** Runs `store-admin key list` as an operator would and parses its stdout. */
+const cli = createCliRunner(() => ({ CATALOG_ADDR: stack.catalogAddr }));
+
+/** Runs `store-admin key list` as an operator would (in this process, test/helpers/cli.ts) and parses its stdout. */
 async function keyList(storeId: string): Promise<any> {
-  const cli = spawnProcess(process.execPath, ["cli/store-admin.js", "key", "list", "--store", storeId], { CATALOG_ADDR: stack.catalogAddr, INTERNAL_TOKEN: TEST_INTERNAL_TOKEN });
-  let stdout = "";
-  cli.child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-  const code = await cli.exited;
-  if (code !== 0) throw new Error(cli.output());
-  return JSON.parse(stdout);
+  const result = await cli.run(["key", "list", "--store", storeId]);
+  if (result.code !== 0) throw new Error(result.stderr);
+  return JSON.parse(result.stdout);
 }
 
 test.serial("key list shows name, prefix, mode, scopes, maker, created, last used and revoked — never the key", async (t) => {

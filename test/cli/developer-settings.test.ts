@@ -1,7 +1,7 @@
 // The developer-settings commands of `store-admin` (docs/webhooks.md, docs/cli.md): several webhook
 // endpoints with their own subscriptions, the event log and replay, test events,
-// members and the audit log. The real CLI as a child process, against every role on
-// real PostgreSQL and NATS, with loopback receivers verified by `standardwebhooks`.
+// members and the audit log. The CLI run in this process (test/helpers/cli.ts; the first
+// test: the real CLI as a child process), against every role on real PostgreSQL and NATS, with loopback receivers verified by `standardwebhooks`.
 import test, { type ExecutionContext } from "ava";
 import { randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
@@ -22,17 +22,19 @@ test.before(async () => {
   stack = await startStack({ webhooks: { bus: "nats", env: { WEBHOOK_RETRY_SCHEDULE: "200ms,200ms" } } });
 });
 test.after.always(async () => {
-  await runner.stopAll();
+  await program.stopAll();
   await Promise.all(receivers.map((receiver) => receiver.close()));
   await stack?.close();
 });
 
-const runner = createCliRunner(() => ({
+const cliEnv = () => ({
   CATALOG_ADDR: stack.catalogAddr,
   ORDER_ADDR: stack.orderAddr,
   WEBHOOK_ADDR: stack.webhookAddr!,
   PUBLIC_BASE_URL: stack.baseUrl,
-}));
+});
+const runner = createCliRunner(cliEnv);
+const program = createCliRunner(cliEnv, { spawn: true });
 const ok = (t: ExecutionContext, ...args: string[]) => runner.ok(t, args);
 const fails = (t: ExecutionContext, pattern: RegExp, ...args: string[]) => runner.fails(t, args, pattern);
 
@@ -45,23 +47,24 @@ async function receiver() {
 const types = (received: Received[]) => received.map((entry) => JSON.parse(entry.body).type as string).sort();
 
 test("two endpoints with different subscriptions each get exactly their events", async (t) => {
+  // The program: each command a process of its own, calling the webhook and order services.
   const shop = await newShop(stack, "Two Endpoints");
   const paidOnly = await receiver();
   const everything = await receiver();
-  const a = await ok(t, "webhook", "add", "--store", shop.storeId, "--url", paidOnly.url, "--description", "fulfilment", "--events", "order.paid");
-  const b = await ok(t, "webhook", "add", "--store", shop.storeId, "--url", everything.url);
+  const a = await program.ok(t, ["webhook", "add", "--store", shop.storeId, "--url", paidOnly.url, "--description", "fulfilment", "--events", "order.paid"]);
+  const b = await program.ok(t, ["webhook", "add", "--store", shop.storeId, "--url", everything.url]);
   t.regex(a.id, UUID);
   t.deepEqual(a.events, ["order.paid"]);
   t.is(a.description, "fulfilment");
   t.is(b.events, "all");
   t.regex(a.secret, /^whsec_/);
 
-  const listed = await ok(t, "webhook", "list", "--store", shop.storeId);
+  const listed = await program.ok(t, ["webhook", "list", "--store", shop.storeId]);
   t.deepEqual(listed.endpoints.map((e: { id: string }) => e.id).sort(), [a.id, b.id].sort());
   t.false(JSON.stringify(listed).includes(a.secret), "the list never shows a secret");
 
   const order = await createOrder(t, stack, shop, "bank_transfer");
-  const paid = await ok(t, "order", "mark-paid", "--store", shop.storeId, "--order", order.id);
+  const paid = await program.ok(t, ["order", "mark-paid", "--store", shop.storeId, "--order", order.id]);
   t.is(paid.status, "paid");
   await waitFor(() => paidOnly.received.length >= 1 && everything.received.length >= 3, PATIENCE_MS);
   await settled(stack, [shop.storeId]);

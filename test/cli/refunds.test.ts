@@ -1,5 +1,5 @@
-// `store-admin order refund` (docs/cli.md, docs/refunds.md): the real CLI as a child process against
-// the whole stack. A bank-transfer order marked paid is refunded in part, then the rest
+// `store-admin order refund` (docs/cli.md, docs/refunds.md): the CLI against the whole stack, run
+// in this process (test/helpers/cli.ts); the export, streamed, as the real child process. A bank-transfer order marked paid is refunded in part, then the rest
 // (no --amount); each refund is audited as the operator's; a bad --amount is refused.
 import test, { type ExecutionContext } from "ava";
 import { parse } from "csv-parse/sync";
@@ -12,11 +12,13 @@ test.before(async () => {
   stack = await startStack();
 });
 test.after.always(async () => {
-  await runner.stopAll();
+  await program.stopAll();
   await stack?.close();
 });
 
-const runner = createCliRunner(() => ({ CATALOG_ADDR: stack.catalogAddr, ORDER_ADDR: stack.orderAddr, WEBHOOK_ADDR: stack.orderAddr }));
+const cliEnv = () => ({ CATALOG_ADDR: stack.catalogAddr, ORDER_ADDR: stack.orderAddr, WEBHOOK_ADDR: stack.orderAddr });
+const runner = createCliRunner(cliEnv);
+const program = createCliRunner(cliEnv, { spawn: true });
 const ok = (t: ExecutionContext, ...args: string[]) => runner.ok(t, args);
 const fails = (t: ExecutionContext, pattern: RegExp, ...args: string[]) => runner.fails(t, args, pattern);
 
@@ -70,7 +72,8 @@ test("order export: every order of the store (or of a status) as CSV on stdout, 
   const { storeId, key, order: first } = await bankTransferOrder("CLI Export Store");
   const second = (await api(stack.baseUrl, "/v1/orders", { method: "POST", key, json: { items: [{ product_id: (await api(stack.baseUrl, "/v1/products", { key })).body.data.items[0].id, quantity: 2 }], buyer, payment_method: "bank_transfer" } })).body.data.order;
   await ok(t, "order", "mark-paid", "--store", storeId, "--order", first.id);
-  const all = await runner.run(["order", "export", "--store", storeId]);
+  // The program: the CSV streamed down a real pipe, then exit 0.
+  const all = await program.run(["order", "export", "--store", storeId]);
   t.is(all.code, 0, all.stderr);
   const rows = parse<Record<string, string>>(all.stdout, { columns: true });
   t.deepEqual(rows.map((row) => row.id), [second.id, first.id]);

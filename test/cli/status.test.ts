@@ -28,7 +28,7 @@ test("status finds and reports ready the gateway npm start runs on another PORT,
   start = spawnEntry("cli/start.ts", { DATABASE_URL: db.url, DATA_DIR: dataDir, PORT: String(port), INTERNAL_TOKEN: undefined, LOG_LEVEL: "warn", ...addrs });
   await start.waitFor(/Store Order API listening on (\S+)/, 90_000);
 
-  const runner = createCliRunner(() => ({ ...addrs, DATA_DIR: dataDir, INTERNAL_TOKEN: undefined, PORT: undefined, HOST: undefined, GATEWAY_URL: undefined }));
+  const runner = createCliRunner(() => ({ ...addrs, DATA_DIR: dataDir, INTERNAL_TOKEN: undefined, PORT: undefined, HOST: undefined, GATEWAY_URL: undefined }), { spawn: true });
   const result = await runner.run(["status"]);
   t.is(result.code, 0, `${result.stdout}\n${result.stderr}`);
   const report = JSON.parse(result.stdout);

@@ -1,5 +1,6 @@
-// The operator CLI run as a real child process (`node cli/store-admin.js …`, which is
-// what `npx store-admin` runs) against a catalog service on a database of its own.
+// The operator CLI against a catalog service on a database of its own: run in this process
+// (test/helpers/cli.ts), and as a real child process (`node cli/store-admin.js …`, which is
+// what `npx store-admin` runs) where the program's exit and output are the point.
 import { OPERATOR } from "../../common/actor.js";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -40,20 +41,22 @@ test.before(async () => {
 });
 
 test.after.always(async () => {
-  await runner.stopAll();
+  await program.stopAll();
   admin?.close();
   await catalogService?.close();
   for (const dir of [dataDir, emptyDataDir]) if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-const runner = createCliRunner(() => ({
+const cliEnv = () => ({
   INTERNAL_TOKEN: undefined,
   DATA_DIR: dataDir,
   CATALOG_ADDR: catalogAddr,
   // Nothing of ours listens there: never a shared default port.
   ORDER_ADDR: unusedAddr,
   WEBHOOK_ADDR: unusedAddr,
-}));
+});
+const runner = createCliRunner(cliEnv);
+const program = createCliRunner(cliEnv, { spawn: true });
 const cli = runner.run;
 const ok = runner.ok;
 const fails = runner.fails;
@@ -74,7 +77,8 @@ async function rejection(promise: Promise<unknown>): Promise<ConnectError> {
 }
 
 test("store create prints the store as JSON with its plan and bank account", async (t) => {
-  const store = await ok(t, ["store", "create", "--name", "Toko Batik", "--plan", "growth", ...BANK]);
+  // The program: its answer on stdout, then it exits 0 by itself (nothing left open).
+  const store = await program.ok(t, ["store", "create", "--name", "Toko Batik", "--plan", "growth", ...BANK]);
   t.regex(store.id, UUID);
   t.is(store.name, "Toko Batik");
   t.is(store.plan, "growth");
@@ -222,8 +226,8 @@ test("seed prints a demo store id and a working key", async (t) => {
 
 
 test("an unknown command fails with exit 1 and a message on stderr", async (t) => {
-  await fails(t, ["store", "destroy", "--name", "x"], /unknown command/);
-  await fails(t, [], /usage/);
+  await program.fails(t, ["store", "destroy", "--name", "x"], /unknown command/);
+  await program.fails(t, [], /usage/);
 });
 
 test("an unknown option fails with exit 1", async (t) => {
@@ -267,7 +271,8 @@ test("a bundle with a product of another store fails", async (t) => {
 
 test("an unreachable catalog service fails with exit 1", async (t) => {
   const port = await freePort();
-  await fails(t, ["seed"], /unavailable|ECONNREFUSED|connect/i, { CATALOG_ADDR: `http://127.0.0.1:${port}` });
+  // The program: it exits, with 1, although its connection never opened.
+  await program.fails(t, ["seed"], /unavailable|ECONNREFUSED|connect/i, { CATALOG_ADDR: `http://127.0.0.1:${port}` });
 });
 
 test("without the internal token (none in DATA_DIR, INTERNAL_TOKEN unset) or with another, a command is refused naming INTERNAL_TOKEN, and nothing is made", async (t) => {

@@ -1,6 +1,12 @@
-// `store-admin` run as a real child process (`node cli/store-admin.js …`, what
-// `npx store-admin` runs), with the command's exit code, stdout and stderr.
+// `store-admin` with the command's exit code, stdout and stderr: run in this process through
+// its main (argv, environment and output streams of its own; its calls still go over
+// gRPC to the stack), or as a real child process (`node cli/store-admin.js …`, what
+// `npx store-admin` runs) where a test is about the program itself: its start, exit and
+// streams. Booting Node and tsx for each command cost a second or more, most of a CLI
+// test file's time.
 import type { ExecutionContext } from "ava";
+import { Writable } from "node:stream";
+import { main } from "../../cli/store-admin.js";
 import { TEST_INTERNAL_TOKEN } from "./internal-token.js";
 import { spawnProcess, type Spawned } from "./process.js";
 
@@ -12,9 +18,10 @@ export interface CliResult {
 
 /**
  * Runs store-admin with `env()` (service addresses, say) over the tests' internal token
- * (internal-token.ts), which `env()` may replace, or drop with undefined.
+ * (internal-token.ts), which `env()` may replace, or drop with undefined. In this process
+ * unless `spawn`: then each command is a child process.
  */
-export function createCliRunner(env: () => Record<string, string | undefined>, options: { concurrency?: number; timeoutMs?: number } = {}) {
+export function createCliRunner(env: () => Record<string, string | undefined>, options: { spawn?: boolean; concurrency?: number; timeoutMs?: number } = {}) {
   const running = new Set<Spawned>();
   // Each run boots Node and tsx; a few at a time keeps a small machine responsive.
   let slots = options.concurrency ?? 3;
@@ -46,7 +53,25 @@ export function createCliRunner(env: () => Record<string, string | undefined>, o
     return { code, stdout, stderr };
   }
 
-  const run = (args: string[], extraEnv: Record<string, string | undefined> = {}) => withSlot(() => spawn(args, extraEnv));
+  async function inProcess(args: string[], extraEnv: Record<string, string | undefined>): Promise<CliResult> {
+    // What a child would see: this process's environment with the runner's on top.
+    const merged: Record<string, string | undefined> = { ...process.env, INTERNAL_TOKEN: TEST_INTERNAL_TOKEN, ...env(), ...extraEnv };
+    const childEnv = Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined));
+    let stdout = "";
+    let stderr = "";
+    const sink = (append: (text: string) => void) =>
+      new Writable({
+        write(chunk: Buffer | string, _encoding, done) {
+          append(chunk.toString());
+          done();
+        },
+      });
+    const code = await main(args, { env: childEnv, stdout: sink((text) => (stdout += text)), stderr: sink((text) => (stderr += text)) });
+    return { code, stdout, stderr };
+  }
+
+  const run = (args: string[], extraEnv: Record<string, string | undefined> = {}) =>
+    options.spawn ? withSlot(() => spawn(args, extraEnv)) : inProcess(args, extraEnv);
 
   return {
     run,

@@ -1,13 +1,12 @@
 // The order endpoints as a client sees them (docs/api.md#endpoints, docs/orders.md#status-machine): payment methods,
 // pricing, the response shape, free orders, unique transfer amounts under
 // concurrency, idempotency, store isolation, listing, and the status machine driven
-// by the real `store-admin` CLI.
+// by the `store-admin` CLI (run in this process, test/helpers/cli.ts).
 import test, { type ExecutionContext } from "ava";
 import { randomUUID } from "node:crypto";
 import { api, type ApiResponse } from "../helpers/http.js";
-import { spawnProcess } from "../helpers/process.js";
+import { createCliRunner } from "../helpers/cli.js";
 import { buyer, createBundle, createProduct, createStore, Plan, startStack, type Stack } from "../helpers/stack.js";
-import { TEST_INTERNAL_TOKEN } from "../helpers/internal-token.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
@@ -793,27 +792,7 @@ test("GET /v1/orders: newest first, pages, the status filter, and strict query p
 // ---------------------------------------------------------------------------------
 // The status machine through the operator CLI
 
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-async function cli(args: string[]): Promise<CliResult> {
-  const child = spawnProcess(process.execPath, ["cli/store-admin.js", ...args], {
-    CATALOG_ADDR: stack.catalogAddr,
-    ORDER_ADDR: stack.orderAddr,
-    INTERNAL_TOKEN: TEST_INTERNAL_TOKEN,
-  });
-  let stdout = "";
-  let stderr = "";
-  child.child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-  child.child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const timer = setTimeout(() => child.child.kill("SIGKILL"), 60_000);
-  const code = await child.exited;
-  clearTimeout(timer);
-  return { code, stdout, stderr };
-}
+const cli = createCliRunner(() => ({ CATALOG_ADDR: stack.catalogAddr, ORDER_ADDR: stack.orderAddr })).run;
 
 async function historyOf(orderId: string) {
   const rows = await stack.orderSql`select from_status, to_status from order_status_history where order_id = ${orderId} order by id`;

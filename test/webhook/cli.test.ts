@@ -1,5 +1,5 @@
-// `store-admin webhook …` (docs/webhooks.md, docs/cli.md): the real CLI, as a child process, against
-// the services over gRPC. JSON on stdout; on error a message on stderr and exit 1.
+// `store-admin webhook …` (docs/webhooks.md, docs/cli.md): the CLI, run in this process
+// (test/helpers/cli.ts), against the services over gRPC. JSON on stdout; on error a message on stderr and exit 1.
 import test, { type ExecutionContext } from "ava";
 import { randomUUID } from "node:crypto";
 import { waitFor } from "../helpers/http.js";
@@ -18,7 +18,6 @@ test.before(async () => {
   stack = await startStack({ webhooks: { bus: "nats", env: { WEBHOOK_RETRY_SCHEDULE: "200ms,200ms" } } });
 });
 test.after.always(async () => {
-  await runner.stopAll();
   await Promise.all(receivers.map((receiver) => receiver.close()));
   await stack?.close();
 });
