@@ -86,7 +86,7 @@ test("the sweeper expires a pending bank-transfer order nobody reads, with histo
   const read = await getOrder(swept, store, order.id);
   t.is(read.status, "expired");
   t.false(read.requires_payment);
-  const page = await api(read.checkout_url, "");
+  const page = await api(read.checkout_url, "", { headers: { "accept-language": "en" } });
   const text = visibleText(page.text);
   t.true(text.includes("This order has expired"), text);
   t.false(text.includes("Transfer exactly"), text);
@@ -176,7 +176,7 @@ test("the checkout page of an order past expires_at shows it expired, before any
   const store = await newStore(unswept, "Checkout Expiry Store");
   const order = await createOrder(t, unswept, store, "bank_transfer");
   await pastExpiry(order);
-  const page = await api(order.checkout_url, "");
+  const page = await api(order.checkout_url, "", { headers: { "accept-language": "en" } });
   t.is(page.status, 200);
   const text = visibleText(page.text);
   t.true(text.includes("Expired"), text);
