@@ -23,7 +23,6 @@ import { untraced } from "../../platform/tracing.js";
 import { renderBuyerMail, type BuyerMailOrder } from "./buyer-mail-templates.js";
 import { lockDueBuyerMail, markBuyerMailFailed, markBuyerMailSent, markBuyerMailSkipped, type BuyerMailRow } from "./db/buyer-mails.js";
 import { findOrderWithItems, type OrderRow, type OrderItemRow } from "./db/orders.js";
-import { liveSessionsOf } from "./db/sessions.js";
 import { checkoutUrl, type RenderContext } from "./messages.js";
 
 /**
@@ -105,11 +104,10 @@ export function startBuyerMail(deps: BuyerMailDeps) {
     if (!store?.emailBuyers) return { skipped: "email_buyers off" };
     const language = isLanguage(store.buyerLanguage) ? store.buyerLanguage : "id";
 
-    const session = order.payment_kind === "gateway" ? (await liveSessionsOf(tx, [order.id])).get(order.id) : undefined;
     const mail = renderBuyerMail(
       row.kind,
       language,
-      mailOrder(deps.render, order, found.items, session?.redirect_url),
+      mailOrder(deps.render, order, found.items),
       refund && { amount: Number(refund.amount), reason: refund.reason, createdAt: refund.created_at.toISOString() },
     );
     const sent = await deps.mailer.deliver({
@@ -159,7 +157,13 @@ export function startBuyerMail(deps: BuyerMailDeps) {
   };
 }
 
-function mailOrder(render: RenderContext, order: OrderRow, items: OrderItemRow[], sessionUrl: string | undefined): BuyerMailOrder {
+/**
+ * The order as the mail tells it. A gateway order's "pay now" is its checkout page, not
+ * the gateway session's page: a session can lapse (PAYMENT_SESSION_TTL) long before the
+ * mail is read, or not be made yet when it is sent; the checkout page always leads to a
+ * live one.
+ */
+function mailOrder(render: RenderContext, order: OrderRow, items: OrderItemRow[]): BuyerMailOrder {
   return {
     storeName: order.store_name,
     buyerName: order.buyer_name,
@@ -182,7 +186,7 @@ function mailOrder(render: RenderContext, order: OrderRow, items: OrderItemRow[]
           },
         }
       : {}),
-    ...(order.payment_kind === "gateway" ? { paymentUrl: sessionUrl ?? checkoutUrl(render, order.id) } : {}),
+    ...(order.payment_kind === "gateway" ? { paymentUrl: checkoutUrl(render, order.id) } : {}),
     ...(order.paid_at ? { paidAt: order.paid_at.toISOString() } : {}),
     refundedAmount: Number(order.refunded_amount ?? 0),
   };
