@@ -76,7 +76,7 @@ export function startBuyerMail(deps: BuyerMailDeps) {
         const error = describeMailFailure(thrown);
         const delay = delays[row.attempts];
         const givenUp = isPermanent(thrown) || delay === undefined;
-        await markBuyerMailFailed(tx, row.id, String(error.message).slice(0, 500), givenUp ? null : new Date(Date.now() + delay!));
+        await markBuyerMailFailed(tx, row.id, String(error.message).slice(0, 500), givenUp ? null : new Date(Date.now() + delay));
         if (givenUp) logger.error({ ...about, reason: isPermanent(thrown) ? "refused for good" : "out of retries", error }, "buyer mail not delivered");
         else logger.warn({ ...about, retryInMs: delay, error }, "buyer mail not delivered; will retry");
       }
