@@ -73,10 +73,12 @@ export function startBuyerMail(deps: BuyerMailDeps) {
           logger.info({ ...about, ...outcome.sent }, "buyer mail sent");
         }
       } catch (thrown) {
-        const error = describeMailFailure(thrown);
+        // A server's reply may quote the recipient ("550 <budi@…>: no such user").
+        const described = describeMailFailure(thrown);
+        const error = { ...described, message: maskAddresses(String(described.message)) };
         const delay = delays[row.attempts];
         const givenUp = isPermanent(thrown) || delay === undefined;
-        await markBuyerMailFailed(tx, row.id, String(error.message).slice(0, 500), givenUp ? null : new Date(Date.now() + delay));
+        await markBuyerMailFailed(tx, row.id, error.message.slice(0, 500), givenUp ? null : new Date(Date.now() + delay));
         if (givenUp) logger.error({ ...about, reason: isPermanent(thrown) ? "refused for good" : "out of retries", error }, "buyer mail not delivered");
         else logger.warn({ ...about, retryInMs: delay, error }, "buyer mail not delivered; will retry");
       }
@@ -155,6 +157,10 @@ export function startBuyerMail(deps: BuyerMailDeps) {
       await running;
     },
   };
+}
+
+function maskAddresses(text: string): string {
+  return text.replace(/[^\s<>@"']+@[^\s<>@"']+/g, maskAddress);
 }
 
 /**

@@ -11,6 +11,7 @@ import { startBuyerMail } from "../../services/order/buyer-mail.js";
 import { createSandboxGateway } from "../../services/order/payment-gateways/sandbox.js";
 import { orderTables, type OrderTables } from "../helpers/order-tables.js";
 import { waitFor } from "../helpers/http.js";
+import { capturingLogger } from "../helpers/logs.js";
 
 const STORE = "77777777-7777-4777-8777-777777777777";
 const gateway = createSandboxGateway({ publicBaseUrl: "https://toko.example", clientKey: "SB-client" });
@@ -80,7 +81,7 @@ test("two workers racing over the same rows send each buyer's mail once; replaye
   t.true((await mailRows(tables)).filter((row) => row.kind === "reminder").every((row) => row.state === "waiting" && row.attempts === 0));
 });
 
-test("a failed attempt is tried again later and the mail goes out once; a refusal for good is given up", async (t) => {
+test("a failed attempt is tried again later and the mail goes out once; a refusal for good is given up; logs never show the address in full or the mail", async (t) => {
   const tables = await orderTables(t);
   const flaky = await orderWithEvent(tables, 1);
   const refused = await orderWithEvent(tables, 2);
@@ -88,7 +89,7 @@ test("a failed attempt is tried again later and the mail goes out once; a refusa
   let failures = 0;
   const mailer = {
     deliver: async (mail: OutgoingMail) => {
-      if (mail.to === "buyer2@example.co.id") throw Object.assign(new Error("550 no such user"), { responseCode: 550 });
+      if (mail.to === "buyer2@example.co.id") throw Object.assign(new Error("550 5.1.1 <buyer2@example.co.id>: no such user"), { responseCode: 550 });
       if (failures < 2) {
         failures++;
         throw Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
@@ -97,7 +98,8 @@ test("a failed attempt is tried again later and the mail goes out once; a refusa
       return {};
     },
   };
-  const worker = startBuyerMail({ sql: tables.sql, logger: silent, mailer, stores, render, reminderBeforeMs: 3 * 3_600_000, pollMs: 10, retryDelaysMs: [50, 50, 50] });
+  const lines: Record<string, any>[] = [];
+  const worker = startBuyerMail({ sql: tables.sql, logger: capturingLogger(lines, { labels: true }), mailer, stores, render, reminderBeforeMs: 3 * 3_600_000, pollMs: 10, retryDelaysMs: [50, 50, 50] });
   t.teardown(() => worker.stop());
 
   const received = async (orderId: string) => (await mailRows(tables)).find((row) => row.order_id === orderId && row.kind === "received")!;
@@ -105,4 +107,15 @@ test("a failed attempt is tried again later and the mail goes out once; a refusa
   t.deepEqual(delivered, ["buyer1@example.co.id"]);
   t.like(await received(flaky), { state: "sent", attempts: 3 });
   t.like(await received(refused), { state: "failed", attempts: 1 });
+
+  // What an operator reads: each attempt by kind, order and store, the buyer masked.
+  const about = (orderId: string) => lines.filter((line) => line.orderId === orderId && line.kind === "received").map((line) => `${line.level} ${line.msg}`);
+  t.deepEqual(about(flaky), ["warn buyer mail not delivered; will retry", "warn buyer mail not delivered; will retry", "info buyer mail sent"]);
+  t.deepEqual(about(refused), ["error buyer mail not delivered"]);
+  t.true(lines.filter((line) => line.orderId).every((line) => line.storeId === STORE));
+  t.is(lines.find((line) => line.orderId === flaky && line.msg === "buyer mail sent")?.to, "b***@example.co.id");
+  t.regex(lines.find((line) => line.orderId === refused)!.error.message, /b\*\*\*@example\.co\.id/, "even in the server's reply");
+  const logged = JSON.stringify(lines);
+  t.false(/buyer[12]@example/.test(logged), "no address in full");
+  t.false(logged.includes("Kopi") || logged.includes("SO-MAILTEST"), "nothing of the mail itself");
 });
