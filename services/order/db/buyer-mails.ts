@@ -20,11 +20,14 @@ export interface BuyerMailRow {
  */
 export async function lockDueBuyerMail(tx: Db, reminderBeforeMs: number): Promise<BuyerMailRow | undefined> {
   const before = `${reminderBeforeMs} milliseconds`;
+  // Ranges on the two indexes of 016_buyer_mails.sql, so mail waiting out a retry
+  // (many rows, during a long mail-server outage) is never scanned until it is due.
   const [row] = await tx<BuyerMailRow[]>`
     select id, order_id, store_id, kind, refund_id, due_at, attempts from buyer_mails
     where state = 'waiting'
-      and due_at <= clock_timestamp() + ${before}::interval
-      and coalesce(next_attempt_at, case when kind = 'reminder' then due_at - ${before}::interval else due_at end) <= clock_timestamp()
+      and ((next_attempt_at is null and kind <> 'reminder' and due_at <= clock_timestamp())
+        or (next_attempt_at is null and kind = 'reminder' and due_at <= clock_timestamp() + ${before}::interval)
+        or next_attempt_at <= clock_timestamp())
     order by due_at, id
     limit 1
     for update skip locked`;

@@ -25,7 +25,10 @@ create table buyer_mails (
   unique nulls not distinct (order_id, kind, refund_id),
   check ((kind = 'refund') = (refund_id is not null))
 );
-create index buyer_mails_waiting on buyer_mails (due_at) where state = 'waiting';
+-- The worker's claim (db/buyer-mails.ts): first attempts by when they are due (a
+-- reminder's counted back from due_at), retries by when they may go again.
+create index buyer_mails_first_attempt on buyer_mails (due_at) where state = 'waiting' and next_attempt_at is null;
+create index buyer_mails_retry on buyer_mails (next_attempt_at) where state = 'waiting';
 
 -- Only live orders' buyers are mailed (docs/keys.md#test-mode): an event whose payload
 -- does not say livemode true owes nothing.
