@@ -35,6 +35,8 @@ export interface StartAllOverrides {
   webhookDisableSweepEveryMs?: number;
   /** The metrics listener's port (default: METRICS_PORT, else PORT + 1000; 0: any free port). */
   metricsPort?: number;
+  /** Waits between attempts at a buyer mail (default buyer-mail.ts); only test stacks shorten them. */
+  buyerMailRetryDelaysMs?: readonly number[];
   /** Password hashing cost (default SCRYPT_PARAMS); only test stacks lower it. */
   scryptParams?: ScryptParams;
   /**
@@ -81,7 +83,7 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
   const catalogChanges = createCatalogChanges(config, log("catalog"), createLocalCatalogChanges(log("catalog")));
   const catalogSql = connectDb(databaseUrl, { schema: CATALOG_SCHEMA, max: overrides.poolSize?.catalog ?? config.DATABASE_POOL_SIZE, role: "catalog" });
   const catalogAt = where(config.CATALOG_ADDR);
-  // Invitations, password resets and "endpoint disabled": SMTP_URL, or .eml files under DATA_DIR/mail.
+  // Invitations, password resets, "endpoint disabled" and buyer mail: SMTP_URL, or .eml files under DATA_DIR/mail.
   const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR, logger: log("mail") });
   const mail = { mailer, publicBaseUrl: config.PUBLIC_BASE_URL };
   const catalog = await startCatalogService({ sql: catalogSql, logger: log("catalog"), catalogChanges, mail, scryptParams: overrides.scryptParams, internalToken, stockConfirmSeconds: config.STOCK_CONFIRM_SECONDS, ...catalogAt });
@@ -121,6 +123,8 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
     sweepEveryMs: overrides.sweepEveryMs,
     catalog: inProcess(catalog.inProcess),
     internalToken,
+    mailer,
+    buyerMailRetryDelaysMs: overrides.buyerMailRetryDelaysMs,
     ...orderAt,
   });
   const orderAddr = loopback(orderAt.host, order.port);

@@ -128,6 +128,8 @@ const schema = z.object({
     .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, "dot-separated tokens of letters, digits, _ and -")
     .default("catalog_changes"),
   ORDER_PAYMENT_WINDOW: duration.default(24 * 3_600_000),
+  // How long before a pending order expires its buyer is mailed a reminder (docs/payments.md#buyer-mail).
+  BUYER_REMINDER_BEFORE: duration.default(3 * 3_600_000),
   // How long a new order's stock hold stays tentative before the catalog's sweep releases
   // it, unless the order service confirms the order was written (docs/catalog.md#stock).
   STOCK_CONFIRM_SECONDS: z.coerce.number().int().min(1).max(86_400).default(120),

@@ -23,11 +23,22 @@ export interface OutgoingMail {
   html?: string;
   /** What the mail is, for logs: "invitation", "password-reset", "endpoint-disabled". */
   kind: string;
+  /**
+   * The Message-ID header, `<…@…>` (unset: nodemailer makes a random one). A caller that
+   * may send the same mail twice gives the same id each time, so mail clients show one.
+   */
+  messageId?: string;
 }
 
 export interface Mailer {
   /** Queues the mail and returns; delivery and its retries happen in the background. */
   send(mail: OutgoingMail): void;
+  /**
+   * One attempt, awaited: resolves once the server accepted the mail (or its file is
+   * written), throws when it did not. No retries and no logging: the caller keeps its
+   * own record of what is due and says what happened (the buyer mail worker).
+   */
+  deliver(mail: OutgoingMail): Promise<Record<string, unknown>>;
   /** Resolves once every queued mail is delivered or given up. */
   flush(): Promise<void>;
   /** Stops waiting retries (each such mail is logged as not delivered), lets attempts under way finish, and closes the transport. */
@@ -86,7 +97,7 @@ export function createMailer(options: MailerOptions): Mailer {
         logger.info({ ...about, attempts: attempt, ...result }, delivery.delivered);
         return;
       } catch (thrown) {
-        const error = describe(thrown);
+        const error = describeMailFailure(thrown);
         const delay = delays[attempt - 1];
         const reason = isPermanent(thrown) ? "refused for good" : delay === undefined ? "out of retries" : closed ? "mailer closed" : undefined;
         if (reason || delay === undefined) {
@@ -110,9 +121,13 @@ export function createMailer(options: MailerOptions): Mailer {
       }
       const job: Promise<void> = Promise.resolve()
         .then(() => run(mail))
-        .catch((thrown) => logger.error({ kind: mail.kind, to: mail.to, error: describe(thrown) }, "mail not delivered"))
+        .catch((thrown) => logger.error({ kind: mail.kind, to: mail.to, error: describeMailFailure(thrown) }, "mail not delivered"))
         .finally(() => queued.delete(job));
       queued.add(job);
+    },
+    deliver(mail) {
+      if (closed) return Promise.reject(new Error("mailer closed"));
+      return delivery.deliver(mail);
     },
     async flush() {
       while (queued.size > 0) await Promise.all(queued);
@@ -141,7 +156,7 @@ function smtpDelivery(smtpUrl: string, from: string, logger: Logger): Delivery {
   logger.info({ transport: "smtp", host: server.hostname, port: server.port || null }, "mail goes over SMTP");
   return {
     async deliver(mail) {
-      const info = await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+      const info = await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, messageId: mail.messageId });
       return { messageId: info.messageId };
     },
     delivered: "mail sent",
@@ -157,7 +172,7 @@ function fileDelivery(dataDir: string, from: string, logger: Logger): Delivery {
   logger.info({ transport: "files", dir }, "mail is written to files (SMTP_URL unset)");
   return {
     async deliver(mail) {
-      const info = await composer.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+      const info = await composer.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, messageId: mail.messageId });
       // The links inside are one-time credentials: only this user may read the files.
       await mkdir(dir, { recursive: true, mode: 0o700 });
       const file = path.join(dir, mailFileName(mail.kind));
@@ -176,8 +191,18 @@ function mailFileName(kind: string): string {
   return `${time}-${label}-${randomBytes(3).toString("hex")}.eml`;
 }
 
+/**
+ * An address as a log line may show it when it is a customer's: "b***@example.co.id".
+ * The domain stays (a mail server's trouble is often one domain's); the person does not.
+ */
+export function maskAddress(address: string): string {
+  const at = address.lastIndexOf("@");
+  if (at < 0) return "***";
+  return `${address.slice(0, Math.min(1, at))}***${address.slice(at)}`;
+}
+
 /** A 5xx answer (unknown recipient, refused sender, bad credentials) will not change on retry. */
-function isPermanent(error: unknown): boolean {
+export function isPermanent(error: unknown): boolean {
   const { responseCode, code } = error as { responseCode?: number; code?: string };
   if (typeof responseCode === "number") return responseCode >= 500 && responseCode < 600;
   return code === "EENVELOPE";
@@ -187,7 +212,7 @@ function isPermanent(error: unknown): boolean {
  * What a log line may say about a failure: codes and the server's reply, never the mail.
  * Under `error`, not pino's `err`, whose serializer is made for Error objects.
  */
-function describe(error: unknown): Record<string, unknown> {
+export function describeMailFailure(error: unknown): Record<string, unknown> {
   const { code, responseCode, message } = error as { code?: unknown; responseCode?: unknown; message?: unknown };
   return { code, responseCode, message: typeof message === "string" ? message : String(error) };
 }

@@ -91,6 +91,31 @@ export const en = {
   notFoundText: "Check that you opened the complete link you were given. If you copied it by hand, a character may be missing.",
   things: { order: "order", "payment page": "payment page", "payment link": "payment link" },
 
+  // Buyer mail (docs/payments.md#buyer-mail).
+  mail: {
+    hello: (name: string) => `Hello ${name},`,
+    receivedSubject: (store: string, reference: string) => `${store}: order ${reference} received`,
+    receivedIntro: (store: string) => `thank you for your order at ${store}. Here is how to pay for it.`,
+    reminderSubject: (store: string, reference: string) => `${store}: order ${reference} is still waiting for payment`,
+    reminderIntro: (deadline: string) => `your order has not been paid yet. Please pay before ${deadline}, or it lapses.`,
+    receiptSubject: (store: string, reference: string) => `${store}: receipt for order ${reference}`,
+    receiptIntro: (store: string) => `we have received your payment. ${store} has been told and will take it from here.`,
+    refundSubject: (store: string, reference: string) => `${store}: refund for order ${reference}`,
+    refundIntro: (amount: string) => `${amount} of your payment has been refunded.`,
+    transferExactly: "Transfer exactly",
+    includingCode: (code: string) => `including the last 3 digits: the unique code ${code} is how the store recognises your payment.`,
+    payOnline: "Pay online",
+    payLink: "Pay now",
+    paid: "Paid",
+    paidAt: "Paid on",
+    refunded: "Refunded",
+    refundedAt: "Refunded on",
+    refundedInAll: "Refunded in all",
+    reason: "Reason",
+    seeOrder: "See your order",
+    footer: (store: string) => `You get this mail because you ordered from ${store}. Reply to the store, not to this address.`,
+  },
+
   // Dates: month names (January first).
   months: ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"],
 };

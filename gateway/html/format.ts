@@ -2,18 +2,8 @@
 // rules for every page.
 import { jakartaDisplay } from "../../common/jakarta-time.js";
 
-/** 435228 → "435.228" (Indonesian digit grouping). */
-export function groupDigits(amount: bigint | number): string {
-  const text = BigInt(amount).toString();
-  const negative = text.startsWith("-");
-  const digits = negative ? text.slice(1) : text;
-  return (negative ? "-" : "") + digits.replace(/\B(?=(\d{3})+(?!\d))/g, ".");
-}
-
-/** 435228 → "Rp 435.228". */
-export function rupiah(amount: bigint | number): string {
-  return `Rp ${groupDigits(amount)}`;
-}
+// One definition for pages and mail.
+export { groupDigits, rupiah } from "../../common/rupiah.js";
 
 /** "21 November 2026, 17:40 WIB"; the input as given when it is not a time. */
 export const wib = jakartaDisplay;

@@ -11,7 +11,8 @@ import { transaction, type Sql } from "../../platform/db.js";
 import type { Logger } from "../../platform/logger.js";
 import { insertAuditEntries } from "./db/audit.js";
 import * as stores from "./db/stores.js";
-import type { NewStore, StoreRow, StoreSettings } from "./db/stores.js";
+import type { BuyerSettings, NewStore, StoreRow, StoreSettings } from "./db/stores.js";
+import { isLanguage } from "../../common/i18n/index.js";
 import { fieldError, optionalUrl, requireText, requireUuid } from "./validation.js";
 
 /** A store created without a plan gets this one. */
@@ -38,7 +39,9 @@ export function newStoreFrom(request: Pick<CreateStoreRequest, "name" | "plan" |
  * A store's settings as CreateStore and UpdateStoreSettings take them: a bank account
  * of all four fields or none, and optional absolute http(s) redirect URLs.
  */
-export function storeSettingsFrom(request: Pick<CreateStoreRequest | UpdateStoreSettingsRequest, "bankAccount" | "redirects">): StoreSettings {
+export function storeSettingsFrom(
+  request: Pick<CreateStoreRequest, "bankAccount" | "redirects"> & Partial<Pick<UpdateStoreSettingsRequest, "emailBuyers" | "buyerLanguage">>,
+): StoreSettings {
   const bank = request.bankAccount
     ? {
         bank_name: requireText(request.bankAccount.bankName, "bank_name", 100),
@@ -54,7 +57,19 @@ export function storeSettingsFrom(request: Pick<CreateStoreRequest | UpdateStore
       return_url: optionalUrl(request.redirects?.returnUrl ?? "", "return_url"),
       error_url: optionalUrl(request.redirects?.errorUrl ?? "", "error_url"),
     },
+    buyers: buyerSettingsFrom(request),
   };
+}
+
+/** "Email buyers" and "Buyer language" where the request gives them (docs/payments.md#buyer-mail). */
+function buyerSettingsFrom(request: Partial<Pick<UpdateStoreSettingsRequest, "emailBuyers" | "buyerLanguage">>): BuyerSettings {
+  const buyers: BuyerSettings = {};
+  if (request.emailBuyers !== undefined) buyers.email_buyers = request.emailBuyers;
+  if (request.buyerLanguage !== undefined) {
+    if (!isLanguage(request.buyerLanguage)) throw fieldError("buyer_language", "must be id or en");
+    buyers.buyer_language = request.buyerLanguage;
+  }
+  return buyers;
 }
 
 /** A store's settings as the audit log compares them, named as in the API; unset is "". */
@@ -67,6 +82,8 @@ export function auditedSettings(row: StoreRow): Record<string, string> {
     success_url: row.success_url ?? "",
     return_url: row.return_url ?? "",
     error_url: row.error_url ?? "",
+    email_buyers: row.email_buyers ? "on" : "off",
+    buyer_language: row.buyer_language,
   };
 }
 

@@ -48,6 +48,8 @@ export function storeMessage(row: StoreRow): Store {
       returnUrl: row.return_url ?? "",
       errorUrl: row.error_url ?? "",
     },
+    emailBuyers: row.email_buyers,
+    buyerLanguage: row.buyer_language,
     createdAt: timestampFromDate(row.created_at),
   });
 }

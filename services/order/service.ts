@@ -14,6 +14,8 @@ import { createOrderDomain } from "./domain.js";
 import { startExpirySweeper } from "./expiry.js";
 import { gatewaySweepEvery, startGatewaySweeper } from "./gateway-checks.js";
 import { startOutboxRelay } from "./outbox-relay.js";
+import { startBuyerMail } from "./buyer-mail.js";
+import type { Mailer } from "../../platform/mail.js";
 import { createMidtransGateway } from "./payment-gateways/midtrans.js";
 import { createSandboxGateway } from "./payment-gateways/sandbox.js";
 import type { PaymentGateway } from "./payment-gateways/types.js";
@@ -37,6 +39,7 @@ export type OrderServiceConfig = Pick<
   | "PAYMENT_SESSION_TTL"
   | "BANK_MATCH_GRACE"
 > &
+  Partial<Pick<Config, "BUYER_REMINDER_BEFORE">> &
   Partial<Pick<Config, "RPC_TRANSPORT">>;
 
 export function createPaymentGateway(config: OrderServiceConfig): PaymentGateway {
@@ -71,6 +74,10 @@ export async function startOrderService(options: {
   refundRetryDelaysMs?: readonly number[];
   /** INTERNAL_TOKEN: every call to this service must carry it, and its own calls carry it. */
   internalToken?: string;
+  /** Where buyer mail goes (docs/payments.md#buyer-mail); without one it waits in buyer_mails. */
+  mailer?: Pick<Mailer, "deliver">;
+  /** Waits between attempts at a buyer mail (tests shorten them). */
+  buyerMailRetryDelaysMs?: readonly number[];
 }) {
   const { sql, logger, config } = options;
   await migrate(sql, ORDER_SCHEMA, migrations, logger);
@@ -97,8 +104,23 @@ export async function startOrderService(options: {
     bankMatchGraceMs: config.BANK_MATCH_GRACE,
     statusCheckAfterMs: config.PAYMENT_STATUS_CHECK_AFTER,
     refundRetryDelaysMs: options.refundRetryDelaysMs,
-    onEventsCommitted: relay?.kick,
+    // The outbox trigger may have owed a buyer mail too (016_buyer_mails.sql).
+    onEventsCommitted: () => {
+      relay?.kick();
+      buyerMail?.kick();
+    },
   });
+  const buyerMail = options.mailer
+    ? startBuyerMail({
+        sql,
+        logger,
+        mailer: options.mailer,
+        stores: catalogChannel.client(StoreService),
+        render: domain.render,
+        reminderBeforeMs: config.BUYER_REMINDER_BEFORE ?? 3 * 3_600_000,
+        retryDelaysMs: options.buyerMailRetryDelaysMs,
+      })
+    : undefined;
   const server = await startRpcServer({
     name: "order",
     host: options.host,
@@ -126,6 +148,7 @@ export async function startOrderService(options: {
     relay,
     async close(graceMs?: number) {
       await sweeper.stop();
+      await buyerMail?.stop();
       await gatewaySweeper.stop();
       await server.close(graceMs);
       await relay?.stop();

@@ -452,7 +452,7 @@ test.serial("API keys: a developer is offered the four scopes their role may gra
   assertNoCspViolations(t, page);
 });
 
-test.serial("settings: a new bank account and redirect URLs are used by orders created afterwards; without CSRF nothing changes", async (t) => {
+test.serial("settings: a new bank account and redirect URLs are used by orders created afterwards, buyer mail is switched off and set to English; without CSRF nothing changes", async (t) => {
   const m = await signedInMember(t, "Toko Pengaturan");
   const { page } = m;
   const product = await createProduct(stack, m.storeId, "Tas Anyaman", 150_000);
@@ -476,9 +476,17 @@ test.serial("settings: a new bank account and redirect URLs are used by orders c
 
   await nav(page, "Settings");
   for (const [label, value] of Object.entries(values)) await page.getByLabel(label, { exact: true }).fill(value);
+  // Buyers are mailed in Indonesian until the owner says otherwise.
+  t.true(await page.getByLabel("Email buyers", { exact: true }).isChecked());
+  t.is(await page.getByLabel("Buyer language", { exact: true }).inputValue(), "id");
+  await page.getByLabel("Email buyers", { exact: true }).uncheck();
+  await page.getByLabel("Buyer language", { exact: true }).selectOption({ label: "English" });
   await follow(page, button(page, "Save settings"));
   t.regex(new URL(page.url()).pathname, new RegExp(`/dashboard/stores/${m.storeId}/settings$`));
   for (const [label, value] of Object.entries(values)) t.is(await page.getByLabel(label, { exact: true }).inputValue(), value, `${label} is saved`);
+  t.false(await page.getByLabel("Email buyers", { exact: true }).isChecked(), "Email buyers is saved");
+  t.is(await page.getByLabel("Buyer language", { exact: true }).inputValue(), "en", "Buyer language is saved");
+  t.like((await stack.stores.getStore({ id: m.storeId })).store, { emailBuyers: false, buyerLanguage: "en" });
   await shoot(t, page, "settings");
 
   // An order created afterwards uses them.
@@ -493,6 +501,7 @@ test.serial("settings: a new bank account and redirect URLs are used by orders c
   const rows = await auditLog(page);
   // The bank account buyers pay into, before → after.
   assertAudited(t, rows, m.email, /^Changed the settings of the store.*account number: 0001112223 → 9876543210/);
+  assertAudited(t, rows, m.email, /^Changed the settings of the store.*email buyers: on → off.*buyer language: id → en/);
   t.is(rows.filter((row) => /^Changed the settings/.test(row.what ?? "")).length, 1, "only the real change is logged");
   await assertWibTimes(t, page, "audit-log", 2);
   await shoot(t, page, "audit-log");

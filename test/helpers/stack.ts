@@ -44,6 +44,8 @@ export interface StackOptions {
   transport?: "in-process" | "grpc";
   /** Where mail goes (SMTP_URL); by default each mail is an .eml file under `mailDir`. */
   smtpUrl?: string;
+  /** Waits between attempts at a buyer mail (default: the service's, 5 s first). */
+  buyerMailRetryDelaysMs?: readonly number[];
 }
 
 /**
@@ -92,6 +94,7 @@ export async function startStack(options: StackOptions = {}) {
     transport: options.transport,
     metricsPort: 0,
     scryptParams: TEST_SCRYPT,
+    buyerMailRetryDelaysMs: options.buyerMailRetryDelaysMs,
   });
   // The test administers the stack as the operator would.
   const adminOptions = { actor: OPERATOR, timeoutMs: 30_000, internalToken: TEST_INTERNAL_TOKEN };

@@ -23,6 +23,7 @@ test("an empty environment gives the documented defaults", (t) => {
   t.is(config.WEBHOOK_ALLOW_PRIVATE, false);
   t.is(config.ORDER_PAYMENT_WINDOW, 24 * HOUR);
   t.is(config.STOCK_CONFIRM_SECONDS, 120);
+  t.is(config.BUYER_REMINDER_BEFORE, 3 * HOUR);
   t.is(config.CATALOG_EVENTS_SUBJECT, "catalog_changes");
   t.is(config.MIDTRANS_SERVER_KEY, "sandbox-server-key");
   t.regex(config.MIDTRANS_API_BASE_URL, /^https:\/\/api\.sandbox\.midtrans\.com\/?$/);
@@ -59,6 +60,7 @@ test("set values are parsed into their types", (t) => {
     WEBHOOK_ALLOW_HTTP: "true",
     WEBHOOK_ALLOW_PRIVATE: "1",
     ORDER_PAYMENT_WINDOW: "30m",
+    BUYER_REMINDER_BEFORE: "45m",
     CATALOG_ADDR: "http://catalog:6000",
     CATALOG_EVENTS_SUBJECT: "shop.catalog-hints",
     DATABASE_POOL_SIZE: "6",
@@ -72,6 +74,7 @@ test("set values are parsed into their types", (t) => {
   t.true(config.WEBHOOK_ALLOW_HTTP);
   t.true(config.WEBHOOK_ALLOW_PRIVATE);
   t.is(config.ORDER_PAYMENT_WINDOW, 30 * MINUTE);
+  t.is(config.BUYER_REMINDER_BEFORE, 45 * MINUTE);
   t.is(config.CATALOG_ADDR, "http://catalog:6000");
   t.is(config.CATALOG_EVENTS_SUBJECT, "shop.catalog-hints");
   t.is(config.DATABASE_POOL_SIZE, 6);
@@ -83,6 +86,7 @@ for (const [name, value] of [
   ["PAYMENT_GATEWAY", "paypal"],
   ["ORDER_PAYMENT_WINDOW", "soon"],
   ["STOCK_CONFIRM_SECONDS", "0"],
+  ["BUYER_REMINDER_BEFORE", "3 hours"],
   ["STOCK_CONFIRM_SECONDS", "2m"],
   ["RATE_LIMIT_PER_MINUTE", "0"],
   // Below six, the reconciliation's four transactions at once would leave too few.

@@ -5,7 +5,7 @@ import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { simpleParser } from "mailparser";
-import { createMailer, type OutgoingMail } from "../../platform/mail.js";
+import { createMailer, maskAddress, type OutgoingMail } from "../../platform/mail.js";
 import { capturingLogger } from "../helpers/logs.js";
 import { startSmtpReceiver } from "../helpers/smtp-receiver.js";
 
@@ -199,4 +199,37 @@ test("close stops waiting retries, logging each mail it gives up, and later send
   t.notThrows(() => mailer.send(invitation("budi@example.com")));
   t.like(lines.at(-1), { level: "error", msg: "mail not delivered", reason: "mailer closed", to: "budi@example.com" });
   assertNoBodyInLogs(t, lines);
+});
+
+test("deliver makes one attempt and waits for it: it throws while the server says later and sends nothing twice; the given Message-ID goes out, over SMTP and in the .eml file", async (t) => {
+  const receiver = await startSmtpReceiver();
+  t.teardown(() => receiver.close());
+  const lines: Record<string, any>[] = [];
+  const mailer = await smtpMailer(t, receiver.url, lines, [10, 10, 10]);
+  const mail = { ...invitation(), kind: "buyer-received", messageId: "<buyer.received.0b6f6b0e@shop.test>" };
+
+  receiver.refuse = true;
+  const error = await t.throwsAsync(mailer.deliver(mail));
+  t.is((error as { responseCode?: number }).responseCode, 451);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  t.is(receiver.refused, 1, "one attempt, no retry behind the caller's back");
+
+  receiver.refuse = false;
+  const result = await mailer.deliver(mail);
+  t.is(result.messageId, "<buyer.received.0b6f6b0e@shop.test>");
+  t.is(receiver.messages.length, 1);
+  t.regex(receiver.messages[0]!.raw, /^Message-ID: <buyer\.received\.0b6f6b0e@shop\.test>\r?$/m);
+  t.deepEqual(lines.filter((line) => line.msg !== "mail goes over SMTP"), [], "the caller logs what happened, with what it may say about the recipient");
+  await mailer.close();
+
+  const dataDir = await tempDir(t);
+  const files = createMailer({ from: FROM, dataDir, logger: capturingLogger([]) });
+  const written = await files.deliver(mail);
+  t.regex(await readFile(String(written.path), "utf8"), /^Message-ID: <buyer\.received\.0b6f6b0e@shop\.test>\r?$/m);
+  await files.close();
+});
+
+test("a customer's address is logged masked: the first letter and the domain", (t) => {
+  t.is(maskAddress("budi.santoso@example.co.id"), "b***@example.co.id");
+  t.is(maskAddress("not an address"), "***");
 });

@@ -1,5 +1,6 @@
-// Settings (docs/dashboard.md#settings): the bank account shown for transfers and the order redirect
-// defaults; orders created afterwards use them.
+// Settings (docs/dashboard.md#settings): the bank account shown for transfers, the order redirect
+// defaults (orders created afterwards use them), and what buyers are told by mail and in
+// which language (docs/payments.md#buyer-mail).
 import type { RouterInstance as Router } from "@koa/router";
 import type { Store } from "../../../gen/catalog/v1/catalog_pb.js";
 import { field, type Form } from "../forms.js";
@@ -16,7 +17,12 @@ const FIELDS = [
   ["error_url", "Error URL"],
 ] as const;
 
-type Values = Record<(typeof FIELDS)[number][0], string>;
+type Values = Record<(typeof FIELDS)[number][0], string> & { email_buyers: boolean; buyer_language: string };
+
+const BUYER_LANGUAGES = [
+  ["id", "Bahasa Indonesia"],
+  ["en", "English"],
+] as const;
 
 function valuesOf(store: Store): Values {
   return {
@@ -27,11 +33,15 @@ function valuesOf(store: Store): Values {
     success_url: store.redirects?.successUrl ?? "",
     return_url: store.redirects?.returnUrl ?? "",
     error_url: store.redirects?.errorUrl ?? "",
+    email_buyers: store.emailBuyers,
+    buyer_language: store.buyerLanguage,
   };
 }
 
 function valuesFrom(form: Form): Values {
-  return Object.fromEntries(FIELDS.map(([name]) => [name, field(form, name).trim()])) as Values;
+  const texts = Object.fromEntries(FIELDS.map(([name]) => [name, field(form, name).trim()])) as Omit<Values, "email_buyers" | "buyer_language">;
+  // An unticked box is not sent at all.
+  return { ...texts, email_buyers: field(form, "email_buyers") === "1", buyer_language: field(form, "buyer_language") };
 }
 
 function SettingsPage(props: { ctx: DashboardContext; values: Values; flash?: string; error?: string }) {
@@ -50,6 +60,26 @@ function SettingsPage(props: { ctx: DashboardContext; values: Values; flash?: st
             <input type={name.endsWith("_url") ? "url" : "text"} name={name} value={props.values[name]} />
           </label>
         ))}
+        <fieldset>
+          <legend>Buyers</legend>
+          <label>
+            <input type="checkbox" name="email_buyers" value="1" checked={props.values.email_buyers} aria-describedby="email-buyers-note" />
+            Email buyers
+          </label>
+          <p class="muted small" id="email-buyers-note" style="margin:4px 0 10px">
+            What to pay and by when, a reminder before the order lapses, a receipt, and a notice for each refund. Test orders never mail anyone.
+          </p>
+        </fieldset>
+        <div class="field">
+          <label for="buyer-language">Buyer language</label>
+          <select id="buyer-language" name="buyer_language">
+            {BUYER_LANGUAGES.map(([value, label]) => (
+              <option value={value} selected={props.values.buyer_language === value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </div>
         <button type="submit">Save settings</button>
       </form>
     </Shell>
@@ -80,6 +110,8 @@ export function settingsPages(router: Router, kit: Kit) {
           ? { bankName: values.bank_name, bankCode: values.bank_code, accountNumber: values.account_number, accountHolder: values.account_holder }
           : undefined,
         redirects: { successUrl: values.success_url, returnUrl: values.return_url, errorUrl: values.error_url },
+        emailBuyers: values.email_buyers,
+        buyerLanguage: values.buyer_language,
       });
       seeOther(ctx, `${storePath(storeId, "settings")}?done=saved`);
     } catch (error) {

@@ -23,6 +23,9 @@ export interface StoreRow {
   success_url: string | null;
   return_url: string | null;
   error_url: string | null;
+  /** Buyers are mailed (docs/payments.md#buyer-mail). */
+  email_buyers: boolean;
+  buyer_language: "id" | "en";
   created_at: Date;
 }
 
@@ -32,10 +35,17 @@ export interface RedirectsRow {
   error_url: string | null;
 }
 
-/** What UpdateStoreSettings replaces. */
+/** What the store tells its buyers; each absent field is left as it is. */
+export interface BuyerSettings {
+  email_buyers?: boolean;
+  buyer_language?: "id" | "en";
+}
+
+/** What UpdateStoreSettings replaces (the buyer settings only where given). */
 export interface StoreSettings {
   bank: BankAccountRow | null;
   redirects: RedirectsRow;
+  buyers?: BuyerSettings;
 }
 
 export interface NewStore extends StoreSettings {
@@ -79,6 +89,7 @@ export async function updateStoreSettings(db: Db, id: string, settings: StoreSet
       account_number: settings.bank?.account_number ?? null,
       account_holder: settings.bank?.account_holder ?? null,
       ...settings.redirects,
+      ...settings.buyers,
     })}, updated_at = clock_timestamp()
     where id = ${id} returning *`;
   return row;
