@@ -112,7 +112,7 @@ export const catalogItemShape = z
     price: idr,
     status: itemStatus.meta({ description: "Always `published` in GET /v1/products; an order may take only published items." }),
     stock: stockCount.nullable(),
-    available: z.int().nullable().meta({
+    available: z.int().min(0).nullable().meta({
       description:
         "What new orders may still take: stock less what pending orders hold; a bundle's is the least its own stock and each tracked product (units ÷ quantity) allow. Null when nothing limits it.",
     }),
