@@ -19,7 +19,14 @@ const uuidFormat = { format: "uuid" } as const;
 const bundleLine = z
   .object({
     product_id: z.string().meta(uuidFormat),
-    quantity: z.number().int().min(-2_147_483_648).max(2_147_483_647).meta({ minimum: 1, description: "How many of the product one bundle holds." }),
+    // The one value rule checked here: the catalog reads a quantity of 0 as "one of it"
+    // (a caller of CreateBundle's product_ids sends none), so a 0 would never reach it as wrong.
+    quantity: z
+      .number()
+      .int()
+      .min(1, { message: "must be 1 or more" })
+      .max(2_147_483_647)
+      .meta({ description: "How many of the product one bundle holds." }),
   })
   .strict();
 

@@ -156,6 +156,7 @@ const createItemSamples: Sample[] = [
   ["a price as a string", { type: "product", title: "Kopi", price: "1" }, false],
   ["a fractional stock", { type: "product", title: "Kopi", price: 1, stock: 1.5 }, false],
   ["a status that is none", { type: "product", title: "Kopi", price: 1, status: "hidden" }, false],
+  ["a bundle line of quantity 0", { type: "bundle", title: "Paket", price: 1, items: [{ product_id: P2, quantity: 0 }] }, false],
   ["a bundle line without its product", { type: "bundle", title: "Paket", price: 1, items: [{ quantity: 2 }] }, false],
   ["an unknown field", { type: "product", title: "Kopi", price: 1, colour: "red" }, false],
 ];
