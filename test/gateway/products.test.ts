@@ -141,7 +141,7 @@ test("wrong fields are 400 naming each in the body's own words; a product's type
   t.deepEqual(shapes.body.error.details.map((d: any) => d.field), ["type", "title", "price", "stock", "colour"]);
 
   // Values are the catalog's to check; each is named as the body has it.
-  for (const [field, value] of [["price", -1], ["stock", -5], ["title", ""], ["slug", "Not A Slug"]] as const) {
+  for (const [field, value] of [["price", -1], ["stock", -5], ["title", ""], ["title", "Kopi\u0000"], ["slug", "Not A Slug"]] as const) {
     const wrong = await api(stack.baseUrl, "/v1/products", { method: "POST", key, json: { type: "product", title: "Kopi", price: 1, [field]: value } });
     t.is(wrong.status, 400, field);
     t.deepEqual(wrong.body.error.details.map((d: any) => d.field), [field]);
