@@ -67,7 +67,7 @@ async function keyWith(storeId: string, scopes: string[]): Promise<string> {
 }
 
 test("a product and a bundle made with POST, read with GET in any status, changed with PATCH; drafts are not listed until published", async (t) => {
-  const { storeId, key } = await createStore(stack, Plan.GROWTH, "Toko Kopi");
+  const { storeId, key, keyId } = await createStore(stack, Plan.GROWTH, "Toko Kopi");
   const created = await api(stack.baseUrl, "/v1/products", { method: "POST", key, json: { type: "product", title: "Kopi Gayo", price: 85_000, stock: 10 } });
   t.is(created.status, 201);
   const kopi = created.body.data;
@@ -113,7 +113,11 @@ test("a product and a bundle made with POST, read with GET in any status, change
   const archived = await api(stack.baseUrl, `/v1/products/${teh.id}`, { method: "PATCH", key, json: { status: "archived" } });
   t.like(archived.body.data, { status: "archived" });
   t.like((await api(stack.baseUrl, `/v1/products/${teh.id}`, { key })).body.data, { status: "archived" }, "an archived item is still read by id");
-  t.truthy(storeId);
+
+  // Each change is in the store's audit log, by the key that made it.
+  const kopiEntries = (await stack.auditLog(storeId)).filter((entry) => entry.target.endsWith(kopi.id));
+  t.deepEqual(kopiEntries.map((entry) => entry.action).sort(), ["product.created", "product.updated", "product.updated"]);
+  t.true(kopiEntries.every((entry) => entry.actor === `key:${keyId}`), JSON.stringify(kopiEntries.map((entry) => entry.actor)));
 });
 
 test("a slug given that another item has is 409 CONFLICT naming slug; one made from the title gets -2", async (t) => {
