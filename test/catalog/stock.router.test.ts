@@ -7,7 +7,9 @@ import test, { type ExecutionContext } from "ava";
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ItemStatus, StockAction } from "../../gen/catalog/v1/catalog_pb.js";
+import { createLogger } from "../../platform/logger.js";
 import { outOfStockLines } from "../../platform/out-of-stock.js";
+import { startStockSweep } from "../../services/catalog/stock.js";
 import { catalogRouterSetup, passTime } from "../helpers/catalog-router.js";
 import { failure } from "../helpers/rpc-failure.js";
 
@@ -241,6 +243,21 @@ test("the sweep releases a hold never confirmed in time, and only that one; a co
   t.is((await s.orderStock(lost))[0]!.state, "released");
   await s.apply(lost, StockAction.CONFIRM);
   t.deepEqual(await s.levels(kopi.id), { stock: 5, available: 2 }, "the order was written after all: held again");
+});
+
+test("the sweep runs by itself, and stops when told", async (t) => {
+  const s = await setup(t);
+  const kopi = await s.product(3);
+  await s.reserve(randomUUID(), [{ itemId: kopi.id, quantity: 3 }]);
+  await passTime(s.sql, 121);
+  const sweep = startStockSweep({ stock: s.domain.stock, logger: createLogger("test", "silent"), everyMs: 50 });
+  t.teardown(() => sweep.stop());
+  while ((await s.levels(kopi.id)).available !== 3) await new Promise((resolve) => setTimeout(resolve, 50));
+  await sweep.stop();
+  await s.reserve(randomUUID(), [{ itemId: kopi.id, quantity: 3 }]);
+  await passTime(s.sql, 121);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.deepEqual(await s.levels(kopi.id), { stock: 3, available: 0 }, "stopped: nothing more released");
 });
 
 test("a late payment of a released hold takes the units anyway: the stock goes below zero and the order's line says oversold", async (t) => {
