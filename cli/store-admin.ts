@@ -107,6 +107,13 @@ function bundleItemsOption(values: Values): { productId: string; quantity: numbe
   });
 }
 
+/** An update that names nothing to change is a mistake of the command line, not a change. */
+function requireSomeChange(values: Values, options: string[]): void {
+  if (options.every((name) => values[name as keyof Values] === undefined)) {
+    throw new UsageError(`say what to change: ${options.map((name) => `--${name}`).join(", ")}`);
+  }
+}
+
 /** `--status` of an update: unchanged (UNSPECIFIED) when not given. */
 function statusChange(values: Values) {
   return values.status === undefined ? ItemStatus.UNSPECIFIED : itemStatus(values);
@@ -289,6 +296,7 @@ async function run(command: string, values: Values, channels: Channels): Promise
     case "product update": {
       const storeId = required(values, "store");
       if (values.product?.length !== 1) throw new UsageError("--product is required, once");
+      requireSomeChange(values, ["title", "price", "slug", "status", "stock"]);
       const { item } = await items.updateItem({
         storeId,
         itemId: values.product[0]!,
@@ -321,6 +329,8 @@ async function run(command: string, values: Values, channels: Channels): Promise
     }
     case "bundle update": {
       const storeId = required(values, "store");
+      if (values.product !== undefined) throw new UsageError("a bundle's products are changed with --items ID:Q,ID:Q");
+      requireSomeChange(values, ["title", "price", "slug", "status", "stock", "items"]);
       const bundleItems = bundleItemsOption(values);
       const { item } = await items.updateItem({
         storeId,

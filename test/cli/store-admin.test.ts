@@ -230,6 +230,7 @@ test("stock on product create, product update, bundle create with quantities and
   const regrouped = await ok(t, ["bundle", "update", "--store", storeId, "--bundle", paket.id, "--items", `${teh.id}:4`, "--stock", "none", "--title", "Paket Teh"]);
   t.like(regrouped, { id: paket.id, title: "Paket Teh", price: 50000, stock: null, available: null, items: [{ product_id: teh.id, quantity: 4 }] });
   await fails(t, ["product", "update", "--store", storeId, "--product", kopi.id, "--stock", "ten"], /--stock must be a whole number of units or none/);
+  await fails(t, ["bundle", "update", "--store", storeId, "--bundle", paket.id], /say what to change/);
 });
 
 test("seed prints a demo store id and a working key", async (t) => {
