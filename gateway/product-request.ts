@@ -115,22 +115,15 @@ export function updateItemFields(storeId: string, itemId: string, body: UpdateIt
   };
 }
 
-/** The catalog's names of a request's fields, as the API body calls them. */
-const PUBLIC_FIELDS: [RegExp, string][] = [
-  [/^bundle_items(?=\[|$)/, "items"],
-  [/^product_ids(?=\[|$)/, "items"],
-  [/^stock\.quantity$/, "stock"],
-];
-
+/**
+ * A field as the catalog names it, as the API body calls it: a bundle's lines are
+ * `items` (`bundle_items[0].quantity` → `items[0].quantity`; `product_ids[2]`, one id of
+ * CreateBundle's older list, is the line's `items[2].product_id`).
+ */
 function publicField(field: string): string {
-  for (const [pattern, name] of PUBLIC_FIELDS) {
-    if (pattern.test(field)) {
-      const renamed = field.replace(pattern, name);
-      // product_ids[2] names a product id: the body's line is items[2].product_id.
-      return pattern.source.includes("product_ids") && /\[\d+\]$/.test(renamed) ? `${renamed}.product_id` : renamed;
-    }
-  }
-  return field;
+  const productId = /^product_ids\[(\d+)\]$/.exec(field);
+  if (productId) return `items[${productId[1]}].product_id`;
+  return field.replace(/^(bundle_items|product_ids)(?=\[|\.|$)/, "items").replace(/^stock\.quantity$/, "stock");
 }
 
 /**
