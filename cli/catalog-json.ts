@@ -1,6 +1,7 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { planName } from "../common/plans.js";
-import { catalogItemJson } from "../common/public-json.js";
+import { ITEM_STATUSES, type ItemStatusName } from "../common/api-shapes.js";
+import { catalogItemJson, itemStatusOf } from "../common/public-json.js";
 import { ItemStatus, ItemType, type ApiKey, type Item, type Store } from "../gen/catalog/v1/catalog_pb.js";
 
 // How the operator CLI prints catalog messages: snake_case JSON, amounts as numbers.
@@ -8,7 +9,7 @@ import { ItemStatus, ItemType, type ApiKey, type Item, type Store } from "../gen
 export { planFromName } from "../common/plans.js";
 
 export const statusFromName = (name: string): ItemStatus | undefined =>
-  ({ draft: ItemStatus.DRAFT, published: ItemStatus.PUBLISHED, archived: ItemStatus.ARCHIVED })[name];
+  (ITEM_STATUSES as readonly string[]).includes(name) ? itemStatusOf(name as ItemStatusName) : undefined;
 
 export function storeJson(store: Store) {
   return {
