@@ -33,8 +33,15 @@ export const USAGE = `usage: store-admin <command> [options]
                                             that sees and makes test data only (default live)
   key revoke --store ID --key ID
   key list --store ID         every key: name, prefix, mode, scopes, created by, created, last used, revoked (never the key)
-  product create --store ID --title T --price N [--slug S] [--status published|draft]
-  bundle create --store ID --title T --price N --product ID [--product ID ...] [--status ...]
+  product create --store ID --title T --price N [--slug S] [--status published|draft] [--stock N]
+                                            --stock N: track N units on hand (default: stock not tracked)
+  product update --store ID --product ID [--title T] [--price N] [--slug S] [--status draft|published|archived]
+                 [--stock N|none]           change what is given; --stock none stops tracking stock
+  bundle create --store ID --title T --price N (--items ID:Q,ID:Q | --product ID [--product ID ...])
+                [--slug S] [--status ...] [--stock N]
+                                            --items: each product with how many one bundle holds; --product: one of each
+  bundle update --store ID --bundle ID [--title T] [--price N] [--slug S] [--status S] [--stock N|none]
+                [--items ID:Q,ID:Q]         --items replaces the bundle's products
   webhook set --store ID --url URL [--mode test|live]
                                             the store's only endpoint of the mode: create it, or replace its URL and secret
   webhook add --store ID --url URL [--description D] [--events T1,T2] [--mode test|live]
@@ -65,8 +72,9 @@ export const USAGE = `usage: store-admin <command> [options]
   order show --store ID --order ID|SO-…     the order with its history
   order mark-paid --store ID --order ID|SO-…
   order cancel --store ID --order ID|SO-…
-  order refund --store ID --order ID|SO-… [--amount N] --reason R [--reference R]
-                                            without --amount: all that is left; a bank transfer's refund records money sent back
+  order refund --store ID --order ID|SO-… [--amount N] --reason R [--reference R] [--restock]
+                                            without --amount: all that is left; a bank transfer's refund records money sent back;
+                                            --restock: the order's sold units go back into stock once the refund succeeds
   order export --store ID [--status S] [--search Q]
                                             every order of the filter as CSV on stdout (header row, integer
                                             rupiah, ISO UTC times), newest first
@@ -103,6 +111,10 @@ export const OPTIONS = {
   status: { type: "string" },
   search: { type: "string" },
   product: { type: "string", multiple: true },
+  bundle: { type: "string" },
+  items: { type: "string" },
+  stock: { type: "string" },
+  restock: { type: "boolean" },
   endpoint: { type: "string" },
   description: { type: "string" },
   events: { type: "string" },

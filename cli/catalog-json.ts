@@ -1,19 +1,15 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { planName } from "../common/plans.js";
+import { ITEM_STATUSES, type ItemStatusName } from "../common/api-shapes.js";
+import { catalogItemJson, itemStatusOf } from "../common/public-json.js";
 import { ItemStatus, ItemType, type ApiKey, type Item, type Store } from "../gen/catalog/v1/catalog_pb.js";
 
 // How the operator CLI prints catalog messages: snake_case JSON, amounts as numbers.
 
-const statuses: Record<number, string> = {
-  [ItemStatus.DRAFT]: "draft",
-  [ItemStatus.PUBLISHED]: "published",
-  [ItemStatus.ARCHIVED]: "archived",
-};
-
 export { planFromName } from "../common/plans.js";
 
 export const statusFromName = (name: string): ItemStatus | undefined =>
-  ({ draft: ItemStatus.DRAFT, published: ItemStatus.PUBLISHED, archived: ItemStatus.ARCHIVED })[name];
+  (ITEM_STATUSES as readonly string[]).includes(name) ? itemStatusOf(name as ItemStatusName) : undefined;
 
 export function storeJson(store: Store) {
   return {
@@ -60,15 +56,8 @@ export function apiKeyListJson(key: ApiKey) {
   };
 }
 
+/** An item as the API shows it (common/public-json.ts), with its store, and a bundle's product ids as before. */
 export function itemJson(item: Item) {
-  return {
-    id: item.id,
-    store_id: item.storeId,
-    type: item.type === ItemType.BUNDLE ? "bundle" : "product",
-    title: item.title,
-    slug: item.slug,
-    price: Number(item.price),
-    status: statuses[item.status],
-    ...(item.type === ItemType.BUNDLE ? { product_ids: item.productIds } : {}),
-  };
+  const { id, ...rest } = catalogItemJson(item);
+  return { id, store_id: item.storeId, ...rest, ...(item.type === ItemType.BUNDLE ? { product_ids: item.productIds } : {}) };
 }

@@ -8,7 +8,7 @@ import { AUDIT_LIST_MAX, decodeAuditCursor, storeAuditLog } from "../platform/au
 import { readFile } from "node:fs/promises";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { AccountService } from "../gen/catalog/v1/account_pb.js";
-import { CatalogService, StoreService } from "../gen/catalog/v1/catalog_pb.js";
+import { CatalogService, ItemStatus, StoreService } from "../gen/catalog/v1/catalog_pb.js";
 import { BankReconciliationService } from "../gen/order/v1/bank_pb.js";
 import { OrderService } from "../gen/order/v1/order_pb.js";
 import { WebhookService } from "../gen/webhook/v1/webhook_pb.js";
@@ -86,6 +86,45 @@ function modeOption(values: Values): { testMode?: boolean } {
   if (values.mode === undefined) return {};
   if (!isKeyMode(values.mode)) throw new UsageError(`--mode must be live or test`);
   return { testMode: values.mode === "test" };
+}
+
+/** `--stock N` (units on hand, tracked) or, where `none` is allowed, `none` (not tracked); undefined when not given. */
+function stockOption(values: Values, noneAllowed: boolean): { quantity?: bigint } | undefined {
+  if (values.stock === undefined) return undefined;
+  if (noneAllowed && values.stock === "none") return {};
+  if (!/^[0-9]{1,15}$/.test(values.stock)) throw new UsageError(`--stock must be a whole number of units${noneAllowed ? " or none" : ""}`);
+  return { quantity: BigInt(values.stock) };
+}
+
+/** `--items ID:Q,ID:Q`: a bundle's products with how many of each (a bare ID is one); undefined when not given. */
+function bundleItemsOption(values: Values): { productId: string; quantity: number }[] | undefined {
+  if (values.items === undefined) return undefined;
+  const parts = values.items.split(",").map((part) => part.trim()).filter((part) => part !== "");
+  if (parts.length === 0) throw new UsageError("--items must be a comma-separated list of product-id:quantity");
+  return parts.map((part) => {
+    const [productId, quantity = "1", extra] = part.split(":");
+    if (!productId || extra !== undefined || !/^[0-9]{1,9}$/.test(quantity)) {
+      throw new UsageError(`--items: "${part}" is not product-id:quantity`);
+    }
+    return { productId, quantity: Number(quantity) };
+  });
+}
+
+/** An update that names nothing to change is a mistake of the command line, not a change. */
+function requireSomeChange(values: Values, options: string[]): void {
+  if (options.every((name) => values[name as keyof Values] === undefined)) {
+    throw new UsageError(`say what to change: ${options.map((name) => `--${name}`).join(", ")}`);
+  }
+}
+
+/** `--status` of an update: unchanged (UNSPECIFIED) when not given. */
+function statusChange(values: Values) {
+  return values.status === undefined ? ItemStatus.UNSPECIFIED : itemStatus(values);
+}
+
+/** `--price` of an update: undefined when not given. */
+function priceChange(values: Values): bigint | undefined {
+  return values.price === undefined ? undefined : price(values);
 }
 
 function itemStatus(values: Values) {
@@ -247,11 +286,37 @@ async function run(command: string, values: Values, channels: Channels, io: CliI
     }
     case "product create": {
       const storeId = required(values, "store");
-      const { item } = await items.createProduct({ storeId, title: required(values, "title"), price: price(values), slug: values.slug ?? "", status: itemStatus(values) });
+      const { item } = await items.createProduct({
+        storeId,
+        title: required(values, "title"),
+        price: price(values),
+        slug: values.slug ?? "",
+        status: itemStatus(values),
+        stock: stockOption(values, false),
+      });
+      return itemJson(item!);
+    }
+    case "product update": {
+      const storeId = required(values, "store");
+      if (values.product?.length !== 1) throw new UsageError("--product is required, once");
+      requireSomeChange(values, ["title", "price", "slug", "status", "stock"]);
+      const { item } = await items.updateItem({
+        storeId,
+        itemId: values.product[0]!,
+        title: values.title,
+        slug: values.slug,
+        price: priceChange(values),
+        status: statusChange(values),
+        stock: stockOption(values, true),
+      });
       return itemJson(item!);
     }
     case "bundle create": {
-      if (!values.product || values.product.length === 0) throw new UsageError("--product is required (one or more)");
+      const bundleItems = bundleItemsOption(values);
+      if (bundleItems === undefined && (!values.product || values.product.length === 0)) {
+        throw new UsageError("give the bundle's products: --items ID:Q,ID:Q or --product ID (one or more)");
+      }
+      if (bundleItems !== undefined && values.product !== undefined) throw new UsageError("give --items or --product, not both");
       const storeId = required(values, "store");
       const { item } = await items.createBundle({
         storeId,
@@ -259,7 +324,27 @@ async function run(command: string, values: Values, channels: Channels, io: CliI
         price: price(values),
         slug: values.slug ?? "",
         status: itemStatus(values),
-        productIds: values.product,
+        productIds: values.product ?? [],
+        bundleItems: bundleItems ?? [],
+        stock: stockOption(values, false),
+      });
+      return itemJson(item!);
+    }
+    case "bundle update": {
+      const storeId = required(values, "store");
+      if (values.product !== undefined) throw new UsageError("a bundle's products are changed with --items ID:Q,ID:Q");
+      requireSomeChange(values, ["title", "price", "slug", "status", "stock", "items"]);
+      const bundleItems = bundleItemsOption(values);
+      const { item } = await items.updateItem({
+        storeId,
+        itemId: required(values, "bundle"),
+        title: values.title,
+        slug: values.slug,
+        price: priceChange(values),
+        status: statusChange(values),
+        stock: stockOption(values, true),
+        replaceBundleItems: bundleItems !== undefined,
+        bundleItems: bundleItems ?? [],
       });
       return itemJson(item!);
     }
@@ -394,7 +479,16 @@ async function run(command: string, values: Values, channels: Channels, io: CliI
       const storeId = required(values, "store");
       const refundAmount = amount(values);
       const reason = required(values, "reason");
-      const { refund, order } = await orders.refundOrder({ storeId, orderId: await orderId(orders, storeId, values), amount: refundAmount, reason, reference: values.reference, requestHash: "", ...modeOption(values) });
+      const { refund, order } = await orders.refundOrder({
+        storeId,
+        orderId: await orderId(orders, storeId, values),
+        amount: refundAmount,
+        reason,
+        reference: values.reference,
+        restock: values.restock === true,
+        requestHash: "",
+        ...modeOption(values),
+      });
       return { refund: refundJson(refund!), order: orderJson(order!) };
     }
     case "bank import": {

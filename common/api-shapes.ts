@@ -46,6 +46,7 @@ export const ERROR_CODES = [
   "NOT_FOUND",
   "METHOD_NOT_ALLOWED",
   "CONFLICT",
+  "OUT_OF_STOCK",
   "RATE_LIMITED",
   "INTERNAL_ERROR",
   "SERVICE_UNAVAILABLE",
@@ -58,7 +59,11 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
  */
 export const MAX_FIELD_ERRORS = 100;
 
-export const fieldErrorShape = z.strictObject({ field: z.string(), message: z.string() });
+export const fieldErrorShape = z.strictObject({
+  field: z.string(),
+  message: z.string(),
+  available: z.int().min(0).optional().meta({ description: "`OUT_OF_STOCK` only: how many units of the line can still be ordered." }),
+});
 
 export const errorEnvelopeShape = z
   .strictObject({
@@ -78,6 +83,26 @@ export const errorEnvelopeShape = z
   })
   .meta({ id: "ErrorEnvelope" });
 
+export const ITEM_STATUSES = ["draft", "published", "archived"] as const;
+export type ItemStatusName = (typeof ITEM_STATUSES)[number];
+const itemStatus = z.enum(ITEM_STATUSES);
+const stockCount = z.int().meta({
+  description:
+    "Units on hand; null when the item does not track stock. Below zero only when a late payment took units sold meanwhile (oversold).",
+});
+
+export const bundleItemShape = z
+  .strictObject({
+    product_id: uuidShape,
+    quantity: z.int().min(1).meta({ description: "How many of the product one bundle holds." }),
+  })
+  .meta({ id: "BundleItem" });
+
+/**
+ * A product or bundle as the API shows it (docs/api.md#products): in GET /v1/products
+ * (published only) and as `data` of GET, POST and PATCH /v1/products/{…}. Fields added
+ * with stock come after the ones clients already read.
+ */
 export const catalogItemShape = z
   .strictObject({
     id: uuidShape.meta({ description: "Use as `product_id` or `bundle_id` in an order." }),
@@ -85,7 +110,14 @@ export const catalogItemShape = z
     title: z.string(),
     slug: z.string(),
     price: idr,
-    status: z.literal("published"),
+    status: itemStatus.meta({ description: "Always `published` in GET /v1/products; an order may take only published items." }),
+    stock: stockCount.nullable(),
+    available: z.int().min(0).nullable().meta({
+      description:
+        "What new orders may still take: stock less what pending orders hold; a bundle's is the least its own stock and each tracked product (units ÷ quantity) allow. Null when nothing limits it.",
+    }),
+    items: z.array(bundleItemShape).meta({ description: "A bundle's products with quantities; `[]` for a product." }),
+    updated_at: time,
   })
   .meta({ id: "CatalogItem" });
 
@@ -148,6 +180,8 @@ export const refundShape = z
       description: "`gateway`: given back through the payment gateway. `manual`: a bank-transfer order's refund, sent back by the store and recorded here.",
     }),
     created_at: time,
+    // After the keys receivers already compare (webhook bodies carry refunds too).
+    restock: z.boolean().meta({ description: "Asked to put the order's sold units back in stock, done once the refund succeeds." }),
   })
   .meta({ id: "Refund" });
 
@@ -330,6 +364,7 @@ export const eventPageShape = pageShape(eventItemShape);
 export type FieldErrorJson = z.output<typeof fieldErrorShape>;
 export type ErrorEnvelope = z.output<typeof errorEnvelopeShape>;
 export type CatalogPage = z.output<typeof catalogPageShape>;
+export type CatalogItemJson = z.output<typeof catalogItemShape>;
 export type PaymentMethodJson = z.output<typeof paymentMethodShape>;
 export type PaymentMethodList = z.output<typeof paymentMethodListShape>;
 export type OrderJson = z.output<typeof orderShape>;

@@ -1,5 +1,7 @@
 import type { Order, OrderDetail, Payment, Redirect, Refund } from "../gen/order/v1/order_pb.js";
-import type { OrderDetailJson, OrderJson, PaymentJson, RedirectJson, RefundJson } from "./api-shapes.js";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { ItemStatus, ItemType, type Item } from "../gen/catalog/v1/catalog_pb.js";
+import type { CatalogItemJson, ItemStatusName, OrderDetailJson, OrderJson, PaymentJson, RedirectJson, RefundJson } from "./api-shapes.js";
 
 // An order as the public API shows it (docs/api.md#the-order-object). The gateway renders REST responses
 // with it and the order service renders webhook event payloads with it, so the two
@@ -59,6 +61,7 @@ export function refundJson(refund: Refund): RefundJson {
     failure_message: refund.failureMessage ?? null,
     method: refund.method as RefundJson["method"],
     created_at: refund.createdAt,
+    restock: refund.restock,
   };
 }
 
@@ -102,5 +105,40 @@ export function orderDetailJson(detail: OrderDetail): OrderDetailJson {
     order: orderJson(detail.order!),
     payment: paymentJson(detail.payment!),
     redirect: redirectJson(detail.redirect),
+  };
+}
+
+const ITEM_STATUS_NAMES: Partial<Record<ItemStatus, ItemStatusName>> = {
+  [ItemStatus.DRAFT]: "draft",
+  [ItemStatus.PUBLISHED]: "published",
+  [ItemStatus.ARCHIVED]: "archived",
+};
+
+/** The catalog's status of a name the API, the dashboard and the CLI take. */
+export function itemStatusOf(name: ItemStatusName): ItemStatus {
+  return { draft: ItemStatus.DRAFT, published: ItemStatus.PUBLISHED, archived: ItemStatus.ARCHIVED }[name];
+}
+
+/**
+ * A product or bundle as the public API shows it (docs/api.md#products): GET
+ * /v1/products and the answers of GET, POST and PATCH /v1/products/{product_id}.
+ */
+export function catalogItemJson(item: Item): CatalogItemJson {
+  return {
+    id: item.id,
+    type: item.type === ItemType.BUNDLE ? "bundle" : "product",
+    title: item.title,
+    slug: item.slug,
+    price: Number(item.price),
+    status: ITEM_STATUS_NAMES[item.status] ?? "draft",
+    stock: item.stock === undefined ? null : Number(item.stock),
+    available: item.available === undefined ? null : Number(item.available),
+    // A catalog that predates quantities sends only product_ids: one of each.
+    items:
+      item.bundleItems.length > 0
+        ? item.bundleItems.map((line) => ({ product_id: line.productId, quantity: line.quantity || 1 }))
+        : item.productIds.map((productId) => ({ product_id: productId, quantity: 1 })),
+    // The catalog sets both on every item; created_at stands in only for a catalog of the release before.
+    updated_at: timestampDate((item.updatedAt ?? item.createdAt)!).toISOString(),
   };
 }

@@ -92,6 +92,9 @@ export function missingScopeMessage(scope: Scope): string {
  */
 export const ROUTE_SCOPES = {
   "GET /v1/products": "catalog:read",
+  "POST /v1/products": "catalog:write",
+  "GET /v1/products/{product_id}": "catalog:read",
+  "PATCH /v1/products/{product_id}": "catalog:write",
   "GET /v1/payment-methods": "catalog:read",
   "POST /v1/orders": "orders:write",
   "GET /v1/orders": "orders:read",

@@ -1,6 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { isOutage } from "../platform/rpc-errors.js";
 import { fieldViolations } from "../platform/field-errors.js";
+import { outOfStockLines, OUT_OF_STOCK } from "../platform/out-of-stock.js";
 import { MAX_FIELD_ERRORS, type ErrorCode, type FieldErrorJson } from "../common/api-shapes.js";
 
 export { MAX_FIELD_ERRORS, type ErrorCode };
@@ -92,6 +93,15 @@ export const serviceUnavailable = (message = "a service is unavailable, try agai
   new ApiError(503, "SERVICE_UNAVAILABLE", message, [], { "Retry-After": "2" });
 
 /**
+ * 409 OUT_OF_STOCK (docs/api.md#out-of-stock): each short line of the order with the units
+ * still available for it; the message names the first.
+ */
+export function outOfStock(message: string, lines: readonly { field: string; description: string; available: number }[]): ApiError {
+  const details = lines.slice(0, MAX_FIELD_ERRORS).map(({ field, description, available }): FieldError => ({ field, message: description, available }));
+  return new ApiError(409, OUT_OF_STOCK, message, details);
+}
+
+/**
  * The one mapping from internal gRPC status codes to the public envelope. Internal
  * messages pass through only for codes whose messages are written for clients.
  */
@@ -111,9 +121,15 @@ export function fromConnectError(error: ConnectError, body?: unknown): ApiError 
       return unauthorized(error.rawMessage, true);
     case Code.PermissionDenied:
       return forbidden(error.rawMessage);
-    case Code.AlreadyExists:
-    case Code.FailedPrecondition:
+    case Code.FailedPrecondition: {
+      // The catalog's refusal of a new order's units (platform/out-of-stock.ts), passed on untouched by the order service.
+      const lines = outOfStockLines(error);
+      if (lines) return outOfStock(error.rawMessage, lines);
       return new ApiError(409, "CONFLICT", error.rawMessage);
+    }
+    case Code.AlreadyExists:
+      // A taken value the service names (a product's slug): the client sees which field to change.
+      return new ApiError(409, "CONFLICT", error.rawMessage, fieldViolations(error).map((v): FieldError => ({ field: v.field, message: v.description })));
     case Code.ResourceExhausted:
       return new ApiError(409, "CONFLICT", error.rawMessage);
     // The services never answer ABORTED themselves; it is the transport's word for a

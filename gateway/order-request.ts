@@ -211,6 +211,10 @@ export const refundOrderBody = z
       .string()
       .optional()
       .meta({ maxLength: MAX_REFUND_REFERENCE_LENGTH, description: "Your own reference, e.g. the bank transfer that sent a manual refund back." }),
+    restock: z
+      .boolean()
+      .optional()
+      .meta({ default: false, description: "Put the order's sold units back in stock once the refund succeeds (each unit once, however many refunds ask)." }),
   })
   .strict()
   .meta({ id: "RefundOrderRequest" });
@@ -227,5 +231,10 @@ export const simulateTestOrderBody = z
 
 /** What a refund body asks of the order service's RefundOrder. */
 export function refundOrderFields(body: RefundOrderBody) {
-  return { amount: body.amount === undefined ? undefined : BigInt(body.amount), reason: body.reason, reference: body.reference };
+  return {
+    amount: body.amount === undefined ? undefined : BigInt(body.amount),
+    reason: body.reason,
+    reference: body.reference,
+    restock: body.restock ?? false,
+  };
 }

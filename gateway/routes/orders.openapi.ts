@@ -88,7 +88,9 @@ export function orderPaths(): PathItems {
           "while it is pending and for BANK_MATCH_GRACE (7 days) after it expires or is cancelled (409 CONFLICT when all codes for an amount are taken).",
           "Gateway: `amount = subtotal`, the payment session is prepared now; if the gateway fails the order is",
           "still created with `snap: null`. Total 0: paid at once, `payment.kind = \"none\"`.",
-          "Every referenced item must be published and belong to the key's store. Bodies over 64 KiB are 413,",
+          "Every referenced item must be published and belong to the key's store. An item that tracks stock (a bundle: its",
+          "products too) holds the order's units while it is pending; when one line asks for more than is `available`, the",
+          "order is not made, nothing is held, and the answer is 409 OUT_OF_STOCK naming each short line. Bodies over 64 KiB are 413,",
           "bodies that are not `application/json` 415. Unknown fields are rejected.",
         ].join(" "),
         parameters: [idempotencyKeyHeader("one order per key")],
@@ -129,7 +131,27 @@ export function orderPaths(): PathItems {
             headers: { ...rateHeaders, "Idempotent-Replayed": idempotentReplayed },
             content: { "application/json": { schema: success(orderDetailShape) } },
           },
-          "409": { $ref: "#/components/responses/Conflict" },
+          "409": keyedErrorResponse(
+            "CONFLICT: Idempotency-Key reused with another body or still in flight, or no unique amount code left. OUT_OF_STOCK: a line asks for more units than are available; `details` names each such line (`items[i].quantity`) with the units it could have (`available`). Nothing was held or made.",
+            {},
+            {
+              outOfStock: {
+                summary: "The first line asks for 5 units of a product with 3 left",
+                value: {
+                  success: false,
+                  error: {
+                    code: "OUT_OF_STOCK",
+                    message: "items[0].quantity: only 3 available",
+                    details: [{ field: "items[0].quantity", message: "only 3 available", available: 3 }],
+                  },
+                },
+              },
+              idempotencyKey: {
+                summary: "The Idempotency-Key was used with another body",
+                value: { success: false, error: { code: "CONFLICT", message: "Idempotency-Key was already used with a different request" } },
+              },
+            },
+          ),
           ...keyedErrors,
         },
       },
@@ -221,6 +243,8 @@ export function orderPaths(): PathItems {
           "`failure_message` when it refuses), and while the gateway cannot be reached the refund stays `pending` and is retried",
           "with the same refund key, so the money moves once. A bank-transfer order's refund is `manual`: it records money the",
           "store has already sent back (optionally with your `reference`) and is `succeeded` at once.",
+          "With `restock: true` the order's sold units go back into stock once the refund succeeds (each unit once, however",
+          "many refunds ask); without it stock is left as it is.",
           "Every refund emits `refund.succeeded` or `refund.failed`; when `refunded_amount` reaches `amount` the order turns",
           "`refunded` with the usual `order.refunded` and `orderUpdated`. The answer is 201 whatever the refund's status.",
           "Unknown fields are rejected.",
@@ -234,6 +258,7 @@ export function orderPaths(): PathItems {
               examples: {
                 partial: { summary: "Part of the order", value: { amount: 50_000, reason: "One item was out of stock", reference: "BCA-TRF-20261121-0042" } },
                 rest: { summary: "Everything that is left", value: { reason: "Order cancelled by the buyer" } },
+                restock: { summary: "Everything, and the goods came back", value: { reason: "Returned unopened", restock: true } },
               },
             },
           },

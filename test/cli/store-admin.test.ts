@@ -215,6 +215,28 @@ test("product create and bundle create print the item", async (t) => {
   t.deepEqual(bundle.product_ids, [a.id, b.id]);
 });
 
+test("stock on product create, product update, bundle create with quantities and bundle update print the item as the API shows it", async (t) => {
+  const storeId = await newStore(t);
+  const kopi = await ok(t, ["product", "create", "--store", storeId, "--title", "Kopi", "--price", "25000", "--stock", "10"]);
+  t.like(kopi, { type: "product", stock: 10, available: 10, items: [] });
+  const teh = await ok(t, ["product", "create", "--store", storeId, "--title", "Teh", "--price", "8000"]);
+  t.like(teh, { stock: null, available: null });
+
+  const paket = await ok(t, ["bundle", "create", "--store", storeId, "--title", "Paket", "--price", "50000", "--items", `${kopi.id}:2,${teh.id}`]);
+  t.deepEqual(paket.items, [
+    { product_id: kopi.id, quantity: 2 },
+    { product_id: teh.id, quantity: 1 },
+  ]);
+  t.like(paket, { stock: null, available: 5 });
+
+  const changed = await ok(t, ["product", "update", "--store", storeId, "--product", kopi.id, "--price", "27500", "--stock", "3", "--status", "draft"]);
+  t.like(changed, { id: kopi.id, title: "Kopi", price: 27500, status: "draft", stock: 3, available: 3 });
+  const regrouped = await ok(t, ["bundle", "update", "--store", storeId, "--bundle", paket.id, "--items", `${teh.id}:4`, "--stock", "none", "--title", "Paket Teh"]);
+  t.like(regrouped, { id: paket.id, title: "Paket Teh", price: 50000, stock: null, available: null, items: [{ product_id: teh.id, quantity: 4 }] });
+  await fails(t, ["product", "update", "--store", storeId, "--product", kopi.id, "--stock", "ten"], /--stock must be a whole number of units or none/);
+  await fails(t, ["bundle", "update", "--store", storeId, "--bundle", paket.id], /say what to change/);
+});
+
 test("seed prints a demo store id and a working key", async (t) => {
   const seeded = await ok(t, ["seed"]);
   t.regex(seeded.store_id, UUID);

@@ -11,6 +11,9 @@ import { openApiDocument } from "../../gateway/openapi.js";
 // The scope table, written out: each keyed operation and the one scope it needs.
 const EXPECTED_ROUTES: Record<string, Scope> = {
   "GET /v1/products": "catalog:read",
+  "POST /v1/products": "catalog:write",
+  "GET /v1/products/{product_id}": "catalog:read",
+  "PATCH /v1/products/{product_id}": "catalog:write",
   "GET /v1/payment-methods": "catalog:read",
   "GET /v1/orders": "orders:read",
   "GET /v1/orders/{order_id}": "orders:read",

@@ -18,9 +18,12 @@ import {
   refundOrderBody,
   refundOrderFields,
 } from "../../gateway/order-request.js";
+import { createItemBody, createItemFields, updateItemBody, updateItemFields } from "../../gateway/product-request.js";
 import { ReconcileMutationsRequestSchema } from "../../gen/order/v1/bank_pb.js";
 import { CreateOrderRequestSchema, OrderDetailSchema, OrderSchema, RefundOrderRequestSchema } from "../../gen/order/v1/order_pb.js";
-import { orderDetailJson, orderJson, refundJson } from "../../common/public-json.js";
+import { catalogItemJson, orderDetailJson, orderJson, refundJson } from "../../common/public-json.js";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { ItemSchema, ItemStatus, ItemType } from "../../gen/catalog/v1/catalog_pb.js";
 import { orderEventPayload, refundEvent } from "../../services/order/events.js";
 import { validateCreateOrder, validateReconcileMutations, validateRefundOrder } from "../../services/order/validation.js";
 import { createOpenApiValidator } from "../helpers/openapi.js";
@@ -101,6 +104,9 @@ const refundSamples: Sample[] = [
   ["a reason of 200 characters", { reason: "r".repeat(200) }, true],
   ["an empty reference", { reason: "x", reference: "" }, true],
   ["a reference of 100 characters", { reason: "x", reference: "r".repeat(100) }, true],
+  ["restock", { reason: "Returned unopened", restock: true }, true],
+  ["restock false", { reason: "x", restock: false }, true],
+  ["restock as a string", { reason: "x", restock: "yes" }, false],
   ["no reason", { amount: 1 }, false],
   ["an empty reason", { reason: "" }, false],
   ["a reason of 201 characters", { reason: "r".repeat(201) }, false],
@@ -138,6 +144,34 @@ const mutationSamples: Sample[] = [
   ["an unknown field", mutations({ ...mutation, balance: 1 }), false],
 ];
 
+// The catalog gives values their meaning (price range, stock ≥ 0, title length): these are the shapes the gateway checks.
+const createItemSamples: Sample[] = [
+  ["a product", { type: "product", title: "Kopi", price: 85000 }, true],
+  ["a tracked published product with a slug", { type: "product", title: "Kopi", price: 0, slug: "kopi-gayo", status: "published", stock: 40 }, true],
+  ["stock null", { type: "product", title: "Kopi", price: 1, stock: null }, true],
+  ["a bundle", { type: "bundle", title: "Paket", price: 1, items: [{ product_id: P2, quantity: 2 }] }, true],
+  ["no type", { title: "Kopi", price: 1 }, false],
+  ["a type that is neither", { type: "service", title: "Kopi", price: 1 }, false],
+  ["no title", { type: "product", price: 1 }, false],
+  ["a price as a string", { type: "product", title: "Kopi", price: "1" }, false],
+  ["a fractional stock", { type: "product", title: "Kopi", price: 1, stock: 1.5 }, false],
+  ["a status that is none", { type: "product", title: "Kopi", price: 1, status: "hidden" }, false],
+  ["a bundle line of quantity 0", { type: "bundle", title: "Paket", price: 1, items: [{ product_id: P2, quantity: 0 }] }, false],
+  ["a bundle line without its product", { type: "bundle", title: "Paket", price: 1, items: [{ quantity: 2 }] }, false],
+  ["an unknown field", { type: "product", title: "Kopi", price: 1, colour: "red" }, false],
+];
+const updateItemSamples: Sample[] = [
+  ["nothing", {}, true],
+  ["a price", { price: 90000 }, true],
+  ["stock and status", { stock: 40, status: "published" }, true],
+  ["stock null", { stock: null }, true],
+  ["the type as it is", { type: "product" }, true],
+  ["new products", { items: [{ product_id: P2, quantity: 1 }] }, true],
+  ["a price as a string", { price: "90000" }, false],
+  ["stock as a string", { stock: "none" }, false],
+  ["an unknown field", { colour: "red" }, false],
+];
+
 const cases = [
   {
     operation: "POST /v1/orders",
@@ -148,6 +182,16 @@ const cases = [
     operation: "POST /v1/orders/{order_id}/refunds",
     samples: refundSamples,
     gateway: (body: unknown) => validateRefundOrder(create(RefundOrderRequestSchema, refundOrderFields(parseBody(refundOrderBody, body)))),
+  },
+  {
+    operation: "POST /v1/products",
+    samples: createItemSamples,
+    gateway: (body: unknown) => createItemFields(STORE_ID, parseBody(createItemBody, body)),
+  },
+  {
+    operation: "PATCH /v1/products/{product_id}",
+    samples: updateItemSamples,
+    gateway: (body: unknown) => updateItemFields(STORE_ID, P2, parseBody(updateItemBody, body)),
   },
   {
     operation: "POST /v1/bank-mutations",
@@ -241,4 +285,30 @@ test("what the renderers make is what the document describes: orders, refunds, p
   t.is(v.checkSchema("WebhookEvent", refunded.payload), undefined);
   t.is(v.checkSchema("RefundEvent", refunded.payload), undefined);
   t.not(v.checkSchema("OrderEvent", refunded.payload), undefined, "a refund's body is not an order status event's");
+});
+
+test("a product and a bundle as the gateway renders them are the document's CatalogItem", (t) => {
+  const at = timestampFromDate(new Date("2026-11-28T08:00:00.000Z"));
+  const product = catalogItemJson(
+    create(ItemSchema, { id: P1, storeId: STORE_ID, type: ItemType.PRODUCT, title: "Kopi", slug: "kopi", price: 85_000n, status: ItemStatus.DRAFT, stock: 3n, available: 1n, createdAt: at, updatedAt: at }),
+  );
+  t.deepEqual(product, { id: P1, type: "product", title: "Kopi", slug: "kopi", price: 85_000, status: "draft", stock: 3, available: 1, items: [], updated_at: "2026-11-28T08:00:00.000Z" });
+  t.is(v.checkSchema("CatalogItem", product), undefined);
+  const bundle = catalogItemJson(
+    create(ItemSchema, {
+      id: B1,
+      storeId: STORE_ID,
+      type: ItemType.BUNDLE,
+      title: "Paket",
+      slug: "paket",
+      price: 150_000n,
+      status: ItemStatus.ARCHIVED,
+      productIds: [P1],
+      bundleItems: [{ productId: P1, quantity: 2 }],
+      createdAt: at,
+      updatedAt: at,
+    }),
+  );
+  t.like(bundle, { type: "bundle", status: "archived", stock: null, available: null, items: [{ product_id: P1, quantity: 2 }] });
+  t.is(v.checkSchema("CatalogItem", bundle), undefined);
 });

@@ -85,6 +85,19 @@ test("every documented request example is accepted, and every response matches t
     check("POST", "/v1/orders", created);
     orderIds.push(created.body.data.order.id);
   }
+  // The catalog's examples too: made and changed through the API.
+  const productIds: Record<string, string> = { "32d96ce8-805d-4d60-acbc-e53a630e2019": a.id, "5b0f3c0e-7a58-4d43-9a57-0a4fd8f1b6f2": b.id };
+  const withIds = (value: unknown) => JSON.parse(JSON.stringify(value).replace(/[0-9a-f-]{36}/g, (id) => productIds[id] ?? id));
+  const madeIds: string[] = [];
+  for (const [name, example] of Object.entries<any>(v.resolve(served.document.paths["/v1/products"].post.requestBody).content["application/json"].examples)) {
+    const made = await api(stack.baseUrl, "/v1/products", { method: "POST", key, json: withIds(example.value) });
+    t.is(made.status, 201, `product example ${name}: ${made.text}`);
+    madeIds.push(made.body.data.id);
+  }
+  for (const [name, example] of Object.entries<any>(v.resolve(served.document.paths["/v1/products/{product_id}"].patch.requestBody).content["application/json"].examples)) {
+    const changed = await api(stack.baseUrl, `/v1/products/${madeIds[0]}`, { method: "PATCH", key, json: withIds(example.value) });
+    t.is(changed.status, 200, `product change example ${name}: ${changed.text}`);
+  }
   const freeOrder = await api(stack.baseUrl, "/v1/orders", { method: "POST", key, json: { items: [{ product_id: free.id, quantity: 1 }], buyer } });
   check("POST", "/v1/orders", freeOrder);
   t.is(freeOrder.body.data.payment.kind, "none");
@@ -197,8 +210,9 @@ test("POST /v1/orders/{order_id}/refunds is documented with its body, key, answe
   const schemas = document.components.schemas;
   t.deepEqual(schemas.RefundOrderRequest.required, ["reason"]);
   t.false(schemas.RefundOrderRequest.additionalProperties);
-  t.deepEqual(Object.keys(schemas.RefundOrderRequest.properties), ["amount", "reason", "reference"]);
-  t.deepEqual(schemas.Refund.required, ["id", "amount", "reason", "reference", "status", "failure_message", "method", "created_at"]);
+  t.deepEqual(Object.keys(schemas.RefundOrderRequest.properties), ["amount", "reason", "reference", "restock"]);
+  t.deepEqual(schemas.Refund.required, ["id", "amount", "reason", "reference", "status", "failure_message", "method", "created_at", "restock"]);
+  t.regex(operation.description, /restock: true/);
   t.deepEqual(schemas.Refund.properties.status.enum, ["pending", "succeeded", "failed"]);
   t.deepEqual(schemas.Refund.properties.method.enum, ["gateway", "manual"]);
   t.true(schemas.Order.required.includes("refunded_amount") && schemas.Order.required.includes("refunds"));

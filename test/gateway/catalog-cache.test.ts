@@ -191,3 +191,22 @@ test("a gateway that hears no hints still shows a change once its cached page is
   await visibleEverywhere(t, "after the TTL", [deaf.url], key, (items) => items[0]?.price === 6_000, warmedAt, CATALOG_PAGE_TTL_MS + VISIBLE_WITHIN_MS);
   t.log(`visible ${Date.now() - changedAt} ms after the change`);
 });
+
+test("a price changed with PATCH through one gateway shows through both within 5 s", async (t) => {
+  const [one, two] = [await startEdge(subject), await startEdge(subject)];
+  const urls = [one.url, two.url];
+  const { key } = await newStore("Toko Harga Baru");
+  const made = await api(one.url, "/v1/products", { method: "POST", key, json: { type: "product", title: "Gula Aren", price: 15_000, status: "published", stock: 5 } });
+  t.is(made.status, 201);
+  const gula = made.body.data;
+  // Both caches hold the old price first.
+  for (const url of urls) await visibleEverywhere(t, "created", [url], key, (items) => items.some((i) => i.id === gula.id && i.price === 15_000), Date.now());
+
+  const patched = await api(one.url, `/v1/products/${gula.id}`, { method: "PATCH", key, json: { price: 17_500 } });
+  t.is(patched.status, 200);
+  t.is(patched.body.data.price, 17_500);
+  const since = Date.now();
+  await visibleEverywhere(t, "PATCH price", urls, key, (items) => items.find((i) => i.id === gula.id)?.price === 17_500, since, CATALOG_PAGE_TTL_MS);
+  // Read by id, never from a cache: the other gateway has it at once too.
+  t.is((await api(two.url, `/v1/products/${gula.id}`, { key })).body.data.price, 17_500);
+});

@@ -103,7 +103,7 @@ test("an unknown route outside /v1 is 404 NOT_FOUND, with or without a key", asy
 });
 
 test("a wrong method on /v1/products is 405 METHOD_NOT_ALLOWED with Allow naming GET", async (t) => {
-  for (const method of ["POST", "PUT", "PATCH", "DELETE"]) {
+  for (const method of ["PUT", "PATCH", "DELETE"]) {
     const response = await api(stack.baseUrl, "/v1/products", { method, key, json: {} });
     assertError(t, response, 405, "METHOD_NOT_ALLOWED");
     const allow = (response.headers.get("allow") ?? "").split(",").map((part) => part.trim());

@@ -48,7 +48,8 @@ test("a bank-transfer order is refunded in part, then the rest; a third refund i
   t.is(first.status, 201, first.text);
   t.deepEqual(Object.keys(first.body.data).sort(), ["order", "refund"]);
   const refund = first.body.data.refund;
-  t.like(refund, { amount: 100_000, reason: "One piece was damaged", reference: "BCA-TRF-0001", status: "succeeded", method: "manual", failure_message: null });
+  // Not asked to restock: the refund says so (docs/api.md, refunds.md).
+  t.like(refund, { amount: 100_000, reason: "One piece was damaged", reference: "BCA-TRF-0001", status: "succeeded", method: "manual", failure_message: null, restock: false });
   t.false(Number.isNaN(Date.parse(refund.created_at)));
   t.like(first.body.data.order, { id: order.id, status: "paid", refunded_amount: 100_000 });
   t.is(first.body.data.order.refunds.length, 1);
@@ -84,6 +85,7 @@ test("bad bodies and ids are INVALID_REQUEST naming the field; another store's o
     [{ amount: 10, reason: "x".repeat(201) }, "reason", "a reason of 201 characters"],
     [{ amount: 10, reason: "line\u0000break" }, "reason", "a control character"],
     [{ amount: 10, reason: "ok", reference: "r".repeat(101) }, "reference", "a reference of 101 characters"],
+    [{ amount: 10, reason: "ok", restock: "yes" }, "restock", "restock that is not true or false"],
   ];
   for (const [body, field, why] of cases) assertInvalid(t, await s.refund(order.id, body), field, why);
   assertInvalid(t, await s.refund("not-a-uuid", { reason: "ok" }), "order_id", "a non-UUID order id");

@@ -1557,7 +1557,7 @@ function genUnknown(rng: Rng, ctx: Context): Spec {
     "/v1/",
     "/v1/unknown",
     "/v2/products",
-    "/v1/products/123",
+    "/v1/products/123/variants",
     "/v1/orders/x/y",
     "/v1/payments",
     "/v1/payments/notifications/xendit",
@@ -1597,7 +1597,7 @@ function genUnknown(rng: Rng, ctx: Context): Spec {
 function genWrongMethod(rng: Rng, ctx: Context): Spec {
   const own = ctx.gatewayOrders[0]?.id ?? rng.uuid();
   const [route, path, allowed] = rng.pick<[string, string, string[]]>([
-    ["/v1/products", "/v1/products", ["GET", "HEAD"]],
+    ["/v1/products", "/v1/products", ["GET", "HEAD", "POST"]],
     ["/v1/payment-methods", "/v1/payment-methods", ["GET", "HEAD"]],
     ["/v1/orders", "/v1/orders", ["GET", "HEAD", "POST"]],
     ["/v1/orders/:id", `/v1/orders/${own}`, ["GET", "HEAD"]],
