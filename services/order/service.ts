@@ -14,6 +14,7 @@ import { createOrderDomain } from "./domain.js";
 import { startExpirySweeper } from "./expiry.js";
 import { gatewaySweepEvery, startGatewaySweeper } from "./gateway-checks.js";
 import { startOutboxRelay } from "./outbox-relay.js";
+import { startStockRelay } from "./stock-relay.js";
 import { createMidtransGateway } from "./payment-gateways/midtrans.js";
 import { createSandboxGateway } from "./payment-gateways/sandbox.js";
 import type { PaymentGateway } from "./payment-gateways/types.js";
@@ -53,7 +54,8 @@ export function createPaymentGateway(config: OrderServiceConfig): PaymentGateway
 
 /**
  * Migrates the order schema, serves the order service's gRPC APIs (orders and bank
- * reconciliation) and runs the expiry sweeper. `sql` must be a pool whose search_path
+ * reconciliation) and runs the expiry sweeper, the outbox relay (with a bus) and the
+ * stock relay. `sql` must be a pool whose search_path
  * is the order schema.
  */
 export async function startOrderService(options: {
@@ -71,6 +73,8 @@ export async function startOrderService(options: {
   refundRetryDelaysMs?: readonly number[];
   /** INTERNAL_TOKEN: every call to this service must carry it, and its own calls carry it. */
   internalToken?: string;
+  /** How often the stock relay looks for changes whose kick was lost (default 2 s). */
+  stockRelayPollMs?: number;
 }) {
   const { sql, logger, config } = options;
   await migrate(sql, ORDER_SCHEMA, migrations, logger);
@@ -82,13 +86,16 @@ export async function startOrderService(options: {
     transport: config.RPC_TRANSPORT,
   });
   const relay = options.bus ? startOutboxRelay({ sql, bus: options.bus, logger }) : undefined;
+  const catalog = catalogChannel.client(CatalogService);
+  // Stock changes go to the catalog, bus or no bus (docs/orders.md#stock).
+  const stockRelay = startStockRelay({ sql, catalog, logger, pollMs: options.stockRelayPollMs });
   registerDbPool("orders", sql);
   if (relay) setOutboxSource(() => relay.backlog());
   const domain = createOrderDomain({
     sql,
     logger,
     stores: catalogChannel.client(StoreService),
-    catalog: catalogChannel.client(CatalogService),
+    catalog,
     gateway: createPaymentGateway(config),
     publicBaseUrl: config.PUBLIC_BASE_URL,
     paymentWindowMs: config.ORDER_PAYMENT_WINDOW,
@@ -97,7 +104,11 @@ export async function startOrderService(options: {
     bankMatchGraceMs: config.BANK_MATCH_GRACE,
     statusCheckAfterMs: config.PAYMENT_STATUS_CHECK_AFTER,
     refundRetryDelaysMs: options.refundRetryDelaysMs,
-    onEventsCommitted: relay?.kick,
+    // Every change that writes events may write a stock change too: both relays wake.
+    onEventsCommitted: () => {
+      relay?.kick();
+      stockRelay.kick();
+    },
   });
   const server = await startRpcServer({
     name: "order",
@@ -124,11 +135,13 @@ export async function startOrderService(options: {
     inProcess: server.inProcess,
     domain,
     relay,
+    stockRelay,
     async close(graceMs?: number) {
       await sweeper.stop();
       await gatewaySweeper.stop();
       await server.close(graceMs);
       await relay?.stop();
+      await stockRelay.stop();
       catalogChannel.close();
     },
   };
