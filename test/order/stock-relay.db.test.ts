@@ -79,7 +79,7 @@ test("while one relay is still sending an order's confirm, another sends other o
   ]);
 });
 
-test("changes the catalog could not take wait and go, once each and in order, when it is back", async (t) => {
+test("changes the catalog could not take wait and go, once each and in order, when it is back; sent ones are deleted after their keep", async (t) => {
   const tables = await withOrders(t);
   const received: [string, StockChangeAction][] = [];
   let calls = 0;
@@ -96,10 +96,12 @@ test("changes the catalog could not take wait and go, once each and in order, wh
     [id, "restock"],
   ]);
   await write(tables, written);
-  const relay = startStockRelay({ sql: tables.sql, catalog, logger, pollMs: 20 });
+  const relay = startStockRelay({ sql: tables.sql, catalog, logger, pollMs: 20, keepSentSeconds: 0, purgeEveryMs: 50 });
   t.teardown(() => relay.stop());
   await until(async () => (await relay.backlog()).count === 0);
   t.true(calls > 2);
   t.deepEqual(received.toSorted(), written.toSorted(), "each once");
   for (const id of ORDERS) t.deepEqual(received.filter(([order]) => order === id).map(([, action]) => action), ["confirm", "sell", "restock"]);
+  await until(async () => (await tables.direct`select 1 from stock_changes`).length === 0);
+  t.pass("every sent change was deleted");
 });
