@@ -9,7 +9,7 @@ import { migrate, ping, type Sql } from "../../platform/db.js";
 import type { Logger } from "../../platform/logger.js";
 import { openRpcChannel } from "../../platform/rpc-client.js";
 import { startRpcServer, type InProcessTarget } from "../../platform/rpc-server.js";
-import { registerDbPool, setOutboxSource } from "../../platform/metrics.js";
+import { registerDbPool, setOutboxSource, setStockChangesSource } from "../../platform/metrics.js";
 import { createOrderDomain } from "./domain.js";
 import { startExpirySweeper } from "./expiry.js";
 import { gatewaySweepEvery, startGatewaySweeper } from "./gateway-checks.js";
@@ -91,6 +91,7 @@ export async function startOrderService(options: {
   const stockRelay = startStockRelay({ sql, catalog, logger, pollMs: options.stockRelayPollMs });
   registerDbPool("orders", sql);
   if (relay) setOutboxSource(() => relay.backlog());
+  setStockChangesSource(() => stockRelay.backlog());
   const domain = createOrderDomain({
     sql,
     logger,
