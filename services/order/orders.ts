@@ -39,6 +39,13 @@ import { orderCursor, type ChangesPage, type ValidItem } from "./validation.js";
 import { gatewayFor, sandboxServes, SIMULATED_CAUSE, simulatedStatus } from "./test-mode.js";
 import { stockChangeMessage } from "./stock.js";
 
+/**
+ * How the catalog refuses a new order's hold on purpose, holding nothing (an unknown
+ * store, not enough stock, a bad line, a caller it refuses). Any other failure of the
+ * call (no answer in time, the connection cut) may come after the hold was made.
+ */
+const HOLD_REFUSALS: ReadonlySet<Code> = new Set([Code.NotFound, Code.FailedPrecondition, Code.InvalidArgument, Code.PermissionDenied, Code.Unauthenticated]);
+
 /** CreateOrder's request with its items checked (validation.ts). */
 export type NewOrderInput = OrderRequest & { items: ValidItem[] };
 
@@ -382,7 +389,14 @@ export function createOrders(deps: OrdersDeps) {
     // account are the catalog's as of now, never a cached copy. Not enough stock is the
     // catalog's OUT_OF_STOCK, passed on as it came (platform/out-of-stock.ts).
     const lines = input.items.map((item) => ({ itemId: item.id, quantity: BigInt(item.quantity) }));
-    const found = await aboutStore(input.storeId, deps.catalog.reserveOrderCatalog({ storeId: input.storeId, orderId: id, lines, testMode: !livemode }));
+    let found;
+    try {
+      found = await aboutStore(input.storeId, deps.catalog.reserveOrderCatalog({ storeId: input.storeId, orderId: id, lines, testMode: !livemode }));
+    } catch (error) {
+      // No answer (timed out, cut off): the catalog may have held the units all the same.
+      if (!HOLD_REFUSALS.has(ConnectError.from(error).code)) releaseNow(input.storeId, id);
+      throw error;
+    }
     if (!found.holdsStock) return writeOrder(id, input, found);
     try {
       return await writeOrder(id, input, found);

@@ -27,9 +27,17 @@ import { KOPI, SHOP, stockingCatalog, twoShopServices } from "../helpers/two-sho
 const silent = pino({ level: "silent" });
 const buyer = { name: "Budi", email: "budi@example.co.id", phone: "+6281234567890" };
 
-async function setup(t: ExecutionContext, options: { stock?: Record<string, number>; paymentWindowMs?: number; relay?: boolean } = {}) {
+async function setup(t: ExecutionContext, options: { stock?: Record<string, number>; paymentWindowMs?: number; relay?: boolean; loseAnswers?: boolean } = {}) {
   const tables = await orderTables(t);
   const stocking = stockingCatalog({ stock: options.stock ?? { [KOPI]: 10 } });
+  if (options.loseAnswers) {
+    // The catalog holds the units, but its answer never arrives.
+    const reserve = stocking.catalog.reserveOrderCatalog;
+    stocking.catalog.reserveOrderCatalog = async (request) => {
+      await reserve(request);
+      throw new ConnectError("the operation timed out", Code.DeadlineExceeded);
+    };
+  }
   const logs: Record<string, unknown>[] = [];
   const logger = capturingLogger(logs);
   const relay = options.relay === false ? undefined : startStockRelay({ sql: tables.sql, catalog: stocking.catalog, logger, pollMs: 50 });
@@ -164,6 +172,21 @@ test("an order that fails after its units were held gives them back at once, wit
   t.is(stocking.available(KOPI), 10);
   t.is(await tables.count("orders"), 0);
   t.is(logs.filter((line) => line.msg === "stock held for an order that was not written released").length, 2);
+});
+
+test("a hold whose answer was lost (the call timed out after the catalog held the units) is released at once; a refusal sends nothing", async (t) => {
+  const { newOrder, stocking, tables } = await setup(t, { relay: false, loseAnswers: true });
+  t.like(await failure(newOrder({ quantity: 4 })), { code: Code.DeadlineExceeded });
+  const until = Date.now() + 5_000;
+  while (stocking.calls.changes.length < 1 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
+  t.deepEqual(stocking.calls.changes, [[{ orderId: stocking.calls.reserve[0]!.orderId, action: StockAction.RELEASE }]]);
+  t.is(stocking.available(KOPI), 10);
+  t.is(await tables.count("orders"), 0);
+  // Not enough stock is a refusal: nothing was held, nothing to release (a release is
+  // asked for before the error reaches the caller, so none has been by now).
+  const refusing = await setup(t, { relay: false, stock: { [KOPI]: 1 } });
+  t.like(await failure(refusing.newOrder({ quantity: 2 })), { code: Code.FailedPrecondition });
+  t.deepEqual(refusing.stocking.calls.changes, []);
 });
 
 test("a refund that asks to restock puts the sold units back once it succeeds; one that does not leaves them sold; each refund says which", async (t) => {
