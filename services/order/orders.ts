@@ -38,6 +38,7 @@ import { changeCursor, FIRST_ID } from "../../common/change-cursor.js";
 import { orderCursor, type ChangesPage, type ValidItem } from "./validation.js";
 import { gatewayFor, sandboxServes, SIMULATED_CAUSE, simulatedStatus } from "./test-mode.js";
 import { stockChangeMessage } from "./stock.js";
+import { outsideCall } from "../../platform/query-deadline.js";
 
 /**
  * How the catalog refuses a new order's hold on purpose, holding nothing (an unknown
@@ -409,8 +410,11 @@ export function createOrders(deps: OrdersDeps) {
     }
   }
 
+  /** Sends RELEASE for the order without waiting: the request's answer does not depend on it. */
   function releaseNow(storeId: string, orderId: string) {
-    deps.catalog.applyStockChanges({ changes: [stockChangeMessage({ store_id: storeId, order_id: orderId, action: "release" })] }).then(
+    const release = stockChangeMessage({ store_id: storeId, order_id: orderId, action: "release" });
+    // Background work of this request, which does not end with it.
+    outsideCall(() => deps.catalog.applyStockChanges({ changes: [release] })).then(
       () => logger.info({ orderId, storeId }, "stock held for an order that was not written released"),
       (error: unknown) => logger.warn({ orderId, storeId, err: (error as Error).message }, "could not release the stock held for an order that was not written; the catalog's sweep will"),
     );
