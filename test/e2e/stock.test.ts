@@ -18,8 +18,8 @@ test.after.always(async () => {
 });
 
 /** A store with a live key and one published product tracking `stock` units. */
-async function stockedShop(name: string, stock: number) {
-  const store = await createStore(stack, undefined, name);
+async function stockedShop(name: string, stock: number, bank = true) {
+  const store = await createStore(stack, undefined, name, bank);
   const { item } = await stack.catalog.createProduct({ storeId: store.storeId, title: "Kopi Gayo 250 g", price: 85_000n, status: ItemStatus.PUBLISHED, stock: { quantity: BigInt(stock) } });
   return { ...store, productId: item!.id };
 }
@@ -83,6 +83,16 @@ test("an Idempotency-Key replay answers the first order again and holds nothing 
   t.is(replay.headers.get("idempotent-replayed"), "true");
   t.is(replay.body.data.order.id, first.body.data.order.id);
   t.deepEqual(await stockOf(shop), { stock: 10, available: 8 });
+});
+
+test("an order refused after its units were held (a bank transfer to a store without a bank account) gives them back at once, long before the sweep would", async (t) => {
+  const shop = await stockedShop("No Bank Store", 5, false);
+  const refused = await order(shop, 2, "bank_transfer");
+  t.is(refused.status, 400, refused.text);
+  t.is(refused.body.error.details[0].field, "payment_method");
+  // STOCK_CONFIRM_SECONDS is 120: only the order service's own release frees them sooner.
+  await waitFor(async () => (await stockOf(shop)).available === 5, 10_000);
+  t.deepEqual(await stockOf(shop), { stock: 5, available: 5 });
 });
 
 test("cancelled, expired and failed orders give their units back within 60 s; a paid order's units are sold", async (t) => {
