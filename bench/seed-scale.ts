@@ -398,6 +398,7 @@ export function createSeeder(target: SeedTarget, options: { seed?: number; batch
       gateway_expire_at: null,
       paid_at: null,
       metadata: {},
+      holds_stock: false,
     };
     const history: string[] = [line([id, null, "pending", "created", null, micros(createdAt + 0.3)])];
     /** Outbox rows in the order written, each with its time (ms with a fraction) and body. */
@@ -427,7 +428,7 @@ export function createSeeder(target: SeedTarget, options: { seed?: number; batch
         refund = {
           id: randomUUID(), store_id: target.storeId, order_id: id, amount: row.amount, reason: random.pick(REFUND_REASONS), reference: null, status: "succeeded",
           failure_message: null, method: kind === "bank_transfer" ? "manual" : "gateway", gateway_key: null, idempotency_key: null, request_hash: null, response: null,
-          attempts: 0, next_attempt_at: null, created_at: readBack(change.at - 2), updated_at: changedAt, livemode: true,
+          attempts: 0, next_attempt_at: null, created_at: readBack(change.at - 2), updated_at: changedAt, livemode: true, restock: false,
         };
         refunds.push(refund);
         row = { ...row, refunded_amount: row.refunded_amount + refund.amount };

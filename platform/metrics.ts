@@ -54,32 +54,47 @@ export function rpcMetricsInterceptor(side: "server" | "client"): Interceptor {
   };
 }
 
-let outboxSource: (() => Promise<{ count: number; oldestSeconds: number }>) | undefined;
-let outboxReading: Promise<{ count: number; oldestSeconds: number }> | undefined;
-const readOutbox = () =>
-  (outboxReading ??= (outboxSource ? outboxSource() : Promise.resolve({ count: 0, oldestSeconds: 0 })).finally(() => {
-    outboxReading = undefined;
-  }));
+type Backlog = { count: number; oldestSeconds: number };
 
-/** The order service tells the metrics where its outbox backlog comes from. */
-export function setOutboxSource(source: () => Promise<{ count: number; oldestSeconds: number }>) {
-  outboxSource = source;
+/**
+ * Two gauges of one relay's queue, how many wait and the oldest one's age, read with
+ * one query per scrape from the source the service sets (none set: the gauges stay out).
+ */
+function backlogGauges(count: { name: string; help: string }, oldest: { name: string; help: string }) {
+  let source: (() => Promise<Backlog>) | undefined;
+  let reading: Promise<Backlog> | undefined;
+  const read = () =>
+    (reading ??= source!().finally(() => {
+      reading = undefined;
+    }));
+  new client.Gauge({
+    ...count,
+    async collect() {
+      if (source) this.set((await read()).count);
+    },
+  });
+  new client.Gauge({
+    ...oldest,
+    async collect() {
+      if (source) this.set((await read()).oldestSeconds);
+    },
+  });
+  return (from: () => Promise<Backlog>) => {
+    source = from;
+  };
 }
 
-new client.Gauge({
-  name: "outbox_backlog_events",
-  help: "Order events written but not yet handed to the bus.",
-  async collect() {
-    if (outboxSource) this.set((await readOutbox()).count);
-  },
-});
-new client.Gauge({
-  name: "outbox_oldest_event_age_seconds",
-  help: "Age of the oldest event still waiting in the outbox (0 when none waits).",
-  async collect() {
-    if (outboxSource) this.set((await readOutbox()).oldestSeconds);
-  },
-});
+/** The order service tells the metrics where its outbox backlog comes from. */
+export const setOutboxSource = backlogGauges(
+  { name: "outbox_backlog_events", help: "Order events written but not yet handed to the bus." },
+  { name: "outbox_oldest_event_age_seconds", help: "Age of the oldest event still waiting in the outbox (0 when none waits)." },
+);
+
+/** The order service tells the metrics where its stock changes' backlog comes from (docs/orders.md#stock). */
+export const setStockChangesSource = backlogGauges(
+  { name: "stock_changes_backlog", help: "Stock changes of orders written but not yet applied by the catalog." },
+  { name: "stock_changes_oldest_age_seconds", help: "Age of the oldest stock change still waiting for the catalog (0 when none waits)." },
+);
 
 /** What the webhook service reports of its backlog at each scrape. */
 export interface WebhookBacklogSources {

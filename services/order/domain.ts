@@ -28,7 +28,8 @@ export interface OrderDomainDeps {
   sql: Sql;
   logger: Logger;
   stores: Pick<Client<typeof StoreService>, "getStore">;
-  catalog: Pick<Client<typeof CatalogService>, "getOrderCatalog">;
+  /** The catalog's prices and holds for new orders (orders.ts), and where a hold is given back at once. */
+  catalog: Pick<Client<typeof CatalogService>, "reserveOrderCatalog" | "applyStockChanges">;
   /** PAYMENT_GATEWAY's gateway: live orders pay through it. */
   gateway: PaymentGateway;
   /** Test orders' gateway, whatever PAYMENT_GATEWAY says (docs/keys.md#test-mode); default a sandbox on publicBaseUrl. */

@@ -25,7 +25,7 @@ function paymentUrl(ctx: RenderContext, row: OrderRow, session: SessionRow | und
   return checkoutUrl(ctx, row.id);
 }
 
-export function renderRefund(row: Pick<RefundRow, "id" | "amount" | "reason" | "reference" | "status" | "failure_message" | "method" | "created_at">): Refund {
+export function renderRefund(row: Pick<RefundRow, "id" | "amount" | "reason" | "reference" | "status" | "failure_message" | "method" | "restock" | "created_at">): Refund {
   return create(RefundSchema, {
     id: row.id,
     amount: BigInt(row.amount),
@@ -35,6 +35,7 @@ export function renderRefund(row: Pick<RefundRow, "id" | "amount" | "reason" | "
     failureMessage: row.failure_message ?? undefined,
     method: row.method,
     createdAt: iso(row.created_at),
+    restock: row.restock,
   });
 }
 

@@ -35,6 +35,8 @@ export interface DraftInput {
   method?: PaymentMethodInfo;
   subtotal: number;
   store: Pick<Store, "name" | "bankAccount" | "redirects">;
+  /** The catalog held units for the order (docs/orders.md#stock). */
+  holdsStock: boolean;
 }
 
 /** Each URL: the request's, else the store's, else the order's checkout page. */
@@ -79,6 +81,7 @@ export function draftOrder(input: DraftInput): OrderDraft {
     next_status_check_at: null,
     // A test key's order (docs/keys.md#test-mode); a caller that does not say makes a live one.
     livemode: !request.testMode,
+    holds_stock: input.holdsStock,
   };
 }
 

@@ -9,7 +9,7 @@ import { auditTarget, type AuditAction } from "../../common/audit.js";
 import type { Actor } from "../../common/actor.js";
 import { isUuid } from "../../common/ids.js";
 import { auditEntry, insertAudit } from "../../platform/audit-log.js";
-import type { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
+import type { CatalogService, Item, Store, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { CreateOrderResponseSchema, type CreateOrderResponse, type Order, type OrderDetail, type StatusChange } from "../../gen/order/v1/order_pb.js";
 import type { Logger } from "../../platform/logger.js";
 import { metadataChangeProblems, mergeMetadata, type Metadata } from "../../common/order-metadata.js";
@@ -37,6 +37,15 @@ import { transferAmountUse } from "./db/transfer-amounts.js";
 import { changeCursor, FIRST_ID } from "../../common/change-cursor.js";
 import { orderCursor, type ChangesPage, type ValidItem } from "./validation.js";
 import { gatewayFor, sandboxServes, SIMULATED_CAUSE, simulatedStatus } from "./test-mode.js";
+import { stockChangeMessage } from "./stock.js";
+import { outsideCall } from "../../platform/query-deadline.js";
+
+/**
+ * How the catalog refuses a new order's hold on purpose, holding nothing (an unknown
+ * store, not enough stock, a bad line, a caller it refuses). Any other failure of the
+ * call (no answer in time, the connection cut) may come after the hold was made.
+ */
+const HOLD_REFUSALS: ReadonlySet<Code> = new Set([Code.NotFound, Code.FailedPrecondition, Code.InvalidArgument, Code.PermissionDenied, Code.Unauthenticated]);
 
 /** CreateOrder's request with its items checked (validation.ts). */
 export type NewOrderInput = OrderRequest & { items: ValidItem[] };
@@ -48,8 +57,11 @@ export interface OrdersDeps {
   logger: Logger;
   /** GetStore, for the payment methods listing. */
   stores: Pick<Client<typeof StoreService>, "getStore">;
-  /** GetOrderCatalog: a new order's store and prices in one call. */
-  catalog: Pick<Client<typeof CatalogService>, "getOrderCatalog">;
+  /**
+   * ReserveOrderCatalog: a new order's store and prices, and its units held, in one
+   * call; ApplyStockChanges to give a hold back at once when the order is not written.
+   */
+  catalog: Pick<Client<typeof CatalogService>, "reserveOrderCatalog" | "applyStockChanges">;
   render: RenderContext;
   paymentWindowMs: number;
   /** PAYMENT_STATUS_CHECK_AFTER when the gateway can be asked (Midtrans); unset: no status checks. */
@@ -366,21 +378,60 @@ export function createOrders(deps: OrdersDeps) {
   }
 
   /**
-   * Makes the order and everything that must exist with it atomically: items, history,
-   * the `order.created` event, the Idempotency-Key's link to it, and (for a free order)
-   * the change to paid. The order is one statement; a transaction is opened only when
-   * more must commit with it, since each one costs two round trips on the hot path.
+   * Makes the order: its id, then the catalog's prices and hold for it
+   * (ReserveOrderCatalog), then the write (writeOrder). Should anything fail between a
+   * hold and the write's commit, the hold is released at once.
    */
   async function placeOrder(input: NewOrderInput): Promise<{ row: OrderRow; items: OrderItemRow[] }> {
+    // The id comes first: the catalog holds the order's units under it (docs/orders.md#stock).
+    const id = randomUUID();
+    const livemode = !input.testMode;
     // One catalog round trip, asked afresh for every order: prices and the store's bank
-    // account are the catalog's as of now, never a cached copy.
-    const ids = input.items.map((item) => item.id);
-    const found = await aboutStore(input.storeId, deps.catalog.getOrderCatalog({ storeId: input.storeId, ids }));
+    // account are the catalog's as of now, never a cached copy. Not enough stock is the
+    // catalog's OUT_OF_STOCK, passed on as it came (platform/out-of-stock.ts).
+    const lines = input.items.map((item) => ({ itemId: item.id, quantity: BigInt(item.quantity) }));
+    let found;
+    try {
+      found = await aboutStore(input.storeId, deps.catalog.reserveOrderCatalog({ storeId: input.storeId, orderId: id, lines, testMode: !livemode }));
+    } catch (error) {
+      // No answer (timed out, cut off): the catalog may have held the units all the same.
+      if (!HOLD_REFUSALS.has(ConnectError.from(error).code)) releaseNow(input.storeId, id);
+      throw error;
+    }
+    if (!found.holdsStock) return writeOrder(id, input, found);
+    try {
+      return await writeOrder(id, input, found);
+    } catch (error) {
+      // Nothing was written, so nothing will confirm the hold: give it back now rather
+      // than when the catalog's sweep finds it unconfirmed. Best effort: the sweep is
+      // the guarantee. (Should the write have committed after all, its confirm holds again.)
+      releaseNow(input.storeId, id);
+      throw error;
+    }
+  }
+
+  /** Sends RELEASE for the order without waiting: the request's answer does not depend on it. */
+  function releaseNow(storeId: string, orderId: string) {
+    const release = stockChangeMessage({ store_id: storeId, order_id: orderId, action: "release" });
+    // Background work of this request, which does not end with it.
+    outsideCall(() => deps.catalog.applyStockChanges({ changes: [release] })).then(
+      () => logger.info({ orderId, storeId }, "stock held for an order that was not written released"),
+      (error: unknown) => logger.warn({ orderId, storeId, err: (error as Error).message }, "could not release the stock held for an order that was not written; the catalog's sweep will"),
+    );
+  }
+
+  /**
+   * Prices the order from the catalog's answer and writes it with everything that
+   * must exist with it: items, history, the `order.created` event, the stock change
+   * confirming its hold, the Idempotency-Key's link to it, and (for a free order) the
+   * change to paid. The order is one statement; a transaction is opened only when more
+   * must commit with it, since each one costs two round trips on the hot path.
+   */
+  async function writeOrder(id: string, input: NewOrderInput, found: { store?: Store; items: Item[]; holdsStock: boolean }): Promise<{ row: OrderRow; items: OrderItemRow[] }> {
     const storeRow = found.store!;
     const { lines, subtotal } = priceItems(input.items, found.items);
     const livemode = !input.testMode;
     const { kind, method } = choosePaymentMethod(subtotal, input.paymentMethod, methodsOf(storeRow, livemode));
-    const id = randomUUID();
     const draft = draftOrder({
       id,
       request: input,
@@ -391,6 +442,7 @@ export function createOrders(deps: OrdersDeps) {
       method,
       subtotal,
       store: storeRow,
+      holdsStock: found.holdsStock,
     });
     // A test order's gateway is the sandbox, which is never asked (test-mode.ts asksGateway).
     if (kind === "gateway" && livemode && deps.statusCheckAfterMs !== undefined) {
@@ -401,7 +453,7 @@ export function createOrders(deps: OrdersDeps) {
       let row = await insertNew(db, draft, kind, lines, itemRows);
       if (input.idempotencyKey) await idempotency.attach(db, input.storeId, input.idempotencyKey, row.id, livemode);
       if (kind === "none") row = (await statusChanges.apply(db, row, "paid", "free order")).row;
-      logger.info({ orderId: row.id, storeId: row.store_id, kind, amount: row.amount }, "order created");
+      logger.info({ orderId: row.id, storeId: row.store_id, kind, amount: row.amount, holdsStock: row.holds_stock }, "order created");
       return row;
     };
     const created = input.idempotencyKey !== undefined || kind === "none" ? await transaction(sql, write) : await write(sql);

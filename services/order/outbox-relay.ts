@@ -1,10 +1,10 @@
 import { SpanKind } from "@opentelemetry/api";
 import type { BusEvent, EventBus } from "../../platform/bus.js";
 import type { Logger } from "../../platform/logger.js";
-import { outsideCall } from "../../platform/query-deadline.js";
-import { contextFromTraceparent, inSpan, traceCarrier, tracerFor, tracingEnabled, untraced } from "../../platform/tracing.js";
+import { contextFromTraceparent, inSpan, traceCarrier, tracerFor, tracingEnabled } from "../../platform/tracing.js";
 import { type Sql, transaction } from "../../platform/db.js";
 import { deletePublishedEvents, lockUnsentEvents, markEventsSent, outboxBacklog, type OutboxRow } from "./db/outbox.js";
+import { startRelayLoop } from "./relay-loop.js";
 
 /**
  * How long a published event stays in the outbox: long enough for an operator to look
@@ -41,11 +41,6 @@ export function startOutboxRelay(deps: {
   const { sql, bus, logger } = deps;
   const batch = deps.batch ?? 100;
   let stopped = false;
-  let running: Promise<void> | undefined;
-  let again = false;
-  let backoffMs = 0;
-  let retrying = false;
-  let timer: NodeJS.Timeout | undefined;
 
   function publish(row: OutboxRow): Promise<void> {
     const event: BusEvent = { id: row.id, storeId: row.store_id, type: row.event_type, body: Buffer.from(JSON.stringify(row.payload), "utf8") };
@@ -67,66 +62,6 @@ export function startOutboxRelay(deps: {
     });
   }
 
-  /**
-   * One batch, given up after its deadline: a query whose connection the database
-   * dropped can leave its promise unsettled, and one such batch must not stop the relay
-   * for good. The rows it locked are free again once that connection is gone, and a
-   * re-publish is dropped by JetStream by message id.
-   */
-  function drainWithin(): Promise<number> {
-    const deadlineMs = deps.batchDeadlineMs ?? 15_000;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`an outbox batch took over ${deadlineMs} ms; given up`)), deadlineMs);
-    });
-    const work = drainOnce();
-    // Settling after the deadline is no news: the next run has taken over.
-    work.catch(() => {});
-    return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
-  }
-
-  async function run() {
-    do {
-      again = false;
-      try {
-        while (!stopped && (await drainWithin()) === batch);
-        backoffMs = 0;
-      } catch (error) {
-        backoffMs = Math.min(10_000, Math.max(250, backoffMs * 2));
-        logger.warn({ err: (error as Error).message, retryInMs: backoffMs }, "outbox relay could not publish; rows wait");
-        retrying = true;
-        schedule(backoffMs);
-        return;
-      }
-    } while (again && !stopped);
-  }
-
-  function kick() {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    if (retrying) return; // a retry is already scheduled
-    // A kick comes from the commit of a request: the batch is none of its trace, and
-    // none of its call (its deadline must not cancel the batch's queries).
-    running = outsideCall(() => untraced(run)).finally(() => (running = undefined));
-  }
-
-  function schedule(ms: number) {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      retrying = false;
-      kick();
-    }, ms);
-    timer.unref();
-  }
-
-  const poll = setInterval(kick, deps.pollMs ?? 1_000);
-  poll.unref();
-  kick();
-
-  let purging: Promise<void> | undefined;
   async function purgePublished() {
     const keep = deps.keepPublishedSeconds ?? OUTBOX_KEEP_PUBLISHED_SECONDS;
     try {
@@ -139,23 +74,27 @@ export function startOutboxRelay(deps: {
       logger.warn({ err: (error as Error).message }, "outbox purge failed; will retry");
     }
   }
-  const purge = setInterval(() => {
-    purging ??= untraced(purgePublished).finally(() => (purging = undefined));
-  }, deps.purgeEveryMs ?? 60_000);
-  purge.unref();
+
+  const loop = startRelayLoop({
+    logger,
+    drain: drainOnce,
+    batch,
+    pollMs: deps.pollMs ?? 1_000,
+    batchDeadlineMs: deps.batchDeadlineMs,
+    failureMessage: "outbox relay could not publish; rows wait",
+    purge: purgePublished,
+    purgeEveryMs: deps.purgeEveryMs,
+  });
 
   return {
-    kick,
+    kick: loop.kick,
     /** Oldest unsent event's age in seconds and how many wait (for metrics). */
     async backlog(): Promise<{ count: number; oldestSeconds: number }> {
       return outboxBacklog(sql);
     },
     async stop() {
       stopped = true;
-      clearInterval(poll);
-      clearInterval(purge);
-      clearTimeout(timer);
-      await Promise.all([running, purging]);
+      await loop.stop();
     },
   };
 }

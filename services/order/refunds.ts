@@ -7,8 +7,10 @@
 // own (a notification or a status answer) are recorded once, asked for or not.
 //
 // Settling writes the refund's status, the order's refunded_amount, at full the order's
-// change to `refunded` (history and status events), and `refund.succeeded` or
-// `refund.failed`, in one transaction with the order row locked.
+// change to `refunded` (history and status events), `refund.succeeded` or
+// `refund.failed`, and for a refund that asked to restock the stock change putting the
+// order's sold units back (docs/refunds.md#restock), in one transaction with the order
+// row locked.
 import { randomUUID } from "node:crypto";
 import { auditTarget } from "../../common/audit.js";
 import type { Actor } from "../../common/actor.js";
@@ -28,6 +30,8 @@ import { addRefundedAmount, findOrder, itemsOf, touchOrder, type OrderRow, type 
 import { insertEvents } from "./db/outbox.js";
 import { claimDueRefunds, findRefund, findRefundByIdempotencyKey, insertRefund, keepRefundResponse, type RefundRow, refundsOf, type RefundStatus, retryRefundAt, settleRefund } from "./db/refunds.js";
 import { liveSessionsOf } from "./db/sessions.js";
+import { insertStockChanges } from "./db/stock-changes.js";
+import { restockChange } from "./stock.js";
 
 /** While the request that wrote a gateway refund is asking the gateway, the sweeper leaves it alone. */
 export const REFUND_REQUEST_LEASE_MS = 60_000;
@@ -63,6 +67,8 @@ export interface RefundInput {
   requestHash: string;
   /** Test data instead of live (docs/keys.md#test-mode). */
   testMode?: boolean;
+  /** Put the order's sold units back once the refund succeeds (docs/refunds.md#restock). */
+  restock?: boolean;
 }
 
 /** Another request took the Idempotency-Key between our look and our write. */
@@ -122,7 +128,8 @@ export function createRefunds(deps: {
       if (row.refunded_amount >= row.amount && row.status === "paid") row = (await statusChanges.apply(tx, row, "refunded", "refund")).row;
     }
     const message = await statusChanges.orderMessage(tx, row);
-    await insertEvents(tx, [refundEvent(refund, message, renderRefund(refund))]);
+    // Independent writes of one transaction: one round trip.
+    await Promise.all([insertEvents(tx, [refundEvent(refund, message, renderRefund(refund))]), insertStockChanges(tx, restockChange(order, refund))]);
     logger.info({ orderId: order.id, refundId, amount: refund.amount, method: refund.method, status: refund.status, failure: refund.failure_message ?? undefined }, "refund settled");
     return refund;
   }
@@ -214,6 +221,7 @@ export function createRefunds(deps: {
             // This request asks the gateway itself; the sweeper takes over if it dies.
             next_attempt_at: method === "gateway" ? new Date(Date.now() + REFUND_REQUEST_LEASE_MS) : null,
             livemode: order.livemode,
+            restock: input.restock === true,
           });
           if (!inserted) throw new KeyTaken();
           // A pending refund shows on the order: the order changed (docs/orders.md#syncing).
@@ -300,6 +308,8 @@ export function createRefunds(deps: {
               request_hash: null,
               next_attempt_at: null,
               livemode: order.livemode,
+              // Made at the gateway, not asked for here: nothing says to put units back.
+              restock: false,
             });
             if (!inserted) continue;
             refundId = inserted.id;

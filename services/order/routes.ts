@@ -149,7 +149,7 @@ export function createOrderRoutes({ orders, notifications, bank, refunds, audit,
       async refundOrder(request, context) {
         const storeId = requireStoreId(request);
         const orderId = requireUuid(request.orderId, "order_id");
-        const input = { storeId, orderId, ...validateRefundOrder(request), requestHash: request.requestHash, testMode: request.testMode };
+        const input = { storeId, orderId, ...validateRefundOrder(request), requestHash: request.requestHash, testMode: request.testMode, restock: request.restock };
         return refunds.refund(input, requirePermission(context, "payments"));
       },
 

@@ -9,13 +9,14 @@ import { migrate, ping, type Sql } from "../../platform/db.js";
 import type { Logger } from "../../platform/logger.js";
 import { openRpcChannel } from "../../platform/rpc-client.js";
 import { startRpcServer, type InProcessTarget } from "../../platform/rpc-server.js";
-import { registerDbPool, setOutboxSource } from "../../platform/metrics.js";
+import { registerDbPool, setOutboxSource, setStockChangesSource } from "../../platform/metrics.js";
 import { createOrderDomain } from "./domain.js";
 import { startExpirySweeper } from "./expiry.js";
 import { gatewaySweepEvery, startGatewaySweeper } from "./gateway-checks.js";
 import { startOutboxRelay } from "./outbox-relay.js";
 import { startBuyerMail } from "./buyer-mail.js";
 import type { Mailer } from "../../platform/mail.js";
+import { startStockRelay } from "./stock-relay.js";
 import { createMidtransGateway } from "./payment-gateways/midtrans.js";
 import { createSandboxGateway } from "./payment-gateways/sandbox.js";
 import type { PaymentGateway } from "./payment-gateways/types.js";
@@ -56,7 +57,8 @@ export function createPaymentGateway(config: OrderServiceConfig): PaymentGateway
 
 /**
  * Migrates the order schema, serves the order service's gRPC APIs (orders and bank
- * reconciliation) and runs the expiry sweeper. `sql` must be a pool whose search_path
+ * reconciliation) and runs the expiry sweeper, the outbox relay (with a bus) and the
+ * stock relay. `sql` must be a pool whose search_path
  * is the order schema.
  */
 export async function startOrderService(options: {
@@ -78,6 +80,8 @@ export async function startOrderService(options: {
   mailer?: Pick<Mailer, "deliver">;
   /** Waits between attempts at a buyer mail (tests shorten them). */
   buyerMailRetryDelaysMs?: readonly number[];
+  /** How often the stock relay looks for changes whose kick was lost (default 2 s). */
+  stockRelayPollMs?: number;
 }) {
   const { sql, logger, config } = options;
   await migrate(sql, ORDER_SCHEMA, migrations, logger);
@@ -89,13 +93,17 @@ export async function startOrderService(options: {
     transport: config.RPC_TRANSPORT,
   });
   const relay = options.bus ? startOutboxRelay({ sql, bus: options.bus, logger }) : undefined;
+  const catalog = catalogChannel.client(CatalogService);
+  // Stock changes go to the catalog, bus or no bus (docs/orders.md#stock).
+  const stockRelay = startStockRelay({ sql, catalog, logger, pollMs: options.stockRelayPollMs });
   registerDbPool("orders", sql);
   if (relay) setOutboxSource(() => relay.backlog());
+  setStockChangesSource(() => stockRelay.backlog());
   const domain = createOrderDomain({
     sql,
     logger,
     stores: catalogChannel.client(StoreService),
-    catalog: catalogChannel.client(CatalogService),
+    catalog,
     gateway: createPaymentGateway(config),
     publicBaseUrl: config.PUBLIC_BASE_URL,
     paymentWindowMs: config.ORDER_PAYMENT_WINDOW,
@@ -104,9 +112,11 @@ export async function startOrderService(options: {
     bankMatchGraceMs: config.BANK_MATCH_GRACE,
     statusCheckAfterMs: config.PAYMENT_STATUS_CHECK_AFTER,
     refundRetryDelaysMs: options.refundRetryDelaysMs,
-    // The outbox trigger may have owed a buyer mail too (016_buyer_mails.sql).
+    // Every change that writes events may write a stock change too, and the outbox
+    // trigger may have owed a buyer mail (016_buyer_mails.sql): all three wake.
     onEventsCommitted: () => {
       relay?.kick();
+      stockRelay.kick();
       buyerMail?.kick();
     },
   });
@@ -146,12 +156,14 @@ export async function startOrderService(options: {
     inProcess: server.inProcess,
     domain,
     relay,
+    stockRelay,
     async close(graceMs?: number) {
       await sweeper.stop();
       await buyerMail?.stop();
       await gatewaySweeper.stop();
       await server.close(graceMs);
       await relay?.stop();
+      await stockRelay.stop();
       catalogChannel.close();
     },
   };

@@ -1,7 +1,7 @@
 // Writing one status change (docs/orders.md#history): the rule comes from status-machine.ts, the
-// event bodies from events.ts, the transfer amount's reservation from bank-matching.ts;
-// this writes the new status, a history row, the outbox events and the reservation,
-// all in the caller's transaction.
+// event bodies from events.ts, the transfer amount's reservation from bank-matching.ts,
+// the stock change from stock.ts; this writes the new status, a history row, the outbox
+// events, the reservation and the stock change, all in the caller's transaction.
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Order } from "../../gen/order/v1/order_pb.js";
 import type { Logger } from "../../platform/logger.js";
@@ -13,7 +13,9 @@ import type { Db } from "../../platform/db.js";
 import { insertHistoryAndEvents, itemsOf, type OrderRow, updateStatuses } from "./db/orders.js";
 import { refundsOf } from "./db/refunds.js";
 import { liveSessionsOf } from "./db/sessions.js";
+import { insertStockChanges } from "./db/stock-changes.js";
 import { holdTransferAmounts } from "./db/transfer-amounts.js";
+import { stockChangesForStatus } from "./stock.js";
 
 export interface StatusChangeResult {
   row: OrderRow;
@@ -85,6 +87,7 @@ export function createStatusChanges(deps: {
         events,
       ),
       holdTransferAmounts(tx, holds),
+      insertStockChanges(tx, stockChangesForStatus(changing, to)),
     ]);
     for (const row of changing) logger.info({ orderId: row.id, from: row.status, to, cause }, "order status changed");
     return rows.map((row) => (updated.has(row.id) ? { row: updated.get(row.id)!, changed: true } : { row, changed: false }));

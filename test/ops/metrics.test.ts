@@ -47,6 +47,8 @@ test("the metrics port counts requests, gRPC calls, the outbox, webhook attempts
     t.true((sample(text, "rpc_call_duration_seconds_bucket", { side: "server", le: "+Inf" }) ?? 0) >= 1);
     t.not(sample(text, "outbox_backlog_events"), undefined);
     t.not(sample(text, "outbox_oldest_event_age_seconds"), undefined);
+    t.is(sample(text, "stock_changes_backlog"), 0, "no order held stock, so no stock change waits");
+    t.not(sample(text, "stock_changes_oldest_age_seconds"), undefined);
     t.true((sample(text, "webhook_attempts_total", { result: "succeeded" }) ?? 0) >= 1);
     t.true((sample(text, "webhook_delivery_latency_seconds_count") ?? 0) >= 1);
     t.true((sample(text, "db_connections", { service: "orders" }) ?? 0) >= 1);

@@ -9,13 +9,14 @@ import { create } from "@bufbuild/protobuf";
 import { Code, createClient, createRouterTransport } from "@connectrpc/connect";
 import { pino } from "pino";
 import { OPERATOR, type Actor } from "../../common/actor.js";
-import { GetOrderCatalogResponseSchema, GetStoreResponseSchema, ItemSchema, ItemStatus, ItemType } from "../../gen/catalog/v1/catalog_pb.js";
+import { GetStoreResponseSchema, ItemSchema, ItemStatus, ItemType } from "../../gen/catalog/v1/catalog_pb.js";
 import { BankReconciliationService } from "../../gen/order/v1/bank_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
 import { actorInterceptor } from "../../platform/rpc-client.js";
 import { serverInterceptors } from "../../platform/rpc-server.js";
 import { createOrderDomain } from "../../services/order/domain.js";
 import { createOrderRoutes } from "../../services/order/routes.js";
+import { notStocking } from "../helpers/two-shops.js";
 import { fakeGateway } from "../helpers/fake-payment-gateway.js";
 import { checkPaging } from "../helpers/audit-pages.js";
 import { orderSchemaBefore } from "../helpers/order-migrations.js";
@@ -40,7 +41,7 @@ async function setup(t: ExecutionContext) {
     sql,
     logger: silent,
     stores: { getStore: async ({ id }) => create(GetStoreResponseSchema, { store: { id, name: "Toko", bankAccount } }) },
-    catalog: { getOrderCatalog: async ({ storeId }) => create(GetOrderCatalogResponseSchema, { store: { id: storeId, name: "Toko", bankAccount }, items: [kopi] }) },
+    catalog: notStocking(({ storeId }) => ({ store: { id: storeId, name: "Toko", bankAccount }, items: [kopi] })),
     gateway,
     publicBaseUrl: "https://shop.example",
     paymentWindowMs: 3_600_000,

@@ -8,7 +8,7 @@ import { Code, createClient, createRouterTransport, type Client } from "@connect
 import { pino } from "pino";
 import { OPERATOR, type Actor } from "../../common/actor.js";
 import { changeCursor } from "../../common/change-cursor.js";
-import { GetOrderCatalogResponseSchema, GetStoreResponseSchema, ItemSchema, ItemStatus, ItemType, StoreSchema } from "../../gen/catalog/v1/catalog_pb.js";
+import { GetStoreResponseSchema, ItemSchema, ItemStatus, ItemType, StoreSchema } from "../../gen/catalog/v1/catalog_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
 import { actorInterceptor } from "../../platform/rpc-client.js";
 import { serverInterceptors } from "../../platform/rpc-server.js";
@@ -17,6 +17,7 @@ import { createOrderRoutes } from "../../services/order/routes.js";
 import { fakeGateway } from "../helpers/fake-payment-gateway.js";
 import { orderTables } from "../helpers/order-tables.js";
 import { failure } from "../helpers/rpc-failure.js";
+import { notStocking } from "../helpers/two-shops.js";
 import type { Sql } from "../../platform/db.js";
 
 const silent = pino({ level: "silent" });
@@ -42,10 +43,7 @@ async function setup(t: ExecutionContext) {
     sql: tables.sql,
     logger: silent,
     stores: { getStore: async ({ id }: { id?: string }) => create(GetStoreResponseSchema, { store: store(id ?? "") }) },
-    catalog: {
-      getOrderCatalog: async ({ storeId, ids }: { storeId?: string; ids?: string[] }) =>
-        create(GetOrderCatalogResponseSchema, { store: store(storeId ?? ""), items: items.filter((item) => item.storeId === storeId && (ids ?? []).includes(item.id)) }),
-    },
+    catalog: notStocking(({ storeId, ids }) => ({ store: store(storeId), items: items.filter((item) => item.storeId === storeId && ids.includes(item.id)) })),
     gateway: fakeGateway("https://shop.example"),
     publicBaseUrl: "https://shop.example",
     paymentWindowMs: 3_600_000,

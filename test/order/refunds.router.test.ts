@@ -10,7 +10,7 @@ import test, { type ExecutionContext } from "ava";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import { pino } from "pino";
-import { GetOrderCatalogResponseSchema, GetStoreResponseSchema, ItemSchema, ItemStatus, ItemType, StoreSchema } from "../../gen/catalog/v1/catalog_pb.js";
+import { GetStoreResponseSchema, ItemSchema, ItemStatus, ItemType, StoreSchema } from "../../gen/catalog/v1/catalog_pb.js";
 import { BankReconciliationService } from "../../gen/order/v1/bank_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
 import { midtransSignature } from "../../common/midtrans.js";
@@ -24,6 +24,7 @@ import { checkPaging } from "../helpers/audit-pages.js";
 import { orderTables, type OrderTables } from "../helpers/order-tables.js";
 import { capturingLogger } from "../helpers/logs.js";
 import { failure } from "../helpers/rpc-failure.js";
+import { notStocking } from "../helpers/two-shops.js";
 
 const SERVER_KEY = "SB-Mid-server-refunds";
 const SHOP = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa";
@@ -88,12 +89,10 @@ async function setup(t: ExecutionContext, options: { paymentWindowMs?: number; s
   const tables = await orderTables(t);
   const gateway = scriptedGateway();
   const logs: { level: string; msg: string }[] = [];
-  const catalog = {
-    async getOrderCatalog({ storeId }: { storeId?: string }) {
-      if (storeId !== SHOP) throw new ConnectError("no store", Code.NotFound);
-      return create(GetOrderCatalogResponseSchema, { store: shop, items: [kopi] });
-    },
-  };
+  const catalog = notStocking(({ storeId }) => {
+    if (storeId !== SHOP) throw new ConnectError("no store", Code.NotFound);
+    return { store: shop, items: [kopi] };
+  });
   const stores = { getStore: async () => create(GetStoreResponseSchema, { store: shop }) };
   const domain = createOrderDomain({
     sql: tables.sql,

@@ -11,7 +11,7 @@ import test, { type ExecutionContext } from "ava";
 import { clone, create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import { pino } from "pino";
-import { GetOrderCatalogResponseSchema, GetStoreResponseSchema, ItemSchema, ItemStatus, ItemType, StoreSchema } from "../../gen/catalog/v1/catalog_pb.js";
+import { GetStoreResponseSchema, ItemSchema, ItemStatus, ItemType, StoreSchema } from "../../gen/catalog/v1/catalog_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
 import { midtransSignature } from "../../common/midtrans.js";
 import { orderDetailJson } from "../../common/public-json.js";
@@ -22,6 +22,7 @@ import { fakeGateway } from "../helpers/fake-payment-gateway.js";
 import { orderTables } from "../helpers/order-tables.js";
 import { capturingLogger } from "../helpers/logs.js";
 import { failure } from "../helpers/rpc-failure.js";
+import { notStocking } from "../helpers/two-shops.js";
 import { fieldViolations } from "../../platform/field-errors.js";
 
 const silent = pino({ level: "silent" });
@@ -65,7 +66,7 @@ const storeRows = new Map([
 function fakeCatalog() {
   // A copy per service: a test may change a price without touching the others.
   const items = catalogItems.map((item) => clone(ItemSchema, item));
-  const calls = { getStore: 0, getOrderCatalog: 0 };
+  const calls = { getStore: 0, reserveOrderCatalog: 0 };
   function storeOf(id: string) {
     const store = storeRows.get(id);
     if (!store) throw new ConnectError(`store ${id} not found`, Code.NotFound);
@@ -77,13 +78,11 @@ function fakeCatalog() {
       return create(GetStoreResponseSchema, { store: storeOf(id ?? "") });
     },
   };
-  const catalog = {
-    async getOrderCatalog({ storeId, ids }: { storeId?: string; ids?: string[] }) {
-      calls.getOrderCatalog++;
-      const store = storeOf(storeId ?? "");
-      return create(GetOrderCatalogResponseSchema, { store, items: items.filter((item) => item.storeId === storeId && (ids ?? []).includes(item.id)) });
-    },
-  };
+  const catalog = notStocking(({ storeId, ids }) => {
+    calls.reserveOrderCatalog++;
+    const store = storeOf(storeId);
+    return { store, items: items.filter((item) => item.storeId === storeId && ids.includes(item.id)) };
+  });
   return { stores, catalog, items, calls };
 }
 
@@ -197,25 +196,25 @@ test("CreateOrder: a bank-transfer order is priced from the catalog plus a uniqu
   );
   t.deepEqual((await tables.history()), [{ order_id: order.id, from_status: null, to_status: "pending", cause: "created" }]);
   // Store (bank account, redirects) and prices came from a single catalog call.
-  t.deepEqual(catalogCalls, { getStore: 0, getOrderCatalog: 1 });
+  t.deepEqual(catalogCalls, { getStore: 0, reserveOrderCatalog: 1 });
 });
 
 test("CreateOrder: one catalog call per order, asked afresh each time: a new price applies to the next order", async (t) => {
   const { client, catalogNow, catalogCalls } = await setup(t);
   const first = (await newOrder(client)).detail!;
   t.is(first.order!.subtotal, 30_000n);
-  t.deepEqual(catalogCalls, { getStore: 0, getOrderCatalog: 1 });
+  t.deepEqual(catalogCalls, { getStore: 0, reserveOrderCatalog: 1 });
 
   catalogNow.find((item) => item.id === KOPI)!.price = 16_000n;
   const second = (await newOrder(client, { requestHash: "hash-2" })).detail!;
   t.is(second.order!.subtotal, 32_000n);
   t.deepEqual(second.order!.items.map((item) => item.unitPrice), [16_000n]);
-  t.deepEqual(catalogCalls, { getStore: 0, getOrderCatalog: 2 });
+  t.deepEqual(catalogCalls, { getStore: 0, reserveOrderCatalog: 2 });
 
   // A failed order costs one call too.
   await failure(newOrder(client, { items: [{ ref: { case: "productId", value: DRAFT }, quantity: 1 }] }));
   await failure(newOrder(client, { storeId: NOWHERE }));
-  t.deepEqual(catalogCalls, { getStore: 0, getOrderCatalog: 4 });
+  t.deepEqual(catalogCalls, { getStore: 0, reserveOrderCatalog: 4 });
 });
 
 test("CreateOrder: a gateway order gets its payment session at creation", async (t) => {

@@ -52,6 +52,8 @@ export interface OrderRow {
   metadata: Metadata;
   /** False for a test order (docs/keys.md#test-mode): it is seen only in test mode. */
   livemode: boolean;
+  /** The catalog holds units for it (docs/orders.md#stock): its changes write stock changes (015_stock_changes.sql). */
+  holds_stock: boolean;
 }
 
 export interface OrderItemRow {
@@ -78,8 +80,9 @@ export interface HistoryEntry {
 
 /**
  * A new order in one statement, atomic on its own: for a bank transfer its amount
- * reserved until further notice, the order, its items, its first history row
- * and its events. Undefined, with nothing written, when the amount was to be reserved
+ * reserved until further notice, the order, its items, its first history row,
+ * its events and, when the catalog holds units for it, the stock change confirming
+ * that hold (docs/orders.md#stock). Undefined, with nothing written, when the amount was to be reserved
  * and another order holds it. Callers need a transaction only to add more to it.
  */
 export async function insertNewOrder(
@@ -125,6 +128,9 @@ export async function insertNewOrder(
       -- json, not jsonb, all the way: receivers get the payload's keys in the order written.
       from o, json_to_recordset(${JSON.stringify(inTrace(events))}::text::json) as x(
         id uuid, store_id uuid, order_id uuid, event_type text, payload json, traceparent text)
+    ), s as (
+      insert into stock_changes (store_id, order_id, action)
+      select o.store_id, o.id, 'confirm' from o where o.holds_stock
     )
     select * from o`;
   return inserted;
@@ -177,7 +183,7 @@ export async function findOrderWithItems(db: Db, id: string, options: OrderScope
     select o.*,
       coalesce((select json_agg(i order by i.position) from order_items i where i.order_id = o.id), '[]') as items,
       coalesce((select json_agg(r order by r.created_at, r.id) from (
-        select id, store_id, order_id, amount, reason, reference, status, failure_message, method, created_at
+        select id, store_id, order_id, amount, reason, reference, status, failure_message, method, restock, created_at
         from refunds where order_id = o.id) r), '[]') as refunds
     from orders o
     where o.id = ${id} ${scoped(db, options, "o")}`;

@@ -25,11 +25,13 @@ export interface RefundRow {
   updated_at: Date;
   /** Its order's mode: an Idempotency-Key is a key of its mode (013_test_mode.sql). */
   livemode: boolean;
+  /** Asked to put the order's sold units back once it succeeds (docs/refunds.md#restock). */
+  restock: boolean;
 }
 
 export type NewRefund = Pick<
   RefundRow,
-  "id" | "store_id" | "order_id" | "amount" | "reason" | "reference" | "status" | "method" | "gateway_key" | "idempotency_key" | "request_hash" | "next_attempt_at" | "livemode"
+  "id" | "store_id" | "order_id" | "amount" | "reason" | "reference" | "status" | "method" | "gateway_key" | "idempotency_key" | "request_hash" | "next_attempt_at" | "livemode" | "restock"
 >;
 
 /** Each order's refunds, oldest first. */
