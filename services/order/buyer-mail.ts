@@ -18,12 +18,11 @@ import { isLanguage } from "../../common/i18n/index.js";
 import { transaction, type Db, type Sql } from "../../platform/db.js";
 import type { Logger } from "../../platform/logger.js";
 import { describeMailFailure, isPermanent, maskAddress, type Mailer } from "../../platform/mail.js";
-import { outsideCall } from "../../platform/query-deadline.js";
-import { untraced } from "../../platform/tracing.js";
 import { renderBuyerMail, type BuyerMailOrder } from "./buyer-mail-templates.js";
 import { lockDueBuyerMail, markBuyerMailFailed, markBuyerMailSent, markBuyerMailSkipped, type BuyerMailRow } from "./db/buyer-mails.js";
 import { findOrderWithItems, type OrderRow, type OrderItemRow } from "./db/orders.js";
 import { checkoutUrl, type RenderContext } from "./messages.js";
+import { startRelayLoop } from "./relay-loop.js";
 
 /**
  * Waits before the 2nd, 3rd, … attempt: 5 s, 30 s, 2 min, 10 min, 30 min, then hourly
@@ -53,9 +52,6 @@ export function startBuyerMail(deps: BuyerMailDeps) {
   const { sql, logger, reminderBeforeMs } = deps;
   const delays = deps.retryDelaysMs ?? BUYER_MAIL_RETRY_DELAYS_MS;
   const host = new URL(deps.render.publicBaseUrl).hostname || "localhost";
-  let stopped = false;
-  let running: Promise<void> | undefined;
-  let again = false;
 
   /** One due mail, claimed, attempted and settled; false when none was due. */
   async function sendOne(): Promise<boolean> {
@@ -121,42 +117,17 @@ export function startBuyerMail(deps: BuyerMailDeps) {
     return { sent: { to: maskAddress(order.buyer_email), ...sent } };
   }
 
-  async function run() {
-    do {
-      again = false;
-      try {
-        while (!stopped && (await sendOne()));
-      } catch (error) {
-        // The database or the catalog is away: the row is unlocked and waits for the next run.
-        logger.warn({ err: (error as Error).message }, "buyer mail worker could not run; will retry");
-        return;
-      }
-    } while (again && !stopped);
-  }
-
-  /** Looks for due mail now (after a commit that may have owed some), unless a run is under way. */
-  function kick() {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    // A kick comes from the commit of a request: the sending is none of its trace or call.
-    running = outsideCall(() => untraced(run)).finally(() => (running = undefined));
-  }
-
-  const poll = setInterval(kick, deps.pollMs ?? 2_000);
-  poll.unref();
-  kick();
-
-  return {
-    kick,
-    async stop() {
-      stopped = true;
-      clearInterval(poll);
-      await running;
-    },
-  };
+  // When to look for due mail is the relays' rule (relay-loop.ts): a kick after each
+  // commit, a slow timer, backoff while the database or the catalog is away. A delivery
+  // may wait on a slow mail server, so a run is given up only after a minute.
+  return startRelayLoop({
+    logger,
+    drain: async () => ((await sendOne()) ? 1 : 0),
+    batch: 1,
+    pollMs: deps.pollMs ?? 2_000,
+    batchDeadlineMs: 60_000,
+    failureMessage: "buyer mail worker could not run; will retry",
+  });
 }
 
 function maskAddresses(text: string): string {
