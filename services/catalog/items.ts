@@ -131,10 +131,10 @@ export function createItems({
   }
 
   /** The item, its bundle products and its audit entry (`actor` made it) in one transaction. */
-  async function insert(item: NewItem, productIds: string[], actor: Actor): Promise<ItemRow> {
+  async function insert(item: NewItem, lines: { product_id: string; quantity: number }[], actor: Actor): Promise<ItemRow> {
     const id = await transaction(sql, async (tx) => {
       const id = await items.insertItem(tx, item);
-      await items.insertBundleProducts(tx, id, productIds);
+      await items.insertBundleProducts(tx, id, lines);
       await insertAuditEntries(tx, [auditEntry(item.store_id, actor, `${item.type}.created`, auditTarget(item.type, id), { label: item.title })]);
       return id;
     });
@@ -166,7 +166,7 @@ export function createItems({
       const price = requirePrice(request.price);
       const status = statusOrPublished(request.status);
       const slug = await pickSlug(owner.id, request.slug, title);
-      return insert({ store_id: owner.id, type: "product", title, slug, price, status }, [], actor);
+      return insert({ store_id: owner.id, type: "product", title, slug, price, status, stock: null }, [], actor);
     },
 
     /** Audited as `actor`. */
@@ -181,7 +181,7 @@ export function createItems({
       const ids = bundleProductIds(request.productIds);
       checkBundleProducts(ids, await items.getItems(sql, owner.id, ids));
       const slug = await pickSlug(owner.id, request.slug, title);
-      return insert({ store_id: owner.id, type: "bundle", title, slug, price, status }, ids, actor);
+      return insert({ store_id: owner.id, type: "bundle", title, slug, price, status, stock: null }, ids.map((id) => ({ product_id: id, quantity: 1 })), actor);
     },
 
     /** Undefined when the store has no such item. Audited as `actor`. */

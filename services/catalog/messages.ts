@@ -11,6 +11,7 @@ import {
   type Store,
 } from "../../gen/catalog/v1/catalog_pb.js";
 import { planFromName } from "../../common/plans.js";
+import { itemAvailable } from "./availability.js";
 import type { ApiKeyRow } from "./db/api-keys.js";
 import type { ItemRow, ItemStatusName } from "./db/items.js";
 import type { StoreRow } from "./db/stores.js";
@@ -66,6 +67,11 @@ export function apiKeyMessage(row: ApiKeyRow): ApiKey {
   });
 }
 
+/** Absent stands for "not tracked" / "nothing limits" (docs/catalog.md#stock). */
+function optionalCount(value: number | null): bigint | undefined {
+  return value === null ? undefined : BigInt(value);
+}
+
 export function itemMessage(row: ItemRow): Item {
   return create(ItemSchema, {
     id: row.id,
@@ -77,5 +83,9 @@ export function itemMessage(row: ItemRow): Item {
     status: itemStatusNames[row.status],
     productIds: row.product_ids,
     createdAt: timestampFromDate(row.created_at),
+    stock: optionalCount(row.stock),
+    available: optionalCount(itemAvailable(row)),
+    bundleItems: row.bundle_items.map((line) => ({ productId: line.product_id, quantity: line.quantity })),
+    updatedAt: timestampFromDate(row.updated_at),
   });
 }
