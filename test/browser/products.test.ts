@@ -132,6 +132,24 @@ test.serial("an owner creates a product and a bundle, changes them and archives 
   t.regex(await page.getByRole("alert").innerText(), /^Stock: /);
   t.is((await itemOf(store.storeId, kopiId!)).stock, 3n, "nothing changed");
 
+  // Stock changed while the page was open (a paid order, say): a save of another box leaves it as it is now.
+  await page.goto(`${products}/${gulaId}`);
+  await stack.catalog.updateItem({ storeId: store.storeId, itemId: gulaId!, stock: { quantity: 5n } });
+  await page.getByLabel("Title", { exact: true }).fill("Gula Aren Cair");
+  await follow(page, button(page, "Save changes"));
+  t.like(await itemOf(store.storeId, gulaId!), { title: "Gula Aren Cair", stock: 5n });
+  // Changed here and meanwhile: the form again, showing it as it is now; nothing saved.
+  await stack.catalog.updateItem({ storeId: store.storeId, itemId: gulaId!, stock: { quantity: 4n } });
+  await page.getByLabel("Stock", { exact: true }).fill("8");
+  await page.getByLabel("Price", { exact: true }).fill("21000");
+  const [conflict] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST"), button(page, "Save changes").click()]);
+  await page.waitForLoadState("load");
+  t.is(conflict.status(), 409);
+  t.regex(await page.getByRole("alert").innerText(), /Stock changed \(now 4\) since this page was opened/);
+  t.is(await page.getByLabel("Stock", { exact: true }).inputValue(), "4");
+  t.is(await page.getByLabel("Price", { exact: true }).inputValue(), "21000", "the other change is kept in the form");
+  t.like(await itemOf(store.storeId, gulaId!), { price: 20_000n, stock: 4n });
+
   // Archive, confirmed: nothing happens before the confirmation.
   await page.goto(`${products}/${kopiId}`);
   await follow(page, link(page, "Archive"));

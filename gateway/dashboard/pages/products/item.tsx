@@ -41,12 +41,15 @@ const iso = (value: Item["createdAt"]) => (value ? timestampDate(value).toISOStr
 /** How many products the choice of a bundle's products offers (ListItems' largest page). */
 const CHOICES = 100;
 
-/** The store's products a bundle may hold (archived ones only when it holds them already), by title. */
-async function productChoices(ctx: DashboardContext, clients: ServiceClients, holding: string[] = []): Promise<Item[]> {
+/**
+ * The store's products a bundle may hold, by title: the newest CHOICES that are not
+ * archived, and always those it holds already (`holding`), whatever their age or
+ * status, so a save never drops a product the form did not show.
+ */
+async function productChoices(ctx: DashboardContext, clients: ServiceClients, holding: Item[] = []): Promise<Item[]> {
   const { items } = await clients.catalog.listItems({ storeId: ctx.state.scope.store.id, limit: CHOICES, offset: 0 });
-  return items
-    .filter((item) => item.type === ItemType.PRODUCT && (item.status !== ItemStatus.ARCHIVED || holding.includes(item.id)))
-    .sort((a, b) => a.title.localeCompare(b.title));
+  const offered = items.filter((item) => item.type === ItemType.PRODUCT && item.status !== ItemStatus.ARCHIVED && !holding.some((held) => held.id === item.id));
+  return [...holding, ...offered].sort((a, b) => a.title.localeCompare(b.title));
 }
 
 /** The item of the URL in this store, or undefined (a malformed id, another store's item). */
@@ -212,18 +215,14 @@ async function showItem(
   ctx: DashboardContext,
   clients: ServiceClients,
   item: Item,
-  extra: { values?: ItemValues; flash?: string; problem?: FormProblem } = {},
+  extra: { values?: ItemValues; shown?: ItemValues; flash?: string; problem?: FormProblem } = {},
   status = 200,
 ) {
   const bundle = item.type === ItemType.BUNDLE;
   const partIds = item.bundleItems.map((line) => line.productId);
-  const [parts, choices] = bundle
-    ? await Promise.all([
-        partIds.length ? clients.catalog.getItems({ storeId: item.storeId, ids: partIds }).then((answer) => answer.items) : Promise.resolve([]),
-        may(ctx, "catalog") ? productChoices(ctx, clients, partIds) : Promise.resolve([]),
-      ])
-    : [[], []];
-  const shown = valuesOf(item);
+  const parts = bundle && partIds.length ? (await clients.catalog.getItems({ storeId: item.storeId, ids: partIds })).items : [];
+  const choices = bundle && may(ctx, "catalog") ? await productChoices(ctx, clients, parts) : [];
+  const shown = extra.shown ?? valuesOf(item);
   sendPage(
     ctx,
     <ItemPage
@@ -308,12 +307,21 @@ export async function saveItem(ctx: DashboardContext, clients: ServiceClients) {
   if (bundle && quantitiesKey(posted.quantities) !== quantitiesKey(shown.quantities)) changed.add("items");
   if (changed.size === 0) return seeOther(ctx, `${storePath(item.storeId, `products/${item.id}`)}?done=unchanged`);
 
-  const again = (problem: FormProblem, status = 400) => showItem(ctx, clients, item, { values: posted, problem }, status);
+  // The form again as it was sent, still compared with what it was first shown with.
+  const again = (problem: FormProblem) => showItem(ctx, clients, item, { values: posted, shown, problem }, 400);
   const meanwhile = [...changed].find((name) => (name === "items" ? quantitiesKey(now.quantities) !== quantitiesKey(shown.quantities) : now[name] !== shown[name]));
   if (meanwhile) {
     const label = meanwhile === "items" ? "The bundle's products" : `${meanwhile[0]!.toUpperCase()}${meanwhile.slice(1)}`;
     const was = meanwhile === "items" ? "" : ` (now ${meanwhile === "status" ? STATUS_LABELS[now.status] : now[meanwhile] || "empty"})`;
-    return again({ field: meanwhile, message: `${label} changed${was} since this page was opened. Check it and save again.` }, 409);
+    // The item as it is now, with the person's other changes kept; that box shows the value it has now.
+    const kept = (name: FieldName) => changed.has(name) && name !== meanwhile;
+    const values: ItemValues = {
+      ...now,
+      ...Object.fromEntries(FIELD_NAMES.filter(kept).map((name) => [name, posted[name]])),
+      quantities: kept("items") ? posted.quantities : now.quantities,
+    };
+    const problem = { field: meanwhile, message: `${label} changed${was} since this page was opened. Check it and save again.` };
+    return showItem(ctx, clients, item, { values, problem }, 409);
   }
   const parsed = parseValues(posted);
   if ("problem" in parsed) return again(parsed.problem);
