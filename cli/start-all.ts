@@ -84,7 +84,7 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
   // Invitations, password resets and "endpoint disabled": SMTP_URL, or .eml files under DATA_DIR/mail.
   const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR, logger: log("mail") });
   const mail = { mailer, publicBaseUrl: config.PUBLIC_BASE_URL };
-  const catalog = await startCatalogService({ sql: catalogSql, logger: log("catalog"), catalogChanges, mail, scryptParams: overrides.scryptParams, internalToken, ...catalogAt });
+  const catalog = await startCatalogService({ sql: catalogSql, logger: log("catalog"), catalogChanges, mail, scryptParams: overrides.scryptParams, internalToken, stockConfirmSeconds: config.STOCK_CONFIRM_SECONDS, ...catalogAt });
   const catalogAddr = loopback(catalogAt.host, catalog.port);
 
   let bus: EventBus | undefined;

@@ -18,6 +18,8 @@ const PHRASES: Record<AuditAction, readonly [string, string]> = {
   "product.status_changed": ["Changed the status of product", ""],
   "bundle.price_changed": ["Changed the price of bundle", ""],
   "bundle.status_changed": ["Changed the status of bundle", ""],
+  "product.updated": ["Changed product", ""],
+  "bundle.updated": ["Changed bundle", ""],
   "member.signed_in": ["Signed in as", ""],
   "member.invited": ["Invited", ""],
   "member.removed": ["Removed", "from the team"],

@@ -12,6 +12,8 @@ export const AUDIT_ACTIONS = [
   "product.status_changed",
   "bundle.price_changed",
   "bundle.status_changed",
+  "product.updated",
+  "bundle.updated",
   "member.signed_in",
   "member.invited",
   "member.removed",

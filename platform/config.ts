@@ -128,6 +128,9 @@ const schema = z.object({
     .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, "dot-separated tokens of letters, digits, _ and -")
     .default("catalog_changes"),
   ORDER_PAYMENT_WINDOW: duration.default(24 * 3_600_000),
+  // How long a new order's stock hold stays tentative before the catalog's sweep releases
+  // it, unless the order service confirms the order was written (docs/catalog.md#stock).
+  STOCK_CONFIRM_SECONDS: z.coerce.number().int().min(1).max(86_400).default(120),
   // How long after an order expires (or is cancelled) a transfer of its unique amount
   // still matches it, and its amount stays reserved (docs/reconciliation.md#unique-codes: 7 days).
   BANK_MATCH_GRACE: duration.default(7 * 86_400_000),

@@ -48,6 +48,16 @@ export function fieldError(field: string, description: string, style: MessageSty
   return fieldErrors([{ field, description }], messageOf({ field, description }, style));
 }
 
+/**
+ * ALREADY_EXISTS naming the field whose value is taken (a slug used in the store): the
+ * same BadRequest as fieldErrors, so the gateway's 409 names the field too.
+ */
+export function fieldConflict(field: string, description: string, message: string = messageOf({ field, description }, "field: description")): ConnectError {
+  return new ConnectError(message, Code.AlreadyExists, undefined, [
+    { desc: BadRequestSchema, value: create(BadRequestSchema, { fieldViolations: [{ field, description }] }) },
+  ]);
+}
+
 /** Throws fieldErrors(problems) when there are any. */
 export function throwFieldProblems(problems: readonly FieldProblem[]): void {
   if (problems.length > 0) throw fieldErrors(problems);

@@ -14,6 +14,7 @@ import type { ScryptParams } from "./accounts/passwords.js";
 import { createApiKeys } from "./api-keys.js";
 import { createItems } from "./items.js";
 import { createStores } from "./merchant-stores.js";
+import { createStock } from "./stock.js";
 
 export interface CatalogDomainDeps {
   /** The pool, on the catalog's schema: every table of db/ is there, accounts included. */
@@ -32,6 +33,8 @@ export interface CatalogDomainDeps {
    * tests that do not read mail; every entry point passes one.
    */
   mail?: { mailer: Pick<Mailer, "send">; publicBaseUrl: string };
+  /** STOCK_CONFIRM_SECONDS: how long a new order's hold waits for its confirm (default 120). */
+  stockConfirmSeconds?: number;
 }
 
 export function createCatalogDomain(deps: CatalogDomainDeps) {
@@ -41,13 +44,14 @@ export function createCatalogDomain(deps: CatalogDomainDeps) {
   const stores = createStores({ sql, logger });
   const apiKeys = createApiKeys({ sql, stores, logger });
   const items = createItems({ sql, stores, changes: deps.catalogChanges, logger });
+  const stock = createStock({ sql, items, confirmSeconds: deps.stockConfirmSeconds, logger });
   const { scryptParams } = deps;
   const sessions = createMemberSessions({ sql, scryptParams, logger });
   const mail = createAccountMail(deps.mail?.mailer ?? noMailer(logger), deps.mail?.publicBaseUrl ?? "");
   const members = createMembers({ sql, stores, sessions, mail, scryptParams, logger });
   const passwordResets = createPasswordResets({ sql, sessions, mail, scryptParams, logger });
   const audit = createAudit({ sql, stores });
-  return { stores, apiKeys, items, sessions, members, passwordResets, audit };
+  return { stores, apiKeys, items, stock, sessions, members, passwordResets, audit };
 }
 
 function noMailer(logger: Logger): Pick<Mailer, "send"> {

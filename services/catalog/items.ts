@@ -1,10 +1,13 @@
 // Products and bundles: prices, statuses, slugs (given, or made from the title and
 // unique in the store), and what a bundle may hold (products of its own store).
-import { Code, ConnectError } from "@connectrpc/connect";
+import type { ConnectError } from "@connectrpc/connect";
 import {
   ItemStatus,
+  type BundleItem,
   type CreateBundleRequest,
   type CreateProductRequest,
+  type StockSetting,
+  type UpdateItemRequest,
 } from "../../gen/catalog/v1/catalog_pb.js";
 import type { Actor } from "../../common/actor.js";
 import { auditTarget } from "../../common/audit.js";
@@ -19,7 +22,7 @@ import type { ItemRow, ItemStatusName, NewItem } from "./db/items.js";
 import type { StoreRow } from "./db/stores.js";
 import { storeNotFound, type Stores } from "./merchant-stores.js";
 import { itemStatusName } from "./messages.js";
-import { fieldErrors } from "../../platform/field-errors.js";
+import { fieldConflict, fieldErrors } from "../../platform/field-errors.js";
 import { fieldError, requireText, requireUuid } from "./validation.js";
 
 export const MAX_PRICE = 1_000_000_000_000;
@@ -27,6 +30,18 @@ const SLUG = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const MAX_SLUG_LENGTH = 120;
 /** Ids one GetItems call may ask for. */
 export const MAX_ITEMS_PER_LOOKUP = 200;
+/** The most units a merchant may set as an item's stock. */
+export const MAX_STOCK = 1_000_000_000;
+/** How many of one product a bundle may contain. */
+export const MAX_BUNDLE_QUANTITY = 10_000;
+/** How many different products one bundle may contain. */
+export const MAX_BUNDLE_PRODUCTS = 50;
+
+/** A bundle's product and how many one bundle takes. */
+export interface BundleLine {
+  product_id: string;
+  quantity: number;
+}
 
 /** A slug made from a title: lower-case ASCII words joined by single dashes, "item" when none is left. */
 export function slugify(title: string): string {
@@ -74,14 +89,91 @@ export function bundleProductIds(productIds: string[]): string[] {
   return ids;
 }
 
-/** Every id must be a product of the store: `found` is what the store holds of them. */
-export function checkBundleProducts(ids: string[], found: Pick<ItemRow, "id" | "type">[]): void {
+/**
+ * A bundle's products with quantities (`bundle_items`): at least one, each product a
+ * UUID once, each quantity 1 to MAX_BUNDLE_QUANTITY (0, unset, is 1).
+ */
+export function bundleItemLines(bundleItems: readonly Pick<BundleItem, "productId" | "quantity">[]): BundleLine[] {
+  if (bundleItems.length === 0) throw fieldErrors([{ field: "bundle_items", description: "must name at least one product" }], "a bundle needs at least one product");
+  if (bundleItems.length > MAX_BUNDLE_PRODUCTS) throw fieldError("bundle_items", `must have at most ${MAX_BUNDLE_PRODUCTS} products`);
+  const lines = bundleItems.map((line, n) => {
+    const quantity = line.quantity === 0 ? 1 : line.quantity;
+    if (quantity < 1 || quantity > MAX_BUNDLE_QUANTITY) throw fieldError(`bundle_items[${n}].quantity`, `must be from 1 to ${MAX_BUNDLE_QUANTITY}`);
+    return { product_id: requireUuid(line.productId, `bundle_items[${n}].product_id`), quantity };
+  });
+  const seen = new Set<string>();
+  for (const [n, line] of lines.entries()) {
+    if (seen.has(line.product_id)) throw fieldError(`bundle_items[${n}].product_id`, "must not repeat");
+    seen.add(line.product_id);
+  }
+  return lines;
+}
+
+/** A new bundle's products: `bundle_items` when given, else `product_ids` with one of each. */
+export function newBundleLines(request: Pick<CreateBundleRequest, "bundleItems" | "productIds">): { lines: BundleLine[]; field: "bundle_items" | "product_ids" } {
+  if (request.bundleItems.length > 0) return { lines: bundleItemLines(request.bundleItems), field: "bundle_items" };
+  return { lines: bundleProductIds(request.productIds).map((id) => ({ product_id: id, quantity: 1 })), field: "product_ids" };
+}
+
+/** Every id must be a product of the store: `found` is what the store holds of them; `field` names the list. */
+export function checkBundleProducts(ids: string[], found: Pick<ItemRow, "id" | "type">[], field: "bundle_items" | "product_ids" = "product_ids"): void {
   for (const [n, id] of ids.entries()) {
     const item = found.find((row) => row.id === id);
     if (!item || item.type !== "product") {
-      throw fieldErrors([{ field: `product_ids[${n}]`, description: `${id} is not a product of this store` }]);
+      const path = field === "bundle_items" ? `bundle_items[${n}].product_id` : `product_ids[${n}]`;
+      throw fieldErrors([{ field: path, description: `${id} is not a product of this store` }]);
     }
   }
+}
+
+/**
+ * A stock setting (docs/catalog.md#stock): undefined when absent (no change; at creation,
+ * not tracked), null when present without a quantity (not tracked), else the units on
+ * hand, 0 to MAX_STOCK.
+ */
+export function stockSetting(setting: StockSetting | undefined): number | null | undefined {
+  if (!setting) return undefined;
+  if (setting.quantity === undefined) return null;
+  if (setting.quantity < 0n || setting.quantity > BigInt(MAX_STOCK)) throw fieldError("stock", `must be an integer from 0 to ${MAX_STOCK}`);
+  return Number(setting.quantity);
+}
+
+/** How a stock setting reads in the audit log. */
+function stockText(stock: number | null): string {
+  return stock === null ? "not tracked" : String(stock);
+}
+
+/** How a bundle's products read in the audit log: "<id> × 2, <id> × 1". */
+function linesText(lines: readonly BundleLine[]): string {
+  return lines.map((line) => `${line.product_id} × ${line.quantity}`).join(", ");
+}
+
+/** What an UpdateItem request changes, checked: absent fields are left out. */
+export interface ItemChange {
+  title?: string;
+  slug?: string;
+  price?: number;
+  status?: ItemStatusName;
+  stock?: number | null;
+  lines?: BundleLine[];
+}
+
+/** An UpdateItem request's fields checked, each naming itself when wrong; what the item is (its type, the store's slugs) is checked in the transaction. */
+export function itemChange(request: Pick<UpdateItemRequest, "title" | "slug" | "price" | "status" | "stock" | "replaceBundleItems" | "bundleItems">): ItemChange {
+  const change: ItemChange = {};
+  if (request.title !== undefined) change.title = requireText(request.title, "title", 200);
+  if (request.slug !== undefined) change.slug = checkSlug(request.slug);
+  if (request.price !== undefined) change.price = requirePrice(request.price);
+  if (request.status !== ItemStatus.UNSPECIFIED) change.status = requireStatus(request.status);
+  const stock = stockSetting(request.stock);
+  if (stock !== undefined) change.stock = stock;
+  if (request.replaceBundleItems) change.lines = bundleItemLines(request.bundleItems);
+  return change;
+}
+
+/** Postgres's unique_violation: two writers took the same slug at once. */
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: string }).code === "23505";
 }
 
 /** The ids a lookup may hold: malformed ones cannot exist, so they are left out rather than failing the batch. */
@@ -114,13 +206,16 @@ export function createItems({
     }
   }
 
+  /** ALREADY_EXISTS naming `slug`. */
+  function slugTaken(slug: string): ConnectError {
+    return fieldConflict("slug", "is already used in this store", `slug ${slug} is already used in this store`);
+  }
+
   /** The requested slug if free, else ALREADY_EXISTS; without one, the title's slug with -2, -3… until free. */
   async function pickSlug(storeId: string, requested: string, title: string): Promise<string> {
     if (requested !== "") {
       checkSlug(requested);
-      if (await items.slugTaken(sql, storeId, requested)) {
-        throw new ConnectError(`slug ${requested} is already used in this store`, Code.AlreadyExists);
-      }
+      if (await items.slugTaken(sql, storeId, requested)) throw slugTaken(requested);
       return requested;
     }
     const base = slugify(title);
@@ -131,15 +226,33 @@ export function createItems({
   }
 
   /** The item, its bundle products and its audit entry (`actor` made it) in one transaction. */
-  async function insert(item: NewItem, lines: { product_id: string; quantity: number }[], actor: Actor): Promise<ItemRow> {
-    const id = await transaction(sql, async (tx) => {
+  async function insertOnce(item: NewItem, lines: BundleLine[], actor: Actor): Promise<string> {
+    return transaction(sql, async (tx) => {
       const id = await items.insertItem(tx, item);
       await items.insertBundleProducts(tx, id, lines);
       await insertAuditEntries(tx, [auditEntry(item.store_id, actor, `${item.type}.created`, auditTarget(item.type, id), { label: item.title })]);
       return id;
     });
-    announce(item.store_id);
-    return (await items.getItems(sql, item.store_id, [id]))[0]!;
+  }
+
+  /**
+   * insertOnce with the slug picked by pickSlug. Two creations can pick the same free slug
+   * at once; the table's unique constraint refuses the second, which is then
+   * ALREADY_EXISTS for a requested slug and tries the next free one for a derived slug.
+   */
+  async function insert(item: Omit<NewItem, "slug">, requestedSlug: string, lines: BundleLine[], actor: Actor): Promise<ItemRow> {
+    for (let attempt = 1; ; attempt++) {
+      const slug = await pickSlug(item.store_id, requestedSlug, item.title);
+      try {
+        const id = await insertOnce({ ...item, slug }, lines, actor);
+        announce(item.store_id);
+        return (await items.getItems(sql, item.store_id, [id]))[0]!;
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        if (requestedSlug !== "") throw slugTaken(requestedSlug);
+        if (attempt >= 5) throw error;
+      }
+    }
   }
 
   /** The change and its audit entry (`actor` made it) in one transaction; undefined when the store has no such item. */
@@ -160,28 +273,79 @@ export function createItems({
 
   return {
     /** Audited as `actor`. */
-    async createProduct(request: Pick<CreateProductRequest, "storeId" | "title" | "slug" | "price" | "status">, actor: Actor): Promise<ItemRow> {
+    async createProduct(request: Pick<CreateProductRequest, "storeId" | "title" | "slug" | "price" | "status" | "stock">, actor: Actor): Promise<ItemRow> {
       const owner = await stores.get(request.storeId);
       const title = requireText(request.title, "title", 200);
       const price = requirePrice(request.price);
       const status = statusOrPublished(request.status);
-      const slug = await pickSlug(owner.id, request.slug, title);
-      return insert({ store_id: owner.id, type: "product", title, slug, price, status, stock: null }, [], actor);
+      const stock = stockSetting(request.stock) ?? null;
+      if (request.slug !== "") checkSlug(request.slug);
+      return insert({ store_id: owner.id, type: "product", title, price, status, stock }, request.slug, [], actor);
     },
 
     /** Audited as `actor`. */
     async createBundle(
-      request: Pick<CreateBundleRequest, "storeId" | "title" | "slug" | "price" | "status" | "productIds">,
+      request: Pick<CreateBundleRequest, "storeId" | "title" | "slug" | "price" | "status" | "productIds" | "bundleItems" | "stock">,
       actor: Actor,
     ): Promise<ItemRow> {
       const owner = await stores.get(request.storeId);
       const title = requireText(request.title, "title", 200);
       const price = requirePrice(request.price);
       const status = statusOrPublished(request.status);
-      const ids = bundleProductIds(request.productIds);
-      checkBundleProducts(ids, await items.getItems(sql, owner.id, ids));
-      const slug = await pickSlug(owner.id, request.slug, title);
-      return insert({ store_id: owner.id, type: "bundle", title, slug, price, status, stock: null }, ids.map((id) => ({ product_id: id, quantity: 1 })), actor);
+      const stock = stockSetting(request.stock) ?? null;
+      const { lines, field } = newBundleLines(request);
+      const ids = lines.map((line) => line.product_id);
+      checkBundleProducts(ids, await items.getItems(sql, owner.id, ids), field);
+      if (request.slug !== "") checkSlug(request.slug);
+      return insert({ store_id: owner.id, type: "bundle", title, price, status, stock }, request.slug, lines, actor);
+    },
+
+    /**
+     * Any of the item's fields at once, audited as one `<type>.updated` entry listing each
+     * field before → after, in one transaction with the item locked. Undefined when the
+     * store has no such item; a request changing nothing writes nothing.
+     */
+    async update(storeId: string, itemId: string, change: ItemChange, actor: Actor): Promise<ItemRow | undefined> {
+      const changed = await transaction(sql, async (tx) => {
+        const [before] = await items.getItems(tx, storeId, [itemId], { forUpdate: true });
+        if (!before) return undefined;
+        if (change.lines) {
+          if (before.type !== "bundle") throw fieldError("bundle_items", "only a bundle has products");
+          const ids = change.lines.map((line) => line.product_id);
+          checkBundleProducts(ids, await items.getItems(tx, storeId, ids), "bundle_items");
+        }
+        if (change.slug !== undefined && change.slug !== before.slug && (await items.slugTaken(tx, storeId, change.slug))) throw slugTaken(change.slug);
+        const beforeLines = before.bundle_items.map(({ product_id, quantity }) => ({ product_id, quantity }));
+        const text = (row: { title: string; slug: string; price: number; status: string; stock: number | null; lines: BundleLine[] }) => ({
+          title: row.title,
+          slug: row.slug,
+          price: String(row.price),
+          status: row.status,
+          stock: stockText(row.stock),
+          ...(before.type === "bundle" ? { items: linesText(row.lines) } : {}),
+        });
+        const { lines, ...columns } = change;
+        const after = { ...before, ...columns, lines: lines ?? beforeLines };
+        const changes = fieldChanges(text({ ...before, lines: beforeLines }), text(after));
+        if (changes.length === 0) return false;
+        try {
+          await items.updateItem(tx, storeId, itemId, columns);
+        } catch (error) {
+          if (isUniqueViolation(error)) throw slugTaken(change.slug ?? "");
+          throw error;
+        }
+        if (lines) await items.replaceBundleProducts(tx, itemId, lines);
+        await insertAuditEntries(tx, [auditEntry(storeId, actor, `${before.type}.updated`, auditTarget(before.type, itemId), { label: after.title, changes })]);
+        return true;
+      });
+      if (changed === undefined) return undefined;
+      if (changed) announce(storeId);
+      return (await items.getItems(sql, storeId, [itemId]))[0];
+    },
+
+    /** Every item of the store, newest first; `status` narrows it. */
+    async list(storeId: string, status: ItemStatusName | undefined, limit: number, offset: number): Promise<{ items: ItemRow[]; hasMore: boolean }> {
+      return items.listItems(sql, storeId, status, limit, offset);
     },
 
     /** Undefined when the store has no such item. Audited as `actor`. */

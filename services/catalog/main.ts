@@ -20,7 +20,7 @@ const sql = connectDb(database.url, { schema: CATALOG_SCHEMA, role: "catalog", m
 const catalogChanges = createCatalogChanges(config, logger);
 const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR, logger });
 const mail = { mailer, publicBaseUrl: config.PUBLIC_BASE_URL };
-const server = await startCatalogService({ sql, logger, catalogChanges, mail, internalToken: config.INTERNAL_TOKEN, ...listenAddress(config.CATALOG_ADDR) });
+const server = await startCatalogService({ sql, logger, catalogChanges, mail, internalToken: config.INTERNAL_TOKEN, stockConfirmSeconds: config.STOCK_CONFIRM_SECONDS, ...listenAddress(config.CATALOG_ADDR) });
 const metrics = await startServiceMetrics(listenAddress(config.CATALOG_ADDR).port, { host: config.METRICS_HOST, port: config.METRICS_PORT }, logger);
 
 onShutdown(logger, async () => {

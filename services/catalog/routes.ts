@@ -4,12 +4,13 @@
 // one place that registers all three services.
 import type { ConnectRouter } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { CatalogService, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
+import { CatalogService, ItemStatus, StoreService } from "../../gen/catalog/v1/catalog_pb.js";
 import { planFromName } from "../../common/plans.js";
 import { requirePermission, requirePlatform } from "../../platform/rpc-actor.js";
 import { createAccountRoutes, type AccountRouteDeps } from "./accounts/routes.js";
 import type { ApiKeys } from "./api-keys.js";
-import { requireStatus, type Items } from "./items.js";
+import { itemChange, requireStatus, type Items } from "./items.js";
+import { stockChanges, type Stock } from "./stock.js";
 import { newStoreFrom, requirePlan, storeSettingsFrom, type Stores } from "./merchant-stores.js";
 import { apiKeyMessage, itemMessage, storeMessage } from "./messages.js";
 import { requirePage, requireStoreId, requireUuid } from "./validation.js";
@@ -17,11 +18,12 @@ import { requirePage, requireStoreId, requireUuid } from "./validation.js";
 export interface CatalogRouteDeps extends AccountRouteDeps {
   stores: Pick<Stores, "create" | "get" | "setPlan" | "updateSettings">;
   apiKeys: Pick<ApiKeys, "create" | "revoke" | "list" | "authenticate">;
-  items: Pick<Items, "createProduct" | "createBundle" | "setPrice" | "setStatus" | "listPublished" | "getMany" | "getWithStore">;
+  items: Pick<Items, "createProduct" | "createBundle" | "setPrice" | "setStatus" | "update" | "list" | "listPublished" | "getMany" | "getWithStore">;
+  stock: Pick<Stock, "reserve" | "apply" | "ofOrder">;
 }
 
 export function createCatalogRoutes(deps: CatalogRouteDeps) {
-  const { stores, apiKeys, items } = deps;
+  const { stores, apiKeys, items, stock } = deps;
   const accountRoutes = createAccountRoutes(deps);
   return (router: ConnectRouter) => {
     router.service(StoreService, {
@@ -78,21 +80,20 @@ export function createCatalogRoutes(deps: CatalogRouteDeps) {
     });
 
     router.service(CatalogService, {
-      // New products and bundles: store administration (docs/team.md#roles, owners), or the operator's.
-      // Audited in the item's transaction.
+      // The catalog is the catalog permission's (docs/team.md#roles: owners, developers; an API key
+      // with catalog:write), or the operator's. Each change is audited in its transaction.
       async createProduct(request, context) {
-        return { item: itemMessage(await items.createProduct(request, requirePermission(context, "store_admin"))) };
+        return { item: itemMessage(await items.createProduct(request, requirePermission(context, "catalog"))) };
       },
 
       async createBundle(request, context) {
-        return { item: itemMessage(await items.createBundle(request, requirePermission(context, "store_admin"))) };
+        return { item: itemMessage(await items.createBundle(request, requirePermission(context, "catalog"))) };
       },
 
-      // Changing the store's offer is store administration, like creating it (docs/team.md#roles).
       async setItemPrice(request, context) {
         const storeId = requireStoreId(request);
         const itemId = requireUuid(request.itemId, "item_id");
-        const row = await items.setPrice(storeId, itemId, request.price, requirePermission(context, "store_admin"));
+        const row = await items.setPrice(storeId, itemId, request.price, requirePermission(context, "catalog"));
         if (!row) throw new ConnectError(`item ${request.itemId} not found`, Code.NotFound);
         return { item: itemMessage(row) };
       },
@@ -101,9 +102,44 @@ export function createCatalogRoutes(deps: CatalogRouteDeps) {
         const status = requireStatus(request.status);
         const storeId = requireStoreId(request);
         const itemId = requireUuid(request.itemId, "item_id");
-        const row = await items.setStatus(storeId, itemId, status, requirePermission(context, "store_admin"));
+        const row = await items.setStatus(storeId, itemId, status, requirePermission(context, "catalog"));
         if (!row) throw new ConnectError(`item ${request.itemId} not found`, Code.NotFound);
         return { item: itemMessage(row) };
+      },
+
+      async updateItem(request, context) {
+        const actor = requirePermission(context, "catalog");
+        const storeId = requireStoreId(request);
+        const itemId = requireUuid(request.itemId, "item_id");
+        const row = await items.update(storeId, itemId, itemChange(request), actor);
+        if (!row) throw new ConnectError(`item ${request.itemId} not found`, Code.NotFound);
+        return { item: itemMessage(row) };
+      },
+
+      async listItems(request) {
+        const storeId = requireStoreId(request);
+        const { limit, offset } = requirePage(request);
+        const status = request.status === ItemStatus.UNSPECIFIED ? undefined : requireStatus(request.status);
+        const page = await items.list(storeId, status, limit, offset);
+        return { items: page.items.map(itemMessage), hasMore: page.hasMore };
+      },
+
+      // The order service's (docs/catalog.md#stock): any caller past the internal token may.
+      async reserveOrderCatalog(request) {
+        const found = await stock.reserve(request);
+        return { store: storeMessage(found.store), items: found.items.map(itemMessage), holdsStock: found.holdsStock };
+      },
+
+      async applyStockChanges(request) {
+        await stock.apply(stockChanges(request.changes));
+        return {};
+      },
+
+      async getOrderStock(request) {
+        const storeId = requireStoreId(request);
+        const orderId = requireUuid(request.orderId, "order_id");
+        const rows = await stock.ofOrder(storeId, orderId);
+        return { lines: rows.map((row) => ({ productId: row.item_id, quantity: BigInt(row.quantity), state: row.state, oversold: row.oversold })) };
       },
 
       async listPublishedItems(request) {

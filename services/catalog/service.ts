@@ -11,6 +11,7 @@ import { registerDbPool } from "../../platform/metrics.js";
 import type { ScryptParams } from "./accounts/passwords.js";
 import { createCatalogDomain } from "./domain.js";
 import { createCatalogRoutes } from "./routes.js";
+import { startStockSweep } from "./stock.js";
 
 export const CATALOG_SCHEMA = "catalog";
 const migrations = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
@@ -32,18 +33,39 @@ export async function startCatalogService(options: {
   scryptParams?: ScryptParams;
   /** INTERNAL_TOKEN: every call to this service must carry it, and its own calls carry it. */
   internalToken?: string;
+  /** STOCK_CONFIRM_SECONDS: how long a new order's stock hold waits for its confirm (default 120). */
+  stockConfirmSeconds?: number;
+  /** How often the sweep releases holds past their confirm time (default 5 s). */
+  stockSweepEveryMs?: number;
 }): Promise<RpcServer> {
   const { sql, logger } = options;
   await migrate(sql, CATALOG_SCHEMA, migrations, logger);
   registerDbPool("catalog", sql);
-  return startRpcServer({
+  const domain = createCatalogDomain({
+    sql,
+    logger,
+    catalogChanges: options.catalogChanges,
+    mail: options.mail,
+    scryptParams: options.scryptParams,
+    stockConfirmSeconds: options.stockConfirmSeconds,
+  });
+  const server = await startRpcServer({
     name: "catalog",
     host: options.host,
     port: options.port,
     logger,
-    routes: createCatalogRoutes(createCatalogDomain({ sql, logger, catalogChanges: options.catalogChanges, mail: options.mail, scryptParams: options.scryptParams })),
+    routes: createCatalogRoutes(domain),
     services: [StoreService.typeName, CatalogService.typeName, AccountService.typeName],
     ready: () => ping(sql),
     internalToken: options.internalToken,
   });
+  // Every catalog instance sweeps (docs/catalog.md#stock): SKIP LOCKED keeps them apart.
+  const sweep = startStockSweep({ stock: domain.stock, logger, everyMs: options.stockSweepEveryMs });
+  return {
+    ...server,
+    async close(graceMs) {
+      await sweep.stop();
+      await server.close(graceMs);
+    },
+  };
 }

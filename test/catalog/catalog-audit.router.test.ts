@@ -1,6 +1,7 @@
 // The catalog's own changes of stores and items (docs/cli.md, docs/team.md#audit-log): CreateStore and
 // SetStorePlan are the platform's (the operator or the system; never a member or an API
-// key), CreateProduct and CreateBundle need store_admin; each writes exactly one audit
+// key), CreateProduct and CreateBundle need the catalog permission (owners, developers, a
+// key with catalog:write); each writes exactly one audit
 // entry naming the actor in the change's transaction, none when refused, and neither
 // the change nor the entry when that transaction fails. The real routes and domain in
 // memory over a database of the test's own, each call made as whoever `as.actor` names.
@@ -8,8 +9,8 @@ import test, { type ExecutionContext } from "ava";
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { auditActorName, OPERATOR, SYSTEM, type Actor } from "../../common/actor.js";
-import { ROLES } from "../../common/roles.js";
-import { SCOPES } from "../../common/scopes.js";
+import { ROLES, roleMay } from "../../common/roles.js";
+import { SCOPES, scopesAllow } from "../../common/scopes.js";
 import { ItemStatus, Plan } from "../../gen/catalog/v1/catalog_pb.js";
 import { checkPaging } from "../helpers/audit-pages.js";
 import { catalogRouterSetup } from "../helpers/catalog-router.js";
@@ -44,7 +45,7 @@ type Setup = Awaited<ReturnType<typeof setup>>;
 /** Each of the four changes: who may, what it writes, and a call making a fresh change that answers the entry it should write. */
 const CHANGES: {
   rpc: string;
-  who: "platform" | "store_admin";
+  who: "platform" | "catalog";
   call: (s: Setup) => () => Promise<{ storeId: string; action: string; target: string }>;
 }[] = [
   {
@@ -66,7 +67,7 @@ const CHANGES: {
   },
   {
     rpc: "CreateProduct",
-    who: "store_admin",
+    who: "catalog",
     call: (s) => async () => {
       const { item } = await s.items.createProduct({ storeId: s.storeId, title: "Teh", price: 5_000n });
       return { storeId: s.storeId, action: "product.created", target: `product:${item!.id}` };
@@ -74,7 +75,7 @@ const CHANGES: {
   },
   {
     rpc: "CreateBundle",
-    who: "store_admin",
+    who: "catalog",
     call: (s) => async () => {
       const { item } = await s.items.createBundle({ storeId: s.storeId, title: "Paket", price: 9_000n, productIds: [s.productId] });
       return { storeId: s.storeId, action: "bundle.created", target: `bundle:${item!.id}` };
@@ -95,9 +96,10 @@ const ACTORS: { name: string; actor: (s: Setup) => Promise<Actor> }[] = [
   ...ROLES.map((role) => ({ name: `a ${role}`, actor: (s: Setup) => s.member(role) })),
 ];
 
-function allowed(who: "platform" | "store_admin", actor: Actor): boolean {
+function allowed(who: "platform" | "catalog", actor: Actor): boolean {
   if (actor.kind === "operator" || actor.kind === "system") return true;
-  return who === "store_admin" && actor.kind === "member" && actor.role === "owner";
+  if (who !== "catalog") return false;
+  return actor.kind === "member" ? roleMay(actor.role, "catalog") : actor.kind === "api_key" && scopesAllow(actor.scopes, "catalog");
 }
 
 for (const change of CHANGES) {

@@ -75,7 +75,7 @@ const CHANGES: { rpc: string; permission: Permission; action: string; call: (s: 
   },
   {
     rpc: "SetItemPrice",
-    permission: "store_admin",
+    permission: "catalog",
     action: "product.price_changed",
     call: async (s) => {
       const item = await s.product();
@@ -84,11 +84,20 @@ const CHANGES: { rpc: string; permission: Permission; action: string; call: (s: 
   },
   {
     rpc: "SetItemStatus",
-    permission: "store_admin",
+    permission: "catalog",
     action: "product.status_changed",
     call: async (s) => {
       const item = await s.product();
       return () => s.items.setItemStatus({ storeId: s.storeId, itemId: item.id, status: ItemStatus.ARCHIVED });
+    },
+  },
+  {
+    rpc: "UpdateItem",
+    permission: "catalog",
+    action: "product.updated",
+    call: async (s) => {
+      const item = await s.product();
+      return () => s.items.updateItem({ storeId: s.storeId, itemId: item.id, title: "Kopi Toraja", price: 27_000n, stock: { quantity: 5n } });
     },
   },
 ];

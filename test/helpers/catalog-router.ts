@@ -19,11 +19,12 @@ import { migratedDatabase } from "./template-db.js";
 
 /**
  * A pool on a fresh, migrated database of the test's own, searching the catalog's
- * schema. Two connections: the routes call one statement or one transaction at a time,
- * and every test of a file holds its own pool at once.
+ * schema. Two connections unless told: the routes call one statement or one transaction
+ * at a time, and every test of a file holds its own pool at once (a test of concurrent
+ * calls asks for more).
  */
-export async function catalogDatabase(t: ExecutionContext): Promise<Sql> {
-  return (await migratedDatabase(t)).pool(CATALOG_SCHEMA, 2);
+export async function catalogDatabase(t: ExecutionContext, max = 2): Promise<Sql> {
+  return (await migratedDatabase(t)).pool(CATALOG_SCHEMA, max);
 }
 
 /**
@@ -49,9 +50,9 @@ export async function passTime(sql: Sql, seconds: number): Promise<void> {
   });
 }
 
-export async function catalogRouterSetup(t: ExecutionContext, storeName: string) {
+export async function catalogRouterSetup(t: ExecutionContext, storeName: string, { poolSize = 2 } = {}) {
   const as: { actor: Actor | undefined } = { actor: OPERATOR };
-  const sql = await catalogDatabase(t);
+  const sql = await catalogDatabase(t, poolSize);
   const domain = createCatalogDomain({ sql, scryptParams: TEST_SCRYPT, logger: createLogger("test", "silent") });
   const transport = createRouterTransport(createCatalogRoutes(domain), { transport: { interceptors: [actorInterceptor(() => as.actor)] } });
   const stores = createClient(StoreService, transport);
@@ -74,5 +75,5 @@ export async function catalogRouterSetup(t: ExecutionContext, storeName: string)
     await accounts.acceptInvitation({ token: invitationToken, password: "kata sandi rahasia" });
     return { kind: "member", memberId: member!.id, role, email };
   };
-  return { as, sql, stores, items, accounts, storeId, asOperator, member };
+  return { as, sql, domain, stores, items, accounts, storeId, asOperator, member };
 }

@@ -87,7 +87,7 @@ export async function updateItem(
   db: Db,
   storeId: string,
   itemId: string,
-  change: { price?: number; status?: ItemStatusName },
+  change: Partial<Pick<ItemRow, "title" | "slug" | "price" | "status" | "stock">>,
 ): Promise<boolean> {
   const [row] = await db`
     update items set ${db({ ...change })}, updated_at = clock_timestamp()
@@ -131,6 +131,22 @@ export async function listPublished(db: Db, storeId: string, limit: number, offs
     select ${itemColumns(db)} from items i
     where i.store_id = ${storeId} and i.status = 'published'
     order by i.created_at, i.id
+    limit ${limit + 1} offset ${offset}`;
+  return { items: rows.slice(0, limit), hasMore: rows.length > limit };
+}
+
+/** Every item of the store (of `status` when given), newest first; one row more than asked tells whether there is a next page. */
+export async function listItems(
+  db: Db,
+  storeId: string,
+  status: ItemStatusName | undefined,
+  limit: number,
+  offset: number,
+): Promise<{ items: ItemRow[]; hasMore: boolean }> {
+  const rows = await db<ItemRow[]>`
+    select ${itemColumns(db)} from items i
+    where i.store_id = ${storeId} ${status ? db`and i.status = ${status}` : db``}
+    order by i.created_at desc, i.id desc
     limit ${limit + 1} offset ${offset}`;
   return { items: rows.slice(0, limit), hasMore: rows.length > limit };
 }

@@ -32,6 +32,9 @@ create table stock_reservations (
   updated_at timestamptz not null default clock_timestamp(),
   primary key (order_id, item_id)
 );
+-- The Products page: every item of a store, newest first.
+create index items_store on items (store_id, created_at desc, id desc);
+
 -- What an item holds: summed for every availability.
 create index stock_reservations_held on stock_reservations (item_id) include (quantity) where state = 'held';
 -- The sweep's work: unconfirmed holds, oldest deadline first.
