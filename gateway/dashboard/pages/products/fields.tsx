@@ -168,16 +168,17 @@ export function ItemFields(props: { values: ItemValues; problem?: FormProblem; b
         Unique in the store.
       </p>
       <Problem name="slug" problem={problem} />
-      <label>
-        Status
-        <select name="status" {...invalid("status", problem, "status-hint")}>
+      {/* Labelled by `for`: a label around a select would take the chosen option into its name. */}
+      <div class="field">
+        <label for="item-status">Status</label>
+        <select id="item-status" name="status" {...invalid("status", problem, "status-hint")}>
           {STATUS_NAMES.map((name) => (
             <option value={name} selected={values.status === name}>
               {STATUS_LABELS[name]}
             </option>
           ))}
         </select>
-      </label>
+      </div>
       <p id="status-hint" class="muted small hint">
         Only published items are listed by the API and can be ordered.
       </p>

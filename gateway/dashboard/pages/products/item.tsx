@@ -38,8 +38,9 @@ const DONE: Record<string, string> = {
 
 const iso = (value: Item["createdAt"]) => (value ? timestampDate(value).toISOString() : "");
 
-/** How many products the choice of a bundle's products offers (ListItems' largest page). */
-const CHOICES = 100;
+/** How many of the store's newest items the choice of a bundle's products looks through: four of ListItems' largest pages. */
+const CHOICES = 200;
+const CHOICE_PAGE = 50;
 
 /**
  * The store's products a bundle may hold, by title: the newest CHOICES that are not
@@ -47,7 +48,12 @@ const CHOICES = 100;
  * status, so a save never drops a product the form did not show.
  */
 async function productChoices(ctx: DashboardContext, clients: ServiceClients, holding: Item[] = []): Promise<Item[]> {
-  const { items } = await clients.catalog.listItems({ storeId: ctx.state.scope.store.id, limit: CHOICES, offset: 0 });
+  const items: Item[] = [];
+  for (let offset = 0; offset < CHOICES; offset += CHOICE_PAGE) {
+    const page = await clients.catalog.listItems({ storeId: ctx.state.scope.store.id, limit: CHOICE_PAGE, offset });
+    items.push(...page.items);
+    if (!page.hasMore) break;
+  }
   const offered = items.filter((item) => item.type === ItemType.PRODUCT && item.status !== ItemStatus.ARCHIVED && !holding.some((held) => held.id === item.id));
   return [...holding, ...offered].sort((a, b) => a.title.localeCompare(b.title));
 }

@@ -57,7 +57,7 @@ function ProductsPage(props: { ctx: DashboardContext; items: Item[]; offset: num
           {props.items.map((item) => (
             <tr>
               <td>
-                <a href={`${path}/${item.id}`}>{item.title}</a>
+                <a href={`${path}/${item.id}`}>{item.title}</a>{" "}
                 <div class="muted small mono">{item.slug}</div>
               </td>
               <td>{typeLabel(item)}</td>
