@@ -123,7 +123,7 @@ test("a refund post: the service decides what may be refunded; a bad amount show
 });
 
 test("an order paid after its hold was released and its units sold opens with an Oversold notice; its product is Oversold on the Products page", async (t) => {
-  const m = await member("Oversold Store");
+  const m = await member("Late Payment Store");
   // Made while the product's stock was not counted: the order holds nothing of its own.
   const transfer = await m.order("bank_transfer");
   const { storeId } = m;
