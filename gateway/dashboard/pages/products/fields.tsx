@@ -87,7 +87,8 @@ export function parseValues(values: ItemValues):
   const bundleItems: { productId: string; quantity: number }[] = [];
   for (const [productId, text] of Object.entries(values.quantities)) {
     const quantity = parseWholeNumber(text);
-    if (quantity === null || (quantity !== undefined && quantity > 1_000_000n)) {
+    // Past int32 it could not even be sent; below, the catalog says its own limit.
+    if (quantity === null || (quantity !== undefined && quantity > 2_147_483_647n)) {
       return { problem: { field: "items", message: "Products: each quantity is a whole number, 0 for a product not in the bundle." } };
     }
     if (quantity) bundleItems.push({ productId, quantity: Number(quantity) });
