@@ -146,6 +146,10 @@ test("an order paid after its hold was released and its units sold opens with an
   const list = await (await m.get("products")).text();
   t.regex(list, /-1<\/span> <span class="badge badge-oversold">Oversold<\/span>/);
   t.regex(await (await m.get(`products/${itemId}`)).text(), /Oversold: 1 more unit was sold than the store had/);
+  // A price change from its page leaves the stock below zero as the form showed it.
+  const priceChange = await m.post(`products/${itemId}`, { title: "Teh Tarik", "was.title": "Teh Tarik", price: "26000", "was.price": "25000", stock: "-1", "was.stock": "-1" });
+  t.is(priceChange.status, 303, await priceChange.text());
+  t.like((await stack.catalog.getItems({ storeId, ids: [itemId] })).items[0], { price: 26_000n, stock: -1n });
 });
 
 test("Restock on the refund form: the refund asks for the order's units back and says so in the order's refunds", async (t) => {

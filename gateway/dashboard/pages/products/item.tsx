@@ -329,7 +329,13 @@ export async function saveItem(ctx: DashboardContext, clients: ServiceClients) {
     const problem = { field: meanwhile, message: `${label} changed${was} since this page was opened. Check it and save again.` };
     return showItem(ctx, clients, item, { values, problem }, 409);
   }
-  const parsed = parseValues(posted);
+  // Only the boxes changed are read: an oversold stock (below zero) left as it is, say, is no number one could type.
+  const parsed = parseValues({
+    ...posted,
+    price: changed.has("price") ? posted.price : "0",
+    stock: changed.has("stock") ? posted.stock : "",
+    quantities: changed.has("items") ? posted.quantities : {},
+  });
   if ("problem" in parsed) return again(parsed.problem);
   try {
     // The catalog checks the member's role and audits the change with it.
