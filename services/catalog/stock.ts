@@ -3,6 +3,7 @@
 // an order holds, and the sweep that releases holds no order ever confirmed.
 import { StockAction, type ReserveOrderCatalogRequest, type StockChange } from "../../gen/catalog/v1/catalog_pb.js";
 import { isUuid } from "../../common/ids.js";
+import { MAX_ITEM_QUANTITY, MAX_ITEMS_PER_ORDER } from "../../common/order-limits.js";
 import { transaction, type Sql } from "../../platform/db.js";
 import { fieldErrors } from "../../platform/field-errors.js";
 import type { Logger } from "../../platform/logger.js";
@@ -12,7 +13,6 @@ import * as stock from "./db/stock.js";
 import type { ItemRow } from "./db/items.js";
 import type { StoreRow } from "./db/stores.js";
 import type { Items } from "./items.js";
-import { MAX_ITEMS_PER_LOOKUP } from "./items.js";
 import { nextReservation, type StockActionName } from "./reservation-states.js";
 import { requireUuid } from "./validation.js";
 
@@ -47,9 +47,9 @@ export function stockChanges(changes: readonly Pick<StockChange, "storeId" | "or
 
 /** An order's lines checked: ids as given (a malformed one matches no item), quantities of 1 or more. */
 export function orderLines(lines: ReserveOrderCatalogRequest["lines"]): { itemId: string; quantity: number }[] {
-  if (lines.length > MAX_ITEMS_PER_LOOKUP) throw fieldErrors([{ field: "lines", description: `must have at most ${MAX_ITEMS_PER_LOOKUP} lines` }]);
+  if (lines.length > MAX_ITEMS_PER_ORDER) throw fieldErrors([{ field: "lines", description: `must have at most ${MAX_ITEMS_PER_ORDER} lines` }]);
   return lines.map((line, n) => {
-    if (line.quantity < 1n || line.quantity > 1_000_000n) throw fieldErrors([{ field: `lines[${n}].quantity`, description: "must be from 1 to 1000000" }]);
+    if (line.quantity < 1n || line.quantity > BigInt(MAX_ITEM_QUANTITY)) throw fieldErrors([{ field: `lines[${n}].quantity`, description: `must be from 1 to ${MAX_ITEM_QUANTITY}` }]);
     return { itemId: isUuid(line.itemId) ? line.itemId.toLowerCase() : "", quantity: Number(line.quantity) };
   });
 }

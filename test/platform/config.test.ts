@@ -22,6 +22,7 @@ test("an empty environment gives the documented defaults", (t) => {
   t.is(config.WEBHOOK_ALLOW_HTTP, false);
   t.is(config.WEBHOOK_ALLOW_PRIVATE, false);
   t.is(config.ORDER_PAYMENT_WINDOW, 24 * HOUR);
+  t.is(config.STOCK_CONFIRM_SECONDS, 120);
   t.is(config.CATALOG_EVENTS_SUBJECT, "catalog_changes");
   t.is(config.MIDTRANS_SERVER_KEY, "sandbox-server-key");
   t.regex(config.MIDTRANS_API_BASE_URL, /^https:\/\/api\.sandbox\.midtrans\.com\/?$/);
@@ -81,6 +82,8 @@ for (const [name, value] of [
   ["PORT", "70000"],
   ["PAYMENT_GATEWAY", "paypal"],
   ["ORDER_PAYMENT_WINDOW", "soon"],
+  ["STOCK_CONFIRM_SECONDS", "0"],
+  ["STOCK_CONFIRM_SECONDS", "2m"],
   ["RATE_LIMIT_PER_MINUTE", "0"],
   // Below six, the reconciliation's four transactions at once would leave too few.
   ["DATABASE_POOL_SIZE", "5"],

@@ -1628,7 +1628,8 @@ export const StoreService: GenService<{
  */
 export const CatalogService: GenService<{
   /**
-   * A member needs store_admin (owners); the operator and the system may. Each is
+   * Needs the catalog permission (owners, developers; a key with catalog:write), or the
+   * operator or the system (docs/catalog.md#who-may-change-it). Each is
    * audited (product.created, bundle.created) in the item's transaction.
    *
    * @generated from rpc catalog.v1.CatalogService.CreateProduct

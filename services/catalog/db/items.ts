@@ -89,9 +89,15 @@ export async function updateItem(
   itemId: string,
   change: Partial<Pick<ItemRow, "title" | "slug" | "price" | "status" | "stock">>,
 ): Promise<boolean> {
-  const [row] = await db`
-    update items set ${db({ ...change })}, updated_at = clock_timestamp()
-    where id = ${itemId} and store_id = ${storeId} returning id`;
+  // Only updated_at when just a bundle's products change (the helper needs a column).
+  const [row] =
+    Object.keys(change).length > 0
+      ? await db`
+          update items set ${db({ ...change })}, updated_at = clock_timestamp()
+          where id = ${itemId} and store_id = ${storeId} returning id`
+      : await db`
+          update items set updated_at = clock_timestamp()
+          where id = ${itemId} and store_id = ${storeId} returning id`;
   return row !== undefined;
 }
 

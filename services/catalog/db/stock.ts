@@ -23,7 +23,10 @@ export interface ReservationRow {
  */
 export async function lockStockLevels(db: Db, storeId: string, ids: string[]): Promise<Map<string, StockLevel>> {
   if (ids.length === 0) return new Map();
-  await db`select id from items where store_id = ${storeId} and id = any(${ids}::uuid[]) order by id for update`;
+  // NO KEY UPDATE: excludes other holders and stock writers, but not a bundle being
+  // written that names one of these products (its foreign key takes KEY SHARE), which
+  // would otherwise wait on us while holding its own bundle row.
+  await db`select id from items where store_id = ${storeId} and id = any(${ids}::uuid[]) order by id for no key update`;
   const rows = await db<(StockLevel & { id: string })[]>`
     select i.id, i.stock,
       coalesce((select sum(r.quantity) from stock_reservations r where r.item_id = i.id and r.state = 'held'), 0)::bigint as held
