@@ -149,7 +149,7 @@ export function ItemFields(props: { values: ItemValues; problem?: FormProblem; b
     <>
       <label>
         Title
-        <input type="text" name="title" value={values.title} maxLength={200} required autoComplete="off" {...invalid("title", problem)} />
+        <input type="text" name="title" value={values.title} required autoComplete="off" {...invalid("title", problem)} />
       </label>
       <Problem name="title" problem={problem} />
       <label>
@@ -162,7 +162,7 @@ export function ItemFields(props: { values: ItemValues; problem?: FormProblem; b
       <Problem name="price" problem={problem} />
       <label>
         Slug
-        <input type="text" name="slug" value={values.slug} maxLength={200} autoComplete="off" {...invalid("slug", problem, "slug-hint")} />
+        <input type="text" name="slug" value={values.slug} autoComplete="off" {...invalid("slug", problem, "slug-hint")} />
       </label>
       <p id="slug-hint" class="muted small hint">
         {props.creating ? "Optional: made from the title when empty (with -2, -3… when another item has it). " : ""}
