@@ -9,7 +9,7 @@ import net from "node:net";
 import { api, waitFor } from "../helpers/http.js";
 import { capturingLogger } from "../helpers/logs.js";
 import { StockAction } from "../../gen/catalog/v1/catalog_pb.js";
-import { buyer, createProduct, createStore, Plan, startStack, type Stack } from "../helpers/stack.js";
+import { buyer, createProduct, createStore, ItemStatus, Plan, startStack, type Stack } from "../helpers/stack.js";
 
 let stack: Stack;
 /** What the stack logged, for what reaches the logs and whether a request ended. */
@@ -150,6 +150,22 @@ test("an order paid after its hold was released and its units sold opens with an
   const priceChange = await m.post(`products/${itemId}`, { title: "Teh Tarik", "was.title": "Teh Tarik", price: "26000", "was.price": "25000", stock: "-1", "was.stock": "-1" });
   t.is(priceChange.status, 303, await priceChange.text());
   t.like((await stack.catalog.getItems({ storeId, ids: [itemId] })).items[0], { price: 26_000n, stock: -1n });
+});
+
+test("the Products list shows every item whatever its status, newest first, fifty a page: Older products goes on, Newest products starts over", async (t) => {
+  const m = await member("Long Catalog Store");
+  for (let n = 1; n <= 51; n++) await stack.catalog.createProduct({ storeId: m.storeId, title: `Batik ${n}`, price: 10_000n, status: n % 2 ? ItemStatus.DRAFT : ItemStatus.ARCHIVED });
+  const titles = (html: string) => [...html.matchAll(/\/products\/[0-9a-f-]{36}">([^<]+)<\/a>/g)].map((match) => match[1]!);
+  const hrefOf = (html: string, label: string) => new RegExp(`href="([^"]*)"[^>]*>\\s*${label}`).exec(html)?.[1]?.replace(/&amp;/g, "&");
+  const first = await (await m.get("products")).text();
+  t.deepEqual(titles(first), Array.from({ length: 50 }, (_, i) => `Batik ${51 - i}`));
+  t.is(hrefOf(first, "Newest products"), undefined);
+  const older = hrefOf(first, "Older products");
+  t.truthy(older);
+  const second = await (await m.get(`products${older!.slice(older!.indexOf("?"))}`)).text();
+  t.deepEqual(titles(second), ["Batik 1", "Teh Tarik"]);
+  t.is(hrefOf(second, "Older products"), undefined, "the last page");
+  t.truthy(hrefOf(second, "Newest products"));
 });
 
 test("Restock on the refund form: the refund asks for the order's units back and says so in the order's refunds", async (t) => {
