@@ -9,7 +9,9 @@ import { randomUUID } from "node:crypto";
 import type { Browser } from "playwright-core";
 import { launchBrowser } from "../helpers/browser.js";
 import { acceptInvitation, bodyText, button, DASHBOARD_PASSWORD, dashboardUrl, follow, link, newDashboardPage, shoot, tableRows } from "../helpers/dashboard-browser.js";
-import { createProduct, createStore, ItemStatus, Plan, startStack, type Stack } from "../helpers/stack.js";
+import { StockAction } from "../../gen/catalog/v1/catalog_pb.js";
+import { api } from "../helpers/http.js";
+import { buyer, createProduct, createStore, ItemStatus, Plan, startStack, type Stack } from "../helpers/stack.js";
 
 let stack: Stack;
 let browser: Browser;
@@ -211,5 +213,38 @@ test.serial("a viewer sees the products with no control that changes them, and a
   t.deepEqual(await itemOf(store.storeId, product.id), before, "nothing changed");
   t.deepEqual((await stack.catalog.listItems({ storeId: store.storeId, limit: 10 })).items.length, 1, "nothing made");
   t.deepEqual((await stack.auditLog(store.storeId)).filter((entry) => !/sign|invit|member/.test(entry.action)), changesBefore, "nothing audited");
+  t.deepEqual(cspViolations, [], "no page breaks its own Content-Security-Policy");
+});
+
+test.serial("an oversold order's notice and its product's Oversold mark read at 360 and 1280 px", async (t) => {
+  const store = await createStore(stack, Plan.GROWTH, "Toko Telat Bayar");
+  const product = await createProduct(stack, store.storeId, "Kopi Luwak Asli Premium 100 g", 450_000);
+  const created = await api(stack.baseUrl, "/v1/orders", {
+    method: "POST",
+    key: store.key,
+    json: { items: [{ product_id: product.id, quantity: 2 }], buyer, payment_method: "bank_transfer" },
+  });
+  t.is(created.status, 201, created.text);
+  const orderId = created.body.data.order.id as string;
+  // The two units held, released when the order expired, sold elsewhere, then the late payment (docs/catalog.md#oversold).
+  const { storeId } = store;
+  await stack.catalog.updateItem({ storeId, itemId: product.id, stock: { quantity: 2n } });
+  await stack.catalog.reserveOrderCatalog({ storeId, orderId, lines: [{ itemId: product.id, quantity: 2n }] });
+  await stack.catalog.applyStockChanges({ changes: [StockAction.CONFIRM, StockAction.RELEASE].map((action) => ({ storeId, orderId, action })) });
+  await stack.catalog.updateItem({ storeId, itemId: product.id, stock: { quantity: 0n } });
+  await stack.orders.markOrderPaid({ storeId, orderId });
+  await stack.catalog.applyStockChanges({ changes: [{ storeId, orderId, action: StockAction.SELL }] });
+
+  const { page, cspViolations } = await newDashboardPage(t, browser);
+  await acceptInvitation(stack, page, storeId, `late-${uid()}@merchant.example`);
+  await page.goto(dashboardUrl(stack, storeId, `orders/${orderId}`));
+  const notice = page.getByRole("alert");
+  t.regex(await notice.innerText(), /Oversold\.[\s\S]*Kopi Luwak Asli Premium 100 g: 2 units \(stock now -2\)/);
+  await shoot(t, page, "order-oversold");
+  await follow(page, notice.getByRole("link", { name: "Kopi Luwak Asli Premium 100 g", exact: true }));
+  t.regex(await page.getByRole("alert").innerText(), /Oversold: 2 more units were sold than the store had/);
+  await page.goto(dashboardUrl(stack, storeId, "products"));
+  t.like((await tableRows(page))[0], { stock: "-2 Oversold", available: "0" });
+  await shoot(t, page, "products-oversold");
   t.deepEqual(cspViolations, [], "no page breaks its own Content-Security-Policy");
 });
