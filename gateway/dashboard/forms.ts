@@ -93,3 +93,16 @@ export async function readForm(ctx: Context): Promise<Form> {
 export function field(form: Form, name: string): string {
   return form[name]?.[0] ?? "";
 }
+
+/**
+ * A whole number as a person types it: "150000" or "150.000" (Indonesian grouping) →
+ * 150000n; "" → undefined; anything else (a sign, a fraction, letters) → null. Rupiah
+ * amounts and units of stock alike.
+ */
+export function parseWholeNumber(text: string): bigint | undefined | null {
+  const trimmed = text.trim();
+  if (trimmed === "") return undefined;
+  if (/^[0-9]{1,15}$/.test(trimmed)) return BigInt(trimmed);
+  if (/^[0-9]{1,3}(\.[0-9]{3}){1,4}$/.test(trimmed)) return BigInt(trimmed.replace(/\./g, ""));
+  return null;
+}

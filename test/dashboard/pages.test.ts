@@ -8,7 +8,8 @@ import { randomUUID } from "node:crypto";
 import net from "node:net";
 import { api, waitFor } from "../helpers/http.js";
 import { capturingLogger } from "../helpers/logs.js";
-import { buyer, createProduct, createStore, Plan, startStack, type Stack } from "../helpers/stack.js";
+import { StockAction } from "../../gen/catalog/v1/catalog_pb.js";
+import { buyer, createProduct, createStore, ItemStatus, Plan, startStack, type Stack } from "../helpers/stack.js";
 
 let stack: Stack;
 /** What the stack logged, for what reaches the logs and whether a request ended. */
@@ -39,7 +40,7 @@ async function member(name: string) {
   };
   const statusOf = async (id: string) => (await api(stack.baseUrl, `/v1/orders/${id}`, { key: store.key })).body.data.order.status;
   const get = (path: string) => fetch(`${stack.baseUrl}/dashboard/stores/${store.storeId}/${path}`, { redirect: "manual", headers: { cookie: `session=${token}` } });
-  return { ...store, token, post, get, order, statusOf };
+  return { ...store, product, token, post, get, order, statusOf };
 }
 
 test("the orders and events lists page by the last one shown: Older goes on after it, Newest orders starts over; a stale link says so", async (t) => {
@@ -119,6 +120,74 @@ test("a refund post: the service decides what may be refunded; a bad amount show
   t.regex(await shown.text(), /Refund of Rp 1\.000 succeeded/);
   const entries = await stack.auditLog(m.storeId);
   t.deepEqual(entries.filter((e) => e.action === "order.refunded").map((e) => e.target), [`order:${transfer.id}`], "only the refund made is audited");
+});
+
+test("an order paid after its hold was released and its units sold opens with an Oversold notice; its product is Oversold on the Products page", async (t) => {
+  const m = await member("Late Payment Store");
+  // Made while the product's stock was not counted: the order holds nothing of its own.
+  const transfer = await m.order("bank_transfer");
+  const { storeId } = m;
+  const itemId = m.product.id;
+  const before = await (await m.get(`orders/${transfer.id}`)).text();
+  t.notRegex(before, /Oversold/);
+  // What the order service and the catalog do for a tracked product: the last unit held
+  // for the order, released when it expired, sold to someone else (counted by hand
+  // here), and then the late payment takes it anyway.
+  await stack.catalog.updateItem({ storeId, itemId, stock: { quantity: 1n } });
+  await stack.catalog.reserveOrderCatalog({ storeId, orderId: transfer.id, lines: [{ itemId, quantity: 1n }] });
+  await stack.catalog.applyStockChanges({ changes: [StockAction.CONFIRM, StockAction.RELEASE].map((action) => ({ storeId, orderId: transfer.id, action })) });
+  await stack.catalog.updateItem({ storeId, itemId, stock: { quantity: 0n } });
+  t.is((await m.post(`orders/${transfer.id}/mark-paid`, {})).status, 303);
+  await stack.catalog.applyStockChanges({ changes: [{ storeId, orderId: transfer.id, action: StockAction.SELL }] });
+
+  const page = await (await m.get(`orders/${transfer.id}`)).text();
+  t.regex(page, /<div class="warning" role="alert">[\s\S]*Oversold\.[\s\S]*Teh Tarik<\/a>: 1 unit[\s\S]*stock now -1/);
+  t.regex(page, new RegExp(`href="/dashboard/stores/${storeId}/products/${itemId}"`), "the notice links to the product");
+  const list = await (await m.get("products")).text();
+  t.regex(list, /-1<\/span> <span class="badge badge-oversold">Oversold<\/span>/);
+  t.regex(await (await m.get(`products/${itemId}`)).text(), /Oversold: 1 more unit was sold than the store had/);
+  // A price change from its page leaves the stock below zero as the form showed it.
+  const priceChange = await m.post(`products/${itemId}`, { title: "Teh Tarik", "was.title": "Teh Tarik", price: "26000", "was.price": "25000", stock: "-1", "was.stock": "-1" });
+  t.is(priceChange.status, 303, await priceChange.text());
+  t.like((await stack.catalog.getItems({ storeId, ids: [itemId] })).items[0], { price: 26_000n, stock: -1n });
+});
+
+test("the Products list shows every item whatever its status, newest first, fifty a page: Older products goes on, Newest products starts over", async (t) => {
+  const m = await member("Long Catalog Store");
+  for (let n = 1; n <= 51; n++) await stack.catalog.createProduct({ storeId: m.storeId, title: `Batik ${n}`, price: 10_000n, status: n % 2 ? ItemStatus.DRAFT : ItemStatus.ARCHIVED });
+  const titles = (html: string) => [...html.matchAll(/\/products\/[0-9a-f-]{36}">([^<]+)<\/a>/g)].map((match) => match[1]!);
+  const hrefOf = (html: string, label: string) => new RegExp(`href="([^"]*)"[^>]*>\\s*${label}`).exec(html)?.[1]?.replace(/&amp;/g, "&");
+  const first = await (await m.get("products")).text();
+  t.deepEqual(titles(first), Array.from({ length: 50 }, (_, i) => `Batik ${51 - i}`));
+  t.is(hrefOf(first, "Newest products"), undefined);
+  const older = hrefOf(first, "Older products");
+  t.truthy(older);
+  const second = await (await m.get(`products${older!.slice(older!.indexOf("?"))}`)).text();
+  t.deepEqual(titles(second), ["Batik 1", "Teh Tarik"]);
+  t.is(hrefOf(second, "Older products"), undefined, "the last page");
+  t.truthy(hrefOf(second, "Newest products"));
+});
+
+test("Restock on the refund form: the refund asks for the order's units back and says so in the order's refunds", async (t) => {
+  const m = await member("Restock Store");
+  const transfer = await m.order("bank_transfer");
+  t.is((await m.post(`orders/${transfer.id}/mark-paid`, {})).status, 303);
+  const form = await (await m.get(`orders/${transfer.id}/refund`)).text();
+  t.regex(form, /<input type="checkbox" name="restock" value="1"\/?>\s*Restock/, "offered, not ticked");
+  const done = await m.post(`orders/${transfer.id}/refund`, { amount: "1000", reason: "Returned unopened", restock: "1" });
+  t.is(done.status, 303);
+  const plain = await m.post(`orders/${transfer.id}/refund`, { amount: "1000", reason: "Damaged, thrown away" });
+  t.is(plain.status, 303);
+  const { order } = (await stack.orders.getOrder({ storeId: m.storeId, orderId: transfer.id })).detail!;
+  t.deepEqual(
+    order!.refunds.map((refund) => [refund.reason, refund.restock]),
+    [
+      ["Returned unopened", true],
+      ["Damaged, thrown away", false],
+    ],
+  );
+  const page = await (await m.get(`orders/${transfer.id}`)).text();
+  t.is(page.match(/<div class="muted small">Restock<\/div>/g)?.length, 1, "the refund that restocks says so");
 });
 
 test("Max deliveries per second: 0, 1001 or a fraction is a field error with what was typed, and the rate stays; empty removes it", async (t) => {

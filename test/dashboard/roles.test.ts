@@ -20,7 +20,7 @@ test.after.always(async () => {
   await stack?.close();
 });
 
-const ALL_NAV = ["Overview", "Orders", "API keys", "Webhooks", "Events", "Bank mutations", "Team", "Settings", "Audit log"];
+const ALL_NAV = ["Overview", "Orders", "Products", "API keys", "Webhooks", "Events", "Bank mutations", "Team", "Settings", "Audit log"];
 const OWNERS_ONLY = ["Team", "Settings"];
 const EXPECTED_NAV: Record<Role, string[]> = {
   owner: ALL_NAV,
@@ -98,6 +98,13 @@ test("a section the role may not use is 403 saying what the role may not do; the
     ["viewer", "bank-mutations", undefined],
     ["viewer", "audit-log", undefined],
     ["support", "events", undefined],
+    // Every role sees the catalog; only roles with the catalog permission get its forms.
+    ["viewer", "products", undefined],
+    ["support", "products", undefined],
+    ["developer", "products/new", undefined],
+    ["owner", "products/new-bundle", undefined],
+    ["support", "products/new", "catalog"],
+    ["viewer", "products/new-bundle", "catalog"],
   ];
   for (const [role, path, denied] of cases) {
     const page = await m.members[role].get(path);
@@ -110,7 +117,7 @@ test("a section the role may not use is 403 saying what the role may not do; the
     t.regex(page.headers.get("content-type") ?? "", /^text\/html/);
     t.regex(html, refusal(denied), `${role} ${path}`);
     t.regex(html, new RegExp(`The ${role} role may not`));
-    t.notRegex(html, /Save settings|Create key|Send invitation/, "no form of the forbidden page");
+    t.notRegex(html, /Save settings|Create key|Send invitation|Create product|Create bundle/, "no form of the forbidden page");
   }
   // A sub-page of a forbidden section is refused the same way.
   t.is((await m.members.support.get("api-keys/00000000-0000-4000-8000-000000000000/revoke")).status, 403);
@@ -169,12 +176,24 @@ test.serial("a forged post of what the role may not do is 403 saying so, and cha
   t.is(endpoint.status, 403);
   t.regex(await endpoint.text(), refusal("developer_settings"));
 
+  const itemsBefore = (await stack.catalog.listItems({ storeId: m.storeId, limit: 50 })).items;
+  for (const role of ["support", "viewer"] as const) {
+    const product = await m.members[role].post("products/new", { title: "Forged", price: "1000", status: "published", stock: "5" });
+    t.is(product.status, 403, role);
+    t.regex(await product.text(), refusal("catalog"), role);
+    const price = await m.members[role].post(`products/${itemsBefore[0]!.id}`, { price: "1", "was.price": String(itemsBefore[0]!.price) });
+    t.is(price.status, 403, role);
+    const archive = await m.members[role].post(`products/${itemsBefore[0]!.id}/archive`, {});
+    t.is(archive.status, 403, role);
+  }
+
   t.is(await m.statusOf(transfer.id), "pending");
   t.is((await stack.stores.listApiKeys({ storeId: m.storeId })).apiKeys.length, keysBefore);
   const { store: storeAfter } = await stack.stores.getStore({ id: m.storeId });
   t.deepEqual(storeAfter!.bankAccount, storeBefore!.bankAccount);
   t.deepEqual(storeAfter!.redirects, storeBefore!.redirects);
   t.is((await stack.webhooks!.listEndpoints({ storeId: m.storeId })).endpoints.length, endpointsBefore);
+  t.deepEqual((await stack.catalog.listItems({ storeId: m.storeId, limit: 50 })).items, itemsBefore, "no product made or changed");
   t.deepEqual(await m.changes(), changesBefore, "nothing audited");
 
   // The roles that may still can.

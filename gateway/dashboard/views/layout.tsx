@@ -35,9 +35,9 @@ th{color:#5b6678;font-weight:600;background:#fafbfd}
 tr:last-child td{border-bottom:0}
 .badge{display:inline-block;white-space:nowrap;border-radius:999px;padding:2px 9px;font-size:.75rem;font-weight:700}
 .badge-pending{background:#fff4d6;color:#8a5a00}
-.badge-paid,.badge-succeeded,.badge-active,.badge-enabled{background:#dcf5e6;color:#0f6b35}
-.badge-failed,.badge-refused,.badge-revoked,.badge-disabled{background:#fde2e1;color:#a32019}
-.badge-expired,.badge-cancelled,.badge-invited{background:#eceef2;color:#485264}
+.badge-paid,.badge-succeeded,.badge-active,.badge-enabled,.badge-published{background:#dcf5e6;color:#0f6b35}
+.badge-failed,.badge-refused,.badge-revoked,.badge-disabled,.badge-oversold{background:#fde2e1;color:#a32019}
+.badge-expired,.badge-cancelled,.badge-invited,.badge-draft,.badge-archived{background:#eceef2;color:#485264}
 .badge-refunded{background:#e1ecfd;color:#1d4f9c}
 .badge-role{background:#e1ecfd;color:#1d4f9c}
 .badge-test{background:#fff4d6;color:#8a5a00}
@@ -51,6 +51,10 @@ form.stack{display:grid;gap:12px;max-width:520px}
 form.inline{display:flex;flex-wrap:wrap;gap:8px;align-items:end}
 label{display:grid;gap:4px;font-weight:600;font-size:.875rem}
 .field{display:grid;gap:4px}
+form.stack .hint{margin:-8px 0 0}
+.field-problem{margin:-8px 0 0;color:#a32019;font-size:.8125rem;font-weight:600}
+[aria-invalid=true]{border-color:#a32019}
+.quantity{display:grid;grid-template-columns:minmax(0,1fr) 90px;gap:8px;align-items:center;padding:4px 0}
 input[type=text],input[type=email],input[type=password],input[type=url],input[type=search],input[type=number],input[type=datetime-local],select,textarea{font:inherit;font-weight:400;padding:9px 10px;border:1px solid #c4cbd6;border-radius:8px;width:100%;max-width:100%;background:#fff}
 fieldset{border:1px solid #e3e7ee;border-radius:8px;padding:10px 12px;margin:0;min-width:0}
 fieldset label{display:flex;gap:8px;align-items:center;font-weight:500}
@@ -103,6 +107,8 @@ table.list tr.sum td{width:auto}
 export const NAV = [
   ["overview", "Overview", "view"],
   ["orders", "Orders", "view"],
+  // Every role sees the catalog; changing it needs "catalog" (the page's forms, `may`).
+  ["products", "Products", "view"],
   ["api-keys", "API keys", "developer_settings"],
   ["webhooks", "Webhooks", "view"],
   ["events", "Events", "view"],

@@ -7,6 +7,7 @@ import { isUuid } from "../../../../common/ids.js";
 import { methodName } from "../../../../common/payment-methods.js";
 import type { GetOrderResponse, Order, OrderDetail, Refund, StatusChange } from "../../../../gen/order/v1/order_pb.js";
 import type { Delivery } from "../../../../gen/webhook/v1/webhook_pb.js";
+import type { Item } from "../../../../gen/catalog/v1/catalog_pb.js";
 import type { ServiceClients } from "../../../clients.js";
 import { Money, StatusBadge, Time } from "../../../html/components.js";
 import { rupiah } from "../../../html/format.js";
@@ -47,6 +48,8 @@ function OrderPage(props: {
   deliveries: Delivery[] | undefined;
   /** The store's endpoints: "no deliveries" says whether there is none or none takes these events. */
   endpointCount: number;
+  /** The products this order took after its hold had been released, with how many (empty: none). */
+  oversold: OversoldLine[];
   flash?: string;
   error?: string;
 }) {
@@ -66,7 +69,14 @@ function OrderPage(props: {
           Order <span class="nowrap">{order.paymentReference}</span>
         </>
       }
-      member={member} store={store} section="orders" csrf={csrf} flash={props.flash} error={props.error}>
+      member={member}
+      store={store}
+      section="orders"
+      csrf={csrf}
+      flash={props.flash}
+      error={props.error}
+    >
+      {props.oversold.length > 0 && <OversoldNotice storeId={store.id} lines={props.oversold} />}
       <div class="card">
         <dl class="details">
           <dt>Status</dt>
@@ -237,6 +247,52 @@ function OrderPage(props: {
   );
 }
 
+interface OversoldLine {
+  productId: string;
+  quantity: bigint;
+  /** The product as the catalog has it now; undefined when it is gone. */
+  product?: Item;
+}
+
+/**
+ * The order was paid after its hold on the stock had been released (it expired, say)
+ * and the units had gone to other orders: the sale went through and took the stock
+ * below zero (docs/catalog.md#stock). The merchant must find the goods or refund.
+ */
+function OversoldNotice(props: { storeId: string; lines: OversoldLine[] }) {
+  return (
+    <div class="warning" role="alert">
+      <p style="margin:0">
+        <strong>Oversold.</strong> This order was paid after its hold on the stock had been released, and the units had been sold to other orders meanwhile.
+        The sale stands and the stock went below zero: check that you can deliver, or refund the order.
+      </p>
+      <ul style="margin:6px 0 0;padding-left:18px">
+        {props.lines.map((line) => (
+          <li>
+            {line.product ? <a href={storePath(props.storeId, `products/${line.productId}`)}>{line.product.title}</a> : <span class="mono">{line.productId}</span>}
+            {": "}
+            {String(line.quantity)} {line.quantity === 1n ? "unit" : "units"}
+            {line.product?.stock !== undefined && <span class="muted"> (stock now {String(line.product.stock)})</span>}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/**
+ * What of this order was oversold, by the catalog's record of its stock. Test orders
+ * hold no stock, so they are not asked about.
+ */
+async function oversoldLines(clients: ServiceClients, order: Order): Promise<OversoldLine[]> {
+  if (!order.livemode) return [];
+  const { lines } = await clients.catalog.getOrderStock({ storeId: order.storeId, orderId: order.id });
+  const oversold = lines.filter((line) => line.oversold);
+  if (oversold.length === 0) return [];
+  const { items } = await clients.catalog.getItems({ storeId: order.storeId, ids: [...new Set(oversold.map((line) => line.productId))] });
+  return oversold.map((line) => ({ productId: line.productId, quantity: line.quantity, product: items.find((item) => item.id === line.productId) }));
+}
+
 /** An order's refunds, oldest first as the service lists them. */
 function RefundsTable({ refunds }: { refunds: Refund[] }) {
   // Four columns, the details under each: the table stays readable on a phone.
@@ -254,6 +310,7 @@ function RefundsTable({ refunds }: { refunds: Refund[] }) {
             <RefundStatusBadge status={refund.status} />
             <div class="muted small">{REFUND_METHOD_LABELS[refund.method] ?? refund.method}</div>
             {refund.failureMessage !== undefined && <div class="muted small">{refund.failureMessage}</div>}
+            {refund.restock && <div class="muted small">Restock</div>}
           </td>
           <td>
             {refund.reason}
@@ -288,14 +345,30 @@ export async function showOrder(
   const found = await load(ctx, clients, true);
   if (!found) return notFoundPage(ctx);
   const order = found.detail!.order!;
-  const [deliveries, endpointCount] = clients.webhook
-    ? await Promise.all([
-        clients.webhook.listDeliveries({ storeId: order.storeId, orderId: order.id, withoutAttempts: true }).then((answer) => answer.deliveries),
-        clients.webhook.listEndpoints({ storeId: order.storeId, testMode: !order.livemode }).then((answer) => answer.endpoints.length),
-      ])
-    : [undefined, 0];
+  const [[deliveries, endpointCount], oversold] = await Promise.all([
+    clients.webhook
+      ? Promise.all([
+          clients.webhook.listDeliveries({ storeId: order.storeId, orderId: order.id, withoutAttempts: true }).then((answer) => answer.deliveries),
+          clients.webhook.listEndpoints({ storeId: order.storeId, testMode: !order.livemode }).then((answer) => answer.endpoints.length),
+        ])
+      : ([undefined, 0] as const),
+    oversoldLines(clients, order),
+  ]);
   const messages = typeof extra === "function" ? extra(order) : extra;
-  sendPage(ctx, <OrderPage ctx={ctx} detail={found.detail!} history={found.history} allowed={found.allowedActions} deliveries={deliveries} endpointCount={endpointCount} {...messages} />, status);
+  sendPage(
+    ctx,
+    <OrderPage
+      ctx={ctx}
+      detail={found.detail!}
+      history={found.history}
+      allowed={found.allowedActions}
+      deliveries={deliveries}
+      endpointCount={endpointCount}
+      oversold={oversold}
+      {...messages}
+    />,
+    status,
+  );
 }
 
 /** GET …/orders/:orderId, with what became of a refund or the flash of a change. */

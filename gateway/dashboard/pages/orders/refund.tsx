@@ -7,7 +7,7 @@ import type { Order } from "../../../../gen/order/v1/order_pb.js";
 import type { ServiceClients } from "../../../clients.js";
 import { Money, StatusBadge } from "../../../html/components.js";
 import { requestHash } from "../../../idempotency-key.js";
-import { field } from "../../forms.js";
+import { field, parseWholeNumber } from "../../forms.js";
 import { dashboardMode, notFoundPage, problemText, seeOther, sendPage, type DashboardContext } from "../../kit.js";
 import { Csrf, Shell, storePath } from "../../views/layout.js";
 import { load, showOrder } from "./detail.js";
@@ -24,6 +24,8 @@ interface RefundValues {
   amount: string;
   reason: string;
   reference: string;
+  /** Put the units the order sold back into stock once the refund succeeds. */
+  restock: boolean;
 }
 
 /**
@@ -77,6 +79,17 @@ function RefundPage(props: { ctx: DashboardContext; order: Order; values: Refund
           <p id="reference-hint" class="muted small" style="margin:-6px 0 0">
             Optional: your own reference, such as the bank transfer that sent the money back.
           </p>
+          <fieldset aria-describedby="restock-hint">
+            <legend>Stock</legend>
+            <label>
+              <input type="checkbox" name="restock" value="1" checked={props.values.restock} />
+              Restock
+            </label>
+            <p id="restock-hint" class="muted small" style="margin:4px 0 0">
+              Puts the units this order sold back into stock once the refund succeeds, for goods that came back. Products whose stock is not counted are not
+              affected.
+            </p>
+          </fieldset>
           <div class="actions">
             <button type="submit" class="danger">
               Refund order
@@ -91,22 +104,13 @@ function RefundPage(props: { ctx: DashboardContext; order: Order; values: Refund
   );
 }
 
-/** "150000" or "150.000" (Indonesian grouping) → 150000n; "" → undefined (all that is left); anything else → null. */
-function parseAmount(text: string): bigint | undefined | null {
-  const trimmed = text.trim();
-  if (trimmed === "") return undefined;
-  if (/^[0-9]{1,15}$/.test(trimmed)) return BigInt(trimmed);
-  if (/^[0-9]{1,3}(\.[0-9]{3}){1,4}$/.test(trimmed)) return BigInt(trimmed.replace(/\./g, ""));
-  return null;
-}
-
 /** GET …/:orderId/refund: the form with all that is left, or back to the order when it may not be refunded now. */
 export async function refundForm(ctx: DashboardContext, clients: ServiceClients) {
   const found = await load(ctx, clients, false);
   if (!found) return notFoundPage(ctx);
   const order = found.detail!.order!;
   if (!found.allowedActions.includes("refund")) return seeOther(ctx, withMode(storePath(order.storeId, `orders/${order.id}`), dashboardMode(ctx).testMode));
-  sendPage(ctx, <RefundPage ctx={ctx} order={order} values={{ amount: String(refundable(order)), reason: "", reference: "" }} />);
+  sendPage(ctx, <RefundPage ctx={ctx} order={order} values={{ amount: String(refundable(order)), reason: "", reference: "", restock: false }} />);
 }
 
 /** POST …/:orderId/refund: the refund, then the order with what became of it; a wrong amount or reason is the form again. */
@@ -116,9 +120,10 @@ export async function refundOrder(ctx: DashboardContext, clients: ServiceClients
   const order = found.detail!.order!;
   const { storeId, id: orderId } = order;
   const { form } = ctx.state.scope;
-  const values: RefundValues = { amount: field(form, "amount"), reason: field(form, "reason"), reference: field(form, "reference") };
+  const values: RefundValues = { amount: field(form, "amount"), reason: field(form, "reason"), reference: field(form, "reference"), restock: field(form, "restock") === "1" };
   const again = (error: string) => sendPage(ctx, <RefundPage ctx={ctx} order={order} values={values} error={error} />, 400);
-  const amount = parseAmount(values.amount);
+  // Empty: all that is left.
+  const amount = parseWholeNumber(values.amount);
   if (amount === null) return again("Amount must be a whole number of rupiah, such as 150000.");
   const key = field(form, "idempotency_key");
   const idempotencyKey = /^dashboard-refund-[0-9a-f-]{36}$/.test(key) ? key : undefined;
@@ -130,9 +135,12 @@ export async function refundOrder(ctx: DashboardContext, clients: ServiceClients
       amount,
       reason: values.reason.trim(),
       reference,
+      restock: values.restock,
       idempotencyKey,
       ...dashboardMode(ctx),
-      requestHash: requestHash({ refund: { order_id: orderId, amount: amount === undefined ? null : String(amount), reason: values.reason.trim(), reference: reference ?? null } }),
+      requestHash: requestHash({
+        refund: { order_id: orderId, amount: amount === undefined ? null : String(amount), reason: values.reason.trim(), reference: reference ?? null, restock: values.restock },
+      }),
     });
     seeOther(ctx, withMode(`${storePath(storeId, `orders/${orderId}`)}?refund=${encodeURIComponent(refund!.id)}`, dashboardMode(ctx).testMode));
   } catch (error) {
