@@ -30,7 +30,7 @@ export const PERMISSION_NAMES = Object.keys(PERMISSIONS) as Permission[];
 
 /** What each permission lets a person do, for the page that says what their role may not. */
 export const PERMISSION_TEXT: Record<Permission, string> = {
-  view: "see orders, events, deliveries, bank mutations and the audit log",
+  view: "see orders, products, events, deliveries, bank mutations and the audit log",
   developer_settings: "manage API keys and webhook endpoints",
   payments: "mark orders paid, cancel or refund them, and import, assign or dismiss bank mutations",
   store_admin: "change the store's settings and its team",
