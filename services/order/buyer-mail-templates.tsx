@@ -135,7 +135,8 @@ export function renderBuyerMail(kind: BuyerMailKind, language: Language, order: 
           {rows.map(([label, value]) => (
             <tr>
               <td style={`${CELL};color:#5b6678;width:40%`}>{label}</td>
-              <td style={`${CELL};font-weight:600`}>{value}</td>
+              {/* The reference's hyphen would let a phone break "SO-" from the rest. */}
+              <td style={`${CELL};font-weight:600${value === order.paymentReference ? ";white-space:nowrap" : ""}`}>{value}</td>
             </tr>
           ))}
         </table>
