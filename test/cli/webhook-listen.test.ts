@@ -27,7 +27,7 @@ test("--help, -h and help print the usage on stdout with exit 0; no command prin
   }
   const order = await runner.run(["order", "--help"]);
   t.is(order.code, 0);
-  t.regex(order.stdout, /order refund --store ID --order ID\|SO-… \[--amount N\] --reason R \[--reference R\]\n +without --amount: all that is left/);
+  t.regex(order.stdout, /order refund --store ID --order ID\|SO-… \[--amount N\] --reason R \[--reference R\] \[--restock\]\n +without --amount: all that is left/);
   t.is(none.code, 1);
   t.is(none.stdout, "");
   t.regex(none.stderr, /^usage: store-admin/);
