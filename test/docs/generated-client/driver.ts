@@ -96,7 +96,14 @@ export async function drive(input: DriverInput): Promise<DriverReport> {
     await new Promise((resolve) => setTimeout(resolve, 100));
     events = await listEvents({ client, query: { order_id: secondId, limit: 100 }, throwOnError: true });
   }
-  const synced = await listOrders({ client, query: { updated_since: since, limit: 50 }, throwOnError: true });
+  // A change shows in a sync once every transaction older than it has ended, server-wide
+  // (docs/orders.md#syncing): another client's open transaction can hold it back a moment.
+  let synced = await listOrders({ client, query: { updated_since: since, limit: 50 }, throwOnError: true });
+  const lists = (ids: string[]) => ids.every((id) => synced.data.data.items.some((item) => item.id === id));
+  for (let tries = 0; tries < 300 && !lists([order.id, secondId]); tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    synced = await listOrders({ client, query: { updated_since: since, limit: 50 }, throwOnError: true });
+  }
 
   return {
     metadata: patched.data.data.order.metadata,
