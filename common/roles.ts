@@ -22,6 +22,8 @@ export const PERMISSIONS = {
   store_admin: ["owner"],
   /** Products, bundles, prices and stock. */
   catalog: ["owner", "developer"],
+  /** Payment links: make and deactivate them. */
+  payment_links: ["owner", "developer", "support"],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof PERMISSIONS;
@@ -35,6 +37,7 @@ export const PERMISSION_TEXT: Record<Permission, string> = {
   payments: "mark orders paid, cancel or refund them, and import, assign or dismiss bank mutations",
   store_admin: "change the store's settings and its team",
   catalog: "change products, bundles, prices and stock",
+  payment_links: "make or deactivate payment links",
 };
 
 export function isRole(value: string): value is Role {

@@ -36,6 +36,7 @@ const GRANT_NEEDS: Record<Scope, Permission> = {
 const KEY_PERMISSIONS: Partial<Record<Permission, Scope>> = {
   payments: "payments:write",
   catalog: "catalog:write",
+  payment_links: "orders:write",
 };
 
 export function isScope(value: string): value is Scope {
@@ -106,6 +107,10 @@ export const ROUTE_SCOPES = {
   "GET /v1/events": "orders:read",
   // A test order moves no money: whoever may create orders may simulate their payment.
   "POST /v1/test/orders/{order_id}/simulate": "orders:write",
+  // Payment links (docs/api.md#payment-links): a link makes orders, so the order scopes.
+  "POST /v1/payment-links": "orders:write",
+  "GET /v1/payment-links": "orders:read",
+  "POST /v1/payment-links/{link_id}/deactivate": "orders:write",
 } as const satisfies Record<string, Scope>;
 
 export type ScopedRoute = keyof typeof ROUTE_SCOPES;

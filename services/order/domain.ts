@@ -11,6 +11,7 @@ import { createGatewayChecks } from "./gateway-checks.js";
 import { createIdempotency } from "./idempotency.js";
 import { createNotifications } from "./notifications.js";
 import { createOrders } from "./orders.js";
+import { createPaymentLinks } from "./payment-links.js";
 import { createSales } from "./sales.js";
 import { createReconciliation } from "./reconciliation.js";
 import { createRefunds } from "./refunds.js";
@@ -28,8 +29,11 @@ export interface OrderDomainDeps {
   sql: Sql;
   logger: Logger;
   stores: Pick<Client<typeof StoreService>, "getStore">;
-  /** The catalog's prices and holds for new orders (orders.ts), and where a hold is given back at once. */
-  catalog: Pick<Client<typeof CatalogService>, "reserveOrderCatalog" | "applyStockChanges">;
+  /**
+   * The catalog's prices and holds for new orders (orders.ts), where a hold is given back
+   * at once, and a payment link's prices (payment-links.ts).
+   */
+  catalog: Pick<Client<typeof CatalogService>, "reserveOrderCatalog" | "applyStockChanges" | "getOrderCatalog">;
   /** PAYMENT_GATEWAY's gateway: live orders pay through it. */
   gateway: PaymentGateway;
   /** Test orders' gateway, whatever PAYMENT_GATEWAY says (docs/keys.md#test-mode); default a sandbox on publicBaseUrl. */
@@ -93,7 +97,8 @@ export function createOrderDomain(deps: OrderDomainDeps) {
   // The order service's part of the store's audit log: entries are written by each change.
   const audit = { list: (storeId: string, query: AuditQuery) => listAudit(sql, storeId, query) };
   const sales = createSales({ sql });
-  return { render, orders, notifications, bank, expiry, sessions, idempotency, statusChanges, refunds, gatewayChecks, statusCheckAfterMs, audit, sales };
+  const paymentLinks = createPaymentLinks({ sql, render, catalog: deps.catalog, orders });
+  return { render, orders, notifications, bank, expiry, sessions, idempotency, statusChanges, refunds, gatewayChecks, statusCheckAfterMs, audit, sales, paymentLinks };
 }
 
 export type OrderDomain = ReturnType<typeof createOrderDomain>;

@@ -12,6 +12,7 @@ const ROLE_TABLE: Record<Permission, Record<Role, boolean>> = {
   payments: { owner: true, developer: false, support: true, viewer: false },
   store_admin: { owner: true, developer: false, support: false, viewer: false },
   catalog: { owner: true, developer: true, support: false, viewer: false },
+  payment_links: { owner: true, developer: true, support: true, viewer: false },
 };
 
 test("every role × every permission is the documented table (docs/team.md)", (t) => {
@@ -19,7 +20,7 @@ test("every role × every permission is the documented table (docs/team.md)", (t
   for (const permission of PERMISSION_NAMES) {
     for (const role of ROLES) t.is(roleMay(role, permission), ROLE_TABLE[permission][role], `${role} / ${permission}`);
   }
-  t.deepEqual(permissionsOf("owner"), ["view", "developer_settings", "payments", "store_admin", "catalog"]);
+  t.deepEqual(permissionsOf("owner"), ["view", "developer_settings", "payments", "store_admin", "catalog", "payment_links"]);
   t.deepEqual(permissionsOf("viewer"), ["view"]);
 });
 
@@ -43,8 +44,8 @@ test("members may what their role may; the operator and the system anything; an 
     t.true(actorMay(SYSTEM, permission));
   }
   const may = (scopes: Scope[]) => PERMISSION_NAMES.filter((permission) => actorMay({ kind: "api_key", keyId: "k-1", scopes }, permission));
-  t.deepEqual(may([...SCOPES]), ["view", "payments", "catalog"]);
-  t.deepEqual(may(["catalog:read", "catalog:write", "orders:read", "orders:write"]), ["view", "catalog"], "no money without payments:write");
+  t.deepEqual(may([...SCOPES]), ["view", "payments", "catalog", "payment_links"]);
+  t.deepEqual(may(["catalog:read", "catalog:write", "orders:read", "orders:write"]), ["view", "catalog", "payment_links"], "no money without payments:write");
   t.deepEqual(may(["orders:read"]), ["view"]);
 });
 

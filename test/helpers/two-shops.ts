@@ -7,6 +7,7 @@ import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import type { OrderDomainDeps } from "../../services/order/domain.js";
 import {
   ApplyStockChangesResponseSchema,
+  GetOrderCatalogResponseSchema,
   GetStoreResponseSchema,
   ItemSchema,
   ItemStatus,
@@ -46,6 +47,7 @@ export function notStocking(answer: (request: { storeId: string; ids: string[] }
     reserveOrderCatalog: async ({ storeId = "", lines = [] }) =>
       create(ReserveOrderCatalogResponseSchema, { ...answer({ storeId, ids: lines.map((line) => line.itemId ?? "") }), holdsStock: false }),
     applyStockChanges: async () => create(ApplyStockChangesResponseSchema),
+    getOrderCatalog: async ({ storeId = "", ids = [] }) => create(GetOrderCatalogResponseSchema, answer({ storeId, ids })),
   };
 }
 
@@ -81,6 +83,12 @@ export function stockingCatalog(options: { items?: Item[]; stock: Record<string,
     return (stock.get(itemId) ?? 0) - held;
   };
   const catalog: CatalogStandIn = {
+    async getOrderCatalog({ storeId = "", ids = [] }) {
+      return create(GetOrderCatalogResponseSchema, {
+        store: { id: storeId, name: "Toko", bankAccount },
+        items: items.filter((item) => item.storeId === storeId && ids.includes(item.id)),
+      });
+    },
     async reserveOrderCatalog(request) {
       const full = request as ReserveOrderCatalogRequest;
       calls.reserve.push(full);

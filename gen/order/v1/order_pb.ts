@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file order/v1/order.proto.
  */
 export const file_order_v1_order: GenFile = /*@__PURE__*/
-  fileDesc("ChRvcmRlci92MS9vcmRlci5wcm90bxIIb3JkZXIudjEiZwoNUGF5bWVudE1ldGhvZBIMCgRjb2RlGAEgASgJEgwKBG5hbWUYAiABKAkSDAoEa2luZBgDIAEoCRIQCghwcm92aWRlchgEIAEoCRIaChJzZXR0bGVtZW50X2NoYW5uZWwYBSABKAkiMwoFQnV5ZXISDAoEbmFtZRgBIAEoCRINCgVlbWFpbBgCIAEoCRINCgVwaG9uZRgDIAEoCSJGCghSZWRpcmVjdBITCgtzdWNjZXNzX3VybBgBIAEoCRISCgpyZXR1cm5fdXJsGAIgASgJEhEKCWVycm9yX3VybBgDIAEoCSJUCg5PcmRlckl0ZW1JbnB1dBIUCgpwcm9kdWN0X2lkGAEgASgJSAASEwoJYnVuZGxlX2lkGAIgASgJSAASEAoIcXVhbnRpdHkYAyABKAVCBQoDcmVmIrABCglPcmRlckl0ZW0SDAoEdHlwZRgBIAEoCRINCgV0aXRsZRgCIAEoCRIQCghxdWFudGl0eRgDIAEoBRISCgp1bml0X3ByaWNlGAQgASgDEhIKCmxpbmVfdG90YWwYBSABKAMSFwoKcHJvZHVjdF9pZBgGIAEoCUgAiAEBEhYKCWJ1bmRsZV9pZBgHIAEoCUgBiAEBQg0KC19wcm9kdWN0X2lkQgwKCl9idW5kbGVfaWQi8QQKBU9yZGVyEgoKAmlkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEg4KBnN0YXR1cxgDIAEoCRIZChFwYXltZW50X3JlZmVyZW5jZRgEIAEoCRIOCgZhbW91bnQYBSABKAMSEAoIc3VidG90YWwYBiABKAMSEAoIY3VycmVuY3kYByABKAkSGgoSc2V0dGxlbWVudF9jaGFubmVsGAggASgJEhgKEHBheW1lbnRfcHJvdmlkZXIYCSABKAkSFgoOcGF5bWVudF9tZXRob2QYCiABKAkSHgoFYnV5ZXIYCyABKAsyDy5vcmRlci52MS5CdXllchIiCgVpdGVtcxgMIAMoCzITLm9yZGVyLnYxLk9yZGVySXRlbRISCgpleHBpcmVzX2F0GA0gASgJEhIKCmNyZWF0ZWRfYXQYDiABKAkSEgoKdXBkYXRlZF9hdBgPIAEoCRIUCgxjaGVja291dF91cmwYECABKAkSEwoLcGF5bWVudF91cmwYESABKAkSGAoQcmVxdWlyZXNfcGF5bWVudBgSIAEoCBIYCgtleHRlcm5hbF9pZBgTIAEoCUgAiAEBEhcKD3JlZnVuZGVkX2Ftb3VudBgUIAEoAxIhCgdyZWZ1bmRzGBUgAygLMhAub3JkZXIudjEuUmVmdW5kEhAKCGxpdmVtb2RlGBYgASgIEi8KCG1ldGFkYXRhGBcgAygLMh0ub3JkZXIudjEuT3JkZXIuTWV0YWRhdGFFbnRyeRovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCDgoMX2V4dGVybmFsX2lkItEBCgZSZWZ1bmQSCgoCaWQYASABKAkSDgoGYW1vdW50GAIgASgDEg4KBnJlYXNvbhgDIAEoCRIWCglyZWZlcmVuY2UYBCABKAlIAIgBARIOCgZzdGF0dXMYBSABKAkSHAoPZmFpbHVyZV9tZXNzYWdlGAYgASgJSAGIAQESDgoGbWV0aG9kGAcgASgJEhIKCmNyZWF0ZWRfYXQYCCABKAkSDwoHcmVzdG9jaxgJIAEoCEIMCgpfcmVmZXJlbmNlQhIKEF9mYWlsdXJlX21lc3NhZ2UisgEKClNlbGxlckJhbmsSEQoJYmFua19uYW1lGAEgASgJEhEKCWJhbmtfY29kZRgCIAEoCRIWCg5hY2NvdW50X251bWJlchgDIAEoCRIWCg5hY2NvdW50X2hvbGRlchgEIAEoCRIZChFwYXltZW50X3JlZmVyZW5jZRgFIAEoCRIaChJ1bmlxdWVfYW1vdW50X2NvZGUYBiABKAMSFwoPdHJhbnNmZXJfYW1vdW50GAcgASgDIkIKBFNuYXASDQoFdG9rZW4YASABKAkSEgoKY2xpZW50X2tleRgCIAEoCRIXCg9zbmFwX3NjcmlwdF91cmwYAyABKAkihgIKB1BheW1lbnQSDAoEa2luZBgBIAEoCRIuCgtzZWxsZXJfYmFuaxgCIAEoCzIULm9yZGVyLnYxLlNlbGxlckJhbmtIAIgBARIhCgRzbmFwGAMgASgLMg4ub3JkZXIudjEuU25hcEgBiAEBEhAKCHByb3ZpZGVyGAQgASgJEg4KBm1ldGhvZBgFIAEoCRIOCgZhbW91bnQYBiABKAMSEAoIY3VycmVuY3kYByABKAkSFAoMY2hlY2tvdXRfdXJsGAggASgJEhMKC3BheW1lbnRfdXJsGAkgASgJEhIKCmV4cGlyZXNfYXQYCiABKAlCDgoMX3NlbGxlcl9iYW5rQgcKBV9zbmFwIncKC09yZGVyRGV0YWlsEh4KBW9yZGVyGAEgASgLMg8ub3JkZXIudjEuT3JkZXISIgoHcGF5bWVudBgCIAEoCzIRLm9yZGVyLnYxLlBheW1lbnQSJAoIcmVkaXJlY3QYAyABKAsyEi5vcmRlci52MS5SZWRpcmVjdCItChlMaXN0UGF5bWVudE1ldGhvZHNSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJIkYKGkxpc3RQYXltZW50TWV0aG9kc1Jlc3BvbnNlEigKB21ldGhvZHMYASADKAsyFy5vcmRlci52MS5QYXltZW50TWV0aG9kIrMDChJDcmVhdGVPcmRlclJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSJwoFaXRlbXMYAiADKAsyGC5vcmRlci52MS5PcmRlckl0ZW1JbnB1dBIeCgVidXllchgDIAEoCzIPLm9yZGVyLnYxLkJ1eWVyEhYKDnBheW1lbnRfbWV0aG9kGAQgASgJEikKCHJlZGlyZWN0GAUgASgLMhIub3JkZXIudjEuUmVkaXJlY3RIAIgBARIYCgtleHRlcm5hbF9pZBgGIAEoCUgBiAEBEhwKD2lkZW1wb3RlbmN5X2tleRgHIAEoCUgCiAEBEhQKDHJlcXVlc3RfaGFzaBgIIAEoCRIRCgl0ZXN0X21vZGUYCSABKAgSPAoIbWV0YWRhdGEYCiADKAsyKi5vcmRlci52MS5DcmVhdGVPcmRlclJlcXVlc3QuTWV0YWRhdGFFbnRyeRovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCCwoJX3JlZGlyZWN0Qg4KDF9leHRlcm5hbF9pZEISChBfaWRlbXBvdGVuY3lfa2V5Ik4KE0NyZWF0ZU9yZGVyUmVzcG9uc2USJQoGZGV0YWlsGAEgASgLMhUub3JkZXIudjEuT3JkZXJEZXRhaWwSEAoIcmVwbGF5ZWQYAiABKAgijwEKD0dldE9yZGVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIQCghvcmRlcl9pZBgCIAEoCRIXCg9pbmNsdWRlX2hpc3RvcnkYAyABKAgSFwoPcHJlcGFyZV9zZXNzaW9uGAQgASgIEhMKC3B1YmxpY19qc29uGAUgASgIEhEKCXRlc3RfbW9kZRgGIAEoCCJhCgxTdGF0dXNDaGFuZ2USEwoLZnJvbV9zdGF0dXMYASABKAkSEQoJdG9fc3RhdHVzGAIgASgJEg0KBWNhdXNlGAMgASgJEgoKAmF0GAQgASgJEg4KBmRldGFpbBgFIAEoCSKQAQoQR2V0T3JkZXJSZXNwb25zZRIlCgZkZXRhaWwYASABKAsyFS5vcmRlci52MS5PcmRlckRldGFpbBInCgdoaXN0b3J5GAIgAygLMhYub3JkZXIudjEuU3RhdHVzQ2hhbmdlEhcKD2FsbG93ZWRfYWN0aW9ucxgDIAMoCRITCgtwdWJsaWNfanNvbhgEIAEoDCK2AQoRTGlzdE9yZGVyc1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSDQoFbGltaXQYAiABKAUSDgoGb2Zmc2V0GAMgASgFEg4KBnN0YXR1cxgEIAEoCRIOCgZzZWFyY2gYBSABKAkSDgoGY3Vyc29yGAYgASgJEhYKDnN0YXJ0aW5nX2FmdGVyGAcgASgJEhEKCXRlc3RfbW9kZRgIIAEoCBIVCg11cGRhdGVkX3NpbmNlGAkgASgJIlwKEkxpc3RPcmRlcnNSZXNwb25zZRIfCgZvcmRlcnMYASADKAsyDy5vcmRlci52MS5PcmRlchIQCghoYXNfbW9yZRgCIAEoCBITCgtuZXh0X2N1cnNvchgDIAEoCSJJChJDb3VudE9yZGVyc1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEhEKCXRlc3RfbW9kZRgDIAEoCCIkChNDb3VudE9yZGVyc1Jlc3BvbnNlEg0KBWNvdW50GAEgASgDIk0KFE1hcmtPcmRlclBhaWRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhAKCG9yZGVyX2lkGAIgASgJEhEKCXRlc3RfbW9kZRgDIAEoCCI3ChVNYXJrT3JkZXJQYWlkUmVzcG9uc2USHgoFb3JkZXIYASABKAsyDy5vcmRlci52MS5PcmRlciJhChJDYW5jZWxPcmRlclJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEAoIb3JkZXJfaWQYAiABKAkSEQoJdGVzdF9tb2RlGAMgASgIEhQKDG9ubHlfcGVuZGluZxgyIAEoCCI1ChNDYW5jZWxPcmRlclJlc3BvbnNlEh4KBW9yZGVyGAEgASgLMg8ub3JkZXIudjEuT3JkZXIi+gEKElJlZnVuZE9yZGVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIQCghvcmRlcl9pZBgCIAEoCRITCgZhbW91bnQYAyABKANIAIgBARIOCgZyZWFzb24YBCABKAkSFgoJcmVmZXJlbmNlGAUgASgJSAGIAQESHAoPaWRlbXBvdGVuY3lfa2V5GAYgASgJSAKIAQESFAoMcmVxdWVzdF9oYXNoGAcgASgJEhEKCXRlc3RfbW9kZRgIIAEoCBIPCgdyZXN0b2NrGAkgASgIQgkKB19hbW91bnRCDAoKX3JlZmVyZW5jZUISChBfaWRlbXBvdGVuY3lfa2V5ImkKE1JlZnVuZE9yZGVyUmVzcG9uc2USIAoGcmVmdW5kGAEgASgLMhAub3JkZXIudjEuUmVmdW5kEh4KBW9yZGVyGAIgASgLMg8ub3JkZXIudjEuT3JkZXISEAoIcmVwbGF5ZWQYAyABKAgiewoQTGlzdEF1ZGl0UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBRInCgZiZWZvcmUYAyABKAsyFy5hdWRpdC52MS5BdWRpdFBvc2l0aW9uEg0KBWFjdG9yGAQgASgJEg4KBmFjdGlvbhgFIAEoCSI6ChFMaXN0QXVkaXRSZXNwb25zZRIlCgdlbnRyaWVzGAEgAygLMhQuYXVkaXQudjEuQXVkaXRFbnRyeSJCCiBIYW5kbGVQYXltZW50Tm90aWZpY2F0aW9uUmVxdWVzdBIQCghwcm92aWRlchgBIAEoCRIMCgRib2R5GAIgASgMIlYKIUhhbmRsZVBheW1lbnROb3RpZmljYXRpb25SZXNwb25zZRIQCghvcmRlcl9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSDwoHY2hhbmdlZBgDIAEoCCJIChJHZXRDaGVja291dFJlcXVlc3QSEgoIb3JkZXJfaWQYASABKAlIABIXCg1zZXNzaW9uX3Rva2VuGAIgASgJSABCBQoDa2V5IlAKE0dldENoZWNrb3V0UmVzcG9uc2USJQoGZGV0YWlsGAEgASgLMhUub3JkZXIudjEuT3JkZXJEZXRhaWwSEgoKc3RvcmVfbmFtZRgCIAEoCSIqChZHZXRTYWxlc1N1bW1hcnlSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJIisKClNhbGVzVG90YWwSDQoFY291bnQYASABKAMSDgoGYW1vdW50GAIgASgDIicKCFNhbGVzRGF5EgsKA2RheRgBIAEoCRIOCgZhbW91bnQYAiABKAMiuwEKF0dldFNhbGVzU3VtbWFyeVJlc3BvbnNlEigKCnBhaWRfdG9kYXkYASABKAsyFC5vcmRlci52MS5TYWxlc1RvdGFsEi0KD3BhaWRfdGhpc19tb250aBgCIAEoCzIULm9yZGVyLnYxLlNhbGVzVG90YWwSJQoHcGVuZGluZxgDIAEoCzIULm9yZGVyLnYxLlNhbGVzVG90YWwSIAoEZGF5cxgEIAMoCzISLm9yZGVyLnYxLlNhbGVzRGF5IssBChpVcGRhdGVPcmRlck1ldGFkYXRhUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIQCghvcmRlcl9pZBgCIAEoCRIRCgl0ZXN0X21vZGUYAyABKAgSOgoDc2V0GAQgAygLMi0ub3JkZXIudjEuVXBkYXRlT3JkZXJNZXRhZGF0YVJlcXVlc3QuU2V0RW50cnkSDgoGcmVtb3ZlGAUgAygJGioKCFNldEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiPQobVXBkYXRlT3JkZXJNZXRhZGF0YVJlc3BvbnNlEh4KBW9yZGVyGAEgASgLMg8ub3JkZXIudjEuT3JkZXIiTwoYU2ltdWxhdGVUZXN0T3JkZXJSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhAKCG9yZGVyX2lkGAIgASgJEg8KB291dGNvbWUYAyABKAkiOwoZU2ltdWxhdGVUZXN0T3JkZXJSZXNwb25zZRIeCgVvcmRlchgBIAEoCzIPLm9yZGVyLnYxLk9yZGVyMp8JCgxPcmRlclNlcnZpY2USXwoSTGlzdFBheW1lbnRNZXRob2RzEiMub3JkZXIudjEuTGlzdFBheW1lbnRNZXRob2RzUmVxdWVzdBokLm9yZGVyLnYxLkxpc3RQYXltZW50TWV0aG9kc1Jlc3BvbnNlEkoKC0NyZWF0ZU9yZGVyEhwub3JkZXIudjEuQ3JlYXRlT3JkZXJSZXF1ZXN0Gh0ub3JkZXIudjEuQ3JlYXRlT3JkZXJSZXNwb25zZRJBCghHZXRPcmRlchIZLm9yZGVyLnYxLkdldE9yZGVyUmVxdWVzdBoaLm9yZGVyLnYxLkdldE9yZGVyUmVzcG9uc2USRwoKTGlzdE9yZGVycxIbLm9yZGVyLnYxLkxpc3RPcmRlcnNSZXF1ZXN0Ghwub3JkZXIudjEuTGlzdE9yZGVyc1Jlc3BvbnNlEkoKC0NvdW50T3JkZXJzEhwub3JkZXIudjEuQ291bnRPcmRlcnNSZXF1ZXN0Gh0ub3JkZXIudjEuQ291bnRPcmRlcnNSZXNwb25zZRJWCg9HZXRTYWxlc1N1bW1hcnkSIC5vcmRlci52MS5HZXRTYWxlc1N1bW1hcnlSZXF1ZXN0GiEub3JkZXIudjEuR2V0U2FsZXNTdW1tYXJ5UmVzcG9uc2USUAoNTWFya09yZGVyUGFpZBIeLm9yZGVyLnYxLk1hcmtPcmRlclBhaWRSZXF1ZXN0Gh8ub3JkZXIudjEuTWFya09yZGVyUGFpZFJlc3BvbnNlEkoKC0NhbmNlbE9yZGVyEhwub3JkZXIudjEuQ2FuY2VsT3JkZXJSZXF1ZXN0Gh0ub3JkZXIudjEuQ2FuY2VsT3JkZXJSZXNwb25zZRJKCgtSZWZ1bmRPcmRlchIcLm9yZGVyLnYxLlJlZnVuZE9yZGVyUmVxdWVzdBodLm9yZGVyLnYxLlJlZnVuZE9yZGVyUmVzcG9uc2USRAoJTGlzdEF1ZGl0Ehoub3JkZXIudjEuTGlzdEF1ZGl0UmVxdWVzdBobLm9yZGVyLnYxLkxpc3RBdWRpdFJlc3BvbnNlEnQKGUhhbmRsZVBheW1lbnROb3RpZmljYXRpb24SKi5vcmRlci52MS5IYW5kbGVQYXltZW50Tm90aWZpY2F0aW9uUmVxdWVzdBorLm9yZGVyLnYxLkhhbmRsZVBheW1lbnROb3RpZmljYXRpb25SZXNwb25zZRJKCgtHZXRDaGVja291dBIcLm9yZGVyLnYxLkdldENoZWNrb3V0UmVxdWVzdBodLm9yZGVyLnYxLkdldENoZWNrb3V0UmVzcG9uc2USYgoTVXBkYXRlT3JkZXJNZXRhZGF0YRIkLm9yZGVyLnYxLlVwZGF0ZU9yZGVyTWV0YWRhdGFSZXF1ZXN0GiUub3JkZXIudjEuVXBkYXRlT3JkZXJNZXRhZGF0YVJlc3BvbnNlElwKEVNpbXVsYXRlVGVzdE9yZGVyEiIub3JkZXIudjEuU2ltdWxhdGVUZXN0T3JkZXJSZXF1ZXN0GiMub3JkZXIudjEuU2ltdWxhdGVUZXN0T3JkZXJSZXNwb25zZWIGcHJvdG8z", [file_audit_v1_audit]);
+  fileDesc("ChRvcmRlci92MS9vcmRlci5wcm90bxIIb3JkZXIudjEiZwoNUGF5bWVudE1ldGhvZBIMCgRjb2RlGAEgASgJEgwKBG5hbWUYAiABKAkSDAoEa2luZBgDIAEoCRIQCghwcm92aWRlchgEIAEoCRIaChJzZXR0bGVtZW50X2NoYW5uZWwYBSABKAkiMwoFQnV5ZXISDAoEbmFtZRgBIAEoCRINCgVlbWFpbBgCIAEoCRINCgVwaG9uZRgDIAEoCSJGCghSZWRpcmVjdBITCgtzdWNjZXNzX3VybBgBIAEoCRISCgpyZXR1cm5fdXJsGAIgASgJEhEKCWVycm9yX3VybBgDIAEoCSJUCg5PcmRlckl0ZW1JbnB1dBIUCgpwcm9kdWN0X2lkGAEgASgJSAASEwoJYnVuZGxlX2lkGAIgASgJSAASEAoIcXVhbnRpdHkYAyABKAVCBQoDcmVmIrABCglPcmRlckl0ZW0SDAoEdHlwZRgBIAEoCRINCgV0aXRsZRgCIAEoCRIQCghxdWFudGl0eRgDIAEoBRISCgp1bml0X3ByaWNlGAQgASgDEhIKCmxpbmVfdG90YWwYBSABKAMSFwoKcHJvZHVjdF9pZBgGIAEoCUgAiAEBEhYKCWJ1bmRsZV9pZBgHIAEoCUgBiAEBQg0KC19wcm9kdWN0X2lkQgwKCl9idW5kbGVfaWQiowUKBU9yZGVyEgoKAmlkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEg4KBnN0YXR1cxgDIAEoCRIZChFwYXltZW50X3JlZmVyZW5jZRgEIAEoCRIOCgZhbW91bnQYBSABKAMSEAoIc3VidG90YWwYBiABKAMSEAoIY3VycmVuY3kYByABKAkSGgoSc2V0dGxlbWVudF9jaGFubmVsGAggASgJEhgKEHBheW1lbnRfcHJvdmlkZXIYCSABKAkSFgoOcGF5bWVudF9tZXRob2QYCiABKAkSHgoFYnV5ZXIYCyABKAsyDy5vcmRlci52MS5CdXllchIiCgVpdGVtcxgMIAMoCzITLm9yZGVyLnYxLk9yZGVySXRlbRISCgpleHBpcmVzX2F0GA0gASgJEhIKCmNyZWF0ZWRfYXQYDiABKAkSEgoKdXBkYXRlZF9hdBgPIAEoCRIUCgxjaGVja291dF91cmwYECABKAkSEwoLcGF5bWVudF91cmwYESABKAkSGAoQcmVxdWlyZXNfcGF5bWVudBgSIAEoCBIYCgtleHRlcm5hbF9pZBgTIAEoCUgAiAEBEhcKD3JlZnVuZGVkX2Ftb3VudBgUIAEoAxIhCgdyZWZ1bmRzGBUgAygLMhAub3JkZXIudjEuUmVmdW5kEhAKCGxpdmVtb2RlGBYgASgIEi8KCG1ldGFkYXRhGBcgAygLMh0ub3JkZXIudjEuT3JkZXIuTWV0YWRhdGFFbnRyeRIcCg9wYXltZW50X2xpbmtfaWQYWiABKAlIAYgBARovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCDgoMX2V4dGVybmFsX2lkQhIKEF9wYXltZW50X2xpbmtfaWQi0QEKBlJlZnVuZBIKCgJpZBgBIAEoCRIOCgZhbW91bnQYAiABKAMSDgoGcmVhc29uGAMgASgJEhYKCXJlZmVyZW5jZRgEIAEoCUgAiAEBEg4KBnN0YXR1cxgFIAEoCRIcCg9mYWlsdXJlX21lc3NhZ2UYBiABKAlIAYgBARIOCgZtZXRob2QYByABKAkSEgoKY3JlYXRlZF9hdBgIIAEoCRIPCgdyZXN0b2NrGAkgASgIQgwKCl9yZWZlcmVuY2VCEgoQX2ZhaWx1cmVfbWVzc2FnZSKyAQoKU2VsbGVyQmFuaxIRCgliYW5rX25hbWUYASABKAkSEQoJYmFua19jb2RlGAIgASgJEhYKDmFjY291bnRfbnVtYmVyGAMgASgJEhYKDmFjY291bnRfaG9sZGVyGAQgASgJEhkKEXBheW1lbnRfcmVmZXJlbmNlGAUgASgJEhoKEnVuaXF1ZV9hbW91bnRfY29kZRgGIAEoAxIXCg90cmFuc2Zlcl9hbW91bnQYByABKAMiQgoEU25hcBINCgV0b2tlbhgBIAEoCRISCgpjbGllbnRfa2V5GAIgASgJEhcKD3NuYXBfc2NyaXB0X3VybBgDIAEoCSKGAgoHUGF5bWVudBIMCgRraW5kGAEgASgJEi4KC3NlbGxlcl9iYW5rGAIgASgLMhQub3JkZXIudjEuU2VsbGVyQmFua0gAiAEBEiEKBHNuYXAYAyABKAsyDi5vcmRlci52MS5TbmFwSAGIAQESEAoIcHJvdmlkZXIYBCABKAkSDgoGbWV0aG9kGAUgASgJEg4KBmFtb3VudBgGIAEoAxIQCghjdXJyZW5jeRgHIAEoCRIUCgxjaGVja291dF91cmwYCCABKAkSEwoLcGF5bWVudF91cmwYCSABKAkSEgoKZXhwaXJlc19hdBgKIAEoCUIOCgxfc2VsbGVyX2JhbmtCBwoFX3NuYXAidwoLT3JkZXJEZXRhaWwSHgoFb3JkZXIYASABKAsyDy5vcmRlci52MS5PcmRlchIiCgdwYXltZW50GAIgASgLMhEub3JkZXIudjEuUGF5bWVudBIkCghyZWRpcmVjdBgDIAEoCzISLm9yZGVyLnYxLlJlZGlyZWN0Ii0KGUxpc3RQYXltZW50TWV0aG9kc1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkiRgoaTGlzdFBheW1lbnRNZXRob2RzUmVzcG9uc2USKAoHbWV0aG9kcxgBIAMoCzIXLm9yZGVyLnYxLlBheW1lbnRNZXRob2QiswMKEkNyZWF0ZU9yZGVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRInCgVpdGVtcxgCIAMoCzIYLm9yZGVyLnYxLk9yZGVySXRlbUlucHV0Eh4KBWJ1eWVyGAMgASgLMg8ub3JkZXIudjEuQnV5ZXISFgoOcGF5bWVudF9tZXRob2QYBCABKAkSKQoIcmVkaXJlY3QYBSABKAsyEi5vcmRlci52MS5SZWRpcmVjdEgAiAEBEhgKC2V4dGVybmFsX2lkGAYgASgJSAGIAQESHAoPaWRlbXBvdGVuY3lfa2V5GAcgASgJSAKIAQESFAoMcmVxdWVzdF9oYXNoGAggASgJEhEKCXRlc3RfbW9kZRgJIAEoCBI8CghtZXRhZGF0YRgKIAMoCzIqLm9yZGVyLnYxLkNyZWF0ZU9yZGVyUmVxdWVzdC5NZXRhZGF0YUVudHJ5Gi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUILCglfcmVkaXJlY3RCDgoMX2V4dGVybmFsX2lkQhIKEF9pZGVtcG90ZW5jeV9rZXkiTgoTQ3JlYXRlT3JkZXJSZXNwb25zZRIlCgZkZXRhaWwYASABKAsyFS5vcmRlci52MS5PcmRlckRldGFpbBIQCghyZXBsYXllZBgCIAEoCCKPAQoPR2V0T3JkZXJSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhAKCG9yZGVyX2lkGAIgASgJEhcKD2luY2x1ZGVfaGlzdG9yeRgDIAEoCBIXCg9wcmVwYXJlX3Nlc3Npb24YBCABKAgSEwoLcHVibGljX2pzb24YBSABKAgSEQoJdGVzdF9tb2RlGAYgASgIImEKDFN0YXR1c0NoYW5nZRITCgtmcm9tX3N0YXR1cxgBIAEoCRIRCgl0b19zdGF0dXMYAiABKAkSDQoFY2F1c2UYAyABKAkSCgoCYXQYBCABKAkSDgoGZGV0YWlsGAUgASgJIpABChBHZXRPcmRlclJlc3BvbnNlEiUKBmRldGFpbBgBIAEoCzIVLm9yZGVyLnYxLk9yZGVyRGV0YWlsEicKB2hpc3RvcnkYAiADKAsyFi5vcmRlci52MS5TdGF0dXNDaGFuZ2USFwoPYWxsb3dlZF9hY3Rpb25zGAMgAygJEhMKC3B1YmxpY19qc29uGAQgASgMIrYBChFMaXN0T3JkZXJzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBRIOCgZvZmZzZXQYAyABKAUSDgoGc3RhdHVzGAQgASgJEg4KBnNlYXJjaBgFIAEoCRIOCgZjdXJzb3IYBiABKAkSFgoOc3RhcnRpbmdfYWZ0ZXIYByABKAkSEQoJdGVzdF9tb2RlGAggASgIEhUKDXVwZGF0ZWRfc2luY2UYCSABKAkiXAoSTGlzdE9yZGVyc1Jlc3BvbnNlEh8KBm9yZGVycxgBIAMoCzIPLm9yZGVyLnYxLk9yZGVyEhAKCGhhc19tb3JlGAIgASgIEhMKC25leHRfY3Vyc29yGAMgASgJIkkKEkNvdW50T3JkZXJzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSEQoJdGVzdF9tb2RlGAMgASgIIiQKE0NvdW50T3JkZXJzUmVzcG9uc2USDQoFY291bnQYASABKAMiTQoUTWFya09yZGVyUGFpZFJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEAoIb3JkZXJfaWQYAiABKAkSEQoJdGVzdF9tb2RlGAMgASgIIjcKFU1hcmtPcmRlclBhaWRSZXNwb25zZRIeCgVvcmRlchgBIAEoCzIPLm9yZGVyLnYxLk9yZGVyImEKEkNhbmNlbE9yZGVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIQCghvcmRlcl9pZBgCIAEoCRIRCgl0ZXN0X21vZGUYAyABKAgSFAoMb25seV9wZW5kaW5nGDIgASgIIjUKE0NhbmNlbE9yZGVyUmVzcG9uc2USHgoFb3JkZXIYASABKAsyDy5vcmRlci52MS5PcmRlciL6AQoSUmVmdW5kT3JkZXJSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhAKCG9yZGVyX2lkGAIgASgJEhMKBmFtb3VudBgDIAEoA0gAiAEBEg4KBnJlYXNvbhgEIAEoCRIWCglyZWZlcmVuY2UYBSABKAlIAYgBARIcCg9pZGVtcG90ZW5jeV9rZXkYBiABKAlIAogBARIUCgxyZXF1ZXN0X2hhc2gYByABKAkSEQoJdGVzdF9tb2RlGAggASgIEg8KB3Jlc3RvY2sYCSABKAhCCQoHX2Ftb3VudEIMCgpfcmVmZXJlbmNlQhIKEF9pZGVtcG90ZW5jeV9rZXkiaQoTUmVmdW5kT3JkZXJSZXNwb25zZRIgCgZyZWZ1bmQYASABKAsyEC5vcmRlci52MS5SZWZ1bmQSHgoFb3JkZXIYAiABKAsyDy5vcmRlci52MS5PcmRlchIQCghyZXBsYXllZBgDIAEoCCJ7ChBMaXN0QXVkaXRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg0KBWxpbWl0GAIgASgFEicKBmJlZm9yZRgDIAEoCzIXLmF1ZGl0LnYxLkF1ZGl0UG9zaXRpb24SDQoFYWN0b3IYBCABKAkSDgoGYWN0aW9uGAUgASgJIjoKEUxpc3RBdWRpdFJlc3BvbnNlEiUKB2VudHJpZXMYASADKAsyFC5hdWRpdC52MS5BdWRpdEVudHJ5IkIKIEhhbmRsZVBheW1lbnROb3RpZmljYXRpb25SZXF1ZXN0EhAKCHByb3ZpZGVyGAEgASgJEgwKBGJvZHkYAiABKAwiVgohSGFuZGxlUGF5bWVudE5vdGlmaWNhdGlvblJlc3BvbnNlEhAKCG9yZGVyX2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRIPCgdjaGFuZ2VkGAMgASgIIkgKEkdldENoZWNrb3V0UmVxdWVzdBISCghvcmRlcl9pZBgBIAEoCUgAEhcKDXNlc3Npb25fdG9rZW4YAiABKAlIAEIFCgNrZXkiUAoTR2V0Q2hlY2tvdXRSZXNwb25zZRIlCgZkZXRhaWwYASABKAsyFS5vcmRlci52MS5PcmRlckRldGFpbBISCgpzdG9yZV9uYW1lGAIgASgJIioKFkdldFNhbGVzU3VtbWFyeVJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkiKwoKU2FsZXNUb3RhbBINCgVjb3VudBgBIAEoAxIOCgZhbW91bnQYAiABKAMiJwoIU2FsZXNEYXkSCwoDZGF5GAEgASgJEg4KBmFtb3VudBgCIAEoAyK7AQoXR2V0U2FsZXNTdW1tYXJ5UmVzcG9uc2USKAoKcGFpZF90b2RheRgBIAEoCzIULm9yZGVyLnYxLlNhbGVzVG90YWwSLQoPcGFpZF90aGlzX21vbnRoGAIgASgLMhQub3JkZXIudjEuU2FsZXNUb3RhbBIlCgdwZW5kaW5nGAMgASgLMhQub3JkZXIudjEuU2FsZXNUb3RhbBIgCgRkYXlzGAQgAygLMhIub3JkZXIudjEuU2FsZXNEYXkiywEKGlVwZGF0ZU9yZGVyTWV0YWRhdGFSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhAKCG9yZGVyX2lkGAIgASgJEhEKCXRlc3RfbW9kZRgDIAEoCBI6CgNzZXQYBCADKAsyLS5vcmRlci52MS5VcGRhdGVPcmRlck1ldGFkYXRhUmVxdWVzdC5TZXRFbnRyeRIOCgZyZW1vdmUYBSADKAkaKgoIU2V0RW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASI9ChtVcGRhdGVPcmRlck1ldGFkYXRhUmVzcG9uc2USHgoFb3JkZXIYASABKAsyDy5vcmRlci52MS5PcmRlciJPChhTaW11bGF0ZVRlc3RPcmRlclJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEAoIb3JkZXJfaWQYAiABKAkSDwoHb3V0Y29tZRgDIAEoCSI7ChlTaW11bGF0ZVRlc3RPcmRlclJlc3BvbnNlEh4KBW9yZGVyGAEgASgLMg8ub3JkZXIudjEuT3JkZXIiygIKC1BheW1lbnRMaW5rEgoKAmlkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEgwKBHNsdWcYAyABKAkSCwoDdXJsGAQgASgJEg4KBmFjdGl2ZRgFIAEoCBIQCghsaXZlbW9kZRgGIAEoCBInCgVpdGVtcxgHIAMoCzIYLm9yZGVyLnYxLk9yZGVySXRlbUlucHV0EhcKD3BheW1lbnRfbWV0aG9kcxgIIAMoCRIYCgt1c2FnZV9saW1pdBgJIAEoBUgAiAEBEhIKCnBhaWRfY291bnQYCiABKAUSFQoNcGVuZGluZ19jb3VudBgLIAEoBRIXCgpleHBpcmVzX2F0GAwgASgJSAGIAQESEgoKY3JlYXRlZF9hdBgNIAEoCRINCgVzdGF0ZRgOIAEoCUIOCgxfdXNhZ2VfbGltaXRCDQoLX2V4cGlyZXNfYXQi0wEKGENyZWF0ZVBheW1lbnRMaW5rUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRInCgVpdGVtcxgCIAMoCzIYLm9yZGVyLnYxLk9yZGVySXRlbUlucHV0EhcKD3BheW1lbnRfbWV0aG9kcxgDIAMoCRIYCgt1c2FnZV9saW1pdBgEIAEoBUgAiAEBEhcKCmV4cGlyZXNfYXQYBSABKAlIAYgBARIRCgl0ZXN0X21vZGUYBiABKAhCDgoMX3VzYWdlX2xpbWl0Qg0KC19leHBpcmVzX2F0IkAKGUNyZWF0ZVBheW1lbnRMaW5rUmVzcG9uc2USIwoEbGluaxgBIAEoCzIVLm9yZGVyLnYxLlBheW1lbnRMaW5rIj4KF0xpc3RQYXltZW50TGlua3NSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhEKCXRlc3RfbW9kZRgCIAEoCCJAChhMaXN0UGF5bWVudExpbmtzUmVzcG9uc2USJAoFbGlua3MYASADKAsyFS5vcmRlci52MS5QYXltZW50TGluayJUChxEZWFjdGl2YXRlUGF5bWVudExpbmtSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg8KB2xpbmtfaWQYAiABKAkSEQoJdGVzdF9tb2RlGAMgASgIIkQKHURlYWN0aXZhdGVQYXltZW50TGlua1Jlc3BvbnNlEiMKBGxpbmsYASABKAsyFS5vcmRlci52MS5QYXltZW50TGluayIpChlHZXRQYXltZW50TGlua1BhZ2VSZXF1ZXN0EgwKBHNsdWcYASABKAkixAEKGkdldFBheW1lbnRMaW5rUGFnZVJlc3BvbnNlEiMKBGxpbmsYASABKAsyFS5vcmRlci52MS5QYXltZW50TGluaxISCgpzdG9yZV9uYW1lGAIgASgJEiIKBWl0ZW1zGAMgAygLMhMub3JkZXIudjEuT3JkZXJJdGVtEg0KBXRvdGFsGAQgASgDEhAKCGN1cnJlbmN5GAUgASgJEigKB21ldGhvZHMYBiADKAsyFy5vcmRlci52MS5QYXltZW50TWV0aG9kIl0KFVBheVBheW1lbnRMaW5rUmVxdWVzdBIMCgRzbHVnGAEgASgJEh4KBWJ1eWVyGAIgASgLMg8ub3JkZXIudjEuQnV5ZXISFgoOcGF5bWVudF9tZXRob2QYAyABKAkiPwoWUGF5UGF5bWVudExpbmtSZXNwb25zZRIlCgZkZXRhaWwYASABKAsyFS5vcmRlci52MS5PcmRlckRldGFpbDL4DAoMT3JkZXJTZXJ2aWNlEl8KEkxpc3RQYXltZW50TWV0aG9kcxIjLm9yZGVyLnYxLkxpc3RQYXltZW50TWV0aG9kc1JlcXVlc3QaJC5vcmRlci52MS5MaXN0UGF5bWVudE1ldGhvZHNSZXNwb25zZRJKCgtDcmVhdGVPcmRlchIcLm9yZGVyLnYxLkNyZWF0ZU9yZGVyUmVxdWVzdBodLm9yZGVyLnYxLkNyZWF0ZU9yZGVyUmVzcG9uc2USQQoIR2V0T3JkZXISGS5vcmRlci52MS5HZXRPcmRlclJlcXVlc3QaGi5vcmRlci52MS5HZXRPcmRlclJlc3BvbnNlEkcKCkxpc3RPcmRlcnMSGy5vcmRlci52MS5MaXN0T3JkZXJzUmVxdWVzdBocLm9yZGVyLnYxLkxpc3RPcmRlcnNSZXNwb25zZRJKCgtDb3VudE9yZGVycxIcLm9yZGVyLnYxLkNvdW50T3JkZXJzUmVxdWVzdBodLm9yZGVyLnYxLkNvdW50T3JkZXJzUmVzcG9uc2USVgoPR2V0U2FsZXNTdW1tYXJ5EiAub3JkZXIudjEuR2V0U2FsZXNTdW1tYXJ5UmVxdWVzdBohLm9yZGVyLnYxLkdldFNhbGVzU3VtbWFyeVJlc3BvbnNlElAKDU1hcmtPcmRlclBhaWQSHi5vcmRlci52MS5NYXJrT3JkZXJQYWlkUmVxdWVzdBofLm9yZGVyLnYxLk1hcmtPcmRlclBhaWRSZXNwb25zZRJKCgtDYW5jZWxPcmRlchIcLm9yZGVyLnYxLkNhbmNlbE9yZGVyUmVxdWVzdBodLm9yZGVyLnYxLkNhbmNlbE9yZGVyUmVzcG9uc2USSgoLUmVmdW5kT3JkZXISHC5vcmRlci52MS5SZWZ1bmRPcmRlclJlcXVlc3QaHS5vcmRlci52MS5SZWZ1bmRPcmRlclJlc3BvbnNlEkQKCUxpc3RBdWRpdBIaLm9yZGVyLnYxLkxpc3RBdWRpdFJlcXVlc3QaGy5vcmRlci52MS5MaXN0QXVkaXRSZXNwb25zZRJ0ChlIYW5kbGVQYXltZW50Tm90aWZpY2F0aW9uEioub3JkZXIudjEuSGFuZGxlUGF5bWVudE5vdGlmaWNhdGlvblJlcXVlc3QaKy5vcmRlci52MS5IYW5kbGVQYXltZW50Tm90aWZpY2F0aW9uUmVzcG9uc2USSgoLR2V0Q2hlY2tvdXQSHC5vcmRlci52MS5HZXRDaGVja291dFJlcXVlc3QaHS5vcmRlci52MS5HZXRDaGVja291dFJlc3BvbnNlEmIKE1VwZGF0ZU9yZGVyTWV0YWRhdGESJC5vcmRlci52MS5VcGRhdGVPcmRlck1ldGFkYXRhUmVxdWVzdBolLm9yZGVyLnYxLlVwZGF0ZU9yZGVyTWV0YWRhdGFSZXNwb25zZRJcChFTaW11bGF0ZVRlc3RPcmRlchIiLm9yZGVyLnYxLlNpbXVsYXRlVGVzdE9yZGVyUmVxdWVzdBojLm9yZGVyLnYxLlNpbXVsYXRlVGVzdE9yZGVyUmVzcG9uc2USXAoRQ3JlYXRlUGF5bWVudExpbmsSIi5vcmRlci52MS5DcmVhdGVQYXltZW50TGlua1JlcXVlc3QaIy5vcmRlci52MS5DcmVhdGVQYXltZW50TGlua1Jlc3BvbnNlElkKEExpc3RQYXltZW50TGlua3MSIS5vcmRlci52MS5MaXN0UGF5bWVudExpbmtzUmVxdWVzdBoiLm9yZGVyLnYxLkxpc3RQYXltZW50TGlua3NSZXNwb25zZRJoChVEZWFjdGl2YXRlUGF5bWVudExpbmsSJi5vcmRlci52MS5EZWFjdGl2YXRlUGF5bWVudExpbmtSZXF1ZXN0Gicub3JkZXIudjEuRGVhY3RpdmF0ZVBheW1lbnRMaW5rUmVzcG9uc2USXwoSR2V0UGF5bWVudExpbmtQYWdlEiMub3JkZXIudjEuR2V0UGF5bWVudExpbmtQYWdlUmVxdWVzdBokLm9yZGVyLnYxLkdldFBheW1lbnRMaW5rUGFnZVJlc3BvbnNlElMKDlBheVBheW1lbnRMaW5rEh8ub3JkZXIudjEuUGF5UGF5bWVudExpbmtSZXF1ZXN0GiAub3JkZXIudjEuUGF5UGF5bWVudExpbmtSZXNwb25zZWIGcHJvdG8z", [file_audit_v1_audit]);
 
 /**
  * @generated from message order.v1.PaymentMethod
@@ -314,6 +314,13 @@ export type Order = Message<"order.v1.Order"> & {
    * @generated from field: map<string, string> metadata = 23;
    */
   metadata: { [key: string]: string };
+
+  /**
+   * The payment link the order was made through, if any (docs/payments.md#payment-links).
+   *
+   * @generated from field: optional string payment_link_id = 90;
+   */
+  paymentLinkId?: string | undefined;
 };
 
 /**
@@ -1529,6 +1536,357 @@ export const SimulateTestOrderResponseSchema: GenMessage<SimulateTestOrderRespon
   messageDesc(file_order_v1_order, 41);
 
 /**
+ * @generated from message order.v1.PaymentLink
+ */
+export type PaymentLink = Message<"order.v1.PaymentLink"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string store_id = 2;
+   */
+  storeId: string;
+
+  /**
+   * @generated from field: string slug = 3;
+   */
+  slug: string;
+
+  /**
+   * PUBLIC_BASE_URL/pay/{slug}.
+   *
+   * @generated from field: string url = 4;
+   */
+  url: string;
+
+  /**
+   * @generated from field: bool active = 5;
+   */
+  active: boolean;
+
+  /**
+   * False for a test link, made with a test key or in the dashboard's test mode.
+   *
+   * @generated from field: bool livemode = 6;
+   */
+  livemode: boolean;
+
+  /**
+   * @generated from field: repeated order.v1.OrderItemInput items = 7;
+   */
+  items: OrderItemInput[];
+
+  /**
+   * Payment method codes the buyer may pick from.
+   *
+   * @generated from field: repeated string payment_methods = 8;
+   */
+  paymentMethods: string[];
+
+  /**
+   * How many PAID orders the link takes; absent = no limit.
+   *
+   * @generated from field: optional int32 usage_limit = 9;
+   */
+  usageLimit?: number | undefined;
+
+  /**
+   * @generated from field: int32 paid_count = 10;
+   */
+  paidCount: number;
+
+  /**
+   * Unpaid orders still pending (not past their own expiry).
+   *
+   * @generated from field: int32 pending_count = 11;
+   */
+  pendingCount: number;
+
+  /**
+   * @generated from field: optional string expires_at = 12;
+   */
+  expiresAt?: string | undefined;
+
+  /**
+   * @generated from field: string created_at = 13;
+   */
+  createdAt: string;
+
+  /**
+   * "open", "inactive", "expired" or "used_up", as of the read.
+   *
+   * @generated from field: string state = 14;
+   */
+  state: string;
+};
+
+/**
+ * Describes the message order.v1.PaymentLink.
+ * Use `create(PaymentLinkSchema)` to create a new message.
+ */
+export const PaymentLinkSchema: GenMessage<PaymentLink> = /*@__PURE__*/
+  messageDesc(file_order_v1_order, 42);
+
+/**
+ * @generated from message order.v1.CreatePaymentLinkRequest
+ */
+export type CreatePaymentLinkRequest = Message<"order.v1.CreatePaymentLinkRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * @generated from field: repeated order.v1.OrderItemInput items = 2;
+   */
+  items: OrderItemInput[];
+
+  /**
+   * Codes; empty = every method the store offers.
+   *
+   * @generated from field: repeated string payment_methods = 3;
+   */
+  paymentMethods: string[];
+
+  /**
+   * @generated from field: optional int32 usage_limit = 4;
+   */
+  usageLimit?: number | undefined;
+
+  /**
+   * RFC 3339; must be in the future.
+   *
+   * @generated from field: optional string expires_at = 5;
+   */
+  expiresAt?: string | undefined;
+
+  /**
+   * @generated from field: bool test_mode = 6;
+   */
+  testMode: boolean;
+};
+
+/**
+ * Describes the message order.v1.CreatePaymentLinkRequest.
+ * Use `create(CreatePaymentLinkRequestSchema)` to create a new message.
+ */
+export const CreatePaymentLinkRequestSchema: GenMessage<CreatePaymentLinkRequest> = /*@__PURE__*/
+  messageDesc(file_order_v1_order, 43);
+
+/**
+ * @generated from message order.v1.CreatePaymentLinkResponse
+ */
+export type CreatePaymentLinkResponse = Message<"order.v1.CreatePaymentLinkResponse"> & {
+  /**
+   * @generated from field: order.v1.PaymentLink link = 1;
+   */
+  link?: PaymentLink | undefined;
+};
+
+/**
+ * Describes the message order.v1.CreatePaymentLinkResponse.
+ * Use `create(CreatePaymentLinkResponseSchema)` to create a new message.
+ */
+export const CreatePaymentLinkResponseSchema: GenMessage<CreatePaymentLinkResponse> = /*@__PURE__*/
+  messageDesc(file_order_v1_order, 44);
+
+/**
+ * @generated from message order.v1.ListPaymentLinksRequest
+ */
+export type ListPaymentLinksRequest = Message<"order.v1.ListPaymentLinksRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * Lists test links instead of live ones.
+   *
+   * @generated from field: bool test_mode = 2;
+   */
+  testMode: boolean;
+};
+
+/**
+ * Describes the message order.v1.ListPaymentLinksRequest.
+ * Use `create(ListPaymentLinksRequestSchema)` to create a new message.
+ */
+export const ListPaymentLinksRequestSchema: GenMessage<ListPaymentLinksRequest> = /*@__PURE__*/
+  messageDesc(file_order_v1_order, 45);
+
+/**
+ * @generated from message order.v1.ListPaymentLinksResponse
+ */
+export type ListPaymentLinksResponse = Message<"order.v1.ListPaymentLinksResponse"> & {
+  /**
+   * Newest first.
+   *
+   * @generated from field: repeated order.v1.PaymentLink links = 1;
+   */
+  links: PaymentLink[];
+};
+
+/**
+ * Describes the message order.v1.ListPaymentLinksResponse.
+ * Use `create(ListPaymentLinksResponseSchema)` to create a new message.
+ */
+export const ListPaymentLinksResponseSchema: GenMessage<ListPaymentLinksResponse> = /*@__PURE__*/
+  messageDesc(file_order_v1_order, 46);
+
+/**
+ * @generated from message order.v1.DeactivatePaymentLinkRequest
+ */
+export type DeactivatePaymentLinkRequest = Message<"order.v1.DeactivatePaymentLinkRequest"> & {
+  /**
+   * @generated from field: string store_id = 1;
+   */
+  storeId: string;
+
+  /**
+   * @generated from field: string link_id = 2;
+   */
+  linkId: string;
+
+  /**
+   * @generated from field: bool test_mode = 3;
+   */
+  testMode: boolean;
+};
+
+/**
+ * Describes the message order.v1.DeactivatePaymentLinkRequest.
+ * Use `create(DeactivatePaymentLinkRequestSchema)` to create a new message.
+ */
+export const DeactivatePaymentLinkRequestSchema: GenMessage<DeactivatePaymentLinkRequest> = /*@__PURE__*/
+  messageDesc(file_order_v1_order, 47);
+
+/**
+ * @generated from message order.v1.DeactivatePaymentLinkResponse
+ */
+export type DeactivatePaymentLinkResponse = Message<"order.v1.DeactivatePaymentLinkResponse"> & {
+  /**
+   * @generated from field: order.v1.PaymentLink link = 1;
+   */
+  link?: PaymentLink | undefined;
+};
+
+/**
+ * Describes the message order.v1.DeactivatePaymentLinkResponse.
+ * Use `create(DeactivatePaymentLinkResponseSchema)` to create a new message.
+ */
+export const DeactivatePaymentLinkResponseSchema: GenMessage<DeactivatePaymentLinkResponse> = /*@__PURE__*/
+  messageDesc(file_order_v1_order, 48);
+
+/**
+ * @generated from message order.v1.GetPaymentLinkPageRequest
+ */
+export type GetPaymentLinkPageRequest = Message<"order.v1.GetPaymentLinkPageRequest"> & {
+  /**
+   * @generated from field: string slug = 1;
+   */
+  slug: string;
+};
+
+/**
+ * Describes the message order.v1.GetPaymentLinkPageRequest.
+ * Use `create(GetPaymentLinkPageRequestSchema)` to create a new message.
+ */
+export const GetPaymentLinkPageRequestSchema: GenMessage<GetPaymentLinkPageRequest> = /*@__PURE__*/
+  messageDesc(file_order_v1_order, 49);
+
+/**
+ * @generated from message order.v1.GetPaymentLinkPageResponse
+ */
+export type GetPaymentLinkPageResponse = Message<"order.v1.GetPaymentLinkPageResponse"> & {
+  /**
+   * @generated from field: order.v1.PaymentLink link = 1;
+   */
+  link?: PaymentLink | undefined;
+
+  /**
+   * @generated from field: string store_name = 2;
+   */
+  storeName: string;
+
+  /**
+   * Priced as of now, as an order made now would be.
+   *
+   * @generated from field: repeated order.v1.OrderItem items = 3;
+   */
+  items: OrderItem[];
+
+  /**
+   * @generated from field: int64 total = 4;
+   */
+  total: bigint;
+
+  /**
+   * @generated from field: string currency = 5;
+   */
+  currency: string;
+
+  /**
+   * The link's methods the store still offers, in the store's order.
+   *
+   * @generated from field: repeated order.v1.PaymentMethod methods = 6;
+   */
+  methods: PaymentMethod[];
+};
+
+/**
+ * Describes the message order.v1.GetPaymentLinkPageResponse.
+ * Use `create(GetPaymentLinkPageResponseSchema)` to create a new message.
+ */
+export const GetPaymentLinkPageResponseSchema: GenMessage<GetPaymentLinkPageResponse> = /*@__PURE__*/
+  messageDesc(file_order_v1_order, 50);
+
+/**
+ * @generated from message order.v1.PayPaymentLinkRequest
+ */
+export type PayPaymentLinkRequest = Message<"order.v1.PayPaymentLinkRequest"> & {
+  /**
+   * @generated from field: string slug = 1;
+   */
+  slug: string;
+
+  /**
+   * @generated from field: order.v1.Buyer buyer = 2;
+   */
+  buyer?: Buyer | undefined;
+
+  /**
+   * @generated from field: string payment_method = 3;
+   */
+  paymentMethod: string;
+};
+
+/**
+ * Describes the message order.v1.PayPaymentLinkRequest.
+ * Use `create(PayPaymentLinkRequestSchema)` to create a new message.
+ */
+export const PayPaymentLinkRequestSchema: GenMessage<PayPaymentLinkRequest> = /*@__PURE__*/
+  messageDesc(file_order_v1_order, 51);
+
+/**
+ * @generated from message order.v1.PayPaymentLinkResponse
+ */
+export type PayPaymentLinkResponse = Message<"order.v1.PayPaymentLinkResponse"> & {
+  /**
+   * @generated from field: order.v1.OrderDetail detail = 1;
+   */
+  detail?: OrderDetail | undefined;
+};
+
+/**
+ * Describes the message order.v1.PayPaymentLinkResponse.
+ * Use `create(PayPaymentLinkResponseSchema)` to create a new message.
+ */
+export const PayPaymentLinkResponseSchema: GenMessage<PayPaymentLinkResponse> = /*@__PURE__*/
+  messageDesc(file_order_v1_order, 52);
+
+/**
  * Payment methods, orders, payment sessions and the order status machine.
  * Owned by the order service. Money is int64 IDR throughout.
  *
@@ -1675,6 +2033,56 @@ export const OrderService: GenService<{
     methodKind: "unary";
     input: typeof SimulateTestOrderRequestSchema;
     output: typeof SimulateTestOrderResponseSchema;
+  },
+  /**
+   * Payment links (docs/payments.md#payment-links): a shareable address that makes an
+   * order of fixed items for whoever opens it. Making, listing and deactivating need the
+   * `payment_links` permission (a key: orders:write); a test key sees test links only.
+   *
+   * @generated from rpc order.v1.OrderService.CreatePaymentLink
+   */
+  createPaymentLink: {
+    methodKind: "unary";
+    input: typeof CreatePaymentLinkRequestSchema;
+    output: typeof CreatePaymentLinkResponseSchema;
+  },
+  /**
+   * @generated from rpc order.v1.OrderService.ListPaymentLinks
+   */
+  listPaymentLinks: {
+    methodKind: "unary";
+    input: typeof ListPaymentLinksRequestSchema;
+    output: typeof ListPaymentLinksResponseSchema;
+  },
+  /**
+   * @generated from rpc order.v1.OrderService.DeactivatePaymentLink
+   */
+  deactivatePaymentLink: {
+    methodKind: "unary";
+    input: typeof DeactivatePaymentLinkRequestSchema;
+    output: typeof DeactivatePaymentLinkResponseSchema;
+  },
+  /**
+   * What the public page /pay/{slug} shows, addressed by slug alone (no store, no key).
+   *
+   * @generated from rpc order.v1.OrderService.GetPaymentLinkPage
+   */
+  getPaymentLinkPage: {
+    methodKind: "unary";
+    input: typeof GetPaymentLinkPageRequestSchema;
+    output: typeof GetPaymentLinkPageResponseSchema;
+  },
+  /**
+   * The buyer's order from a link, by slug alone: the same create path as CreateOrder.
+   * An inactive, expired or used-up link is FAILED_PRECONDITION with ErrorInfo reason
+   * PAYMENT_LINK_CLOSED; a link at its cap of unpaid orders is RESOURCE_EXHAUSTED.
+   *
+   * @generated from rpc order.v1.OrderService.PayPaymentLink
+   */
+  payPaymentLink: {
+    methodKind: "unary";
+    input: typeof PayPaymentLinkRequestSchema;
+    output: typeof PayPaymentLinkResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_order_v1_order, 0);

@@ -54,6 +54,8 @@ export interface OrderRow {
   livemode: boolean;
   /** The catalog holds units for it (docs/orders.md#stock): its changes write stock changes (015_stock_changes.sql). */
   holds_stock: boolean;
+  /** The payment link it was made through (docs/payments.md#payment-links); null or absent: none. */
+  payment_link_id?: string | null;
 }
 
 export interface OrderItemRow {
