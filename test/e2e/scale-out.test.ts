@@ -10,6 +10,8 @@
 //    every request still ends 2xx (a 503 is retried by this client, at most twice, and
 //    counted), every order created exists once (the client's list, GET and the
 //    database agree), and the remaining instances carry on alone.
+//  - Both order instances' buyer-mail workers share one table: each order's buyer gets
+//    "order received" exactly once.
 import { randomUUID } from "node:crypto";
 import test from "ava";
 import { jetstreamManager } from "@nats-io/jetstream";
@@ -25,6 +27,7 @@ import { SHARED_NATS_URL, uniqueBusNames } from "../helpers/nats.js";
 import { freePort, spawnEntry, type Spawned } from "../helpers/process.js";
 import { buyer } from "../helpers/service-processes.js";
 import { TEST_INTERNAL_TOKEN } from "../helpers/internal-token.js";
+import { startSmtpReceiver, type SmtpReceiver } from "../helpers/smtp-receiver.js";
 
 type Service = "catalog" | "order" | "webhook";
 const SERVICES: Service[] = ["catalog", "order", "webhook"];
@@ -40,10 +43,12 @@ const children: Spawned[] = [];
 let db: TestDatabase | undefined;
 let admin: RpcChannel | undefined;
 let streamName: string | undefined;
+let smtp: SmtpReceiver | undefined;
 
 test.after.always(async () => {
   admin?.close();
   await Promise.all(children.map((child) => child.stop("SIGKILL")));
+  await smtp?.close();
   await db?.drop();
   if (streamName) {
     try {
@@ -87,6 +92,7 @@ test("two instances of every role: each takes a share of the internal calls, and
   t.timeout(180_000);
   const started = Date.now();
   db = await createTestDatabase("scale");
+  smtp = await startSmtpReceiver();
   const bus = uniqueBusNames("SCALE");
   streamName = bus.EVENTS_STREAM;
 
@@ -102,6 +108,7 @@ test("two instances of every role: each takes a share of the internal calls, and
     RATE_LIMIT_PER_MINUTE: "1000000",
     WEBHOOK_ALLOW_HTTP: "true",
     WEBHOOK_ALLOW_PRIVATE: "true",
+    SMTP_URL: smtp.url,
   };
   const instances: Record<Service | "gateway", Instance[]> = { catalog: [], order: [], webhook: [], gateway: [] };
   const spawn = async (role: Service | "gateway", n: number, env: Record<string, string>) => {
@@ -260,6 +267,18 @@ test("two instances of every role: each takes a share of the internal calls, and
   } finally {
     await sql.end({ timeout: 1 });
   }
+  // Each order's buyer was told what to pay once, whichever order instance's worker took it
+  // (docs/payments.md#buyer-mail); the Message-ID names the order and the kind.
+  const receivedFor = () =>
+    smtp!.messages.map((mail) => /^Message-ID:\s*<buyer\.received\.([0-9a-f-]{36})@/im.exec(mail.raw)?.[1]).filter((id): id is string => id !== undefined);
+  const orderIds = [...load.created.values()];
+  await waitFor(async () => orderIds.every((id) => receivedFor().includes(id)), 60_000, 250);
+  const mailed = receivedFor();
+  t.deepEqual(
+    orderIds.filter((id) => mailed.filter((other) => other === id).length !== 1),
+    [],
+    `each of ${orderIds.length} buyers got "order received" exactly once (${mailed.length} such mails)`,
+  );
   for (const [idempotencyKey, id] of [...load.created].filter((_, i) => i % 10 === 0)) {
     const read = await request(`/v1/orders/${id}`);
     t.is(read.body?.data?.order?.external_id, idempotencyKey);
