@@ -11,6 +11,7 @@ import { deliveryPages } from "./pages/deliveries.js";
 import { eventPages } from "./pages/events.js";
 import { orderPages } from "./pages/orders/routes.js";
 import { overviewPages } from "./pages/overview.js";
+import { paymentLinkPages } from "./pages/payment-links.js";
 import { settingsPages } from "./pages/settings.js";
 import { teamPages } from "./pages/team.js";
 import { webhookPages } from "./pages/webhooks/routes.js";
@@ -23,6 +24,7 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps & { signIn: 
   signInRoutes(router, kit, sessions, deps.signIn);
   overviewPages(router, kit);
   orderPages(router, kit);
+  paymentLinkPages(router, kit);
   apiKeyPages(router, kit);
   teamPages(router, kit);
   settingsPages(router, kit);

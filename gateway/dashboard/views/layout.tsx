@@ -103,6 +103,7 @@ table.list tr.sum td{width:auto}
 export const NAV = [
   ["overview", "Overview", "view"],
   ["orders", "Orders", "view"],
+  ["payment-links", "Payment links", "view"],
   ["api-keys", "API keys", "developer_settings"],
   ["webhooks", "Webhooks", "view"],
   ["events", "Events", "view"],
