@@ -199,8 +199,9 @@ function NewLinkForm(props: { ctx: DashboardContext; picker: Item[]; methods: Pa
           {values.rows.map((row, i) => (
             <fieldset>
               <legend>Item {i + 1}</legend>
-              <div class="side-by-side" style="grid-template-columns:minmax(0,1fr) 7em">
-                <label>
+              {/* Label above field, as the form's other fields (a fieldset's labels are otherwise checkbox rows). */}
+              <div style="display:flex;flex-wrap:wrap;gap:8px 12px;align-items:end">
+                <label style="display:grid;gap:4px;font-weight:600;flex:1 1 200px;min-width:0">
                   Product or bundle
                   <select name={`item_${i + 1}`}>
                     <option value="">{i === 0 ? "Choose…" : "None"}</option>
@@ -212,7 +213,7 @@ function NewLinkForm(props: { ctx: DashboardContext; picker: Item[]; methods: Pa
                     ))}
                   </select>
                 </label>
-                <label>
+                <label style="display:grid;gap:4px;font-weight:600;flex:0 0 7em">
                   Quantity
                   <input type="number" name={`quantity_${i + 1}`} min={1} step={1} inputMode="numeric" value={row.quantity} />
                 </label>
