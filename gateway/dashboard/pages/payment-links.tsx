@@ -364,6 +364,8 @@ export function paymentLinkPages(router: Router, kit: Kit) {
   async function createLink(ctx: DashboardContext) {
     const storeId = ctx.state.scope.store.id;
     const { testMode } = dashboardMode(ctx);
+    // Refused before the form is read: a role without the form gets no opinion on what it posted.
+    if (!may(ctx, "payment_links")) return forbiddenPage(ctx, "payment_links");
     const values = valuesFrom(ctx.state.scope.form);
     const request = linkRequest(values);
     if ("problem" in request) return sendPage(ctx, <LinksPage ctx={ctx} data={await pageData(ctx)} values={values} error={request.problem} />, 400);
