@@ -38,7 +38,7 @@ const STATE: Record<string, { label: string; badge: string }> = {
 };
 
 /** What the "New payment link" form holds: as posted, or empty with every method ticked. */
-interface LinkValues {
+export interface LinkValues {
   rows: { item: string; quantity: string }[];
   methods: readonly string[];
   usageLimit: string;
@@ -66,7 +66,7 @@ const itemValue = (item: Item) => `${item.type === ItemType.BUNDLE ? "bundle" : 
  * The request the form asks for, or the first problem in the form's words. `rowOf[i]` is
  * the form's row of the request's `items[i]`, to name the row a service refusal is about.
  */
-function linkRequest(values: LinkValues): { problem: string } | { items: OrderItemInput[]; rowOf: number[]; usageLimit?: number; expiresAt?: string } {
+export function linkRequest(values: LinkValues): { problem: string } | { items: OrderItemInput[]; rowOf: number[]; usageLimit?: number; expiresAt?: string } {
   const items: OrderItemInput[] = [];
   const rowOf: number[] = [];
   for (const [i, row] of values.rows.entries()) {
@@ -97,7 +97,7 @@ function linkRequest(values: LinkValues): { problem: string } | { items: OrderIt
 }
 
 /** The service's field names as the form labels them. */
-function formProblem(error: unknown, rowOf: number[]): string | undefined {
+export function formProblem(error: unknown, rowOf: number[]): string | undefined {
   return problemText(error)
     ?.replace(/^items\[(\d+)\](?:\.(\w+))?: /, (_, index: string, what?: string) => `Item ${rowOf[Number(index)] ?? Number(index) + 1}${what === "quantity" ? ", quantity" : ""}: `)
     .replace(/^items: /, "Items: ")
