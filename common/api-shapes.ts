@@ -184,10 +184,30 @@ export const orderShape = z
     refunds: z.array(refundShape).meta({ description: "Every refund of the order, oldest first." }),
     metadata: metadataShape,
     livemode: z.boolean().meta({ description: "False for a test order, made with a test key: it moves no money and only test keys see it." }),
+    payment_link_id: uuidShape.nullable().meta({ description: "The payment link the order was made through; null when none." }),
   })
   .meta({ id: "Order" });
 
 export const orderPageShape = pageShape(orderShape);
+
+/** A payment link (docs/api.md#payment-links). */
+export const paymentLinkShape = z
+  .strictObject({
+    id: uuidShape,
+    url: url.meta({ description: "PUBLIC_BASE_URL/pay/{slug}: the address to send the buyer." }),
+    slug: z.string(),
+    active: z.boolean().meta({ description: "False once deactivated (for good)." }),
+    livemode: z.boolean().meta({ description: "False for a test link, made with a test key: its orders are test orders." }),
+    items: z.array(z.strictObject({ product_id: uuidShape.optional(), bundle_id: uuidShape.optional(), quantity: z.int().min(1) })).min(1),
+    payment_methods: z.array(z.string()).meta({ description: "The codes a buyer may pick from; empty: every method the store offers." }),
+    usage_limit: z.int().min(1).nullable().meta({ description: "How many PAID orders the link takes; null: no limit." }),
+    paid_count: z.int().min(0),
+    expires_at: time.nullable(),
+    created_at: time,
+  })
+  .meta({ id: "PaymentLink" });
+
+export const paymentLinkListShape = z.strictObject({ items: z.array(paymentLinkShape) });
 
 /**
  * GET /v1/orders: a page, and with updated_since or cursor (a sync, docs/orders.md#syncing)

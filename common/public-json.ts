@@ -45,6 +45,8 @@ export function orderJson(order: Order): OrderJson {
     metadata: { ...order.metadata },
     // Test mode (docs/keys.md#test-mode): after the keys receivers already compare.
     livemode: order.livemode,
+    // Payment links (docs/payments.md#payment-links): after the keys receivers already compare.
+    payment_link_id: order.paymentLinkId ?? null,
   };
 }
 

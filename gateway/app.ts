@@ -23,6 +23,7 @@ import { notificationRoutes } from "./routes/notifications.js";
 import { eventRoutes } from "./routes/events.js";
 import { orderRoutes } from "./routes/orders.js";
 import { testOrderRoutes } from "./routes/test-orders.js";
+import { paymentLinkRoutes } from "./routes/payment-links.js";
 import { paymentMethodRoutes } from "./routes/payment-methods.js";
 import { productRoutes } from "./routes/products.js";
 
@@ -85,6 +86,7 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
   bankMutationRoutes(router, guards, deps.clients);
   eventRoutes(router, guards, deps.clients);
   testOrderRoutes(router, guards, deps.clients);
+  paymentLinkRoutes(router, guards, deps.clients);
   notificationRoutes(router, deps.clients);
   pageRoutes(router, {
     clients: deps.clients,

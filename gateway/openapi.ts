@@ -17,6 +17,7 @@ import { docsPaths } from "./routes/docs.openapi.js";
 import { eventPaths } from "./routes/events.openapi.js";
 import { notificationPaths } from "./routes/notifications.openapi.js";
 import { orderPaths } from "./routes/orders.openapi.js";
+import { paymentLinkPaths } from "./routes/payment-links.openapi.js";
 import { paymentMethodPaths } from "./routes/payment-methods.openapi.js";
 import { productPaths } from "./routes/products.openapi.js";
 import { testOrderPaths } from "./routes/test-orders.openapi.js";
@@ -115,6 +116,7 @@ export const openApiDocument = {
     ...bankMutationPaths(),
     ...eventPaths(),
     ...testOrderPaths(),
+    ...paymentLinkPaths(),
     ...notificationPaths(),
     ...docsPaths(),
   }),

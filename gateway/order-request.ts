@@ -72,18 +72,23 @@ export const createOrderBody = z
 
 export type CreateOrderBody = z.infer<typeof createOrderBody>;
 
+/** An order's (or a payment link's) items as CreateOrder takes them: neither or both ids is no ref, which the service names. */
+function itemInputs(items: CreateOrderBody["items"]) {
+  return items.map((item) => ({
+    ref:
+      item.product_id !== undefined && item.bundle_id === undefined
+        ? { case: "productId" as const, value: item.product_id }
+        : item.bundle_id !== undefined && item.product_id === undefined
+          ? { case: "bundleId" as const, value: item.bundle_id }
+          : { case: undefined },
+    quantity: item.quantity,
+  }));
+}
+
 /** What a create-order body asks of the order service's CreateOrder. */
 export function createOrderFields(body: CreateOrderBody) {
   return {
-    items: body.items.map((item) => ({
-      ref:
-        item.product_id !== undefined && item.bundle_id === undefined
-          ? { case: "productId" as const, value: item.product_id }
-          : item.bundle_id !== undefined && item.product_id === undefined
-            ? { case: "bundleId" as const, value: item.bundle_id }
-            : { case: undefined },
-      quantity: item.quantity,
-    })),
+    items: itemInputs(body.items),
     buyer: body.buyer,
     paymentMethod: body.payment_method ?? "",
     redirect: body.redirect
@@ -216,6 +221,27 @@ export const refundOrderBody = z
   .meta({ id: "RefundOrderRequest" });
 
 export type RefundOrderBody = z.infer<typeof refundOrderBody>;
+
+/** POST /v1/payment-links (docs/api.md#payment-links): the order service checks the values. */
+export const createPaymentLinkBody = z
+  .object({
+    items: z.array(item).max(1000).meta({ minItems: 1, maxItems: MAX_ITEMS_PER_ORDER, description: "As an order's items." }),
+    payment_methods: z.array(z.string()).max(100).optional().meta({ description: "Codes from GET /v1/payment-methods; omitted: every method the store offers." }),
+    usage_limit: z.number().int().min(-2_147_483_648).max(2_147_483_647).nullable().optional().meta({ minimum: 1, description: "How many paid orders the link takes; omitted or null: no limit." }),
+    expires_at: z.string().nullable().optional().meta({ format: "date-time", description: "RFC 3339, in the future; omitted or null: never." }),
+  })
+  .strict()
+  .meta({ id: "CreatePaymentLinkRequest" });
+
+/** What a create-link body asks of the order service's CreatePaymentLink. */
+export function createPaymentLinkFields(body: z.infer<typeof createPaymentLinkBody>) {
+  return {
+    items: itemInputs(body.items),
+    paymentMethods: body.payment_methods ?? [],
+    usageLimit: body.usage_limit ?? undefined,
+    expiresAt: body.expires_at ?? undefined,
+  };
+}
 
 /** POST /v1/test/orders/{order_id}/simulate (docs/payments.md#test-orders). */
 export const simulateTestOrderBody = z

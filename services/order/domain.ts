@@ -11,6 +11,7 @@ import { createGatewayChecks } from "./gateway-checks.js";
 import { createIdempotency } from "./idempotency.js";
 import { createNotifications } from "./notifications.js";
 import { createOrders } from "./orders.js";
+import { createPaymentLinks } from "./payment-links.js";
 import { createSales } from "./sales.js";
 import { createReconciliation } from "./reconciliation.js";
 import { createRefunds } from "./refunds.js";
@@ -92,7 +93,8 @@ export function createOrderDomain(deps: OrderDomainDeps) {
   // The order service's part of the store's audit log: entries are written by each change.
   const audit = { list: (storeId: string, query: AuditQuery) => listAudit(sql, storeId, query) };
   const sales = createSales({ sql });
-  return { render, orders, notifications, bank, expiry, sessions, idempotency, statusChanges, refunds, gatewayChecks, statusCheckAfterMs, audit, sales };
+  const paymentLinks = createPaymentLinks({ sql, render, catalog: deps.catalog, orders });
+  return { render, orders, notifications, bank, expiry, sessions, idempotency, statusChanges, refunds, gatewayChecks, statusCheckAfterMs, audit, sales, paymentLinks };
 }
 
 export type OrderDomain = ReturnType<typeof createOrderDomain>;

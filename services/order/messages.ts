@@ -70,6 +70,7 @@ export function renderOrder(ctx: RenderContext, row: OrderRow, items: OrderItemR
     refunds: refunds.map(renderRefund),
     metadata: row.metadata ?? {},
     livemode: row.livemode,
+    paymentLinkId: row.payment_link_id ?? undefined,
   });
 }
 

@@ -39,7 +39,17 @@ import { orderCursor, type ChangesPage, type ValidItem } from "./validation.js";
 import { gatewayFor, sandboxServes, SIMULATED_CAUSE, simulatedStatus } from "./test-mode.js";
 
 /** CreateOrder's request with its items checked (validation.ts). */
-export type NewOrderInput = OrderRequest & { items: ValidItem[] };
+export type NewOrderInput = OrderRequest & { items: ValidItem[]; link?: LinkClaim };
+
+/**
+ * The payment link an order is made through (payment-links.ts): its id goes on the order,
+ * and `claim` runs first in the order's transaction, refusing when the link may take no
+ * more orders then.
+ */
+export interface LinkClaim {
+  id: string;
+  claim(db: Db): Promise<void>;
+}
 
 export type CheckoutKey = { case: "orderId"; value: string } | { case: "sessionToken"; value: string } | { case: undefined; value?: undefined };
 
@@ -397,14 +407,16 @@ export function createOrders(deps: OrdersDeps) {
       draft.next_status_check_at = firstStatusCheckAt(draft.created_at, draft.expires_at, deps.statusCheckAfterMs);
     }
     const itemRows = lines.map((line) => ({ ...line, order_id: id }));
+    if (input.link) draft.payment_link_id = input.link.id;
     const write = async (db: Db) => {
+      await input.link?.claim(db);
       let row = await insertNew(db, draft, kind, lines, itemRows);
       if (input.idempotencyKey) await idempotency.attach(db, input.storeId, input.idempotencyKey, row.id, livemode);
       if (kind === "none") row = (await statusChanges.apply(db, row, "paid", "free order")).row;
       logger.info({ orderId: row.id, storeId: row.store_id, kind, amount: row.amount }, "order created");
       return row;
     };
-    const created = input.idempotencyKey !== undefined || kind === "none" ? await transaction(sql, write) : await write(sql);
+    const created = input.idempotencyKey !== undefined || kind === "none" || input.link ? await transaction(sql, write) : await write(sql);
     return { row: committed(created), items: itemRows };
   }
 

@@ -12,6 +12,7 @@ import { OrderService } from "../../gen/order/v1/order_pb.js";
 import type { Notifications } from "./notifications.js";
 import type { Sales } from "./sales.js";
 import type { Orders } from "./orders.js";
+import type { PaymentLinks } from "./payment-links.js";
 import type { Reconciliation } from "./reconciliation.js";
 import type { Refunds } from "./refunds.js";
 import {
@@ -33,9 +34,10 @@ export interface OrderRouteDeps {
   refunds: Pick<Refunds, "refund">;
   audit: { list(storeId: string, query: AuditQuery): Promise<AuditRow[]> };
   sales: Pick<Sales, "summary">;
+  paymentLinks: PaymentLinks;
 }
 
-export function createOrderRoutes({ orders, notifications, bank, refunds, audit, sales }: OrderRouteDeps) {
+export function createOrderRoutes({ orders, notifications, bank, refunds, audit, sales, paymentLinks }: OrderRouteDeps) {
   return (router: ConnectRouter) => {
     router.service(BankReconciliationService, {
       async reconcileMutations(request, context) {
@@ -171,6 +173,32 @@ export function createOrderRoutes({ orders, notifications, bank, refunds, audit,
         const orderId = requireUuid(request.orderId, "order_id");
         requireOrderChange(context);
         return { order: await orders.simulate(storeId, orderId, request.outcome) };
+      },
+
+      async createPaymentLink(request, context) {
+        const storeId = requireStoreId(request);
+        requirePermission(context, "payment_links");
+        return { link: await paymentLinks.createLink({ ...request, storeId }) };
+      },
+
+      async listPaymentLinks(request) {
+        return { links: await paymentLinks.listLinks(requireStoreId(request), request.testMode) };
+      },
+
+      async deactivatePaymentLink(request, context) {
+        const storeId = requireStoreId(request);
+        const linkId = requireUuid(request.linkId, "link_id");
+        requirePermission(context, "payment_links");
+        return { link: await paymentLinks.deactivate(storeId, linkId, request.testMode) };
+      },
+
+      // The public page's two calls: the slug is the capability, as an order id is for checkout.
+      async getPaymentLinkPage(request) {
+        return paymentLinks.page(request.slug);
+      },
+
+      async payPaymentLink(request) {
+        return { detail: await paymentLinks.pay(request.slug, request.buyer, request.paymentMethod) };
       },
     });
   };

@@ -3,7 +3,7 @@ import { metadataChangeProblems } from "../../common/order-metadata.js";
 import { isChangeCursor, parseChangeCursor as readChangeCursor, type ChangePosition } from "../../common/change-cursor.js";
 import { parseRfc3339 } from "../../common/rfc3339.js";
 import type { AssignMutationRequest, ListMutationsRequest, ReconcileMutationsRequest } from "../../gen/order/v1/bank_pb.js";
-import type { CountOrdersRequest, CreateOrderRequest, ListOrdersRequest, RefundOrderRequest } from "../../gen/order/v1/order_pb.js";
+import type { CountOrdersRequest, CreateOrderRequest, ListOrdersRequest, OrderItemInput, RefundOrderRequest } from "../../gen/order/v1/order_pb.js";
 import { textProblem } from "../../common/text.js";
 import { fieldError, MAX_FIELD_VIOLATIONS, requireUuid, throwFieldProblems, type FieldProblem } from "../../platform/field-errors.js";
 import { ORDER_STATUSES, type OrderStatus } from "./status-machine.js";
@@ -42,17 +42,15 @@ export interface ValidItem {
 }
 
 /**
- * The checks of docs/api.md#creating-an-order that need no data. Every field that fails is reported in
- * one INVALID_ARGUMENT, in the documented order of fields; an item's id and quantity
- * are each checked, whatever the other holds.
+ * The items of an order, or of a payment link that makes orders of them: 1 to
+ * MAX_ITEMS_PER_ORDER, each one product or bundle once, with a quantity in range.
+ * Each problem goes to `problem`, named as docs/api.md#creating-an-order names it.
  */
-export function validateCreateOrder(request: CreateOrderRequest): ValidItem[] {
-  const problems: FieldProblem[] = [];
-  const problem = (field: string, description: string) => void problems.push({ field, description });
-  if (request.items.length < 1 || request.items.length > MAX_ITEMS_PER_ORDER) problem("items", `must have 1 to ${MAX_ITEMS_PER_ORDER} items`);
+export function checkItems(requested: readonly OrderItemInput[], problem: (field: string, description: string) => void): ValidItem[] {
+  if (requested.length < 1 || requested.length > MAX_ITEMS_PER_ORDER) problem("items", `must have 1 to ${MAX_ITEMS_PER_ORDER} items`);
   const seen = new Set<string>();
   const items: ValidItem[] = [];
-  request.items.forEach((item, n) => {
+  requested.forEach((item, n) => {
     const field = `items[${n}]`;
     let valid: Omit<ValidItem, "quantity"> | undefined;
     if (item.ref.case === undefined) {
@@ -71,6 +69,18 @@ export function validateCreateOrder(request: CreateOrderRequest): ValidItem[] {
       items.push({ ...valid, quantity: item.quantity });
     }
   });
+  return items;
+}
+
+/**
+ * The checks of docs/api.md#creating-an-order that need no data. Every field that fails is reported in
+ * one INVALID_ARGUMENT, in the documented order of fields; an item's id and quantity
+ * are each checked, whatever the other holds.
+ */
+export function validateCreateOrder(request: CreateOrderRequest): ValidItem[] {
+  const problems: FieldProblem[] = [];
+  const problem = (field: string, description: string) => void problems.push({ field, description });
+  const items = checkItems(request.items, problem);
   const buyer = request.buyer;
   if (!buyer) {
     problem("buyer", "is required");

@@ -734,6 +734,7 @@ test("the routes need only the domain: a hand-made orders object is enough", asy
     refunds: {} as Parameters<typeof createOrderRoutes>[0]["refunds"],
     audit: {} as Parameters<typeof createOrderRoutes>[0]["audit"],
     sales: {} as Parameters<typeof createOrderRoutes>[0]["sales"],
+    paymentLinks: {} as Parameters<typeof createOrderRoutes>[0]["paymentLinks"],
   });
   const client = createClient(OrderService, createRouterTransport(routes));
   const { methods } = await client.listPaymentMethods({ storeId: SHOP.toUpperCase() });
@@ -754,6 +755,7 @@ test("behind the server interceptors: a control character is INVALID_ARGUMENT an
     refunds: {} as Parameters<typeof createOrderRoutes>[0]["refunds"],
     audit: {} as Parameters<typeof createOrderRoutes>[0]["audit"],
     sales: {} as Parameters<typeof createOrderRoutes>[0]["sales"],
+    paymentLinks: {} as Parameters<typeof createOrderRoutes>[0]["paymentLinks"],
   });
   const client = createClient(OrderService, createRouterTransport(routes, { router: { interceptors: serverInterceptors(silent) } }));
   const bad = ConnectError.from(await t.throwsAsync(client.listPaymentMethods({ storeId: `${SHOP}\u0000` })));

@@ -52,6 +52,8 @@ export interface OrderRow {
   metadata: Metadata;
   /** False for a test order (docs/keys.md#test-mode): it is seen only in test mode. */
   livemode: boolean;
+  /** The payment link it was made through (docs/payments.md#payment-links); null or absent: none. */
+  payment_link_id?: string | null;
 }
 
 export interface OrderItemRow {
