@@ -148,6 +148,7 @@ export async function startAll(config: Config, databaseUrl: string, overrides: S
     port: config.PORT,
     ratePerMinute: config.RATE_LIMIT_PER_MINUTE,
     authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
+    paymentLinkOrdersPerMinute: config.PAYMENT_LINK_ORDERS_PER_MINUTE,
     trustProxy: config.TRUST_PROXY,
     authCacheMs: overrides.authCacheMs,
     paymentGateway: config.PAYMENT_GATEWAY,

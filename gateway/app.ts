@@ -10,6 +10,7 @@ import type { ServiceClients } from "./clients.js";
 import { requestContext, type GatewayContext } from "./context.js";
 import { ApiError, notFound } from "./errors.js";
 import { clientAddress } from "./client-address.js";
+import { perAddress } from "./per-address.js";
 import { createGuards } from "./guards.js";
 import { traceRequests } from "./request-tracing.js";
 import { createMemoryRateLimiter, createPostgresRateLimiter } from "./rate-limit.js";
@@ -33,6 +34,8 @@ export interface GatewayDeps {
   logger: Logger;
   ratePerMinute: number;
   authFailuresPerMinute: number;
+  /** Orders per client address and minute through payment links' pages (PAYMENT_LINK_ORDERS_PER_MINUTE, default 5). */
+  paymentLinkOrdersPerMinute?: number;
   /** Reverse proxies whose X-Forwarded-For names the client (TRUST_PROXY); default none. */
   trustProxy?: readonly string[];
   authCacheMs?: number;
@@ -63,7 +66,8 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
   const app = new Koa({ proxy: false });
   app.silent = true; // every error is rendered and logged by requestContext
 
-  // Per-address limits (failed API authentications, dashboard sign-ins, reset requests),
+  // Per-address limits (failed API authentications, dashboard sign-ins, reset requests,
+  // orders through payment link pages),
   // each in its own bucket of the same size; gateway/per-address.ts takes their tokens.
   const failureLimiter = createMemoryRateLimiter();
   const guards = createGuards({
@@ -94,6 +98,8 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
     paymentGateway: deps.paymentGateway,
     midtransServerKey: deps.midtransServerKey,
     selfUrl: deps.selfUrl,
+    secure: deps.publicBaseUrl.startsWith("https:"),
+    paymentLinkOrders: perAddress(failureLimiter, "payment-link-orders", deps.paymentLinkOrdersPerMinute ?? 5),
   });
 
   dashboardRoutes(router, {

@@ -29,6 +29,7 @@ const gateway = await startGateway({
   port: config.PORT,
   ratePerMinute: config.RATE_LIMIT_PER_MINUTE,
   authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
+  paymentLinkOrdersPerMinute: config.PAYMENT_LINK_ORDERS_PER_MINUTE,
   trustProxy: config.TRUST_PROXY,
   paymentGateway: config.PAYMENT_GATEWAY,
   midtransServerKey: config.MIDTRANS_SERVER_KEY,

@@ -96,6 +96,8 @@ const schema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
   // Failed authentications allowed per client address and minute (slows key guessing).
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(60),
+  // Orders a client address may place through payment links per minute (docs/payments.md#payment-links).
+  PAYMENT_LINK_ORDERS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(5),
   TRUST_PROXY: cidrList.default([]),
   WEBHOOK_RETRY_SCHEDULE: z
     .string()

@@ -91,6 +91,34 @@ export const en = {
   notFoundText: "Check that you opened the complete link you were given. If you copied it by hand, a character may be missing.",
   things: { order: "order", "payment page": "payment page", "payment link": "payment link" },
 
+  // The page of a payment link, /pay/{slug} (docs/payments.md#payment-links).
+  payLink: {
+    order: "Order",
+    yourDetails: "Your details",
+    name: "Name",
+    email: "Email",
+    phone: "Phone",
+    method: "Payment method",
+    continue: "Continue to payment",
+    problem: "Please check the field marked below.",
+    invalid: {
+      "buyer.name": "Enter your name.",
+      "buyer.email": "Enter a valid email address, such as budi@example.com.",
+      "buyer.phone": "Enter 8 to 20 digits, optionally starting with +.",
+      payment_method: "Pick a payment method.",
+    } as Record<string, string>,
+    closedTitle: {
+      inactive: "This payment link is no longer active",
+      expired: "This payment link has expired",
+      used_up: "This payment link has been used up",
+    },
+    closedText: "It does not take orders any more. Contact the store if you still want to buy.",
+    busyTitle: "Too many orders right now",
+    busyText: "Please try again in a minute.",
+    expiredFormTitle: "This form has expired",
+    expiredFormText: "Nothing was ordered. Reload the page and try again.",
+  },
+
   // Buyer mail (docs/payments.md#buyer-mail).
   mail: {
     hello: (name: string) => `Hello ${name},`,

@@ -85,6 +85,33 @@ export const id: Messages = {
   wrongText: "Halaman ini tidak dapat ditampilkan. Silakan coba lagi nanti.",
   notFoundTitle: (what) => `${what.charAt(0).toUpperCase()}${what.slice(1)} ini tidak ditemukan`,
   notFoundText: "Pastikan Anda membuka tautan yang lengkap. Jika Anda menyalinnya secara manual, mungkin ada karakter yang terlewat.",
+  payLink: {
+    order: "Pesan",
+    yourDetails: "Data Anda",
+    name: "Nama",
+    email: "Email",
+    phone: "Telepon",
+    method: "Metode pembayaran",
+    continue: "Lanjut ke pembayaran",
+    problem: "Periksa isian yang ditandai di bawah.",
+    invalid: {
+      "buyer.name": "Isi nama Anda.",
+      "buyer.email": "Isi alamat email yang valid, misalnya budi@contoh.com.",
+      "buyer.phone": "Isi 8 sampai 20 angka, boleh diawali +.",
+      payment_method: "Pilih metode pembayaran.",
+    },
+    closedTitle: {
+      inactive: "Tautan pembayaran ini sudah tidak aktif",
+      expired: "Tautan pembayaran ini sudah kedaluwarsa",
+      used_up: "Tautan pembayaran ini sudah habis dipakai",
+    },
+    closedText: "Tautan ini tidak menerima pesanan lagi. Hubungi toko jika Anda masih ingin membeli.",
+    busyTitle: "Terlalu banyak pesanan saat ini",
+    busyText: "Silakan coba lagi dalam satu menit.",
+    expiredFormTitle: "Formulir ini sudah kedaluwarsa",
+    expiredFormText: "Belum ada yang dipesan. Muat ulang halaman lalu coba lagi.",
+  },
+
   things: { order: "pesanan", "payment page": "halaman pembayaran", "payment link": "tautan pembayaran" },
 
   mail: {

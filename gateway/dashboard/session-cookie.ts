@@ -76,16 +76,32 @@ export function createSessionCookies(deps: { clients: ServiceClients; secure: bo
     },
     /** The token for forms before sign-in (double-submit: a cookie and the same value in the form). */
     preSessionCsrf(ctx: Context): string {
-      const existing = readCookie(ctx, names.csrf);
-      if (existing) return existing;
-      const fresh = randomBytes(24).toString("base64url");
-      appendCookie(ctx, serializeCookie(names.csrf, fresh, deps.secure, 3600));
-      return fresh;
+      return doubleSubmitToken(ctx, deps.secure);
     },
   };
 }
 
 export type SessionCookies = ReturnType<typeof createSessionCookies>;
+
+/**
+ * The token of a form shown to someone not signed in (the sign-in form, the public
+ * payment link page): double-submitted, in an HttpOnly cookie and the same value in the
+ * form. Another site can neither read the cookie nor set it, so it cannot post the form.
+ */
+export function doubleSubmitToken(ctx: Context, secure: boolean): string {
+  const name = cookieNames(secure).csrf;
+  const existing = readCookie(ctx, name);
+  if (existing) return existing;
+  const fresh = randomBytes(24).toString("base64url");
+  appendCookie(ctx, serializeCookie(name, fresh, secure, 3600));
+  return fresh;
+}
+
+/** Whether a posted double-submitted token matches its cookie. */
+export function doubleSubmitOk(ctx: Context, secure: boolean, given: string): boolean {
+  const cookie = readCookie(ctx, cookieNames(secure).csrf);
+  return cookie !== undefined && sameToken(given, cookie);
+}
 
 /** A signed-in member's CSRF token: derived from the HttpOnly session token, which another site can neither read nor set. */
 export function csrfTokenFor(sessionToken: string): string {

@@ -5,6 +5,8 @@ import type { ServiceClients } from "../clients.js";
 import type { GatewayContext } from "../context.js";
 import { checkoutRoutes } from "./checkout.js";
 import { sandboxRoutes } from "./sandbox.js";
+import { paymentLinkPageRoutes } from "./payment-link.js";
+import type { PerAddressLimit } from "../per-address.js";
 
 export interface PageDeps {
   clients: ServiceClients;
@@ -14,6 +16,10 @@ export interface PageDeps {
   midtransServerKey: string;
   /** This gateway's own loopback origin, once it listens (the sandbox posts to it). */
   selfUrl?: () => string | undefined;
+  /** PUBLIC_BASE_URL is https: the payment link page's form cookie is Secure. */
+  secure: boolean;
+  /** Orders through payment link pages, per client address (PAYMENT_LINK_ORDERS_PER_MINUTE). */
+  paymentLinkOrders: PerAddressLimit;
 }
 
 /**
@@ -25,6 +31,7 @@ export interface PageDeps {
  */
 export function pageRoutes(router: Router, deps: PageDeps) {
   checkoutRoutes(router, deps);
+  paymentLinkPageRoutes(router, { clients: deps.clients, logger: deps.logger, secure: deps.secure, orders: deps.paymentLinkOrders });
   sandboxRoutes(router, {
     clients: deps.clients,
     logger: deps.logger,
