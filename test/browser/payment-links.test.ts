@@ -216,3 +216,25 @@ test.serial("the buyer's page of a link reads in Indonesian by default and in En
   }
   t.deepEqual(violations, [], "the page keeps its Content-Security-Policy");
 });
+
+test.serial("with Test data on, the page makes a test link: listed among the test links only, and a test key sees it", async (t) => {
+  const m = await storeWithMember(t, "Toko Uji Coba");
+  const { page } = m;
+  await page.goto(storeUrl(m.storeId, "payment-links"));
+  await follow(page, page.getByRole("switch", { name: /Test data/ }));
+  t.regex(page.url(), /[?&]mode=test/);
+  await page.getByRole("group", { name: "Item 1", exact: true }).getByLabel("Product or bundle").selectOption({ label: "Gula Aren 500 g · Rp 30.000" });
+  t.is(await submit(page, button(page, "Create link")), 303);
+  t.regex(page.url(), /[?&]mode=test/, "back on the test links");
+  t.is(await linkCards(page).count(), 1);
+  t.true((await linkCards(page).first().innerText()).includes("1 × Gula Aren 500 g"));
+
+  const testKey = await stack.stores.createApiKey({ storeId: m.storeId, name: "test", testMode: true });
+  const [made] = await apiLinks(testKey.secret);
+  t.is(made?.livemode, false, "the link is a test link");
+  t.deepEqual(await apiLinks(m.key), [], "live keys do not see it");
+  await follow(page, page.getByRole("switch", { name: /Test data/ }));
+  t.is(await linkCards(page).count(), 0, "nor does the live list");
+  t.true((await bodyText(page)).includes("No payment links yet"));
+  assertNoCspViolations(t, m);
+});
