@@ -113,6 +113,7 @@ export const en = {
       used_up: "This payment link has been used up",
     },
     closedText: "It does not take orders any more. Contact the store if you still want to buy.",
+    short: (title: string, available: number) => (available > 0 ? `${title}: only ${available} left.` : `${title} is sold out.`),
     busyTitle: "Too many orders right now",
     busyText: "Please try again in a minute.",
     expiredFormTitle: "This form has expired",

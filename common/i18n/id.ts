@@ -106,6 +106,7 @@ export const id: Messages = {
       used_up: "Tautan pembayaran ini sudah habis dipakai",
     },
     closedText: "Tautan ini tidak menerima pesanan lagi. Hubungi toko jika Anda masih ingin membeli.",
+    short: (title, available) => (available > 0 ? `${title}: hanya tersisa ${available}.` : `${title} sudah habis.`),
     busyTitle: "Terlalu banyak pesanan saat ini",
     busyText: "Silakan coba lagi dalam satu menit.",
     expiredFormTitle: "Formulir ini sudah kedaluwarsa",

@@ -208,7 +208,7 @@ export function paymentLinkPageRoutes(router: Router, deps: PaymentLinkPageDeps)
       if (!page) return;
       const problem = violation
         ? { field: violation.field, message: t.invalid[violation.field] ?? `${violation.field}: ${violation.description}` }
-        : { field: "items", message: error.rawMessage };
+        : { field: "items", message: short!.map((line) => t.short(page.items[Number(/\d+/.exec(line.field)?.[0] ?? 0)]?.title ?? "", line.available)).join(" ") };
       sendHtml(
         ctx,
         short ? 409 : 400,

@@ -126,7 +126,7 @@ export function createPaymentLinks(deps: PaymentLinksDeps) {
       store_id: request.storeId,
       slug: newLinkSlug(),
       livemode,
-      items: items.map((item) => ({ [item.type === "bundle" ? "bundle_id" : "product_id"]: item.id, quantity: item.quantity }) as links.LinkItem),
+      items: items.map((item) => ({ [item.type === "bundle" ? "bundle_id" : "product_id"]: item.id, quantity: item.quantity })),
       payment_methods: codes,
       usage_limit: request.usageLimit ?? null,
       expires_at: expiresAt,

@@ -21,6 +21,9 @@ const EXPECTED_ROUTES: Record<string, Scope> = {
   "POST /v1/test/orders/{order_id}/simulate": "orders:write",
   "POST /v1/bank-mutations": "payments:write",
   "GET /v1/events": "orders:read",
+  "POST /v1/payment-links": "orders:write",
+  "GET /v1/payment-links": "orders:read",
+  "POST /v1/payment-links/{link_id}/deactivate": "orders:write",
 };
 
 test("each keyed operation needs the scope of the table", (t) => {

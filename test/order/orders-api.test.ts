@@ -176,6 +176,7 @@ const ORDER_KEYS = [
   "items",
   "livemode",
   "metadata",
+  "payment_link_id",
   "payment_method",
   "payment_provider",
   "payment_reference",
