@@ -43,6 +43,8 @@ const PHRASES: Record<AuditAction, readonly [string, string]> = {
   "endpoint.test_sent": ["Sent a test event to", ""],
   "events.replayed": ["Resent missed events to", ""],
   "delivery.resent": ["Resent delivery", ""],
+  "payment_link.created": ["Created payment link", ""],
+  "payment_link.deactivated": ["Deactivated payment link", ""],
   "order.marked_paid": ["Marked", "as paid"],
   "order.cancelled": ["Cancelled", ""],
   "order.refunded": ["Refunded", ""],

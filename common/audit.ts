@@ -43,6 +43,8 @@ export const AUDIT_ACTIONS = [
   "bank_mutations.imported",
   "bank_mutation.assigned",
   "bank_mutation.dismissed",
+  "payment_link.created",
+  "payment_link.deactivated",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -60,6 +62,9 @@ export const MAX_AUDIT_ACTOR_LENGTH = 320;
 export const MEMBER_API_KEYS_FIELD = "API keys";
 
 /** A target as the log shows it: "key:<id>", "endpoint:<id>", "order:<id>", "member:<email>". */
-export function auditTarget(kind: "store" | "product" | "bundle" | "key" | "endpoint" | "delivery" | "order" | "member" | "mutation", id: string): string {
+export function auditTarget(
+  kind: "store" | "product" | "bundle" | "key" | "endpoint" | "delivery" | "order" | "member" | "mutation" | "payment_link",
+  id: string,
+): string {
   return `${kind}:${id}`;
 }

@@ -21,7 +21,10 @@ import { linkRefusal, linkState, MAX_USAGE_LIMIT } from "../../common/payment-li
 import { parseRfc3339 } from "../../common/rfc3339.js";
 import { fieldError, throwFieldProblems, type FieldProblem } from "../../platform/field-errors.js";
 import { linkBusyError, linkClosedError } from "../../platform/payment-link-errors.js";
-import type { Db, Sql } from "../../platform/db.js";
+import { transaction, type Db, type Sql } from "../../platform/db.js";
+import type { Actor } from "../../common/actor.js";
+import { auditTarget } from "../../common/audit.js";
+import { auditEntry, insertAudit } from "../../platform/audit-log.js";
 import { CURRENCY } from "./new-order.js";
 import type { Orders } from "./orders.js";
 import { paymentMethodsFor, type PaymentMethodInfo } from "./payment-methods.js";
@@ -97,7 +100,7 @@ export function createPaymentLinks(deps: PaymentLinksDeps) {
   }
 
   /** CreatePaymentLink: every field checked (each named), the items priced as an order's would be. */
-  async function createLink(request: CreatePaymentLinkRequest): Promise<PaymentLink> {
+  async function createLink(request: CreatePaymentLinkRequest, actor: Actor): Promise<PaymentLink> {
     const problems: FieldProblem[] = [];
     const problem = (field: string, description: string) => void problems.push({ field, description });
     const items = checkItems(request.items, problem);
@@ -121,15 +124,21 @@ export function createPaymentLinks(deps: PaymentLinksDeps) {
       if (!methods.some((method) => method.code === code)) problem(`payment_methods[${n}]`, "is not offered by this store");
     });
     throwFieldProblems(problems);
-    const row = await links.insertLink(sql, {
-      id: randomUUID(),
-      store_id: request.storeId,
-      slug: newLinkSlug(),
-      livemode,
-      items: items.map((item) => ({ [item.type === "bundle" ? "bundle_id" : "product_id"]: item.id, quantity: item.quantity })),
-      payment_methods: codes,
-      usage_limit: request.usageLimit ?? null,
-      expires_at: expiresAt,
+    const id = randomUUID();
+    const slug = newLinkSlug();
+    // The audit entry commits with the link, or neither does.
+    const row = await transaction(sql, async (tx) => {
+      await insertAudit(tx, [auditEntry(request.storeId, actor, "payment_link.created", auditTarget("payment_link", id), { label: slug })]);
+      return links.insertLink(tx, {
+        id,
+        store_id: request.storeId,
+        slug,
+        livemode,
+        items: items.map((item) => ({ [item.type === "bundle" ? "bundle_id" : "product_id"]: item.id, quantity: item.quantity })),
+        payment_methods: codes,
+        usage_limit: request.usageLimit ?? null,
+        expires_at: expiresAt,
+      });
     });
     return message(row);
   }
@@ -140,9 +149,16 @@ export function createPaymentLinks(deps: PaymentLinksDeps) {
   }
 
   /** Deactivates for good (a link is never reopened); another store's or mode's link is NOT_FOUND. */
-  async function deactivate(storeId: string, linkId: string, testMode: boolean): Promise<PaymentLink> {
-    const row = await links.deactivateLink(sql, storeId, linkId, !testMode);
-    if (!row) throw new ConnectError(`payment link ${linkId} not found`, Code.NotFound);
+  async function deactivate(storeId: string, linkId: string, testMode: boolean, actor: Actor): Promise<PaymentLink> {
+    const row = await transaction(sql, async (tx) => {
+      const found = await links.deactivateLink(tx, storeId, linkId, !testMode);
+      if (!found) throw new ConnectError(`payment link ${linkId} not found`, Code.NotFound);
+      // Recorded once, when it went inactive: a second deactivation changes nothing.
+      if (found.changed) {
+        await insertAudit(tx, [auditEntry(storeId, actor, "payment_link.deactivated", auditTarget("payment_link", found.id), { label: found.slug })]);
+      }
+      return found;
+    });
     return message(row);
   }
 

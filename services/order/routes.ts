@@ -177,8 +177,7 @@ export function createOrderRoutes({ orders, notifications, bank, refunds, audit,
 
       async createPaymentLink(request, context) {
         const storeId = requireStoreId(request);
-        requirePermission(context, "payment_links");
-        return { link: await paymentLinks.createLink({ ...request, storeId }) };
+        return { link: await paymentLinks.createLink({ ...request, storeId }, requirePermission(context, "payment_links")) };
       },
 
       async listPaymentLinks(request) {
@@ -188,8 +187,7 @@ export function createOrderRoutes({ orders, notifications, bank, refunds, audit,
       async deactivatePaymentLink(request, context) {
         const storeId = requireStoreId(request);
         const linkId = requireUuid(request.linkId, "link_id");
-        requirePermission(context, "payment_links");
-        return { link: await paymentLinks.deactivate(storeId, linkId, request.testMode) };
+        return { link: await paymentLinks.deactivate(storeId, linkId, request.testMode, requirePermission(context, "payment_links")) };
       },
 
       // The public page's two calls: the slug is the capability, as an order id is for checkout.

@@ -136,6 +136,13 @@ test("one client address places at most PAYMENT_LINK_ORDERS_PER_MINUTE orders a 
   t.true(refused.text.includes("Terlalu banyak pesanan saat ini"));
   // Another client is not limited by this one.
   t.is((await (await buyer(link.url, newAddress())).post({ ...details, payment_method: "bank_transfer" })).status, 303);
+
+  // An IPv6 client is its /64: five addresses of one /64 use its five orders up.
+  const sixes = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => buyer(link.url, `2001:db8:5:7::${n}`)));
+  const fromSixes = [];
+  for (const page6 of sixes) fromSixes.push((await page6.post({ ...details, payment_method: "bank_transfer" })).status);
+  t.deepEqual(fromSixes, [303, 303, 303, 303, 303, 429]);
+  t.is((await (await buyer(link.url, "2001:db8:5:8::1")).post({ ...details, payment_method: "bank_transfer" })).status, 303, "the next /64 is another client");
 });
 
 test("a link with as many orders waiting for payment as its cap answers 429 until one is paid or lapses", async (t) => {

@@ -152,3 +152,20 @@ test("a link takes no order once deactivated, expired or used up (paid orders co
   t.true(refused.every((code) => code === Code.ResourceExhausted));
   t.like((await orders.listPaymentLinks({ storeId: SHOP })).links.find((link) => link.id === busy.id), { pendingCount: MAX_PENDING_LINK_ORDERS });
 });
+
+test("making and deactivating a link is audited with who did it, a repeated deactivation once", async (t) => {
+  const { as, orders } = await setup(t);
+  as.actor = member("support");
+  const link = (await orders.createPaymentLink({ storeId: SHOP, items: kopi })).link!;
+  as.actor = { kind: "api_key", keyId: "k-9", scopes: ["orders:write"] };
+  await orders.deactivatePaymentLink({ storeId: SHOP, linkId: link.id });
+  await orders.deactivatePaymentLink({ storeId: SHOP, linkId: link.id });
+  const { entries } = await orders.listAudit({ storeId: SHOP });
+  t.deepEqual(
+    entries.map((entry) => [entry.action, entry.actor, entry.target, entry.targetLabel]).reverse(),
+    [
+      ["payment_link.created", "sari@toko.example", `payment_link:${link.id}`, link.slug],
+      ["payment_link.deactivated", "key:k-9", `payment_link:${link.id}`, link.slug],
+    ],
+  );
+});

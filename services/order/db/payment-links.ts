@@ -69,14 +69,20 @@ export async function lockLink(db: Db, id: string): Promise<void> {
   await db`select 1 from payment_links where id = ${id} for update`;
 }
 
-/** Deactivates the store's link of that mode (once: a second time changes nothing); undefined when there is none. */
-export async function deactivateLink(db: Db, storeId: string, id: string, livemode: boolean): Promise<CountedLink | undefined> {
+/**
+ * Deactivates the store's link of that mode, locked, so two at once record one change;
+ * `changed` is false when it was inactive already. Undefined when there is no such link.
+ */
+export async function deactivateLink(db: Db, storeId: string, id: string, livemode: boolean): Promise<(CountedLink & { changed: boolean }) | undefined> {
+  const [before] = await db<{ active: boolean }[]>`
+    select active from payment_links where id = ${id} and store_id = ${storeId} and livemode = ${livemode} for update`;
+  if (!before) return undefined;
   const [row] = await db<CountedLink[]>`
     with d as (
       update payment_links set active = false, deactivated_at = coalesce(deactivated_at, clock_timestamp())
-      where id = ${id} and store_id = ${storeId} and livemode = ${livemode}
+      where id = ${id}
       returning *
     )
     select ${counted(db)} from d l`;
-  return row;
+  return { ...row!, changed: before.active };
 }
