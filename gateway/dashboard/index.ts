@@ -12,6 +12,7 @@ import { eventPages } from "./pages/events.js";
 import { orderPages } from "./pages/orders/routes.js";
 import { overviewPages } from "./pages/overview.js";
 import { productPages } from "./pages/products/routes.js";
+import { paymentLinkPages } from "./pages/payment-links.js";
 import { settingsPages } from "./pages/settings.js";
 import { teamPages } from "./pages/team.js";
 import { webhookPages } from "./pages/webhooks/routes.js";
@@ -25,6 +26,7 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps & { signIn: 
   overviewPages(router, kit);
   orderPages(router, kit);
   productPages(router, kit);
+  paymentLinkPages(router, kit);
   apiKeyPages(router, kit);
   teamPages(router, kit);
   settingsPages(router, kit);

@@ -269,7 +269,7 @@ test.serial("an invited member sets a password, is signed in with safe cookies, 
 test.serial("a viewer's dashboard: no API keys or Settings in the navigation, at 360 and 1280 px; API keys answers 403 saying what the role may not do", async (t) => {
   const m = await signedInMember(t, "Toko Dashboard Viewer", "viewer");
   const { page } = m;
-  t.deepEqual(await page.locator("nav.main a").allTextContents(), ["Overview", "Orders", "Products", "Webhooks", "Events", "Bank mutations", "Audit log"]);
+  t.deepEqual(await page.locator("nav.main a").allTextContents(), ["Overview", "Orders", "Products", "Payment links", "Webhooks", "Events", "Bank mutations", "Audit log"]);
   await shoot(t, page, "overview-viewer");
 
   const refused = await page.goto(storeUrl(m.storeId, "api-keys"));

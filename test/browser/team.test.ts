@@ -46,10 +46,10 @@ const loginUrl = () => `${stack.baseUrl}/dashboard/login`;
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 const NAV = {
-  owner: ["Overview", "Orders", "Products", "API keys", "Webhooks", "Events", "Bank mutations", "Team", "Settings", "Audit log"],
-  developer: ["Overview", "Orders", "Products", "API keys", "Webhooks", "Events", "Bank mutations", "Audit log"],
-  support: ["Overview", "Orders", "Products", "Webhooks", "Events", "Bank mutations", "Audit log"],
-  viewer: ["Overview", "Orders", "Products", "Webhooks", "Events", "Bank mutations", "Audit log"],
+  owner: ["Overview", "Orders", "Products", "Payment links", "API keys", "Webhooks", "Events", "Bank mutations", "Team", "Settings", "Audit log"],
+  developer: ["Overview", "Orders", "Products", "Payment links", "API keys", "Webhooks", "Events", "Bank mutations", "Audit log"],
+  support: ["Overview", "Orders", "Products", "Payment links", "Webhooks", "Events", "Bank mutations", "Audit log"],
+  viewer: ["Overview", "Orders", "Products", "Payment links", "Webhooks", "Events", "Bank mutations", "Audit log"],
 } satisfies Record<Role, string[]>;
 
 /** The mails of a kind (by subject) sent to `email`, as received so far. */

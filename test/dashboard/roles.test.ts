@@ -20,7 +20,7 @@ test.after.always(async () => {
   await stack?.close();
 });
 
-const ALL_NAV = ["Overview", "Orders", "Products", "API keys", "Webhooks", "Events", "Bank mutations", "Team", "Settings", "Audit log"];
+const ALL_NAV = ["Overview", "Orders", "Products", "Payment links", "API keys", "Webhooks", "Events", "Bank mutations", "Team", "Settings", "Audit log"];
 const OWNERS_ONLY = ["Team", "Settings"];
 const EXPECTED_NAV: Record<Role, string[]> = {
   owner: ALL_NAV,

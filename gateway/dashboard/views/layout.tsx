@@ -109,6 +109,7 @@ export const NAV = [
   ["orders", "Orders", "view"],
   // Every role sees the catalog; changing it needs "catalog" (the page's forms, `may`).
   ["products", "Products", "view"],
+  ["payment-links", "Payment links", "view"],
   ["api-keys", "API keys", "developer_settings"],
   ["webhooks", "Webhooks", "view"],
   ["events", "Events", "view"],
