@@ -145,7 +145,14 @@ test("each service its own process: the order's trace crosses gRPC to the catalo
   await waitFor(() => receiver.received.length >= 1, 20_000);
   const traceId = /^00-([0-9a-f]{32})-[0-9a-f]{16}-01$/.exec(String(receiver.received[0]!.headers.traceparent))?.[1];
   t.truthy(traceId, "the webhook request carries a traceparent");
-  await waitFor(() => otlp.trace(traceId!).some((span) => span.name === "webhook attempt"), 15_000, 100);
+  // Each process exports on its own schedule: the publisher's span may end (and leave)
+  // after the consumer's, since JetStream can deliver before it acknowledges the publish.
+  const complete = (found: ReturnType<typeof otlp.trace>) =>
+    found.some((span) => span.name === "webhook attempt") &&
+    found.some((span) => span.kind === OtlpKind.PRODUCER) &&
+    found.some((span) => span.kind === OtlpKind.CONSUMER) &&
+    found.some((span) => span.service === "catalog");
+  await waitFor(() => complete(otlp.trace(traceId!)), 15_000, 100);
   const spans = otlp.trace(traceId!);
   t.deepEqual([...new Set(spans.map((span) => span.service))].sort(), ["catalog", "order", "webhook"]);
   const root = spans.find((span) => span.parentSpanId === "")!;
