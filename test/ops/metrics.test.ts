@@ -4,6 +4,7 @@ import { createTestDatabase } from "../helpers/db.js";
 import { freePort, spawnEntry } from "../helpers/process.js";
 import { startReceiver } from "../helpers/receiver.js";
 import { buyer, createProduct, createStore, startStack } from "../helpers/stack.js";
+import { createLogger } from "../../platform/logger.js";
 
 /** The value of one sample in Prometheus text, or undefined. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -18,7 +19,10 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 }
 
 test("the metrics port counts requests, gRPC calls, the outbox, webhook attempts and connections of every role", async (t) => {
-  const stack = await startStack({ webhooks: { bus: "in-process" } });
+  // Warnings kept, so a scrape that fails says which gauge could not be read.
+  const warnings: string[] = [];
+  const logger = createLogger("test", "warn", { write: (line: string) => void warnings.push(line) });
+  const stack = await startStack({ webhooks: { bus: "in-process" }, logger });
   const receiver = await startReceiver();
   try {
     const shop = await createStore(stack);
@@ -35,7 +39,7 @@ test("the metrics port counts requests, gRPC calls, the outbox, webhook attempts
     await waitFor(() => receiver.received.length >= 1);
 
     const response = await fetch(stack.metricsUrl);
-    t.is(response.status, 200);
+    t.is(response.status, 200, warnings.filter((line) => line.includes("metrics")).join("\n"));
     t.regex(response.headers.get("content-type") ?? "", /^text\/plain/);
     const text = await response.text();
     t.true((sample(text, "http_requests_total", { route: "/v1/products", method: "GET", code: "200" }) ?? 0) >= 3);
