@@ -10,7 +10,7 @@ import { sendHtml } from "../html/render.js";
 import { notFoundPage, pageHandler } from "./errors.js";
 import { HostedPage } from "./frame.js";
 import { pageLanguage } from "./language.js";
-import { BuyerStatus, BuyerTime, speaking, type Speaking } from "./speaking.js";
+import { BuyerStatus, BuyerTime, ItemLines, speaking, type Speaking } from "./speaking.js";
 
 function ItemsSection({ detail, text }: { detail: OrderDetail } & Speaking) {
   const order = detail.order!;
@@ -19,19 +19,7 @@ function ItemsSection({ detail, text }: { detail: OrderDetail } & Speaking) {
   return (
     <section aria-labelledby="items-title">
       <h2 id="items-title">{text.orderSummary}</h2>
-      <ul class="items">
-        {order.items.map((item) => (
-          <li>
-            <div>
-              <div class="item-title">{item.title}</div>
-              <div class="muted">
-                <span class="qty">{item.quantity}</span> × <span class="unit-price">{rupiah(item.unitPrice)}</span>
-              </div>
-            </div>
-            <div class="num line-total">{rupiah(item.lineTotal)}</div>
-          </li>
-        ))}
-      </ul>
+      <ItemLines items={order.items} />
       <table class="sum">
         <tr>
           <td class="muted">{text.subtotal}</td>

@@ -25,7 +25,7 @@ import type { PerAddressLimit } from "../per-address.js";
 import { notFoundPage, pageHandler } from "./errors.js";
 import { HostedPage, MessagePage } from "./frame.js";
 import { pageLanguage } from "./language.js";
-import { speaking } from "./speaking.js";
+import { ItemLines, speaking } from "./speaking.js";
 
 /** What the buyer typed, shown again with what was wrong. */
 interface Filled {
@@ -73,19 +73,7 @@ export function PaymentLinkPage(props: { page: GetPaymentLinkPageResponse; slug:
         </section>
         <section aria-labelledby="items-title">
           <h2 id="items-title">{text.orderSummary}</h2>
-          <ul class="items">
-            {page.items.map((item) => (
-              <li>
-                <div>
-                  <div class="item-title">{item.title}</div>
-                  <div class="muted">
-                    <span class="qty">{item.quantity}</span> × <span class="unit-price">{rupiah(item.unitPrice)}</span>
-                  </div>
-                </div>
-                <div class="num line-total">{rupiah(item.lineTotal)}</div>
-              </li>
-            ))}
-          </ul>
+          <ItemLines items={page.items} />
           <table class="sum">
             <tr class="total">
               <td>{text.total}</td>

@@ -1,5 +1,6 @@
 // How the hosted pages and the dashboard show money, times and statuses: one set of
 // rules for every page.
+import { en } from "../../common/i18n/en.js";
 import { jakartaDisplay } from "../../common/jakarta-time.js";
 
 // One definition for pages and mail.
@@ -18,11 +19,5 @@ export function safeHttpUrl(value: string): string | undefined {
   }
 }
 
-export const STATUS_LABELS: Record<string, string> = {
-  pending: "Awaiting payment",
-  paid: "Paid",
-  failed: "Payment failed",
-  expired: "Expired",
-  cancelled: "Cancelled",
-  refunded: "Refunded",
-};
+/** The dashboard's words for a status: the buyer's English ones (common/i18n/en.ts), so the two never disagree. */
+export const STATUS_LABELS: Record<string, string> = en.status;
