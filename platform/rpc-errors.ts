@@ -33,9 +33,23 @@ const OUTAGE_CODES = new Set([
   "40P01",
 ]);
 
+/**
+ * A TypeError thrown inside postgres.js's connection while a terminated backend's last
+ * messages arrive after the query was settled ("Cannot set properties of null (setting
+ * 'parsing')" in ParseComplete): the driver rejects the query with it, and the query did
+ * not complete. It is the connection dying, not a bug of ours; seen under repeated
+ * pg_terminate_backend (test/e2e/outages.test.ts).
+ */
+const DRIVER_CONNECTION_FRAME = /[\\/]postgres[\\/](?:cjs[\\/]|cf[\\/])?src[\\/]connection\.js:/;
+
 /** True when `error` means a dependency (database, socket) is unreachable or dropped the connection. */
 export function isOutage(error: unknown): boolean {
   if (!error || typeof error !== "object") return false;
+  if (error instanceof TypeError) {
+    // Only when the driver's connection code is where it was thrown (its first frame).
+    const frame = error.stack?.split("\n").find((line) => line.trimStart().startsWith("at "));
+    return frame !== undefined && DRIVER_CONNECTION_FRAME.test(frame);
+  }
   const code = (error as { code?: unknown }).code;
   if (typeof code !== "string") return false;
   // SQLSTATE class 08: connection exception.

@@ -20,6 +20,21 @@ test("connection failures of postgres.js, sockets and PostgreSQL count as outage
   }
 });
 
+test("postgres.js tripping over a terminated backend's last messages counts as an outage; the same TypeError elsewhere does not", (t) => {
+  const driver = Object.assign(new TypeError("Cannot set properties of null (setting 'parsing')"), {
+    stack:
+      "TypeError: Cannot set properties of null (setting 'parsing')\n" +
+      "    at ParseComplete (file:///srv/app/node_modules/postgres/src/connection.js:652:19)\n" +
+      "    at handle (file:///srv/app/node_modules/postgres/src/connection.js:520:6)",
+  });
+  t.true(isOutage(driver));
+  t.is(toRpcError(driver, silent, where).code, Code.Unavailable);
+  const ours = Object.assign(new TypeError("Cannot set properties of null (setting 'parsing')"), {
+    stack: "TypeError: Cannot set properties of null (setting 'parsing')\n    at placeOrder (file:///srv/app/services/order/orders.ts:40:1)\n    at (file:///srv/app/node_modules/postgres/src/connection.js:1:1)",
+  });
+  t.false(isOutage(ours), "only when the driver's connection code threw it");
+});
+
 test("bugs and bad SQL are not outages", (t) => {
   for (const error of [new TypeError("x is undefined"), driverError("23505"), driverError("22021"), driverError("42P01"), "text", null, undefined, { code: 7 }]) {
     t.false(isOutage(error), inspect(error, { depth: 0 }));
