@@ -116,6 +116,11 @@ const ITEM_STATUS_NAMES: Partial<Record<ItemStatus, ItemStatusName>> = {
   [ItemStatus.ARCHIVED]: "archived",
 };
 
+/** The name the API, the dashboard and the CLI give a catalog status; undefined for none of them. */
+export function itemStatusNameOf(status: ItemStatus): ItemStatusName | undefined {
+  return ITEM_STATUS_NAMES[status];
+}
+
 /** The catalog's status of a name the API, the dashboard and the CLI take. */
 export function itemStatusOf(name: ItemStatusName): ItemStatus {
   return { draft: ItemStatus.DRAFT, published: ItemStatus.PUBLISHED, archived: ItemStatus.ARCHIVED }[name];

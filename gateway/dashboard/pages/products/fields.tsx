@@ -3,21 +3,23 @@
 // shown at the field they name. The catalog holds every rule (slugs, prices, stock);
 // this only turns text into numbers and says which box was wrong.
 import { Code, ConnectError } from "@connectrpc/connect";
-import { ItemStatus, ItemType, type Item } from "../../../../gen/catalog/v1/catalog_pb.js";
+import { ITEM_STATUSES, type ItemStatusName } from "../../../../common/api-shapes.js";
+import { itemStatusNameOf, itemStatusOf } from "../../../../common/public-json.js";
+import { ItemType, type ItemStatus, type Item } from "../../../../gen/catalog/v1/catalog_pb.js";
 import { fieldViolations } from "../../../../platform/field-errors.js";
 import { field, parseWholeNumber, type Form } from "../../forms.js";
 
-export const STATUS_NAMES = ["draft", "published", "archived"] as const;
-export type StatusName = (typeof STATUS_NAMES)[number];
+// The status names are the API's (common/api-shapes.ts), mapped by common/public-json.ts.
+export const STATUS_NAMES = ITEM_STATUSES;
+export type StatusName = ItemStatusName;
 
 export const STATUS_LABELS: Record<StatusName, string> = { draft: "Draft", published: "Published", archived: "Archived" };
-const STATUS_VALUES: Record<StatusName, ItemStatus> = { draft: ItemStatus.DRAFT, published: ItemStatus.PUBLISHED, archived: ItemStatus.ARCHIVED };
 
 export function statusName(status: ItemStatus): StatusName {
-  return STATUS_NAMES.find((name) => STATUS_VALUES[name] === status) ?? "draft";
+  return itemStatusNameOf(status) ?? "draft";
 }
 
-export const statusValue = (name: StatusName): ItemStatus => STATUS_VALUES[name];
+export const statusValue = itemStatusOf;
 
 export const typeLabel = (item: Item) => (item.type === ItemType.BUNDLE ? "Bundle" : "Product");
 
