@@ -18,7 +18,10 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   return undefined;
 }
 
-test("the metrics port counts requests, gRPC calls, the outbox, webhook attempts and connections of every role", async (t) => {
+// The two tests that start a stack in this process run one after the other: the metrics
+// registry and its gauges' sources are the process's, so a second stack closing while the
+// first is scraped would leave the first reading an ended pool (CONNECTION_ENDED, a 500).
+test.serial("the metrics port counts requests, gRPC calls, the outbox, webhook attempts and connections of every role", async (t) => {
   // Warnings kept, so a scrape that fails says which gauge could not be read.
   const warnings: string[] = [];
   const logger = createLogger("test", "warn", { write: (line: string) => void warnings.push(line) });
@@ -63,7 +66,7 @@ test("the metrics port counts requests, gRPC calls, the outbox, webhook attempts
   }
 });
 
-test("the gateway's public port does not serve /metrics: the JSON 404 of any unknown path", async (t) => {
+test.serial("the gateway's public port does not serve /metrics: the JSON 404 of any unknown path", async (t) => {
   const stack = await startStack();
   try {
     const response = await api(stack.baseUrl, "/metrics");
