@@ -18,9 +18,25 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   return undefined;
 }
 
-// The two tests that start a stack in this process run one after the other: the metrics
-// registry and its gauges' sources are the process's, so a second stack closing while the
-// first is scraped would leave the first reading an ended pool (CONNECTION_ENDED, a 500).
+test.serial("the gateway's public port does not serve /metrics: the JSON 404 of any unknown path", async (t) => {
+  const stack = await startStack();
+  try {
+    const response = await api(stack.baseUrl, "/metrics");
+    t.is(response.status, 404);
+    t.deepEqual(response.body, { success: false, error: { code: "NOT_FOUND", message: "no route for GET /metrics" } });
+    t.false(response.text.includes("http_requests_total"));
+    // The request itself is counted, on the metrics port, as any unmatched one.
+    const text = await (await fetch(stack.metricsUrl)).text();
+    t.true((sample(text, "http_requests_total", { route: "unmatched", method: "GET", code: "404" }) ?? 0) >= 1);
+  } finally {
+    await stack.close();
+  }
+});
+
+// The two tests that start a stack in this process run one after the other, this one
+// last: the metrics registry and its gauges' sources are the process's, and a stack's
+// sources outlive it, so a stack closed before another's scrape left that scrape reading
+// an ended pool (CONNECTION_ENDED, a 500). The stack started last sets every source anew.
 test.serial("the metrics port counts requests, gRPC calls, the outbox, webhook attempts and connections of every role", async (t) => {
   // Warnings kept, so a scrape that fails says which gauge could not be read.
   const warnings: string[] = [];
@@ -62,21 +78,6 @@ test.serial("the metrics port counts requests, gRPC calls, the outbox, webhook a
     t.not(sample(text, "process_resident_memory_bytes"), undefined);
   } finally {
     await receiver.close();
-    await stack.close();
-  }
-});
-
-test.serial("the gateway's public port does not serve /metrics: the JSON 404 of any unknown path", async (t) => {
-  const stack = await startStack();
-  try {
-    const response = await api(stack.baseUrl, "/metrics");
-    t.is(response.status, 404);
-    t.deepEqual(response.body, { success: false, error: { code: "NOT_FOUND", message: "no route for GET /metrics" } });
-    t.false(response.text.includes("http_requests_total"));
-    // The request itself is counted, on the metrics port, as any unmatched one.
-    const text = await (await fetch(stack.metricsUrl)).text();
-    t.true((sample(text, "http_requests_total", { route: "unmatched", method: "GET", code: "404" }) ?? 0) >= 1);
-  } finally {
     await stack.close();
   }
 });
