@@ -237,6 +237,11 @@ test.serial("an invited member sets a password, is signed in with safe cookies, 
   const replay = () => fetch(storeUrl(store.storeId), { headers: { cookie: cookieHeader }, redirect: "manual" });
   t.is((await replay()).status, 200, "the cookie works before signing out");
   await Promise.all([page.waitForURL(/\/dashboard\/login(\?|$)/), button(page, "Sign out").click()]);
+  await page.waitForLoadState("load");
+  t.is(await page.getByRole("status").innerText(), "You are signed out.");
+  t.is(page.url(), `${stack.baseUrl}/dashboard/login`, "with nothing in the URL");
+  await page.reload();
+  t.is(await page.getByRole("status").count(), 0, "said once: a reload shows the sign-in page without it");
   const after = await replay();
   t.true(after.status >= 300 && after.status < 400, `the replayed old cookie is redirected (got ${after.status})`);
   t.is(new URL(after.headers.get("location") ?? "", stack.baseUrl).pathname, "/dashboard/login");
