@@ -17,6 +17,7 @@ import type { ServiceClients } from "../clients.js";
 import { loggablePath, type GatewayContext, type RouteContext } from "../context.js";
 import { toApiError } from "../errors.js";
 import { sendHtml } from "../html/render.js";
+import { setFlash, takeFlash, type FlashPayload } from "./flash.js";
 import { readForm, readMultipartForm, type Form, type UploadedFile } from "./forms.js";
 import { csrfTokenFor, sameToken, type Member, type SessionCookies } from "./session-cookie.js";
 import { Shell, sectionPermission, storePath } from "./views/layout.js";
@@ -32,6 +33,10 @@ export interface StoreScope {
   form: Form;
   /** The uploaded file of a multipart form, if any. */
   file?: UploadedFile;
+  /** GET only: the one-time flash a change left for this page (flash.ts), already cleared from the browser. */
+  flash?: FlashPayload;
+  /** Whether cookies are Secure (__Host-): the flash cookie is named like the others. */
+  secureCookies: boolean;
 }
 
 /** An upload (a bank statement) may be as large as the API's largest body, 1 MiB (docs/reconciliation.md#statements). */
@@ -61,6 +66,27 @@ export function sendPage(ctx: GatewayContext, page: VNode, status = 200): void {
 export function seeOther(ctx: GatewayContext, location: string): void {
   ctx.status = 303;
   ctx.redirect(location);
+}
+
+/**
+ * After a change, back to the page that shows its outcome (303), with a one-time flash
+ * for that page: its next GET shows it and clears it, so a reload or Back does not.
+ */
+export function seeOtherWith(ctx: DashboardContext, location: string, flash: FlashPayload): void {
+  const { member, store, secureCookies } = ctx.state.scope;
+  setFlash(ctx, { secure: secureCookies, browserSecret: member.token, location, storeId: store.id, payload: flash });
+  seeOther(ctx, location);
+}
+
+/** The confirmation a change left for this page, once. */
+export function flashMessage(ctx: DashboardContext): string | undefined {
+  return ctx.state.scope.flash?.message;
+}
+
+/** What a change left to show once on this page (a new key, a secret, results), when it is of `kind`. */
+export function shownOnce<T extends object>(ctx: DashboardContext, kind: string): T | undefined {
+  const shown = ctx.state.scope.flash?.shown;
+  return shown?.kind === kind ? (shown as unknown as T) : undefined;
 }
 
 export function notFoundPage(ctx: GatewayContext, status = 404): void {
@@ -173,7 +199,9 @@ export function createKit(deps: DashboardDeps, sessions: SessionCookies) {
       }
     }
     const { store } = await clients.store.getStore({ id: storeId });
-    ctx.state.scope = { member, store: store!, role: membership.role, csrf, form, file };
+    // Taken by the page it was left for, on its next GET only.
+    const flash = ctx.method === "GET" ? takeFlash(ctx, { secure: sessions.secure, browserSecret: member.token, storeId }) : undefined;
+    ctx.state.scope = { member, store: store!, role: membership.role, csrf, form, file, flash, secureCookies: sessions.secure };
     // A section the role may not use (API keys, Settings) is 403 saying so, on GET and
     // POST alike, before any service is asked (the services refuse it too).
     const needed = sectionPermission((ctx.path.split("/")[4] ?? "").toLowerCase());

@@ -24,7 +24,7 @@ export function cookieNames(secure: boolean) {
 
 const SESSION_MAX_AGE_SECONDS = 7 * 24 * 3600;
 
-function serializeCookie(name: string, value: string, secure: boolean, maxAgeSeconds: number): string {
+export function serializeCookie(name: string, value: string, secure: boolean, maxAgeSeconds: number): string {
   return [`${name}=${value}`, "Path=/", `Max-Age=${maxAgeSeconds}`, "HttpOnly", "SameSite=Lax", ...(secure ? ["Secure"] : [])].join("; ");
 }
 
@@ -39,7 +39,8 @@ export function readCookie(ctx: Context, name: string): string | undefined {
   return undefined;
 }
 
-function appendCookie(ctx: Context, cookie: string) {
+/** Adds a Set-Cookie header, keeping those already set by this response. */
+export function appendCookie(ctx: Context, cookie: string) {
   const existing = ctx.response.get("Set-Cookie") as unknown as string[] | string | undefined;
   const list = Array.isArray(existing) ? existing : existing ? [existing] : [];
   ctx.set("Set-Cookie", [...list, cookie]);
@@ -49,6 +50,8 @@ export function createSessionCookies(deps: { clients: ServiceClients; secure: bo
   const names = cookieNames(deps.secure);
   return {
     names,
+    /** Whether the cookies are Secure (the public origin is https). */
+    secure: deps.secure,
     /** Gives the browser the session cookie (after a sign-in). */
     start(ctx: Context, token: string) {
       appendCookie(ctx, serializeCookie(names.session, token, deps.secure, SESSION_MAX_AGE_SECONDS));

@@ -7,6 +7,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { GatewayContext, RouteContext } from "../context.js";
 import { addressBucket, perAddress, perAddressFailures } from "../per-address.js";
 import type { RefundableRateLimiter } from "../rate-limit.js";
+import { setFlash, takeFlash } from "./flash.js";
 import { field, readForm } from "./forms.js";
 import { afterSignIn } from "../../common/dashboard-links.js";
 import { seeOther, sendPage, type Kit } from "./kit.js";
@@ -51,6 +52,17 @@ export function signInRoutes(router: Router, kit: Kit, sessions: SessionCookies,
     const previous = readCookie(ctx, sessions.names.session);
     if (previous) await clients.accounts.endSession({ token: previous }).catch((error: unknown) => logger.warn({ requestId: ctx.state.requestId, err: error }, "previous dashboard session not ended"));
   }
+
+  /**
+   * The one-time flash of a page outside any store (flash.ts), keyed by the browser's
+   * pre-sign-in CSRF cookie: there is no session to key it by.
+   */
+  const flashTo = (ctx: GatewayContext, location: string, message: string) => {
+    setFlash(ctx, { secure: sessions.secure, browserSecret: sessions.preSessionCsrf(ctx), location, storeId: "", payload: { message } });
+    seeOther(ctx, location);
+  };
+  const flashHere = (ctx: GatewayContext) =>
+    takeFlash(ctx, { secure: sessions.secure, browserSecret: readCookie(ctx, sessions.names.csrf), storeId: "" })?.message;
 
   const expiredForm = (ctx: GatewayContext) =>
     sendPage(ctx, <MessagePage title="This form has expired" message="Nothing was changed. Go back, reload the page and try again." />, 403);
@@ -98,7 +110,7 @@ export function signInRoutes(router: Router, kit: Kit, sessions: SessionCookies,
   }
 
   async function signInPage(ctx: GatewayContext) {
-    const notice = ctx.query.signed_out === "1" ? "You are signed out." : undefined;
+    const notice = flashHere(ctx);
     const next = typeof ctx.query.next === "string" ? ctx.query.next : undefined;
     sendPage(ctx, <SignInPage csrf={sessions.preSessionCsrf(ctx)} notice={notice} next={next && afterSignIn(next) !== "/dashboard" ? next : undefined} />);
   }
@@ -169,6 +181,9 @@ export function signInRoutes(router: Router, kit: Kit, sessions: SessionCookies,
   }
 
   async function forgotPasswordPage(ctx: GatewayContext) {
+    // Once after a request (a reload shows the form again, and sends nothing).
+    const sent = flashHere(ctx);
+    if (sent) return sendPage(ctx, <MessagePage title="Check your mail" message={sent} link={{ href: "/dashboard/login", label: "Back to sign in" }} />);
     sendPage(ctx, <ForgotPasswordPage csrf={sessions.preSessionCsrf(ctx)} />);
   }
 
@@ -187,14 +202,7 @@ export function signInRoutes(router: Router, kit: Kit, sessions: SessionCookies,
     // email and per address, the address counted as the limits here count it); the
     // answer here is the same either way.
     await clients.accounts.requestPasswordReset({ email, clientAddress: addressBucket(ctx.ip) }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS });
-    sendPage(
-      ctx,
-      <MessagePage
-        title="Check your mail"
-        message={`If an account uses ${email || "that email"}, a link to choose a new password is on its way. It works once, for 1 hour.`}
-        link={{ href: "/dashboard/login", label: "Back to sign in" }}
-      />,
-    );
+    flashTo(ctx, "/dashboard/forgot-password", `If an account uses ${email || "that email"}, a link to choose a new password is on its way. It works once, for 1 hour.`);
   }
 
   async function signOut(ctx: GatewayContext) {
@@ -205,6 +213,6 @@ export function signInRoutes(router: Router, kit: Kit, sessions: SessionCookies,
       await clients.accounts.endSession({ token: member.token });
     }
     sessions.clear(ctx);
-    seeOther(ctx, "/dashboard/login?signed_out=1");
+    flashTo(ctx, "/dashboard/login", "You are signed out.");
   }
 }

@@ -237,6 +237,11 @@ test.serial("an invited member sets a password, is signed in with safe cookies, 
   const replay = () => fetch(storeUrl(store.storeId), { headers: { cookie: cookieHeader }, redirect: "manual" });
   t.is((await replay()).status, 200, "the cookie works before signing out");
   await Promise.all([page.waitForURL(/\/dashboard\/login(\?|$)/), button(page, "Sign out").click()]);
+  await page.waitForLoadState("load");
+  t.is(await page.getByRole("status").innerText(), "You are signed out.");
+  t.is(page.url(), `${stack.baseUrl}/dashboard/login`, "with nothing in the URL");
+  await page.reload();
+  t.is(await page.getByRole("status").count(), 0, "said once: a reload shows the sign-in page without it");
   const after = await replay();
   t.true(after.status >= 300 && after.status < 400, `the replayed old cookie is redirected (got ${after.status})`);
   t.is(new URL(after.headers.get("location") ?? "", stack.baseUrl).pathname, "/dashboard/login");
@@ -391,6 +396,82 @@ test.serial("API keys: a new key is shown once, works, shows its last use, and o
   assertAudited(t, rows, m.email, /^Revoked API key ERP production$/, "/api-keys");
   t.false(rows.some((row) => /sneaky|intruder/.test(JSON.stringify(row))), "the refused posts left no trace");
   t.false((await page.content()).includes(secret));
+  assertNoCspViolations(t, page);
+});
+
+test.serial("a reload, or Back then Forward, after Create key, Save endpoint, Add test endpoint or Send test event posts nothing again and shows the key, secret or confirmation no more", async (t) => {
+  const m = await signedInMember(t, "Toko Muat Ulang");
+  const { page } = m;
+  const receiver = await startReceiver(() => ({ status: 200, body: "ok" }));
+  t.teardown(() => receiver.close());
+  // What each form's POST answered: 303, so the browser's page is the GET after it.
+  const posts: number[] = [];
+  page.on("response", (response) => {
+    if (response.request().method() === "POST") posts.push(response.status());
+  });
+  /** Reload, then Back and Forward: each a GET of the page, none a POST. */
+  const revisit = async (check: (when: string) => Promise<void>) => {
+    const before = posts.length;
+    await page.reload();
+    await check("after a reload");
+    await page.goBack();
+    await page.goForward();
+    await check("after Back and Forward");
+    t.is(posts.length, before, "nothing was posted again");
+  };
+
+  // Create key: the key once, then never; the list keeps one row for it.
+  await nav(page, "API keys");
+  const keyRows = async () => (await tableRows(page)).length;
+  const keysBefore = await keyRows();
+  await page.getByLabel("Key name", { exact: true }).fill("Reload proof");
+  await follow(page, button(page, "Create key"));
+  t.deepEqual(posts, [303], "Create key answers 303");
+  const secret = (await page.getByLabel("New API key", { exact: true }).innerText()).trim();
+  t.regex(secret, /^sk_live_/);
+  t.false(page.url().includes(secret), "the key is not in the URL");
+  t.is(await keyRows(), keysBefore + 1);
+  await revisit(async (when) => {
+    t.is(await page.getByLabel("New API key", { exact: true }).count(), 0, `no key shown ${when}`);
+    t.false((await page.content()).includes(secret), `the key is gone ${when}`);
+    t.is(await keyRows(), keysBefore + 1, `one key more ${when}`);
+  });
+  t.is((await stack.stores.listApiKeys({ storeId: m.storeId })).apiKeys.filter((key) => key.name === "Reload proof").length, 1, "one key was made");
+
+  // Save endpoint, live then in test mode: the secret once; one endpoint each.
+  for (const testMode of [false, true]) {
+    const list = storeUrl(m.storeId, testMode ? "webhooks?mode=test" : "webhooks");
+    await page.goto(list);
+    t.regex(await page.locator("main").innerText(), testMode ? /Add test endpoint/ : /Add endpoint/);
+    await page.getByLabel("Endpoint URL", { exact: true }).fill(`${receiver.url}/${testMode ? "test" : "live"}`);
+    const before = posts.length;
+    await follow(page, button(page, "Save endpoint"));
+    t.deepEqual(posts.slice(before), [303], `Save endpoint answers 303 (test mode: ${testMode})`);
+    t.is(page.url(), list, "back on the list it was added from");
+    const whsec = /whsec_[A-Za-z0-9+/=]+/.exec(await bodyText(page))?.[0];
+    t.truthy(whsec, "the new secret is shown");
+    t.is((await tableRows(page)).length, 1);
+    await revisit(async (when) => {
+      t.false((await page.content()).includes(whsec!), `the secret is gone ${when}`);
+      t.is((await tableRows(page)).length, 1, `one endpoint listed ${when}`);
+    });
+    t.is((await stack.webhooks!.listEndpoints({ storeId: m.storeId, testMode })).endpoints.length, 1, `one endpoint was made (test mode: ${testMode})`);
+  }
+
+  // Send test event: the confirmation once; one test delivery.
+  const [endpoint] = (await stack.webhooks!.listEndpoints({ storeId: m.storeId })).endpoints;
+  await page.goto(storeUrl(m.storeId, `webhooks/${endpoint!.id}`));
+  const before = posts.length;
+  await follow(page, button(page, "Send test event"));
+  t.deepEqual(posts.slice(before), [303], "Send test event answers 303");
+  t.false(page.url().includes("?"), "no confirmation in the URL");
+  t.regex(await bodyText(page), /The test event is (sent|queued)/);
+  await page.getByText("200", { exact: true }).first().waitFor({ timeout: 15_000 });
+  await revisit(async (when) => {
+    t.notRegex(await bodyText(page), /The test event is/, `the confirmation is gone ${when}`);
+  });
+  const tests = (await stack.webhooks!.listDeliveries({ storeId: m.storeId, endpointId: endpoint!.id })).deliveries.filter((d) => d.eventType === "webhook.test");
+  t.is(tests.length, 1, "one test event was sent");
   assertNoCspViolations(t, page);
 });
 
@@ -820,7 +901,9 @@ test.serial("bank mutations: a statement imported on the page pays its order; un
       `${m3},${soon},777777,credit,TRSF CR ANDI`,
     ]),
   );
+  const imported = m.page.waitForResponse((r) => r.request().method() === "POST");
   await follow(m.page, button(m.page, "Import"));
+  t.is((await imported).status(), 303, "the import answers 303: a reload does not import again");
   const results = await tableRows(m.page, m.page.locator("section", { has: m.page.getByRole("heading", { name: /^Imported 3 mutations/ }) }));
   t.deepEqual(
     results.map((row) => [row.mutation, row.result]),
@@ -831,6 +914,8 @@ test.serial("bank mutations: a statement imported on the page pays its order; un
     ],
   );
   t.is((await apiOrder(m.key, a.order.id)).status, "paid", "the matching credit paid its order");
+  await m.page.reload();
+  t.is(await m.page.getByRole("heading", { name: /^Imported / }).count(), 0, "the results are shown once");
   await shoot(t, m.page, "bank-mutations-review");
 
   await nav(m.page, "Overview");

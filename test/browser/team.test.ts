@@ -378,6 +378,10 @@ test.serial("Forgot password? answers the same for any email, mails a one-time l
   const stranger = `nobody-${uid()}@toko.example`;
   const known = await ask(o.email);
   t.regex(known, /Check your mail/);
+  t.is(b.page.url(), `${stack.baseUrl}/dashboard/forgot-password`, "the email is not in the URL");
+  await b.page.reload();
+  t.notRegex(await bodyText(b.page), /Check your mail/, "a reload sends nothing again: it shows the form");
+  t.is(await button(b.page, "Send reset link").count(), 1);
   t.is(await ask(stranger), known, "the same page for an unknown email");
 
   const mail = await mailTo(o.email, /Reset your password/);

@@ -40,7 +40,12 @@ async function member(name: string) {
   };
   const statusOf = async (id: string) => (await api(stack.baseUrl, `/v1/orders/${id}`, { key: store.key })).body.data.order.status;
   const get = (path: string) => fetch(`${stack.baseUrl}/dashboard/stores/${store.storeId}/${path}`, { redirect: "manual", headers: { cookie: `session=${token}` } });
-  return { ...store, product, token, post, get, order, statusOf };
+  /** The page a change redirected to, as a browser gets it: with the one-time flash cookie the 303 set. */
+  const follow = (answer: Response) => {
+    const flash = answer.headers.getSetCookie().map((cookie) => cookie.split(";")[0]!).filter((cookie) => cookie.startsWith("flash="));
+    return fetch(new URL(answer.headers.get("location")!, stack.baseUrl), { redirect: "manual", headers: { cookie: [`session=${token}`, ...flash].join("; ") } });
+  };
+  return { ...store, product, token, post, get, follow, order, statusOf };
 }
 
 test("the orders and events lists page by the last one shown: Older goes on after it, Newest orders starts over; a stale link says so", async (t) => {
@@ -116,7 +121,7 @@ test("a refund post: the service decides what may be refunded; a bad amount show
   }
   const done = await m.post(`orders/${transfer.id}/refund`, { amount: "1.000", reason: "Indonesian grouping" });
   t.is(done.status, 303);
-  const shown = await fetch(new URL(done.headers.get("location")!, stack.baseUrl), { headers: { cookie: `session=${m.token}` } });
+  const shown = await m.follow(done);
   t.regex(await shown.text(), /Refund of Rp 1\.000 succeeded/);
   const entries = await stack.auditLog(m.storeId);
   t.deepEqual(entries.filter((e) => e.action === "order.refunded").map((e) => e.target), [`order:${transfer.id}`], "only the refund made is audited");
@@ -227,8 +232,8 @@ test("Create key with Mode Test shows an sk_test_ key once, lists it as Test, an
   t.regex(form, /<input type="radio" name="mode" value="test"(?! checked)[^>]*>\s*Test/);
 
   const created = await m.post("api-keys", { name: "CI suite", mode: "test", scopes: "orders:read" });
-  t.is(created.status, 201);
-  const page = await created.text();
+  t.is(created.status, 303);
+  const page = await (await m.follow(created)).text();
   const secret = /aria-label="New API key"[^>]*>\s*(sk_[a-z]+_[0-9A-Za-z]+)/.exec(page)?.[1] ?? "";
   t.regex(secret, /^sk_test_[0-9A-Za-z]{40}$/, "the whole test key is shown");
   t.false((await stack.stores.authenticateApiKey({ secret })).livemode, "and it is a test key");
@@ -247,8 +252,8 @@ test("the Test data switch: Webhooks and Events show one mode's endpoints and ev
   const banner = "you are looking at test data (orders, events, transfers); nothing here moves money";
   await stack.webhooks!.createEndpoint({ storeId: m.storeId, url: "https://live.example/hooks" });
   const added = await m.post("webhooks?mode=test", { url: "https://sandbox.example/hooks", all_events: "1" });
-  t.is(added.status, 201);
-  t.true((await added.text()).includes("Test events are now sent to"));
+  t.is(added.status, 303);
+  t.true((await (await m.follow(added)).text()).includes("Test events are now sent to"));
   const [sandbox] = (await stack.webhooks!.listEndpoints({ storeId: m.storeId, testMode: true })).endpoints;
   t.like(sandbox, { url: "https://sandbox.example/hooks", livemode: false }, "the form in test mode makes a test endpoint");
 

@@ -10,13 +10,22 @@ import { grantableScopes, SCOPE_TEXT, SCOPES, type Scope } from "../../../common
 import type { ApiKey } from "../../../gen/catalog/v1/catalog_pb.js";
 import { Time } from "../../html/components.js";
 import { field, type Form } from "../forms.js";
-import { notFoundPage, problemText, ROLE_NAMES, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
+import { flashMessage, notFoundPage, problemText, ROLE_NAMES, seeOther, seeOtherWith, sendPage, shownOnce, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
 import { DataTable } from "../views/data-table.js";
 
 const iso = (value: ApiKey["createdAt"]) => (value ? timestampDate(value).toISOString() : "");
 
-const DONE: Record<string, string> = { revoked: "The key is revoked. Requests with it are refused from now on." };
+const REVOKED = "The key is revoked. Requests with it are refused from now on.";
+
+/** A new key as the page shows it once, after the redirect (its secret in the encrypted flash only). */
+interface CreatedKey {
+  kind: "api_key";
+  name: string;
+  secret: string;
+  livemode: boolean;
+  scopes: string[];
+}
 
 /** What the "Create key" form holds: as posted, or its defaults. */
 interface KeyValues {
@@ -103,7 +112,7 @@ function ScopeChoices(props: { ctx: DashboardContext; ticked: readonly string[] 
   );
 }
 
-function KeysPage(props: { ctx: DashboardContext; keys: ApiKey[]; values?: KeyValues; created?: ApiKey & { secret: string }; error?: string; flash?: string }) {
+function KeysPage(props: { ctx: DashboardContext; keys: ApiKey[]; values?: KeyValues; created?: CreatedKey; error?: string; flash?: string }) {
   const { member, store, csrf } = props.ctx.state.scope;
   const values = props.values ?? defaults(props.ctx);
   return (
@@ -214,7 +223,7 @@ export function apiKeyPages(router: Router, kit: Kit) {
   router.post(`${base}/:keyId/revoke`, storeScope, handle(revokeKey));
 
   async function apiKeysPage(ctx: DashboardContext) {
-    sendPage(ctx, <KeysPage ctx={ctx} keys={await list(ctx)} flash={DONE[String(ctx.query.done)]} />);
+    sendPage(ctx, <KeysPage ctx={ctx} keys={await list(ctx)} flash={flashMessage(ctx)} created={shownOnce<CreatedKey>(ctx, "api_key")} />);
   }
 
   async function createApiKey(ctx: DashboardContext) {
@@ -229,8 +238,9 @@ export function apiKeyPages(router: Router, kit: Kit) {
       // The catalog grants only what the member's role may (a forged post for more is
       // PERMISSION_DENIED, the kit's 403) and audits the key with its maker.
       const created = await clients.store.createApiKey({ storeId, name: values.name, scopes: [...values.scopes], testMode: values.mode === "test" });
-      // Shown in this response only, never in a URL or a later page.
-      sendPage(ctx, <KeysPage ctx={ctx} keys={await list(ctx)} created={{ ...created.apiKey!, secret: created.secret }} />, 201);
+      // Shown once by the page the browser is sent to, never in a URL; a reload does not make another key.
+      const { name, livemode, scopes } = created.apiKey!;
+      seeOtherWith(ctx, storePath(storeId, "api-keys"), { shown: { kind: "api_key", name, secret: created.secret, livemode, scopes } satisfies CreatedKey });
     } catch (error) {
       const problem = formProblem(error);
       if (!problem) throw error;
@@ -249,9 +259,9 @@ export function apiKeyPages(router: Router, kit: Kit) {
     const apiKey = await findKey(ctx);
     if (!apiKey) return notFoundPage(ctx);
     const storeId = ctx.state.scope.store.id;
-    if (apiKey.revokedAt) return seeOther(ctx, `${storePath(storeId, "api-keys")}?done=revoked`);
+    if (apiKey.revokedAt) return seeOtherWith(ctx, storePath(storeId, "api-keys"), { message: REVOKED });
     // The catalog checks the member's role and audits the revocation with it.
     await clients.store.revokeApiKey({ storeId, keyId: apiKey.id });
-    seeOther(ctx, `${storePath(storeId, "api-keys")}?done=revoked`);
+    seeOtherWith(ctx, storePath(storeId, "api-keys"), { message: REVOKED });
   }
 }

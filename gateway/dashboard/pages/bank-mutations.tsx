@@ -7,15 +7,32 @@ import type { BankMutation, MutationResult } from "../../../gen/order/v1/bank_pb
 import { ImportInterrupted, importStatement } from "../../bank-import.js";
 import { Money, Time } from "../../html/components.js";
 import { field } from "../forms.js";
-import { dashboardMode, may, problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
+import { fitList } from "../flash.js";
+import { dashboardMode, flashMessage, may, problemText, seeOtherWith, sendPage, shownOnce, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
 import { DataTable } from "../views/data-table.js";
 import { TestData, withMode } from "../views/test-data.js";
 
-const DONE: Record<string, string> = {
+/** The confirmations shown once by the page after a review. */
+const DONE = {
   assigned: "The transfer is assigned: the order is paid and your systems are told.",
   dismissed: "The transfer is dismissed from the review list.",
-};
+} as const;
+
+/** One imported mutation's outcome, as the results table shows it. */
+type ImportedRow = Pick<MutationResult, "id" | "result" | "orderId" | "reason">;
+
+/**
+ * An import's results, shown once by the page after it: the counts of all, the first
+ * rows that fit in the flash, and how many more (Recent mutations lists them).
+ */
+interface ImportResults {
+  kind: "bank_import";
+  total: number;
+  counts: Record<string, number>;
+  rows: ImportedRow[];
+  more: number;
+}
 
 const RESULT_BADGE: Record<string, string> = { matched: "paid", assigned: "paid", unmatched: "failed", duplicate: "expired", ignored: "expired", dismissed: "expired" };
 
@@ -88,7 +105,7 @@ function ReviewList(props: { ctx: DashboardContext; review: BankMutation[] }) {
   );
 }
 
-function ResultsTable({ results, storeId }: { results: MutationResult[]; storeId: string }) {
+function ResultsTable({ results, storeId }: { results: ImportedRow[]; storeId: string }) {
   return (
     <DataTable head={["Mutation", "Result", "Order", "Reason"]}>
       {results.map((r) => (
@@ -111,12 +128,11 @@ function BankPage(props: {
   /** How many wait for review in all: the list shows the newest REVIEW_PAGE. */
   waiting: number;
   recent: BankMutation[];
-  results?: MutationResult[];
+  results?: ImportResults;
   flash?: string;
   error?: string;
 }) {
   const { member, store, csrf } = props.ctx.state.scope;
-  const counts = props.results?.reduce<Record<string, number>>((out, r) => ({ ...out, [r.result]: (out[r.result] ?? 0) + 1 }), {});
   return (
     <Shell title="Bank mutations" member={member} store={store} section="bank-mutations" csrf={csrf} flash={props.flash} error={props.error}>
       <TestData path={storePath(store.id, "bank-mutations")} query={props.ctx.query} testMode={dashboardMode(props.ctx).testMode} />
@@ -137,12 +153,13 @@ function BankPage(props: {
           </p>
         </form>
       )}
-      {props.results && counts && (
+      {props.results && (
         <section aria-labelledby="results-title">
           <h2 id="results-title">
-            Imported {props.results.length} mutations: {Object.entries(counts).map(([result, n]) => `${n} ${result}`).join(", ")}
+            Imported {props.results.total} mutations: {Object.entries(props.results.counts).map(([result, n]) => `${n} ${result}`).join(", ")}
           </h2>
-          <ResultsTable results={props.results} storeId={store.id} />
+          <ResultsTable results={props.results.rows} storeId={store.id} />
+          {props.results.more > 0 && <p class="muted small">And {props.results.more} more: Recent mutations below lists them.</p>}
         </section>
       )}
       <h2>Waiting for review ({props.waiting})</h2>
@@ -204,15 +221,25 @@ export function bankMutationPages(router: Router, kit: Kit) {
   router.post(`${base}/dismiss`, storeScope, handle(dismissMutation));
 
   async function bankMutationsPage(ctx: DashboardContext) {
-    sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} flash={DONE[String(ctx.query.done)]} />);
+    sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} flash={flashMessage(ctx)} results={shownOnce<ImportResults>(ctx, "bank_import")} />);
   }
 
   async function importBankStatement(ctx: DashboardContext) {
     const { store, file } = ctx.state.scope;
     if (!file || file.text.trim() === "") return sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} error="Choose a statement file (CSV) to import." />, 400);
     try {
-      const results = await importStatement(clients.bank, store.id, file.text, dashboardMode(ctx).testMode);
-      sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} results={results} />);
+      const { testMode } = dashboardMode(ctx);
+      const results = await importStatement(clients.bank, store.id, file.text, testMode);
+      // The results ride to the page in the flash: a reload shows the page, not a second import.
+      const counts: Record<string, number> = {};
+      for (const r of results) counts[r.result] = (counts[r.result] ?? 0) + 1;
+      const rows = results.map(({ id, result, orderId, reason }): ImportedRow => ({ id, result, orderId, reason }));
+      const page = withMode(storePath(store.id, "bank-mutations"), testMode);
+      seeOtherWith(
+        ctx,
+        page,
+        fitList(storePath(store.id, "bank-mutations"), store.id, rows, (shown, more) => ({ shown: { kind: "bank_import", total: results.length, counts, rows: shown, more } satisfies ImportResults })),
+      );
     } catch (error) {
       if (error instanceof ImportInterrupted) {
         ctx.set("Retry-After", "2");
@@ -244,7 +271,7 @@ export function bankMutationPages(router: Router, kit: Kit) {
       } else {
         await clients.bank.dismissMutation({ storeId, mutationId, testMode });
       }
-      seeOther(ctx, withMode(`${storePath(storeId, "bank-mutations")}?done=${action === "assign" ? "assigned" : "dismissed"}`, testMode));
+      seeOtherWith(ctx, withMode(storePath(storeId, "bank-mutations"), testMode), { message: DONE[action === "assign" ? "assigned" : "dismissed"] });
     } catch (error) {
       // An unknown reference is a typing mistake on this form, not a missing page.
       const notFound = error instanceof ConnectError && error.code === Code.NotFound && action === "assign";

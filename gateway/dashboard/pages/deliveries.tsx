@@ -8,7 +8,7 @@ import { isUuid } from "../../../common/ids.js";
 import type { Delivery, Endpoint } from "../../../gen/webhook/v1/webhook_pb.js";
 import type { ServiceClients } from "../../clients.js";
 import { Time } from "../../html/components.js";
-import { may, notFoundPage, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
+import { flashMessage, may, notFoundPage, seeOther, seeOtherWith, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath, type Section } from "../views/layout.js";
 import { DataTable } from "../views/data-table.js";
 
@@ -21,11 +21,12 @@ export const deliveryPath = (storeId: string, delivery: Pick<Delivery, "id" | "e
   endpointPath(storeId, delivery.endpointId, `deliveries/${delivery.id}`);
 export const orderPath = (storeId: string, orderId: string) => storePath(storeId, `orders/${orderId}`);
 
-const DELIVERY_DONE: Record<string, string> = {
+/** The confirmations shown once by a delivery's page after a test event or a resend. */
+export const DELIVERY_DONE = {
   test_sent: "The test event is sent: the receiver's answer is beside the request below.",
   test_queued: "The test event is queued and is sent within a few seconds: this page shows the attempt by itself.",
-  resent: "The delivery is queued again and will be sent within a few seconds. Reload this page to see the new attempt.",
-};
+  resent: "The delivery is queued again and is sent within a few seconds: this page shows the new attempt by itself.",
+} as const;
 
 const ATTEMPT_RESULTS: Record<string, string> = {
   succeeded: "Succeeded",
@@ -285,10 +286,11 @@ export function deliveryPages(router: Router, kit: Kit) {
   router.get("/dashboard/stores/:storeId/deliveries/:deliveryId", storeScope, handle(redirectToDelivery));
 
   async function deliveryDetail(ctx: DashboardContext, _webhook: WebhookClient, found: FoundDelivery) {
-    // Not attempted yet: the page reloads itself every 2 s, without script, until the
-    // first attempt shows beside the request.
-    if (found.delivery.status === "pending" && found.delivery.attempts.length === 0) ctx.set("Refresh", "2");
-    sendPage(ctx, <DeliveryPage ctx={ctx} {...found} flash={DELIVERY_DONE[String(ctx.query.done)]} />);
+    // Not attempted yet, or queued again and due now: the page reloads itself every 2 s,
+    // without script, until the attempt shows beside the request.
+    const { delivery } = found;
+    if (delivery.status === "pending" && (delivery.attempts.length === 0 || Date.parse(delivery.nextAttemptAt) <= Date.now() + 5_000)) ctx.set("Refresh", "2");
+    sendPage(ctx, <DeliveryPage ctx={ctx} {...found} flash={flashMessage(ctx)} />);
   }
 
   async function resendDelivery(ctx: DashboardContext, webhook: WebhookClient, found: FoundDelivery) {
@@ -304,7 +306,7 @@ export function deliveryPages(router: Router, kit: Kit) {
         : "Its endpoint was deleted, so it cannot be sent again.";
       return sendPage(ctx, <DeliveryPage ctx={ctx} {...found} error={`This delivery was not resent. ${problem}`} />, 409);
     }
-    seeOther(ctx, `${deliveryPath(storeId, delivery)}?done=resent`);
+    seeOtherWith(ctx, deliveryPath(storeId, delivery), { message: DELIVERY_DONE.resent });
   }
 
   async function redirectToDelivery(ctx: DashboardContext) {

@@ -14,7 +14,7 @@ import { ItemStatus, ItemType, type Item } from "../../../gen/catalog/v1/catalog
 import type { OrderItemInput, PaymentLink, PaymentMethod } from "../../../gen/order/v1/order_pb.js";
 import { Time } from "../../html/components.js";
 import { field, type Form } from "../forms.js";
-import { dashboardMode, forbiddenPage, may, notFoundPage, problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
+import { dashboardMode, flashMessage, forbiddenPage, may, notFoundPage, problemText, seeOther, seeOtherWith, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
 import { TestData, withMode } from "../views/test-data.js";
 
@@ -24,10 +24,11 @@ export const ITEM_ROWS = 3;
 /** The published items the form offers, at most this many pages of the catalog's 50. */
 const PICKER_PAGES = 4;
 
-const DONE: Record<string, string> = {
+/** The confirmations shown once by the list after a change. */
+const DONE = {
   created: "The link is ready. Copy it or share it on WhatsApp: whoever opens it can pay.",
   deactivated: "The link is deactivated. Whoever opens it now is told it is closed; orders already made through it can still be paid.",
-};
+} as const;
 
 /** A link's state as the list shows it (the order service's words, read as of now). */
 const STATE: Record<string, { label: string; badge: string }> = {
@@ -358,7 +359,7 @@ export function paymentLinkPages(router: Router, kit: Kit) {
   };
 
   async function linksPage(ctx: DashboardContext) {
-    sendPage(ctx, <LinksPage ctx={ctx} data={await pageData(ctx)} flash={DONE[String(ctx.query.done)]} />);
+    sendPage(ctx, <LinksPage ctx={ctx} data={await pageData(ctx)} flash={flashMessage(ctx)} />);
   }
 
   async function createLink(ctx: DashboardContext) {
@@ -384,7 +385,7 @@ export function paymentLinkPages(router: Router, kit: Kit) {
       if (!problem) throw error;
       return sendPage(ctx, <LinksPage ctx={ctx} data={await pageData(ctx)} values={values} error={problem} />, 400);
     }
-    seeOther(ctx, withMode(storePath(storeId, "payment-links"), testMode, { done: "created" }));
+    seeOtherWith(ctx, withMode(storePath(storeId, "payment-links"), testMode), { message: DONE.created });
   }
 
   async function confirmDeactivate(ctx: DashboardContext) {
@@ -403,6 +404,6 @@ export function paymentLinkPages(router: Router, kit: Kit) {
     if (!isUuid(linkId)) return notFoundPage(ctx);
     // The order service checks the role, finds the link in this store and mode (else NOT_FOUND, the kit's 404) and audits it.
     await clients.order.deactivatePaymentLink({ storeId, linkId, testMode });
-    seeOther(ctx, withMode(storePath(storeId, "payment-links"), testMode, { done: "deactivated" }));
+    seeOtherWith(ctx, withMode(storePath(storeId, "payment-links"), testMode), { message: DONE.deactivated });
   }
 }

@@ -4,7 +4,7 @@
 import type { RouterInstance as Router } from "@koa/router";
 import type { Store } from "../../../gen/catalog/v1/catalog_pb.js";
 import { field, type Form } from "../forms.js";
-import { problemText, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
+import { flashMessage, problemText, seeOtherWith, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Shell, storePath } from "../views/layout.js";
 
 const FIELDS = [
@@ -94,8 +94,7 @@ export function settingsPages(router: Router, kit: Kit) {
   router.post(path, storeScope, handle(saveSettings));
 
   async function settingsPage(ctx: DashboardContext) {
-    const flash = ctx.query.done === "saved" ? "Settings saved. New orders use them." : undefined;
-    sendPage(ctx, <SettingsPage ctx={ctx} values={valuesOf(ctx.state.scope.store)} flash={flash} />);
+    sendPage(ctx, <SettingsPage ctx={ctx} values={valuesOf(ctx.state.scope.store)} flash={flashMessage(ctx)} />);
   }
 
   async function saveSettings(ctx: DashboardContext) {
@@ -113,7 +112,7 @@ export function settingsPages(router: Router, kit: Kit) {
         emailBuyers: values.email_buyers,
         buyerLanguage: values.buyer_language,
       });
-      seeOther(ctx, `${storePath(storeId, "settings")}?done=saved`);
+      seeOtherWith(ctx, storePath(storeId, "settings"), { message: "Settings saved. New orders use them." });
     } catch (error) {
       const problem = problemText(error);
       if (!problem) throw error;

@@ -12,7 +12,7 @@ import { ROLES, type Role } from "../../../common/roles.js";
 import type { Invitation, Member } from "../../../gen/catalog/v1/account_pb.js";
 import { Time } from "../../html/components.js";
 import { field } from "../forms.js";
-import { notFoundPage, problemText, ROLE_NAMES, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
+import { flashMessage, notFoundPage, problemText, ROLE_NAMES, seeOther, seeOtherWith, sendPage, shownOnce, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
 
 const iso = (value: Timestamp | undefined) => (value ? timestampDate(value).toISOString() : "");
@@ -28,13 +28,20 @@ const ROLE_HINTS: Record<Role, string> = {
 /** The invitation form's preselected role: the least that can do anything. */
 const DEFAULT_ROLE: Role = "viewer";
 
-const DONE: Record<string, string> = {
+/** The confirmations shown once by the Team page after a change. */
+const DONE = {
   invited: "Invitation sent. Its link works once, for 72 hours; they join the team when they accept it.",
   role: "Role changed. It applies to the member's next page.",
   removed: "Member removed. Their sessions ended at once.",
   revoked: "Invitation revoked. Its link no longer works.",
   gone: "That invitation is no longer pending: it was revoked or used already.",
-};
+} as const;
+
+/** The flash of a removal: whom, so the page can say what the catalog recorded of it. */
+interface MemberRemoved {
+  kind: "member_removed";
+  email: string;
+}
 
 function RoleSelect(props: { name: string; value: Role; label: string }) {
   return (
@@ -188,15 +195,14 @@ function RemovePage(props: { ctx: DashboardContext; member: Member }) {
 }
 
 /**
- * The notice after a removal, from what the catalog recorded of it (its audit entry),
- * so a link can only ever repeat what happened: the member, and the API keys revoked
- * or kept with them. The plain notice when the entry is not found.
+ * The notice after a removal, from what the catalog recorded of it (its audit entry):
+ * the member, and the API keys revoked or kept with them. The plain notice when the entry is not found.
  */
 async function removalNotice(ctx: DashboardContext, clients: Kit["clients"], email: string): Promise<string> {
   const { member: me, store } = ctx.state.scope;
   const { entries } = await clients.accounts.listAudit({ storeId: store.id, limit: 20, actor: me.email, action: "member.removed" });
   const entry = entries.find((candidate) => candidate.target === auditTarget("member", email));
-  if (!entry) return DONE.removed!;
+  if (!entry) return DONE.removed;
   const keys = entry.changes.find((change) => change.field === MEMBER_API_KEYS_FIELD);
   const what = keys ? `API keys ${keys.after}: ${keys.before}.` : "They had no API keys.";
   return `Member removed: ${email}. Their sessions ended at once. ${what}`;
@@ -205,7 +211,8 @@ async function removalNotice(ctx: DashboardContext, clients: Kit["clients"], ema
 export function teamPages(router: Router, kit: Kit) {
   const { clients, handle, storeScope } = kit;
   const base = "/dashboard/stores/:storeId/team";
-  const teamPath = (ctx: DashboardContext, done?: string) => `${storePath(ctx.state.scope.store.id, "team")}${done ? `?done=${done}` : ""}`;
+  /** Back to the Team page with the confirmation of `done`, once. */
+  const backToTeam = (ctx: DashboardContext, done: keyof typeof DONE) => seeOtherWith(ctx, storePath(ctx.state.scope.store.id, "team"), { message: DONE[done] });
 
   const load = async (ctx: DashboardContext) => {
     const storeId = ctx.state.scope.store.id;
@@ -235,8 +242,8 @@ export function teamPages(router: Router, kit: Kit) {
   router.post(`${base}/:memberId/remove`, storeScope, handle(removeMember));
 
   async function teamPage(ctx: DashboardContext) {
-    const removed = ctx.query.done === "removed" && typeof ctx.query.member === "string" ? ctx.query.member : undefined;
-    const flash = removed ? await removalNotice(ctx, clients, removed) : DONE[String(ctx.query.done)];
+    const removed = shownOnce<MemberRemoved>(ctx, "member_removed");
+    const flash = removed ? await removalNotice(ctx, clients, removed.email) : flashMessage(ctx);
     sendPage(ctx, <TeamPage ctx={ctx} {...await load(ctx)} flash={flash} />);
   }
 
@@ -247,7 +254,7 @@ export function teamPages(router: Router, kit: Kit) {
     try {
       // The catalog stores the invitation, audits it and mails the link.
       await clients.accounts.inviteMember({ storeId: store.id, email, role });
-      seeOther(ctx, teamPath(ctx, "invited"));
+      backToTeam(ctx, "invited");
     } catch (error) {
       await refused(ctx, error, { email, role: (ROLES as readonly string[]).includes(role) ? (role as Role) : DEFAULT_ROLE });
     }
@@ -261,9 +268,9 @@ export function teamPages(router: Router, kit: Kit) {
     } catch (error) {
       // A second click, or a tab left open: it was revoked or used meanwhile.
       if (!(error instanceof ConnectError && error.code === Code.NotFound)) throw error;
-      return seeOther(ctx, teamPath(ctx, "gone"));
+      return backToTeam(ctx, "gone");
     }
-    seeOther(ctx, teamPath(ctx, "revoked"));
+    backToTeam(ctx, "revoked");
   }
 
   async function changeRole(ctx: DashboardContext) {
@@ -271,7 +278,7 @@ export function teamPages(router: Router, kit: Kit) {
     if (!isUuid(memberId)) return notFoundPage(ctx);
     try {
       await clients.accounts.setMemberRole({ storeId: ctx.state.scope.store.id, memberId, role: field(ctx.state.scope.form, "role") });
-      seeOther(ctx, teamPath(ctx, "role"));
+      backToTeam(ctx, "role");
     } catch (error) {
       await refused(ctx, error);
     }
@@ -296,6 +303,6 @@ export function teamPages(router: Router, kit: Kit) {
     }
     // Removing yourself ends your own session too.
     if (memberId === ctx.state.scope.member.id) return seeOther(ctx, "/dashboard/login");
-    seeOther(ctx, `${teamPath(ctx, "removed")}&member=${encodeURIComponent(email)}`);
+    seeOtherWith(ctx, storePath(ctx.state.scope.store.id, "team"), { shown: { kind: "member_removed", email } satisfies MemberRemoved });
   }
 }

@@ -4,8 +4,8 @@
 // three pages say it alike; links and forms of a page in test mode keep `mode=test`.
 import type { ParsedUrlQuery } from "node:querystring";
 
-/** Query parameters that point into one mode's data (paging cursors, a change's flash): dropped when the mode switches. */
-const MODE_BOUND = new Set(["mode", "before", "before_id", "after", "done"]);
+/** Query parameters that point into one mode's data (paging cursors): dropped when the mode switches. */
+const MODE_BOUND = new Set(["mode", "before", "before_id", "after"]);
 
 /** `path` with the mode's parameter: `?mode=test` in test mode, nothing in live mode; `params` kept as given. */
 export function withMode(path: string, testMode: boolean, params: Record<string, string> = {}): string {
@@ -15,7 +15,7 @@ export function withMode(path: string, testMode: boolean, params: Record<string,
   return text ? `${path}${path.includes("?") ? "&" : "?"}${text}` : path;
 }
 
-/** The page's address in the other mode: its filters kept, its paging and flash dropped. */
+/** The page's address in the other mode: its filters kept, its paging dropped. */
 export function switchedHref(path: string, query: ParsedUrlQuery, testMode: boolean): string {
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(query)) if (!MODE_BOUND.has(name) && typeof value === "string") kept[name] = value;

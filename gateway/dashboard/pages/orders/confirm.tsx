@@ -5,9 +5,9 @@
 import type { Order } from "../../../../gen/order/v1/order_pb.js";
 import type { ServiceClients } from "../../../clients.js";
 import { Money, StatusBadge } from "../../../html/components.js";
-import { dashboardMode, notFoundPage, problemText, seeOther, sendPage, type DashboardContext } from "../../kit.js";
+import { dashboardMode, notFoundPage, problemText, seeOther, seeOtherWith, sendPage, type DashboardContext } from "../../kit.js";
 import { Csrf, Shell, storePath } from "../../views/layout.js";
-import { load, showOrder } from "./detail.js";
+import { load, ORDER_DONE, showOrder } from "./detail.js";
 import { withMode } from "../../views/test-data.js";
 
 const ACTIONS = {
@@ -84,7 +84,7 @@ function change(name: ActionName) {
       const { testMode } = dashboardMode(ctx);
       if (name === "mark-paid") await clients.order.markOrderPaid({ storeId, orderId, testMode });
       else await clients.order.cancelOrder({ storeId, orderId, testMode });
-      seeOther(ctx, withMode(`${storePath(storeId, `orders/${orderId}`)}?done=${action.done}`, testMode));
+      seeOtherWith(ctx, withMode(storePath(storeId, `orders/${orderId}`), testMode), { message: ORDER_DONE[action.done] });
     } catch (error) {
       const problem = problemText(error);
       if (!problem) throw error;

@@ -11,16 +11,17 @@ import type { Item } from "../../../../gen/catalog/v1/catalog_pb.js";
 import type { ServiceClients } from "../../../clients.js";
 import { Money, StatusBadge, Time } from "../../../html/components.js";
 import { rupiah } from "../../../html/format.js";
-import { dashboardMode, notFoundPage, sendPage, type DashboardContext } from "../../kit.js";
+import { dashboardMode, flashMessage, notFoundPage, sendPage, shownOnce, type DashboardContext } from "../../kit.js";
 import { Empty, Shell, storePath } from "../../views/layout.js";
 import { DataTable } from "../../views/data-table.js";
 import { DeliveriesTable } from "../deliveries.js";
 import { withMode } from "../../views/test-data.js";
 
-const DONE: Record<string, string> = {
+/** The confirmations shown once by an order's page after marking it paid or cancelling it (confirm.tsx). */
+export const ORDER_DONE = {
   paid: "The order is marked as paid. Your webhooks get order.paid as usual.",
   cancelled: "The order is cancelled. Your webhooks get order.cancelled as usual.",
-};
+} as const;
 
 /** The order service's names for what a person may do (GetOrderResponse.allowed_actions). */
 type AllowedAction = "mark_paid" | "cancel" | "refund";
@@ -30,6 +31,12 @@ const REFUND_METHOD_LABELS: Record<string, string> = { gateway: "Payment gateway
 
 function RefundStatusBadge({ status }: { status: string }) {
   return <span class={`badge badge-${status}`}>{REFUND_STATUS_LABELS[status] ?? status}</span>;
+}
+
+/** The flash of the refund form (refund.tsx): the refund whose outcome the order's page shows once. */
+export interface RefundMade {
+  kind: "refund";
+  refundId: string;
 }
 
 /** What became of a refund, for the page the refund form redirects to. */
@@ -375,7 +382,8 @@ export async function showOrder(
 export function orderDetail(ctx: DashboardContext, clients: ServiceClients) {
   return showOrder(ctx, clients, (order) => {
     // After a refund: what became of it, as the order says now.
-    const refund = typeof ctx.query.refund === "string" ? order.refunds.find((r) => r.id === ctx.query.refund) : undefined;
-    return refund ? refundOutcome(refund) : { flash: DONE[String(ctx.query.done)] };
+    const made = shownOnce<RefundMade>(ctx, "refund");
+    const refund = made && order.refunds.find((r) => r.id === made.refundId);
+    return refund ? refundOutcome(refund) : { flash: flashMessage(ctx) };
   });
 }

@@ -8,9 +8,9 @@ import type { ServiceClients } from "../../../clients.js";
 import { Money, StatusBadge } from "../../../html/components.js";
 import { requestHash } from "../../../idempotency-key.js";
 import { field, parseWholeNumber } from "../../forms.js";
-import { dashboardMode, notFoundPage, problemText, seeOther, sendPage, type DashboardContext } from "../../kit.js";
+import { dashboardMode, notFoundPage, problemText, seeOther, seeOtherWith, sendPage, type DashboardContext } from "../../kit.js";
 import { Csrf, Shell, storePath } from "../../views/layout.js";
-import { load, showOrder } from "./detail.js";
+import { load, showOrder, type RefundMade } from "./detail.js";
 import { withMode } from "../../views/test-data.js";
 
 /** What is left to refund: the amount less succeeded and pending refunds (docs/refunds.md). */
@@ -142,7 +142,7 @@ export async function refundOrder(ctx: DashboardContext, clients: ServiceClients
         refund: { order_id: orderId, amount: amount === undefined ? null : String(amount), reason: values.reason.trim(), reference: reference ?? null, restock: values.restock },
       }),
     });
-    seeOther(ctx, withMode(`${storePath(storeId, `orders/${orderId}`)}?refund=${encodeURIComponent(refund!.id)}`, dashboardMode(ctx).testMode));
+    seeOtherWith(ctx, withMode(storePath(storeId, `orders/${orderId}`), dashboardMode(ctx).testMode), { shown: { kind: "refund", refundId: refund!.id } satisfies RefundMade });
   } catch (error) {
     // A wrong amount or reason: the form again, with what was typed.
     if (error instanceof ConnectError && error.code === Code.InvalidArgument) return again(error.rawMessage);

@@ -8,7 +8,7 @@ import { isUuid } from "../../../../common/ids.js";
 import { ItemStatus, ItemType, type Item } from "../../../../gen/catalog/v1/catalog_pb.js";
 import type { ServiceClients } from "../../../clients.js";
 import { Money, Time } from "../../../html/components.js";
-import { forbiddenPage, may, notFoundPage, seeOther, sendPage, type DashboardContext } from "../../kit.js";
+import { flashMessage, forbiddenPage, may, notFoundPage, seeOther, seeOtherWith, sendPage, type DashboardContext } from "../../kit.js";
 import { DataTable } from "../../views/data-table.js";
 import { Csrf, Shell, storePath } from "../../views/layout.js";
 import {
@@ -29,12 +29,13 @@ import {
 } from "./fields.js";
 import { AvailableText, ItemStatusBadge, StockText } from "./list.js";
 
-const DONE: Record<string, string> = {
+/** The confirmations shown once by an item's page after a change. */
+const DONE = {
   created: "Created.",
   saved: "Changes saved. New orders use them; orders already made keep theirs.",
   unchanged: "Nothing to save: no field was changed.",
   archived: "Archived. The API no longer lists it and new orders cannot include it; orders already made keep it.",
-};
+} as const;
 
 const iso = (value: Item["createdAt"]) => (value ? timestampDate(value).toISOString() : "");
 
@@ -277,7 +278,7 @@ export function createItem(bundle: boolean) {
       const { item } = bundle
         ? await clients.catalog.createBundle({ ...common, bundleItems: parsed.bundleItems })
         : await clients.catalog.createProduct(common);
-      seeOther(ctx, `${storePath(storeId, `products/${item!.id}`)}?done=created`);
+      seeOtherWith(ctx, storePath(storeId, `products/${item!.id}`), { message: DONE.created });
     } catch (error) {
       const problem = serviceProblem(error);
       if (!problem) throw error;
@@ -290,7 +291,7 @@ export function createItem(bundle: boolean) {
 export async function itemDetail(ctx: DashboardContext, clients: ServiceClients) {
   const item = await loadItem(ctx, clients);
   if (!item) return notFoundPage(ctx);
-  await showItem(ctx, clients, item, { flash: DONE[String(ctx.query.done)] });
+  await showItem(ctx, clients, item, { flash: flashMessage(ctx) });
 }
 
 const FIELD_NAMES = ["title", "slug", "price", "status", "stock"] as const satisfies readonly FieldName[];
@@ -311,7 +312,7 @@ export async function saveItem(ctx: DashboardContext, clients: ServiceClients) {
   const bundle = item.type === ItemType.BUNDLE;
   const changed = new Set<FieldName>(FIELD_NAMES.filter((name) => posted[name] !== shown[name]));
   if (bundle && quantitiesKey(posted.quantities) !== quantitiesKey(shown.quantities)) changed.add("items");
-  if (changed.size === 0) return seeOther(ctx, `${storePath(item.storeId, `products/${item.id}`)}?done=unchanged`);
+  if (changed.size === 0) return seeOtherWith(ctx, storePath(item.storeId, `products/${item.id}`), { message: DONE.unchanged });
 
   // The form again as it was sent, still compared with what it was first shown with.
   const again = (problem: FormProblem) => showItem(ctx, clients, item, { values: posted, shown, problem }, 400);
@@ -351,7 +352,7 @@ export async function saveItem(ctx: DashboardContext, clients: ServiceClients) {
       replaceBundleItems: changed.has("items"),
       bundleItems: changed.has("items") ? parsed.bundleItems : [],
     });
-    seeOther(ctx, `${storePath(item.storeId, `products/${item.id}`)}?done=saved`);
+    seeOtherWith(ctx, storePath(item.storeId, `products/${item.id}`), { message: DONE.saved });
   } catch (error) {
     const problem = serviceProblem(error);
     if (!problem) throw error;
@@ -373,9 +374,9 @@ export async function archiveItem(ctx: DashboardContext, clients: ServiceClients
   if (!may(ctx, "catalog")) return forbiddenPage(ctx, "catalog");
   const item = await loadItem(ctx, clients);
   if (!item) return notFoundPage(ctx);
-  const done = `${storePath(item.storeId, `products/${item.id}`)}?done=archived`;
+  const itemPage = storePath(item.storeId, `products/${item.id}`);
   // Archived already (a second tab, a double click): the outcome is the same.
-  if (item.status === ItemStatus.ARCHIVED) return seeOther(ctx, done);
+  if (item.status === ItemStatus.ARCHIVED) return seeOtherWith(ctx, itemPage, { message: DONE.archived });
   await clients.catalog.updateItem({ storeId: item.storeId, itemId: item.id, status: ItemStatus.ARCHIVED });
-  seeOther(ctx, done);
+  seeOtherWith(ctx, itemPage, { message: DONE.archived });
 }

@@ -6,9 +6,9 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { fromJakartaLocalInput } from "../../../../common/jakarta-time.js";
 import type { Endpoint } from "../../../../gen/webhook/v1/webhook_pb.js";
 import { field } from "../../forms.js";
-import { problemText, seeOther, type DashboardContext } from "../../kit.js";
-import { deliveryPath, endpointPath, type WebhookClient } from "../deliveries.js";
-import { showEndpoint } from "./detail.js";
+import { problemText, seeOtherWith, type DashboardContext } from "../../kit.js";
+import { DELIVERY_DONE, deliveryPath, endpointPath, type WebhookClient } from "../deliveries.js";
+import { ENDPOINT_DONE, JUST_ENABLED, showEndpoint, type ShownSecret } from "./detail.js";
 import { formProblem, subscriptionOf, valuesFrom } from "./forms.js";
 
 /** How long "Send test event" waits for the first attempt before showing the delivery. */
@@ -31,7 +31,7 @@ export async function editEndpoint(ctx: DashboardContext, webhook: WebhookClient
   const values = valuesFrom(ctx.state.scope.form);
   try {
     await webhook.updateEndpoint({ storeId, endpointId: endpoint.id, url: values.url, description: values.description, events: subscriptionOf(values) });
-    seeOther(ctx, `${endpointPath(storeId, endpoint.id)}?done=updated`);
+    seeOtherWith(ctx, endpointPath(storeId, endpoint.id), { message: ENDPOINT_DONE.updated });
   } catch (error) {
     const problem = formProblem(error);
     if (!problem) throw error;
@@ -40,17 +40,19 @@ export async function editEndpoint(ctx: DashboardContext, webhook: WebhookClient
 }
 
 export async function revealSecret(ctx: DashboardContext, webhook: WebhookClient, endpoint: Endpoint) {
-  const { store } = ctx.state.scope;
+  const storeId = ctx.state.scope.store.id;
   // The service records the reveal in the same transaction that reads the secret.
-  const { secret } = await webhook.revealSecret({ storeId: store.id, endpointId: endpoint.id });
-  await showEndpoint(webhook, ctx, endpoint, { shown: { kind: "revealed", secret } });
+  const { secret } = await webhook.revealSecret({ storeId, endpointId: endpoint.id });
+  // Shown once by the endpoint's page: a reload neither reveals (and records) it again nor shows it.
+  seeOtherWith(ctx, endpointPath(storeId, endpoint.id), { shown: { kind: "endpoint_secret", how: "revealed", secret } satisfies ShownSecret });
 }
 
 export async function rotateSecret(ctx: DashboardContext, webhook: WebhookClient, endpoint: Endpoint) {
   const storeId = ctx.state.scope.store.id;
   const rotated = await webhook.rotateSecret({ storeId, endpointId: endpoint.id });
-  await showEndpoint(webhook, ctx, rotated.endpoint ?? endpoint, {
-    shown: { kind: "rotated", secret: rotated.secret, previousExpiresAt: rotated.previousSecretExpiresAt },
+  // A reload shows the page, not a second rotation.
+  seeOtherWith(ctx, endpointPath(storeId, endpoint.id), {
+    shown: { kind: "endpoint_secret", how: "rotated", secret: rotated.secret, previousExpiresAt: rotated.previousSecretExpiresAt } satisfies ShownSecret,
   });
 }
 
@@ -61,7 +63,7 @@ export async function sendTestEvent(ctx: DashboardContext, webhook: WebhookClien
     // Wait a little for the first attempt, so the page can show the answer at once;
     // past that the delivery's page refreshes itself until it is there.
     const attempted = await firstAttempt(webhook, storeId, delivery!.id, TEST_EVENT_WAIT_MS);
-    seeOther(ctx, `${deliveryPath(storeId, delivery!)}?done=${attempted ? "test_sent" : "test_queued"}`);
+    seeOtherWith(ctx, deliveryPath(storeId, delivery!), { message: DELIVERY_DONE[attempted ? "test_sent" : "test_queued"] });
   } catch (error) {
     // A disabled endpoint is sent nothing, not even a test.
     if (!(error instanceof ConnectError && error.code === Code.FailedPrecondition)) throw error;
@@ -72,7 +74,7 @@ export async function sendTestEvent(ctx: DashboardContext, webhook: WebhookClien
 async function setEnabled(ctx: DashboardContext, webhook: WebhookClient, endpoint: Endpoint, enabled: boolean) {
   const storeId = ctx.state.scope.store.id;
   await webhook.updateEndpoint({ storeId, endpointId: endpoint.id, enabled });
-  seeOther(ctx, `${endpointPath(storeId, endpoint.id)}?done=${enabled ? "enabled" : "disabled"}`);
+  seeOtherWith(ctx, endpointPath(storeId, endpoint.id), enabled ? { message: ENDPOINT_DONE.enabled, shown: { kind: JUST_ENABLED } } : { message: ENDPOINT_DONE.disabled });
 }
 
 export const enableEndpoint = (ctx: DashboardContext, webhook: WebhookClient, endpoint: Endpoint) => setEnabled(ctx, webhook, endpoint, true);
@@ -85,7 +87,7 @@ export async function saveRate(ctx: DashboardContext, webhook: WebhookClient, en
   try {
     // The webhook service checks the role and the value as typed (empty: no limit).
     await webhook.updateEndpoint({ storeId, endpointId: endpoint.id, maxPerSecond: typed });
-    seeOther(ctx, `${endpointPath(storeId, endpoint.id)}?done=rate`);
+    seeOtherWith(ctx, endpointPath(storeId, endpoint.id), { message: ENDPOINT_DONE.rate });
   } catch (error) {
     const problem = problemText(error);
     if (!problem?.startsWith("max_per_second ")) throw error;
@@ -100,7 +102,7 @@ export async function setHeader(ctx: DashboardContext, webhook: WebhookClient, e
   try {
     // The webhook service checks the role and the header, seals the value and audits it.
     await webhook.setEndpointHeader({ storeId, endpointId: endpoint.id, header });
-    seeOther(ctx, `${endpointPath(storeId, endpoint.id)}?done=header_set`);
+    seeOtherWith(ctx, endpointPath(storeId, endpoint.id), { message: ENDPOINT_DONE.header_set });
   } catch (error) {
     const problem = problemText(error);
     if (!problem) throw error;
@@ -116,7 +118,7 @@ export async function removeHeader(ctx: DashboardContext, webhook: WebhookClient
     // Removed meanwhile (another tab): the page shows what is left.
     if (!(error instanceof ConnectError && error.code === Code.NotFound)) throw error;
   }
-  seeOther(ctx, `${endpointPath(storeId, endpoint.id)}?done=header_removed`);
+  seeOtherWith(ctx, endpointPath(storeId, endpoint.id), { message: ENDPOINT_DONE.header_removed });
 }
 
 export async function revealHeaders(ctx: DashboardContext, webhook: WebhookClient, endpoint: Endpoint) {
@@ -134,7 +136,7 @@ export async function resendFailed(ctx: DashboardContext, webhook: WebhookClient
   try {
     // The webhook service checks the role, queues the resends and audits them.
     await webhook.updateEndpoint({ storeId, endpointId: endpoint.id, enabled: true, resendFailedSince: since.toISOString() });
-    seeOther(ctx, `${endpointPath(storeId, endpoint.id)}?done=resent`);
+    seeOtherWith(ctx, endpointPath(storeId, endpoint.id), { message: ENDPOINT_DONE.resent });
   } catch (error) {
     const problem = problemText(error);
     if (!problem) throw error;

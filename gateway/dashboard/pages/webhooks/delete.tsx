@@ -1,8 +1,10 @@
 // Deleting an endpoint: a page that says what is lost, then the post that deletes it.
 import type { Endpoint } from "../../../../gen/webhook/v1/webhook_pb.js";
-import { forbiddenPage, may, seeOther, sendPage, type DashboardContext } from "../../kit.js";
+import { forbiddenPage, may, seeOtherWith, sendPage, type DashboardContext } from "../../kit.js";
 import { Csrf, Shell, storePath } from "../../views/layout.js";
+import { withMode } from "../../views/test-data.js";
 import { endpointPath, type WebhookClient } from "../deliveries.js";
+import { ENDPOINT_DELETED } from "./list.js";
 
 function DeletePage(props: { ctx: DashboardContext; endpoint: Endpoint }) {
   const { member, store, csrf } = props.ctx.state.scope;
@@ -41,5 +43,5 @@ export async function confirmDelete(ctx: DashboardContext, _webhook: WebhookClie
 export async function deleteEndpoint(ctx: DashboardContext, webhook: WebhookClient, endpoint: Endpoint) {
   const storeId = ctx.state.scope.store.id;
   await webhook.deleteEndpoint({ storeId, endpointId: endpoint.id });
-  seeOther(ctx, `${storePath(storeId, "webhooks")}?done=deleted`);
+  seeOtherWith(ctx, withMode(storePath(storeId, "webhooks"), !endpoint.livemode), { message: ENDPOINT_DELETED });
 }

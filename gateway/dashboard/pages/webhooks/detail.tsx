@@ -4,7 +4,7 @@
 import { jakartaLocalInput } from "../../../../common/jakarta-time.js";
 import type { Delivery, Endpoint } from "../../../../gen/webhook/v1/webhook_pb.js";
 import { Time } from "../../../html/components.js";
-import { may, sendPage, type DashboardContext } from "../../kit.js";
+import { flashMessage, may, sendPage, shownOnce, type DashboardContext } from "../../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../../views/layout.js";
 import { DeliveriesTable, DELIVERY_STATUSES, endpointPath, type WebhookClient } from "../deliveries.js";
 import { EndpointForm, SecretCard, valuesOfEndpoint, type EndpointValues } from "./forms.js";
@@ -12,7 +12,8 @@ import { EndpointStatus, eventsText } from "./health.js";
 
 const DELIVERY_LIMIT = 100;
 
-const ENDPOINT_DONE: Record<string, string> = {
+/** The confirmations of the changes made on an endpoint's page (actions.ts), shown once by the page after them. */
+export const ENDPOINT_DONE = {
   updated: "The endpoint is saved.",
   enabled: "The endpoint is enabled: new events are delivered to it again.",
   disabled: "The endpoint is disabled: no events are delivered to it until you enable it again.",
@@ -20,7 +21,7 @@ const ENDPOINT_DONE: Record<string, string> = {
   header_set: "The header is saved: every request from now on carries it.",
   header_removed: "The header is removed.",
   resent: "Every event since then that had not reached the endpoint is being sent again, oldest first, with its own webhook-id.",
-};
+} as const;
 
 /** A refused "Max deliveries per second": the text typed and the service's reason, for the field. */
 interface RateInput {
@@ -28,7 +29,11 @@ interface RateInput {
   problem: string;
 }
 
-type ShownSecret = { kind: "revealed"; secret: string } | { kind: "rotated"; secret: string; previousExpiresAt: string };
+/** A secret revealed or rotated, shown once by the page after the post (in the encrypted flash only). */
+export type ShownSecret = { kind: "endpoint_secret"; secret: string } & ({ how: "revealed" } | { how: "rotated"; previousExpiresAt: string });
+
+/** The flash of "Enable endpoint": offer "Resend failed since" even if it was never disabled for failing. */
+export const JUST_ENABLED = "endpoint_enabled";
 
 function EndpointPage(props: {
   ctx: DashboardContext;
@@ -58,8 +63,8 @@ function EndpointPage(props: {
       <p class="small">
         <a href={storePath(store.id, "webhooks")}>← All endpoints</a>
       </p>
-      {shown?.kind === "revealed" && <SecretCard heading="Signing secret" secret={shown.secret} />}
-      {shown?.kind === "rotated" && (
+      {shown?.how === "revealed" && <SecretCard heading="Signing secret" secret={shown.secret} />}
+      {shown?.how === "rotated" && (
         <SecretCard heading="New signing secret" secret={shown.secret}>
           <p class="small">
             The old secret keeps signing too for 24 h, until <Time iso={shown.previousExpiresAt} />: until then every request carries both signatures, so
@@ -309,16 +314,26 @@ const deliveriesOf = async (webhook: WebhookClient, ctx: DashboardContext, endpo
 export async function endpointDetail(ctx: DashboardContext, webhook: WebhookClient, endpoint: Endpoint) {
   const status = statusFilter(ctx.query.status);
   const deliveries = await deliveriesOf(webhook, ctx, endpoint.id, status);
-  const done = String(ctx.query.done);
-  sendPage(ctx, <EndpointPage ctx={ctx} endpoint={endpoint} deliveries={deliveries} status={status} flash={ENDPOINT_DONE[done]} offerResend={done === "enabled"} />);
+  sendPage(
+    ctx,
+    <EndpointPage
+      ctx={ctx}
+      endpoint={endpoint}
+      deliveries={deliveries}
+      status={status}
+      flash={flashMessage(ctx)}
+      shown={shownOnce<ShownSecret>(ctx, "endpoint_secret")}
+      offerResend={shownOnce(ctx, JUST_ENABLED) !== undefined}
+    />,
+  );
 }
 
-/** The endpoint page after a POST that stays on it (a secret shown, or a problem). */
+/** The endpoint page after a POST that stays on it (a refused value, or the revealed header values). */
 export async function showEndpoint(
   webhook: WebhookClient,
   ctx: DashboardContext,
   endpoint: Endpoint,
-  extra: Pick<Parameters<typeof EndpointPage>[0], "shown" | "values" | "error" | "revealedHeaders" | "headerInput" | "rateInput">,
+  extra: Pick<Parameters<typeof EndpointPage>[0], "values" | "error" | "revealedHeaders" | "headerInput" | "rateInput">,
   status = 200,
 ) {
   const deliveries = await deliveriesOf(webhook, ctx, endpoint.id, "");

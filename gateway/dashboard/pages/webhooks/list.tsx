@@ -1,10 +1,10 @@
 // The store's endpoints (Webhooks in the navigation): each with its state, last
-// attempt and success over 24 h, and the form that adds one, whose secret is shown on
-// the page after it (docs/webhooks.md, docs/dashboard.md). The "Test data" switch
+// attempt and success over 24 h, and the form that adds one, whose secret this list
+// shows once after the redirect (docs/webhooks.md, docs/dashboard.md). The "Test data" switch
 // (?mode=test) shows the test endpoints, and the form then adds a test endpoint.
 import type { Endpoint, EndpointHealth } from "../../../../gen/webhook/v1/webhook_pb.js";
 import { Time } from "../../../html/components.js";
-import { dashboardMode, may, sendPage, type DashboardContext } from "../../kit.js";
+import { dashboardMode, flashMessage, may, seeOtherWith, sendPage, shownOnce, type DashboardContext } from "../../kit.js";
 import { Empty, Shell, storePath } from "../../views/layout.js";
 import { TestData, withMode } from "../../views/test-data.js";
 import { DataTable } from "../../views/data-table.js";
@@ -12,7 +12,17 @@ import { endpointPath, type WebhookClient } from "../deliveries.js";
 import { BLANK, EndpointForm, formProblem, SecretCard, subscriptionOf, valuesFrom, type EndpointValues } from "./forms.js";
 import { eventsText, HealthBadge, SuccessRate } from "./health.js";
 
-const LIST_DONE: Record<string, string> = { deleted: "The endpoint is deleted. Nothing more is sent to it." };
+export const ENDPOINT_DELETED = "The endpoint is deleted. Nothing more is sent to it.";
+
+/** A new endpoint as the list shows it once, after the redirect (its secret in the encrypted flash only). */
+interface CreatedEndpoint {
+  kind: "endpoint_created";
+  endpointId: string;
+  url: string;
+  livemode: boolean;
+  events: string;
+  secret: string;
+}
 
 const listEndpoints = async (webhook: WebhookClient, ctx: DashboardContext) =>
   (await webhook.listEndpoints({ storeId: ctx.state.scope.store.id, testMode: dashboardMode(ctx).testMode })).endpoints;
@@ -24,6 +34,7 @@ function EndpointsPage(props: {
   values?: EndpointValues;
   error?: string;
   flash?: string;
+  created?: CreatedEndpoint;
 }) {
   const { member, store, csrf } = props.ctx.state.scope;
   const { endpoints } = props;
@@ -32,6 +43,7 @@ function EndpointsPage(props: {
   return (
     <Shell title="Webhooks" member={member} store={store} section="webhooks" csrf={csrf} flash={props.flash} error={props.error}>
       <TestData path={storePath(store.id, "webhooks")} query={props.ctx.query} testMode={testMode} />
+      {props.created && <Created storeId={store.id} created={props.created} />}
       <p class="muted">
         Your systems are told about orders by an HTTPS POST to each endpoint, signed with the endpoint's secret (Standard Webhooks). Up to 10 endpoints.
         {testMode ? " Test endpoints receive only the events of test orders, live endpoints only those of live orders." : ""} The{" "}
@@ -89,25 +101,25 @@ function EndpointsPage(props: {
   );
 }
 
-function CreatedPage(props: { ctx: DashboardContext; endpoint: Endpoint; secret: string }) {
-  const { member, store, csrf } = props.ctx.state.scope;
-  const { endpoint } = props;
+/** The endpoint just added, with its signing secret: once, on the list after the redirect. */
+function Created(props: { storeId: string; created: CreatedEndpoint }) {
+  const { created } = props;
   return (
-    <Shell title="Endpoint added" member={member} store={store} section="webhooks" csrf={csrf}>
+    <>
       <p>
-        {endpoint.livemode ? "Events" : "Test events"} are now sent to <span class="mono">{endpoint.url}</span> ({eventsText(endpoint)}).
+        {created.livemode ? "Events" : "Test events"} are now sent to <span class="mono">{created.url}</span> ({created.events}).
       </p>
-      <SecretCard heading="Signing secret" secret={props.secret}>
+      <SecretCard heading="Signing secret" secret={created.secret}>
         <p class="small muted">
           Your server verifies each request's <code>webhook-signature</code> with it, e.g. with the <code>standardwebhooks</code> library.
         </p>
+        <p style="margin-bottom:0">
+          <a class="button" href={endpointPath(props.storeId, created.endpointId)}>
+            Go to the endpoint
+          </a>
+        </p>
       </SecretCard>
-      <p>
-        <a class="button" href={endpointPath(store.id, endpoint.id)}>
-          Go to the endpoint
-        </a>
-      </p>
-    </Shell>
+    </>
   );
 }
 
@@ -115,19 +127,26 @@ function CreatedPage(props: { ctx: DashboardContext; endpoint: Endpoint; secret:
 export async function endpointList(ctx: DashboardContext, webhook: WebhookClient) {
   const { testMode } = dashboardMode(ctx);
   const [endpoints, { endpoints: health }] = await Promise.all([listEndpoints(webhook, ctx), webhook.getWebhookHealth({ storeId: ctx.state.scope.store.id, testMode })]);
-  sendPage(ctx, <EndpointsPage ctx={ctx} endpoints={endpoints} health={health} flash={LIST_DONE[String(ctx.query.done)]} />);
+  sendPage(
+    ctx,
+    <EndpointsPage ctx={ctx} endpoints={endpoints} health={health} flash={flashMessage(ctx)} created={shownOnce<CreatedEndpoint>(ctx, "endpoint_created")} />,
+  );
 }
 
-/** POST …/webhooks: adds an endpoint, then shows its secret once; a refused field shows the list again with what was typed. */
+/** POST …/webhooks: adds an endpoint, then back to the list, which shows its secret once; a refused field shows the list again with what was typed. */
 export async function addEndpoint(ctx: DashboardContext, webhook: WebhookClient) {
   const storeId = ctx.state.scope.store.id;
   const values = valuesFrom(ctx.state.scope.form);
   try {
     // The webhook service checks the member's role and audits the change with it.
     // The form posts to ?mode=test from the test endpoints' list: a test endpoint.
-    const created = await webhook.createEndpoint({ storeId, url: values.url, description: values.description, events: subscriptionOf(values), testMode: dashboardMode(ctx).testMode });
-    // The secret is in this response only, never in a URL or a later page.
-    sendPage(ctx, <CreatedPage ctx={ctx} endpoint={created.endpoint!} secret={created.secret} />, 201);
+    const { testMode } = dashboardMode(ctx);
+    const created = await webhook.createEndpoint({ storeId, url: values.url, description: values.description, events: subscriptionOf(values), testMode });
+    // The secret rides to the list in the encrypted flash only, never in a URL; a reload adds nothing.
+    const { endpoint, secret } = created;
+    seeOtherWith(ctx, withMode(storePath(storeId, "webhooks"), testMode), {
+      shown: { kind: "endpoint_created", endpointId: endpoint!.id, url: endpoint!.url, livemode: endpoint!.livemode, events: eventsText(endpoint!), secret } satisfies CreatedEndpoint,
+    });
   } catch (error) {
     const problem = formProblem(error);
     if (!problem) throw error;
