@@ -38,6 +38,8 @@ export function amountReceivedText(received: bigint | number, due: bigint | numb
 }
 
 export const MAX_MUTATIONS_PER_CALL = 500;
+/** The most mutations one ListMutations call answers. */
+export const MAX_MUTATION_LIST_LIMIT = 500;
 export const MAX_MUTATION_AMOUNT = 10_000_000_000_000;
 export const MAX_MUTATION_ID_LENGTH = 100;
 export const MAX_MUTATION_DESCRIPTION_LENGTH = 500;
