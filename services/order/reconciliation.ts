@@ -191,7 +191,7 @@ export function createReconciliation(deps: ReconciliationDeps) {
       // must not be the step before learning the order is paid already.
       if (difference && !acceptDifference && checkTransition(current.status, "paid").kind === "change") {
         throw new ConnectError(
-          `the transfer of ${rupiah(mutation.amount)} is ${difference} of the ${rupiah(current.amount)} that order ${current.payment_reference} asks for: assign it anyway only if the store accepts the difference`,
+          `the transfer of ${rupiah(mutation.amount)} is not the ${rupiah(current.amount)} that order ${current.payment_reference} asks for, ${difference}: assign it anyway only if the store accepts the difference`,
           Code.FailedPrecondition,
         );
       }
