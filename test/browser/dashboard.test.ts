@@ -861,6 +861,7 @@ test.serial("bank mutations: a statement imported on the page pays its order; un
   text = await bodyText(m.page);
   t.true(text.includes(`${received} received, Rp 152 short`), text);
   t.true(text.includes(m2!), "the history names the transfer");
+  await shoot(t, m.page, "order-amount-received");
 
   await nav(m.page, "Bank mutations");
   await follow(m.page, row(m3!).getByRole("button", { name: "Dismiss", exact: true }));
