@@ -332,7 +332,8 @@ export function bankMutationPages(router: Router, kit: Kit) {
         if (paymentReference === "") return sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} error="Not changed: type the payment reference (SO-…) of the order this transfer pays." />, 400);
         const acceptAmountDifference = field(ctx.state.scope.form, "accept_amount_difference") === "yes";
         // A differing amount is shown for confirmation first; the order service would refuse it anyway.
-        if (!acceptAmountDifference && (await differing(ctx, mutationId, paymentReference))) {
+        // A role that may not assign goes straight to the service's refusal (the 403 page).
+        if (!acceptAmountDifference && may(ctx, "payments") && (await differing(ctx, mutationId, paymentReference))) {
           return seeOther(ctx, withMode(actionPath(storeId, "assign"), testMode, { mutation_id: mutationId, payment_reference: paymentReference }));
         }
         await clients.bank.assignMutation({ storeId, mutationId, paymentReference, testMode, acceptAmountDifference });
