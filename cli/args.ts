@@ -80,7 +80,10 @@ export const USAGE = `usage: store-admin <command> [options]
                                             rupiah, ISO UTC times), newest first
   bank import --store ID --file statement.csv   match a statement (id,occurred_at,amount,type,description) to orders
   bank unmatched --store ID                 credits waiting for review
-  bank assign --store ID --mutation ID --order ID|SO-…   pay an order with an unmatched credit
+  bank assign --store ID --mutation ID --order ID|SO-… [--accept-difference]
+                                            pay an order with an unmatched credit; a credit that is not the order's
+                                            transfer amount is refused, the difference named ("Rp 152 short"),
+                                            unless --accept-difference
   bank dismiss --store ID --mutation ID
   audit --store ID [--actor A] [--action A] [--limit N] [--cursor C]
                                             the store's audit log, newest first, as sentences;
@@ -129,6 +132,7 @@ export const OPTIONS = {
   scopes: { type: "string" },
   mode: { type: "string" },
   "keep-api-keys": { type: "boolean" },
+  "accept-difference": { type: "boolean" },
   file: { type: "string" },
   mutation: { type: "string" },
   amount: { type: "string" },

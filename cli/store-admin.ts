@@ -456,7 +456,15 @@ async function run(command: string, values: Values, channels: Channels, io: CliI
       // As GET /v1/orders/{id} shows it, with the history and what may be done now, as the dashboard's page.
       return {
         ...orderDetailJson(detail!),
-        history: history.map((change) => ({ from_status: change.fromStatus || null, to_status: change.toStatus, cause: change.cause, at: change.at, detail: change.detail || null })),
+        history: history.map((change) => ({
+          from_status: change.fromStatus || null,
+          to_status: change.toStatus,
+          cause: change.cause,
+          at: change.at,
+          detail: change.detail || null,
+          // A bank payment's credit, in rupiah; null for any other change.
+          amount_received: change.amountReceived > 0n ? Number(change.amountReceived) : null,
+        })),
         allowed_actions: allowedActions,
       };
     }
@@ -511,7 +519,8 @@ async function run(command: string, values: Values, channels: Channels, io: CliI
       const storeId = required(values, "store");
       const mutationId = required(values, "mutation");
       // The order service takes a reference itself (docs/reconciliation.md#statements).
-      const { mutation } = await bank.assignMutation({ storeId, mutationId, ...orderKey(values), ...modeOption(values) });
+      const acceptAmountDifference = values["accept-difference"] === true;
+      const { mutation } = await bank.assignMutation({ storeId, mutationId, ...orderKey(values), acceptAmountDifference, ...modeOption(values) });
       return bankMutationJson(mutation!);
     }
     case "bank dismiss": {

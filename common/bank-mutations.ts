@@ -2,6 +2,7 @@
 // ReconcileMutations call) and for a statement import (the whole file, before any of it
 // is sent). Pure: the caller turns a problem into its own error.
 import { parseRfc3339 } from "./rfc3339.js";
+import { rupiah } from "./rupiah.js";
 
 /** Why a credit did not match (docs/reconciliation.md#the-api): the order service decides, the API documents them. */
 export const UNMATCHED_REASONS = {
@@ -19,7 +20,26 @@ export const UNMATCHED_REASONS = {
   ambiguous: "ambiguous",
 } as const;
 
+/**
+ * A credit's amount against the order's transfer amount, as people read it on the
+ * dashboard, in the order service's refusal and in the order's history: "Rp 152 short",
+ * "Rp 1.000 over"; "" when they are equal.
+ */
+export function amountDifferenceText(received: bigint | number, due: bigint | number): string {
+  const difference = BigInt(received) - BigInt(due);
+  if (difference === 0n) return "";
+  return difference < 0n ? `${rupiah(-difference)} short` : `${rupiah(difference)} over`;
+}
+
+/** "Rp 65.000 received, Rp 152 short"; "Rp 65.152 received" when it was the amount due. */
+export function amountReceivedText(received: bigint | number, due: bigint | number): string {
+  const difference = amountDifferenceText(received, due);
+  return `${rupiah(received)} received${difference ? `, ${difference}` : ""}`;
+}
+
 export const MAX_MUTATIONS_PER_CALL = 500;
+/** The most mutations one ListMutations call answers. */
+export const MAX_MUTATION_LIST_LIMIT = 500;
 export const MAX_MUTATION_AMOUNT = 10_000_000_000_000;
 export const MAX_MUTATION_ID_LENGTH = 100;
 export const MAX_MUTATION_DESCRIPTION_LENGTH = 500;

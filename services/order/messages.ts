@@ -117,6 +117,7 @@ export function renderHistory(rows: HistoryRow[]): StatusChange[] {
       cause: row.cause,
       at: iso(row.created_at),
       detail: row.detail ?? "",
+      amountReceived: BigInt(row.amount_received ?? 0),
     }),
   );
 }

@@ -4,6 +4,8 @@
 // to assign or dismiss them. Each mode is its own ledger (docs/reconciliation.md#test-mode):
 // a test mutation is recorded, matched, listed and reviewed among test orders only.
 import { auditTarget } from "../../common/audit.js";
+import { amountDifferenceText, amountReceivedText } from "../../common/bank-mutations.js";
+import { rupiah } from "../../common/rupiah.js";
 import type { Actor } from "../../common/actor.js";
 import { auditEntry, insertAudit } from "../../platform/audit-log.js";
 import { create } from "@bufbuild/protobuf";
@@ -14,6 +16,7 @@ import { decideMatch, type MatchDecision } from "./bank-matching.js";
 import type { Expiry } from "./expiry.js";
 import { renderMutation } from "./messages.js";
 import type { StatusChanges } from "./status-changes.js";
+import { checkTransition } from "./status-machine.js";
 import { type Db, type Sql, transaction } from "../../platform/db.js";
 import { type BankMutationRow, countUnreviewedMutations, findMutation, insertMutation, listMutations, settleMutation } from "./db/bank-mutations.js";
 import { findOrder, findOrderByReference, type OrderRow, transferOrdersFor } from "./db/orders.js";
@@ -58,7 +61,7 @@ export function createReconciliation(deps: ReconciliationDeps) {
     // pipeline: both are in this transaction, so neither is kept without the other.
     // Both settle before a failure is thrown: no statement of either is sent after the rollback.
     const outcomes = await Promise.allSettled([
-      expiry.expireIfDue(tx, locked).then((row) => statusChanges.apply(tx, row, "paid", BANK_MUTATION_CAUSE, mutation.id)),
+      expiry.expireIfDue(tx, locked).then((row) => statusChanges.apply(tx, row, "paid", BANK_MUTATION_CAUSE, { detail: mutation.id, amountReceived: mutation.amount })),
       settleMutation(tx, storeId, mutation.id, { status: "matched", order_id: decision.orderId }, livemode),
     ]);
     for (const outcome of outcomes) if (outcome.status === "rejected") throw outcome.reason;
@@ -164,10 +167,13 @@ export function createReconciliation(deps: ReconciliationDeps) {
 
   /**
    * A person pays the order with an unmatched credit. Whether the amount fits is
-   * theirs to judge (a buyer may have left off the code); the order must be the
-   * store's bank-transfer order and able to become paid.
+   * theirs to judge (a buyer may have left off the code), but a credit that is not the
+   * order's transfer amount is refused until they say they accept the difference
+   * (`acceptDifference`): "assign" alone must not pay an order short unnoticed. The
+   * order must be the store's bank-transfer order and able to become paid. The history
+   * keeps the amount received, and the audit entry the difference.
    */
-  async function assign(storeId: string, mutationId: string, key: OrderKey, actor: Actor, livemode = true): Promise<BankMutation> {
+  async function assign(storeId: string, mutationId: string, key: OrderKey, actor: Actor, livemode = true, acceptDifference = false): Promise<BankMutation> {
     const row = await transaction(sql, async (tx) => {
       const mutation = await lockForReview(tx, storeId, mutationId, livemode);
       // An order of the other mode is not there for this mutation.
@@ -179,9 +185,21 @@ export function createReconciliation(deps: ReconciliationDeps) {
       if (order.payment_kind !== "bank_transfer") {
         throw new ConnectError(`order ${order.id} is not a bank-transfer order`, Code.FailedPrecondition);
       }
-      const { changed } = await statusChanges.apply(tx, await expiry.expireIfDue(tx, order), "paid", BANK_MUTATION_CAUSE, mutationId);
+      const current = await expiry.expireIfDue(tx, order);
+      const difference = amountDifferenceText(mutation.amount, current.amount);
+      // Only an order that could be paid now asks about the difference: accepting one
+      // must not be the step before learning the order is paid already.
+      if (difference && !acceptDifference && checkTransition(current.status, "paid").kind === "change") {
+        throw new ConnectError(
+          `the transfer of ${rupiah(mutation.amount)} is not the ${rupiah(current.amount)} that order ${current.payment_reference} asks for, ${difference}: assign it anyway only if the store accepts the difference`,
+          Code.FailedPrecondition,
+        );
+      }
+      const { changed } = await statusChanges.apply(tx, current, "paid", BANK_MUTATION_CAUSE, { detail: mutationId, amountReceived: mutation.amount });
       if (!changed) throw new ConnectError(`order ${order.id} is already paid`, Code.FailedPrecondition);
-      await insertAudit(tx, [auditEntry(storeId, actor, "bank_mutation.assigned", auditTarget("mutation", mutationId), { label: mutation.mutation_id })]);
+      // A difference is recorded as what the order asked for against what arrived.
+      const changes = difference ? [{ field: "amount", before: `${rupiah(current.amount)} due`, after: amountReceivedText(mutation.amount, current.amount) }] : [];
+      await insertAudit(tx, [auditEntry(storeId, actor, "bank_mutation.assigned", auditTarget("mutation", mutationId), { label: mutation.mutation_id, changes })]);
       return settleMutation(tx, storeId, mutationId, { status: "assigned", reason: mutation.reason, order_id: order.id, reviewed: true }, livemode);
     });
     deps.onEventsCommitted?.();

@@ -59,7 +59,8 @@ export function createOrderRoutes({ orders, notifications, bank, refunds, audit,
         const storeId = requireStoreId(request);
         const mutationId = requireMutationId(request.mutationId, "mutation_id");
         const key = validateOrderKey(request);
-        return { mutation: await bank.assign(storeId, mutationId, key, requirePermission(context, "payments"), !request.testMode) };
+        const actor = requirePermission(context, "payments");
+        return { mutation: await bank.assign(storeId, mutationId, key, actor, !request.testMode, request.acceptAmountDifference) };
       },
 
       async dismissMutation(request, context) {

@@ -17,6 +17,12 @@ import { insertStockChanges } from "./db/stock-changes.js";
 import { holdTransferAmounts } from "./db/transfer-amounts.js";
 import { stockChangesForStatus } from "./stock.js";
 
+/** What a history row says beyond its cause: what the cause refers to, and for a bank payment the amount it brought. */
+export interface HistoryDetail {
+  detail?: string;
+  amountReceived?: number;
+}
+
 export interface StatusChangeResult {
   row: OrderRow;
   changed: boolean;
@@ -50,10 +56,10 @@ export function createStatusChanges(deps: {
   /**
    * Writes `row → to` in the caller's transaction (`row` locked by the caller), with
    * `detail` in the history row when the cause refers to something (a bank mutation
-   * id). Returns the row unchanged for a repeat; refuses the rest with
-   * FAILED_PRECONDITION.
+   * id, or that and the amount it brought). Returns the row unchanged for a repeat;
+   * refuses the rest with FAILED_PRECONDITION.
    */
-  async function apply(tx: Db, row: OrderRow, to: OrderStatus, cause: string, detail?: string): Promise<StatusChangeResult> {
+  async function apply(tx: Db, row: OrderRow, to: OrderStatus, cause: string, detail?: string | HistoryDetail): Promise<StatusChangeResult> {
     return (await applyMany(tx, [row], to, cause, detail))[0]!;
   }
 
@@ -62,7 +68,8 @@ export function createStatusChanges(deps: {
    * there are (the expiry sweeper's batches): every row is checked first, so one refused
    * change writes nothing. Results in the order of `rows`.
    */
-  async function applyMany(tx: Db, rows: OrderRow[], to: OrderStatus, cause: string, detail?: string): Promise<StatusChangeResult[]> {
+  async function applyMany(tx: Db, rows: OrderRow[], to: OrderStatus, cause: string, detail?: string | HistoryDetail): Promise<StatusChangeResult[]> {
+    const note = typeof detail === "string" ? { detail } : { detail: detail?.detail, amount_received: detail?.amountReceived };
     for (const row of rows) {
       if (checkTransition(row.status, to).kind === "refused") {
         throw new ConnectError(`order ${row.id} cannot go from ${row.status} to ${to}`, Code.FailedPrecondition);
@@ -83,7 +90,7 @@ export function createStatusChanges(deps: {
     await Promise.all([
       insertHistoryAndEvents(
         tx,
-        changing.map((row) => ({ order_id: row.id, from_status: row.status, to_status: to, cause, ...(detail === undefined ? {} : { detail }) })),
+        changing.map((row) => ({ order_id: row.id, from_status: row.status, to_status: to, cause, ...note })),
         events,
       ),
       holdTransferAmounts(tx, holds),

@@ -7,7 +7,7 @@ import type { CountOrdersRequest, CreateOrderRequest, ListOrdersRequest, OrderIt
 import { textProblem } from "../../common/text.js";
 import { fieldError, MAX_FIELD_VIOLATIONS, requireUuid, throwFieldProblems, type FieldProblem } from "../../platform/field-errors.js";
 import { ORDER_STATUSES, type OrderStatus } from "./status-machine.js";
-import { findMutationProblems, MAX_MUTATIONS_PER_CALL, mutationIdProblem } from "../../common/bank-mutations.js";
+import { findMutationProblems, MAX_MUTATION_LIST_LIMIT, MAX_MUTATIONS_PER_CALL, mutationIdProblem } from "../../common/bank-mutations.js";
 import {
   BUYER_PHONE,
   MAX_BUYER_NAME_LENGTH,
@@ -215,7 +215,6 @@ export function validateCountOrders(request: Pick<CountOrdersRequest, "status">)
 
 export { MAX_MUTATIONS_PER_CALL, MAX_MUTATION_AMOUNT } from "../../common/bank-mutations.js";
 export const DEFAULT_MUTATION_LIST_LIMIT = 100;
-const MAX_MUTATION_LIST_LIMIT = 500;
 
 export interface ValidMutation {
   id: string;

@@ -873,7 +873,7 @@ test.serial("webhooks: an order.paid-only endpoint, its secret revealed and rota
   assertNoCspViolations(t, page);
 });
 
-test.serial("bank mutations: a statement imported on the page pays its order; unmatched credits wait for review, one assigned by payment reference, one dismissed", async (t) => {
+test.serial("bank mutations: a statement imported on the page pays its order; unmatched credits wait for review, a short one assigned by payment reference after Assign anyway, one dismissed", async (t) => {
   const m = await signedInMember(t, `Toko Transfer ${uid()}`);
   const product = await createProduct(stack, m.storeId, "Kopi Gayo", 120_000);
   const a = await createApiOrder(m.key, { items: [{ product_id: product.id, quantity: 1 }], payment_method: "bank_transfer" });
@@ -897,7 +897,7 @@ test.serial("bank mutations: a statement imported on the page pays its order; un
   await statementInput().setInputFiles(
     csv([
       `${m1},${soon},${a.payment.seller_bank.transfer_amount},credit,"TRSF CR BUDI, INV 1"`,
-      `${m2},${soon},${b.payment.seller_bank.transfer_amount + 1},credit,TRSF CR SITI`,
+      `${m2},${soon},${b.payment.seller_bank.transfer_amount - 152},credit,TRSF CR SITI`,
       `${m3},${soon},777777,credit,TRSF CR ANDI`,
     ]),
   );
@@ -921,23 +921,40 @@ test.serial("bank mutations: a statement imported on the page pays its order; un
   await nav(m.page, "Overview");
   t.regex(await bodyText(m.page), /Transfers to review\s+2/);
 
-  // Siti sent one rupiah too much: a person decides it pays her order.
+  // Siti sent Rp 152 too little: the page shows the difference, and only "Assign anyway" pays her order.
   await nav(m.page, "Bank mutations");
   const row = (id: string) => m.page.getByRole("row").filter({ hasText: id });
+  await row(m2!).getByLabel("Payment reference", { exact: true }).fill(b.order.payment_reference.toLowerCase());
+  await follow(m.page, row(m2!).getByRole("button", { name: "Assign to order", exact: true }));
+  const rupiahText = (amount: number) => `Rp ${amount.toLocaleString("id-ID")}`;
+  const received = rupiahText(b.payment.seller_bank.transfer_amount - 152);
+  let text = await bodyText(m.page);
+  t.true(text.includes("Rp 152 short"), text);
+  t.true(text.includes(received) && text.includes(rupiahText(b.payment.seller_bank.transfer_amount)), "both amounts");
+  t.is((await apiOrder(m.key, b.order.id)).status, "pending", "nothing is paid before Assign anyway");
+  await shoot(t, m.page, "bank-mutations-assign-anyway");
+  await follow(m.page, link(m.page, "Back to bank mutations"));
+  t.is((await apiOrder(m.key, b.order.id)).status, "pending", "going back pays nothing");
+  t.is(await row(m2!).getByLabel("Payment reference", { exact: true }).count(), 1, "the transfer still waits for review");
   await row(m2!).getByLabel("Payment reference", { exact: true }).fill(b.order.payment_reference);
   await follow(m.page, row(m2!).getByRole("button", { name: "Assign to order", exact: true }));
+  await follow(m.page, button(m.page, "Assign anyway"));
   t.true((await bodyText(m.page)).includes("The transfer is assigned"));
   t.is((await apiOrder(m.key, b.order.id)).status, "paid");
-  const history = await stack.orders.getOrder({ storeId: m.storeId, orderId: b.order.id, includeHistory: true });
-  t.deepEqual(history.history.at(-1)?.cause, "bank_mutation");
-  t.is(history.history.at(-1)?.detail, m2);
+  // The order's page says what arrived.
+  await follow(m.page, m.page.locator(`main a[href$="/orders/${b.order.id}"]`).first());
+  text = await bodyText(m.page);
+  t.true(text.includes(`${received} received, Rp 152 short`), text);
+  t.true(text.includes(m2!), "the history names the transfer");
+  await shoot(t, m.page, "order-amount-received");
 
+  await nav(m.page, "Bank mutations");
   await follow(m.page, row(m3!).getByRole("button", { name: "Dismiss", exact: true }));
   t.true((await bodyText(m.page)).includes("Nothing waits for review"));
 
   const rows = await auditLog(m.page);
   assertAudited(t, rows, m.email, /^Imported a bank statement$/);
-  assertAudited(t, rows, m.email, new RegExp(`^Assigned bank transfer ${m2} to its order$`), "/bank-mutations");
+  assertAudited(t, rows, m.email, new RegExp(`^Assigned bank transfer ${m2} to its order\\s*amount: Rp [\\d.]+ due → ${received.replace(/\./g, "\\.")} received, Rp 152 short$`), "/bank-mutations");
   assertAudited(t, rows, m.email, new RegExp(`^Dismissed bank transfer ${m3}$`), "/bank-mutations");
   assertNoCspViolations(t, m.page);
 });
@@ -963,11 +980,13 @@ test.serial("bank mutations whose ids are dot segments (. and ..) are assigned a
   t.true((await bodyText(m.page)).includes("The transfer is dismissed"), await bodyText(m.page));
   await row("DOT ONE").getByLabel("Payment reference", { exact: true }).fill(order.order.payment_reference);
   await follow(m.page, row("DOT ONE").getByRole("button", { name: "Assign to order", exact: true }));
+  t.true((await bodyText(m.page)).includes("Rp 7 over"), await bodyText(m.page));
+  await follow(m.page, button(m.page, "Assign anyway"));
   t.true((await bodyText(m.page)).includes("The transfer is assigned"), await bodyText(m.page));
   t.is((await apiOrder(m.key, order.order.id)).status, "paid");
   const rows = await auditLog(m.page);
   assertAudited(t, rows, m.email, /^Dismissed bank transfer \.\.$/, "/bank-mutations");
-  assertAudited(t, rows, m.email, /^Assigned bank transfer \. to its order$/, "/bank-mutations");
+  assertAudited(t, rows, m.email, /^Assigned bank transfer \. to its order\s*amount: .* received, Rp 7 over$/, "/bank-mutations");
   assertNoCspViolations(t, m.page);
 });
 

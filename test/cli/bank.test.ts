@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { groupDigits } from "../../common/rupiah.js";
 import { createCliRunner } from "../helpers/cli.js";
 import { api } from "../helpers/http.js";
 import { buyer, createProduct, createStore, Plan, startStack, type Stack } from "../helpers/stack.js";
@@ -76,17 +77,22 @@ test("bank import matches a statement; the rest waits for review, then is assign
   t.deepEqual(review.mutations.map((m: { id: string }) => m.id).sort(), [m2, m4].sort());
   t.is(review.mutations.find((m: { id: string }) => m.id === m2).amount, 123_456_789);
 
-  // The buyer of b sent the wrong amount: a person decides it pays b.
-  const assigned = await ok(t, "bank", "assign", "--store", s.storeId, "--mutation", m2!, "--order", b.payment_reference);
+  // The buyer of b sent the wrong amount: refused with the difference in words until a
+  // person says the store accepts it, then it pays b.
+  const over = groupDigits(123_456_789 - b.transfer_amount);
+  await fails(t, new RegExp(`that order ${b.payment_reference} asks for, Rp ${over.replace(/\./g, "\\.")} over: assign it anyway`), "bank", "assign", "--store", s.storeId, "--mutation", m2!, "--order", b.payment_reference);
+  t.is(await s.statusOf(b.id), "pending");
+  t.true((await ok(t, "bank", "unmatched", "--store", s.storeId)).mutations.some((m: { id: string }) => m.id === m2), "it still waits for review");
+  const assigned = await ok(t, "bank", "assign", "--store", s.storeId, "--mutation", m2!, "--order", b.payment_reference, "--accept-difference");
   t.is(assigned.status, "assigned");
   t.is(assigned.order_id, b.id);
   t.is(await s.statusOf(b.id), "paid");
-  const history = await stack.orders.getOrder({ storeId: s.storeId, orderId: b.id, includeHistory: true });
+  const shown = await ok(t, "order", "show", "--store", s.storeId, "--order", b.payment_reference);
   t.deepEqual(
-    history.history.map((h) => [h.toStatus, h.cause, h.detail]),
+    shown.history.map((h: { to_status: string; cause: string; detail: string | null; amount_received: number | null }) => [h.to_status, h.cause, h.detail, h.amount_received]),
     [
-      ["pending", "created", ""],
-      ["paid", "bank_mutation", m2],
+      ["pending", "created", null, null],
+      ["paid", "bank_mutation", m2, 123_456_789],
     ],
   );
   const dismissed = await ok(t, "bank", "dismiss", "--store", s.storeId, "--mutation", m4!);

@@ -306,6 +306,42 @@ test("assigning a transfer to an unknown payment reference stays on the page and
   t.regex(await empty.text(), /type the payment reference/);
 });
 
+test("Assign to order with a credit of another amount only leads (303) to its confirmation; the post that accepts the difference pays, and only with its CSRF token", async (t) => {
+  const m = await member("Difference Store");
+  const order = await m.order("bank_transfer");
+  await stack.bank.reconcileMutations({
+    storeId: m.storeId,
+    mutations: [{ id: "TRX-OVER", amount: BigInt(order.amount + 1_000), type: "credit", occurredAt: new Date(Date.now() + 60_000).toISOString(), description: "" }],
+  });
+  const fields = { mutation_id: "TRX-OVER", payment_reference: order.payment_reference };
+  const asked = await m.post("bank-mutations/assign", fields);
+  t.is(asked.status, 303);
+  const location = asked.headers.get("location") ?? "";
+  t.true(location.startsWith(`/dashboard/stores/${m.storeId}/bank-mutations/assign?`), location);
+  t.is(await m.statusOf(order.id), "pending", "nothing is paid by the first post");
+
+  const confirmation = await (await m.get(location.slice(location.indexOf("bank-mutations/")))).text();
+  t.true(confirmation.includes("Rp 1.000 over"), confirmation);
+  t.true(confirmation.includes('name="accept_amount_difference" value="yes"'));
+  t.true(confirmation.includes(`name="csrf" value="${csrfTokenFor(m.token)}"`), "the form carries the CSRF token");
+
+  const forged = await fetch(`${stack.baseUrl}/dashboard/stores/${m.storeId}/bank-mutations/assign`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { cookie: `session=${m.token}`, "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ ...fields, accept_amount_difference: "yes" }),
+  });
+  t.is(forged.status, 403);
+  t.is(await m.statusOf(order.id), "pending");
+
+  const accepted = await m.post("bank-mutations/assign", { ...fields, accept_amount_difference: "yes" });
+  t.is(accepted.status, 303);
+  t.regex(accepted.headers.get("location") ?? "", /\/bank-mutations\?done=assigned$/);
+  t.is(await m.statusOf(order.id), "paid");
+  // Nothing waits any more: the confirmation's address leads back to the list.
+  t.is((await m.get(location.slice(location.indexOf("bank-mutations/")))).status, 303);
+});
+
 test("a long review queue: the heading counts every transfer waiting, the newest 50 are listed, and dismissing one brings the next", async (t) => {
   const m = await member("Long Queue Store");
   const at = Date.now();

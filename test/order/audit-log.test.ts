@@ -9,6 +9,7 @@ import { create } from "@bufbuild/protobuf";
 import { Code, createClient, createRouterTransport } from "@connectrpc/connect";
 import { pino } from "pino";
 import { OPERATOR, type Actor } from "../../common/actor.js";
+import { rupiah } from "../../common/rupiah.js";
 import { GetStoreResponseSchema, ItemSchema, ItemStatus, ItemType } from "../../gen/catalog/v1/catalog_pb.js";
 import { BankReconciliationService } from "../../gen/order/v1/bank_pb.js";
 import { OrderService } from "../../gen/order/v1/order_pb.js";
@@ -81,7 +82,8 @@ test("an entry of the release before reads with no label; orders are named by th
   s.as.actor = OPERATOR;
   const credit = (id: string, amount: bigint) => ({ id, amount, type: "credit", occurredAt: new Date().toISOString(), description: "TRF" });
   await s.bank.reconcileMutations({ storeId: SHOP, mutations: [credit("BCA-001", 1n), credit("BCA-002", 2n)] });
-  await s.bank.assignMutation({ storeId: SHOP, mutationId: "BCA-001", paymentReference: waiting.paymentReference });
+  // Rp 1 for the whole order: a person accepted the difference, and the entry says so.
+  await s.bank.assignMutation({ storeId: SHOP, mutationId: "BCA-001", paymentReference: waiting.paymentReference, acceptAmountDifference: true });
   await s.bank.dismissMutation({ storeId: SHOP, mutationId: "BCA-002" });
 
   const { entries } = await s.list({});
@@ -97,7 +99,12 @@ test("an entry of the release before reads with no label; orders are named by th
       ["operator", "bank_mutation.dismissed", "mutation:BCA-002", "BCA-002"],
     ],
   );
-  t.true(entries.every((e) => e.changes.length === 0));
+  const assigned = entries.find((e) => e.action === "bank_mutation.assigned")!;
+  t.deepEqual(
+    assigned.changes.map((c) => [c.field, c.before, c.after]),
+    [["amount", `${rupiah(waiting.amount)} due`, `Rp 1 received, ${rupiah(waiting.amount - 1n)} short`]],
+  );
+  t.true(entries.filter((e) => e !== assigned).every((e) => e.changes.length === 0));
   t.regex(paid.paymentReference, /^SO-/);
 });
 

@@ -78,3 +78,47 @@ test("existing orders keep their codes through the upgrade; the newest of a shar
     select column_name from information_schema.columns where table_schema = ${ORDER_SCHEMA} and table_name = 'order_status_history' and column_name = 'detail'`;
   t.truthy(history, "history rows can carry a detail");
 });
+
+test("the upgrade that keeps the amount received fills it in for payments by a bank mutation made before it, and for nothing else", async (t) => {
+  const { sql, upgrade } = await orderSchemaBefore(t, "018");
+  const now = Date.now();
+  async function paidOrder(reference: string, amount: number) {
+    const [row] = await sql<{ id: string }[]>`insert into orders ${sql(
+      bankTransferOrderRow({
+        store_id: STORE,
+        status: "paid",
+        payment_reference: reference,
+        amount,
+        expires_at: new Date(now + DAY),
+        created_at: new Date(now - DAY),
+        updated_at: new Date(now),
+      }),
+    )} returning id`;
+    return row!.id;
+  }
+  const assigned = await paidOrder("SO-HISTORY0001", 10_152);
+  const marked = await paidOrder("SO-HISTORY0002", 10_001);
+  await sql`insert into bank_mutations ${sql([
+    { store_id: STORE, mutation_id: "BCA-1", amount: 10_000, type: "credit", occurred_at: new Date(now), description: "", status: "assigned", order_id: assigned, received_at: new Date(now), request_position: 0 },
+    // The same bank id in another store, paying nothing here.
+    { store_id: OTHER_STORE, mutation_id: "BCA-1", amount: 1, type: "credit", occurred_at: new Date(now), description: "", status: "unmatched", order_id: null, received_at: new Date(now), request_position: 0 },
+  ])}`;
+  await sql`insert into order_status_history ${sql([
+    { order_id: assigned, from_status: null, to_status: "pending", cause: "created", detail: null },
+    { order_id: assigned, from_status: "pending", to_status: "paid", cause: "bank_mutation", detail: "BCA-1" },
+    { order_id: marked, from_status: "pending", to_status: "paid", cause: "marked paid by the seller", detail: null },
+  ])}`;
+
+  await upgrade();
+
+  const rows = await sql<{ order_id: string; cause: string; amount_received: number | null }[]>`
+    select order_id, cause, amount_received from order_status_history order by id`;
+  t.deepEqual(
+    rows.map((row) => [row.order_id, row.cause, row.amount_received]),
+    [
+      [assigned, "created", null],
+      [assigned, "bank_mutation", 10_000],
+      [marked, "marked paid by the seller", null],
+    ],
+  );
+});

@@ -16,6 +16,7 @@ import { fakeGateway } from "../helpers/fake-payment-gateway.js";
 import { orderTables } from "../helpers/order-tables.js";
 import { capturingLogger } from "../helpers/logs.js";
 import { fieldViolations } from "../../platform/field-errors.js";
+import { rupiah } from "../../common/rupiah.js";
 import { KOPI, OTHER, SHOP, TEH, twoShopServices } from "../helpers/two-shops.js";
 
 const silent = pino({ level: "silent" });
@@ -185,7 +186,12 @@ test("one store's mutations and orders are invisible to another", async (t) => {
   t.like((await bank.listMutations({ storeId: OTHER, review: true })).mutations[0], { status: "unmatched", reviewedAt: "" });
 
   // Its own order, by reference in any letter case, it may pay.
-  const { mutation: assigned } = await bank.assignMutation({ storeId: OTHER, mutationId: "M-1", paymentReference: theirs.paymentReference.toLowerCase() });
+  const { mutation: assigned } = await bank.assignMutation({
+    storeId: OTHER,
+    mutationId: "M-1",
+    paymentReference: theirs.paymentReference.toLowerCase(),
+    acceptAmountDifference: true,
+  });
   t.like(assigned, { status: "assigned", orderId: theirs.id, paymentReference: theirs.paymentReference });
   t.is((await tables.order(theirs.id))!.status, "paid");
 });
@@ -209,4 +215,54 @@ test("one log line per call, with counts and without descriptions", async (t) =>
     { storeId: SHOP, mutations: 1, processed: 1, matched: 0, unmatched: 0, duplicate: 1, ignored: 0 },
   ]);
   t.false(JSON.stringify(logs).includes(secret));
+});
+
+test("AssignMutation with a credit that differs from the order's transfer amount is refused, the difference in words, until it is accepted; the history and the audit entry then record what arrived", async (t) => {
+  const { bank, orders, tables, newOrder } = await setup(t);
+  const order = await newOrder();
+  const over = await newOrder();
+  const short = order.amount - 152n;
+  await bank.reconcileMutations({ storeId: SHOP, mutations: [mutation({ id: "M-SHORT", amount: short }), mutation({ id: "M-OVER", amount: over.amount + 1_000n })] });
+
+  const refused = await refusal(bank.assignMutation({ storeId: SHOP, mutationId: "M-SHORT", paymentReference: order.paymentReference }));
+  t.is(refused.code, Code.FailedPrecondition);
+  t.is(
+    refused.message,
+    `the transfer of ${rupiah(short)} is not the ${rupiah(order.amount)} that order ${order.paymentReference} asks for, Rp 152 short: assign it anyway only if the store accepts the difference`,
+  );
+  t.regex((await refusal(bank.assignMutation({ storeId: SHOP, mutationId: "M-OVER", orderId: over.id }))).message, / asks for, Rp 1\.000 over: /);
+  // Nothing was paid, and both credits still wait for a person.
+  t.is((await tables.order(order.id))!.status, "pending");
+  t.is((await tables.order(over.id))!.status, "pending");
+  t.deepEqual((await bank.listMutations({ storeId: SHOP, review: true })).mutations.map((m) => m.id).sort(), ["M-OVER", "M-SHORT"]);
+  t.deepEqual((await orders.listAudit({ storeId: SHOP, action: "bank_mutation.assigned" })).entries, []);
+
+  const { mutation: assigned } = await bank.assignMutation({ storeId: SHOP, mutationId: "M-SHORT", paymentReference: order.paymentReference, acceptAmountDifference: true });
+  t.like(assigned, { status: "assigned", orderId: order.id });
+  const { history } = await orders.getOrder({ storeId: SHOP, orderId: order.id, includeHistory: true });
+  t.like(history.at(-1), { fromStatus: "pending", toStatus: "paid", cause: "bank_mutation", detail: "M-SHORT", amountReceived: short });
+  const [entry] = (await orders.listAudit({ storeId: SHOP, action: "bank_mutation.assigned" })).entries;
+  t.deepEqual(
+    entry!.changes.map((c) => [c.field, c.before, c.after]),
+    [["amount", `${rupiah(order.amount)} due`, `${rupiah(short)} received, Rp 152 short`]],
+  );
+  t.deepEqual((await bank.listMutations({ storeId: SHOP, review: true })).mutations.map((m) => m.id), ["M-OVER"]);
+});
+
+test("AssignMutation with a credit of exactly the order's transfer amount needs nothing accepted; a matched or assigned payment's history keeps the amount received", async (t) => {
+  const { bank, orders, newOrder } = await setup(t);
+  const early = mutation({ id: "M-EARLY", occurredAt: new Date(Date.now() - 60_000).toISOString() });
+  const order = await newOrder();
+  // Sent before the order existed: it waits for a person though its amount is the order's.
+  const { results } = await bank.reconcileMutations({ storeId: SHOP, mutations: [{ ...early, amount: order.amount }] });
+  t.like(results, [{ result: "unmatched", reason: "transfer before order" }]);
+  const { mutation: assigned } = await bank.assignMutation({ storeId: SHOP, mutationId: "M-EARLY", orderId: order.id });
+  t.like(assigned, { status: "assigned", orderId: order.id });
+  const [entry] = (await orders.listAudit({ storeId: SHOP, action: "bank_mutation.assigned" })).entries;
+  t.deepEqual(entry!.changes, [], "no difference to record");
+  t.like((await orders.getOrder({ storeId: SHOP, orderId: order.id, includeHistory: true })).history.at(-1), { cause: "bank_mutation", amountReceived: order.amount });
+
+  const matched = await newOrder();
+  t.like((await bank.reconcileMutations({ storeId: SHOP, mutations: [mutation({ id: "M-MATCH", amount: matched.amount })] })).results, [{ result: "matched" }]);
+  t.like((await orders.getOrder({ storeId: SHOP, orderId: matched.id, includeHistory: true })).history.at(-1), { detail: "M-MATCH", amountReceived: matched.amount });
 });

@@ -560,7 +560,7 @@ test("ListAudit: orders are called by their payment reference, bank transfers by
   const credit = (id: string, amount: bigint) => ({ id, amount, type: "credit", occurredAt: new Date().toISOString(), description: "TRF" });
   const { results } = await bank.reconcileMutations({ storeId: SHOP, mutations: [credit("BCA-001", 1n), credit("BCA-002", 2n)] });
   t.deepEqual(results.map((r) => r.result), ["unmatched", "unmatched"]);
-  await bank.assignMutation({ storeId: SHOP, mutationId: "BCA-001", orderId: waiting.id });
+  await bank.assignMutation({ storeId: SHOP, mutationId: "BCA-001", orderId: waiting.id, acceptAmountDifference: true });
   await bank.dismissMutation({ storeId: SHOP, mutationId: "BCA-002" });
 
   const list = (request: object) => client.listAudit({ storeId: SHOP, ...request });
@@ -572,7 +572,8 @@ test("ListAudit: orders are called by their payment reference, bank transfers by
       ["support@toko.example", "order.cancelled", `order:${cancelled.id}`, cancelled.paymentReference, 0],
       ["support@toko.example", "order.refunded", `order:${paid.id}`, paid.reference, 0],
       ["operator", "bank_mutations.imported", `store:${SHOP}`, "", 0],
-      ["operator", "bank_mutation.assigned", "mutation:BCA-001", "BCA-001", 0],
+      // Rp 1 for the whole order: the entry records the accepted difference.
+      ["operator", "bank_mutation.assigned", "mutation:BCA-001", "BCA-001", 1],
       ["operator", "bank_mutation.dismissed", "mutation:BCA-002", "BCA-002", 0],
     ],
   );

@@ -2,13 +2,16 @@
 // about the credits nothing matched (assign to an order, or dismiss), both audited.
 import type { RouterInstance as Router } from "@koa/router";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { amountDifferenceText, amountReceivedText, MAX_MUTATION_LIST_LIMIT } from "../../../common/bank-mutations.js";
 import { StatementError } from "../../../common/bank-statement.js";
+import { isPaymentReference } from "../../../common/ids.js";
 import type { BankMutation, MutationResult } from "../../../gen/order/v1/bank_pb.js";
+import type { Order } from "../../../gen/order/v1/order_pb.js";
 import { ImportInterrupted, importStatement } from "../../bank-import.js";
 import { Money, Time } from "../../html/components.js";
 import { field } from "../forms.js";
 import { fitList } from "../flash.js";
-import { dashboardMode, flashMessage, may, problemText, seeOtherWith, sendPage, shownOnce, type DashboardContext, type Kit } from "../kit.js";
+import { dashboardMode, flashMessage, forbiddenPage, may, problemText, seeOther, seeOtherWith, sendPage, shownOnce, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
 import { DataTable } from "../views/data-table.js";
 import { TestData, withMode } from "../views/test-data.js";
@@ -199,6 +202,62 @@ function BankPage(props: {
   );
 }
 
+/**
+ * "Assign anyway": a credit whose amount is not the order's transfer amount pays it only
+ * once a person has seen the difference (docs/reconciliation.md#review). The order
+ * service refuses the assignment without this page's flag whatever is posted.
+ */
+function DifferencePage(props: { ctx: DashboardContext; mutation: BankMutation; order: Order }) {
+  const { member, store, csrf } = props.ctx.state.scope;
+  const { mutation, order } = props;
+  const { testMode } = dashboardMode(props.ctx);
+  const difference = amountDifferenceText(mutation.amount, order.amount);
+  return (
+    <Shell title="Assign a transfer of another amount?" member={member} store={store} section="bank-mutations" csrf={csrf}>
+      <div class="card">
+        <dl class="details">
+          <dt>Transfer</dt>
+          <dd class="mono">{mutation.id}</dd>
+          <dt>Transfer amount</dt>
+          <dd>
+            <Money amount={mutation.amount} />
+          </dd>
+          <dt>Order</dt>
+          <dd>
+            <a class="mono" href={withMode(storePath(store.id, `orders/${order.id}`), testMode)}>
+              {order.paymentReference}
+            </a>
+          </dd>
+          <dt>Order's transfer amount</dt>
+          <dd>
+            <Money amount={order.amount} />
+          </dd>
+          <dt>Difference</dt>
+          <dd>
+            <strong>{difference}</strong>
+          </dd>
+        </dl>
+        <p>
+          Assigning it pays the order in full: it turns paid and your systems are told. The order's history will say "
+          {amountReceivedText(mutation.amount, order.amount)}". Do this only if the store accepts the difference.
+        </p>
+        <div class="actions">
+          <form method="post" action={withMode(actionPath(store.id, "assign"), testMode)}>
+            <Csrf token={csrf} />
+            <input type="hidden" name="mutation_id" value={mutation.id} />
+            <input type="hidden" name="payment_reference" value={order.paymentReference} />
+            <input type="hidden" name="accept_amount_difference" value="yes" />
+            <button type="submit">Assign anyway</button>
+          </form>
+          <a class="button secondary" href={withMode(storePath(store.id, "bank-mutations"), testMode)}>
+            Back to bank mutations
+          </a>
+        </div>
+      </div>
+    </Shell>
+  );
+}
+
 export function bankMutationPages(router: Router, kit: Kit) {
   const { clients, handle, storeScope } = kit;
   const base = "/dashboard/stores/:storeId/bank-mutations";
@@ -217,6 +276,7 @@ export function bankMutationPages(router: Router, kit: Kit) {
 
   router.get(base, storeScope, handle(bankMutationsPage));
   router.post(`${base}/import`, storeScope, handle(importBankStatement));
+  router.get(`${base}/assign`, storeScope, handle(confirmDifference));
   router.post(`${base}/assign`, storeScope, handle(assignMutation));
   router.post(`${base}/dismiss`, storeScope, handle(dismissMutation));
 
@@ -254,6 +314,36 @@ export function bankMutationPages(router: Router, kit: Kit) {
     return reviewMutation(ctx, "assign");
   }
 
+  /**
+   * The waiting credit and the order the reference names, when both are there and
+   * their amounts differ: what "Assign anyway" asks about. Reads only; the order
+   * service decides again when the assignment is posted.
+   */
+  async function differing(ctx: DashboardContext, mutationId: string, paymentReference: string): Promise<{ mutation: BankMutation; order: Order } | undefined> {
+    const storeId = ctx.state.scope.store.id;
+    const { testMode } = dashboardMode(ctx);
+    const reference = paymentReference.toUpperCase();
+    // Not a reference at all: the order service's refusal names the field.
+    if (!isPaymentReference(reference)) return undefined;
+    const [waiting, found] = await Promise.all([
+      clients.bank.listMutations({ storeId, review: true, limit: MAX_MUTATION_LIST_LIMIT, testMode }),
+      clients.order.listOrders({ storeId, search: reference, limit: 10, testMode }),
+    ]);
+    const mutation = waiting.mutations.find((m) => m.id === mutationId);
+    const order = found.orders.find((o) => o.paymentReference === reference);
+    if (!mutation || !order || mutation.amount === order.amount) return undefined;
+    return { mutation, order };
+  }
+
+  /** GET …/assign?mutation_id=…&payment_reference=…: the difference and "Assign anyway", or back to the list when there is none to confirm. */
+  async function confirmDifference(ctx: DashboardContext) {
+    const storeId = ctx.state.scope.store.id;
+    if (!may(ctx, "payments")) return forbiddenPage(ctx, "payments");
+    const found = await differing(ctx, String(ctx.query.mutation_id ?? ""), String(ctx.query.payment_reference ?? "").trim());
+    if (!found) return seeOther(ctx, withMode(storePath(storeId, "bank-mutations"), dashboardMode(ctx).testMode));
+    sendPage(ctx, <DifferencePage ctx={ctx} {...found} />);
+  }
+
   async function dismissMutation(ctx: DashboardContext) {
     return reviewMutation(ctx, "dismiss");
   }
@@ -267,7 +357,13 @@ export function bankMutationPages(router: Router, kit: Kit) {
       if (action === "assign") {
         const paymentReference = field(ctx.state.scope.form, "payment_reference").trim();
         if (paymentReference === "") return sendPage(ctx, <BankPage ctx={ctx} {...await lists(ctx)} error="Not changed: type the payment reference (SO-…) of the order this transfer pays." />, 400);
-        await clients.bank.assignMutation({ storeId, mutationId, paymentReference, testMode });
+        const acceptAmountDifference = field(ctx.state.scope.form, "accept_amount_difference") === "yes";
+        // A differing amount is shown for confirmation first; the order service would refuse it anyway.
+        // A role that may not assign goes straight to the service's refusal (the 403 page).
+        if (!acceptAmountDifference && may(ctx, "payments") && (await differing(ctx, mutationId, paymentReference))) {
+          return seeOther(ctx, withMode(actionPath(storeId, "assign"), testMode, { mutation_id: mutationId, payment_reference: paymentReference }));
+        }
+        await clients.bank.assignMutation({ storeId, mutationId, paymentReference, testMode, acceptAmountDifference });
       } else {
         await clients.bank.dismissMutation({ storeId, mutationId, testMode });
       }

@@ -78,6 +78,8 @@ export interface HistoryEntry {
   cause: string;
   /** What the cause refers to (the bank mutation id for cause bank_mutation). */
   detail?: string | null;
+  /** A payment by a bank mutation: the credit's amount (018_history_amount_received.sql). */
+  amount_received?: number | null;
 }
 
 /**
@@ -142,7 +144,7 @@ export async function insertNewOrder(
 export async function insertHistoryAndEvents(db: Db, entries: HistoryEntry[], events: NewOutboxRow[]) {
   if (entries.length === 0) return;
   // One set of columns for every row of a multi-row insert.
-  const history = entries.map((entry) => ({ ...entry, detail: entry.detail ?? null }));
+  const history = entries.map((entry) => ({ ...entry, detail: entry.detail ?? null, amount_received: entry.amount_received ?? null }));
   if (events.length === 0) {
     await db`insert into order_status_history ${db(history)}`;
     return;
@@ -223,13 +225,14 @@ export interface HistoryRow {
   to_status: OrderStatus;
   cause: string;
   detail: string | null;
+  amount_received: number | null;
   created_at: Date;
 }
 
 /** The order's status changes, oldest first (its changes are serialised by the row lock, so id order is change order). */
 export async function historyOf(db: Db, orderId: string): Promise<HistoryRow[]> {
   return db<HistoryRow[]>`
-    select from_status, to_status, cause, detail, created_at from order_status_history
+    select from_status, to_status, cause, detail, amount_received, created_at from order_status_history
     where order_id = ${orderId} order by id`;
 }
 

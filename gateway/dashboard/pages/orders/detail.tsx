@@ -3,6 +3,7 @@
 // the page offers exactly that and holds no rule of its own. The changes themselves
 // are in confirm.tsx and refund.tsx, through the same RPCs as `store-admin order …`.
 // Reading an order here never prepares a payment session (docs/dashboard.md).
+import { amountReceivedText } from "../../../../common/bank-mutations.js";
 import { isUuid } from "../../../../common/ids.js";
 import { methodName } from "../../../../common/payment-methods.js";
 import type { GetOrderResponse, Order, OrderDetail, Refund, StatusChange } from "../../../../gen/order/v1/order_pb.js";
@@ -224,6 +225,7 @@ function OrderPage(props: {
             <td>
               {change.cause}
               {change.detail && <div class="muted small mono">{change.detail}</div>}
+              {change.amountReceived > 0n && <div class="small">{amountReceivedText(change.amountReceived, order.amount)}</div>}
             </td>
           </tr>
         ))}
