@@ -520,8 +520,16 @@ async function run(command: string, values: Values, channels: Channels, io: CliI
       const mutationId = required(values, "mutation");
       // The order service takes a reference itself (docs/reconciliation.md#statements).
       const acceptAmountDifference = values["accept-difference"] === true;
-      const { mutation } = await bank.assignMutation({ storeId, mutationId, ...orderKey(values), acceptAmountDifference, ...modeOption(values) });
-      return bankMutationJson(mutation!);
+      try {
+        const { mutation } = await bank.assignMutation({ storeId, mutationId, ...orderKey(values), acceptAmountDifference, ...modeOption(values) });
+        return bankMutationJson(mutation!);
+      } catch (error) {
+        // The service words the difference; the option that accepts it is the CLI's own word.
+        if (!acceptAmountDifference && error instanceof ConnectError && error.code === Code.FailedPrecondition && /assign it anyway/.test(error.rawMessage)) {
+          throw new ConnectError(`${error.rawMessage} (add --accept-difference to do so)`, error.code);
+        }
+        throw error;
+      }
     }
     case "bank dismiss": {
       const storeId = required(values, "store");
