@@ -825,9 +825,9 @@ test.serial("bank mutations: a statement imported on the page pays its order; un
   t.deepEqual(
     results.map((row) => [row.mutation, row.result]),
     [
-      [m1, "matched"],
-      [m2, "unmatched"],
-      [m3, "unmatched"],
+      [m1, "Matched"],
+      [m2, "Unmatched"],
+      [m3, "Unmatched"],
     ],
   );
   t.is((await apiOrder(m.key, a.order.id)).status, "paid", "the matching credit paid its order");

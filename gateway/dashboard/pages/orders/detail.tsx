@@ -9,8 +9,8 @@ import type { GetOrderResponse, Order, OrderDetail, Refund, StatusChange } from 
 import type { Delivery } from "../../../../gen/webhook/v1/webhook_pb.js";
 import type { Item } from "../../../../gen/catalog/v1/catalog_pb.js";
 import type { ServiceClients } from "../../../clients.js";
-import { Money, StatusBadge, Time } from "../../../html/components.js";
-import { rupiah } from "../../../html/format.js";
+import { Breakable, Money, StatusBadge, Time } from "../../../html/components.js";
+import { rupiah, statusLabel } from "../../../html/format.js";
 import { dashboardMode, notFoundPage, sendPage, type DashboardContext } from "../../kit.js";
 import { Empty, Shell, storePath } from "../../views/layout.js";
 import { DataTable } from "../../views/data-table.js";
@@ -95,7 +95,7 @@ function OrderPage(props: {
           )}
           <dt>Buyer</dt>
           <dd>
-            {order.buyer?.name} <span class="muted mono">{order.buyer?.email}</span> <span class="muted">{order.buyer?.phone}</span>
+            {order.buyer?.name} <Breakable class="muted mono" text={order.buyer?.email ?? ""} /> <span class="muted">{order.buyer?.phone}</span>
           </dd>
           <dt>Created</dt>
           <dd>
@@ -194,7 +194,9 @@ function OrderPage(props: {
           )}
           <dt>Checkout page</dt>
           <dd class="mono">
-            <a href={order.checkoutUrl}>{order.checkoutUrl}</a>
+            <a href={order.checkoutUrl}>
+              <Breakable text={order.checkoutUrl} />
+            </a>
           </dd>
         </dl>
       </div>
@@ -213,7 +215,7 @@ function OrderPage(props: {
             <td>
               <Time iso={change.at} />
             </td>
-            <td class="nowrap">{change.fromStatus ? `${change.fromStatus} → ${change.toStatus}` : change.toStatus}</td>
+            <td class="nowrap">{change.fromStatus ? `${statusLabel(change.fromStatus)} → ${statusLabel(change.toStatus)}` : statusLabel(change.toStatus)}</td>
             <td>
               {change.cause}
               {change.detail && <div class="muted small mono">{change.detail}</div>}
@@ -354,7 +356,9 @@ export async function showOrder(
       : ([undefined, 0] as const),
     oversoldLines(clients, order),
   ]);
-  const messages = typeof extra === "function" ? extra(order) : extra;
+  const messages = typeof extra === "function" ? extra(order) : { ...extra };
+  // A service's refusal names the order by its id; a person knows it by its reference.
+  if (messages.error) messages.error = messages.error.replaceAll(order.id, order.paymentReference);
   sendPage(
     ctx,
     <OrderPage

@@ -3,7 +3,7 @@
 // the page after it (docs/webhooks.md, docs/dashboard.md). The "Test data" switch
 // (?mode=test) shows the test endpoints, and the form then adds a test endpoint.
 import type { Endpoint, EndpointHealth } from "../../../../gen/webhook/v1/webhook_pb.js";
-import { Time } from "../../../html/components.js";
+import { Breakable, Time } from "../../../html/components.js";
 import { dashboardMode, may, sendPage, type DashboardContext } from "../../kit.js";
 import { Empty, Shell, storePath } from "../../views/layout.js";
 import { TestData, withMode } from "../../views/test-data.js";
@@ -49,7 +49,9 @@ function EndpointsPage(props: {
           {endpoints.map((endpoint) => (
             <tr>
               <td class="mono">
-                <a href={endpointPath(store.id, endpoint.id)}>{endpoint.url}</a>
+                <a href={endpointPath(store.id, endpoint.id)}>
+                  <Breakable text={endpoint.url} />
+                </a>
               </td>
               <td>{endpoint.description || <span class="muted">—</span>}</td>
               <td>
@@ -95,7 +97,7 @@ function CreatedPage(props: { ctx: DashboardContext; endpoint: Endpoint; secret:
   return (
     <Shell title="Endpoint added" member={member} store={store} section="webhooks" csrf={csrf}>
       <p>
-        {endpoint.livemode ? "Events" : "Test events"} are now sent to <span class="mono">{endpoint.url}</span> ({eventsText(endpoint)}).
+        {endpoint.livemode ? "Events" : "Test events"} are now sent to <Breakable class="mono" text={endpoint.url} /> ({eventsText(endpoint)}).
       </p>
       <SecretCard heading="Signing secret" secret={props.secret}>
         <p class="small muted">
