@@ -89,8 +89,16 @@ function EventsPage(props: { ctx: DashboardContext; events: Event[]; endpoints: 
         ) : (
           <Empty title="No events yet">
             <p>
-              Events appear here when orders are created or change status (paid, failed, expired, cancelled, refunded) and when a refund succeeds or fails. Add an endpoint on the{" "}
-              <a href={withMode(storePath(store.id, "webhooks"), filters.testMode)}>Webhooks</a> page to receive them.
+              Events appear here when orders are created or change status (paid, failed, expired, cancelled, refunded) and when a refund succeeds or fails.{" "}
+              {props.endpoints.length === 0 ? (
+                <>
+                  Add an endpoint on the <a href={withMode(storePath(store.id, "webhooks"), filters.testMode)}>Webhooks</a> page to receive them.
+                </>
+              ) : (
+                <>
+                  Your <a href={withMode(storePath(store.id, "webhooks"), filters.testMode)}>endpoints</a> receive the events they take as they happen.
+                </>
+              )}
             </p>
           </Empty>
         )

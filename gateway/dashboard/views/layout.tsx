@@ -30,6 +30,9 @@ td .mono,td.mono{word-break:normal;overflow-wrap:break-word}
 .num{white-space:nowrap;font-variant-numeric:tabular-nums}
 .nowrap{white-space:nowrap}
 .breakable{overflow-wrap:normal;word-break:normal}
+.chart-days{display:flex;justify-content:space-between;gap:8px;margin-top:2px}
+.chart{position:relative;margin:0}
+.chart-empty{position:absolute;left:0;right:0;top:30%;margin:0;text-align:center;color:#5b6678;font-weight:600}
 .table-wrap{overflow-x:auto;-webkit-overflow-scrolling:touch;border:1px solid #e3e7ee;border-radius:12px;background:#fff}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:8px 12px;overflow-wrap:normal;border-bottom:1px solid #eef0f4;vertical-align:top;font-size:.875rem}

@@ -46,7 +46,7 @@ function OrdersPage(props: { ctx: DashboardContext; orders: Order[]; hasMore: bo
         </label>
         <label style="flex:1 1 220px">
           Search
-          <input type="search" name="q" value={props.search} placeholder="Payment reference, external id or buyer email" />
+          <input type="search" name="q" value={props.search} placeholder="SO-…, external id or email" />
         </label>
         <button type="submit">Search</button>
       </form>

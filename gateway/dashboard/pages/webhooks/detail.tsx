@@ -284,7 +284,9 @@ function EndpointPage(props: {
             <p>
               {props.status
                 ? "Choose another status, or any, to see the others."
-                : "Each order event this endpoint receives is listed here. Send a test event to try it now."}
+                : endpoint.enabled
+                  ? "Each order event this endpoint receives is listed here. Send a test event to try it now."
+                  : "It is disabled, so no order event is sent to it: each one it receives once enabled is listed here."}
             </p>
           </Empty>
         ) : (
