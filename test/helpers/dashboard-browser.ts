@@ -134,7 +134,7 @@ const LAYOUT_FAULTS = `(() => {
       const chars = [];
       for (const node of group) for (let i = 0; i < node.textContent.length; i++) chars.push([node, i]);
       const text = group.map((node) => node.textContent).join("");
-      for (const match of text.matchAll(/\S+/g)) {
+      for (const match of text.matchAll(/\\S+/g)) {
         const word = match[0];
         const tops = [];
         for (let i = match.index; i < match.index + word.length; i++) tops.push(top(chars[i][0], chars[i][1]));
