@@ -1060,6 +1060,15 @@ test.serial("a new merchant's words are true: an empty chart says No sales yet a
   const option = await page.getByRole("combobox", { name: "Status", exact: true }).locator('option[value="pending"]').innerText();
   t.is(option.trim(), label, "the Orders filter");
   await shoot(t, page, "orders-long-email");
+  // The search's placeholder is read whole on a phone, not cut off inside the box.
+  await page.setViewportSize({ width: 360, height: 800 });
+  const placeholder = await page.getByLabel("Search", { exact: true }).evaluate((input: any) => {
+    const style = getComputedStyle(input);
+    const context = document.createElement("canvas").getContext("2d")!;
+    context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    return { text: input.placeholder, width: context.measureText(input.placeholder).width, room: input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) };
+  });
+  t.true(placeholder.width <= placeholder.room, `"${placeholder.text}" (${placeholder.width} px) fits the ${placeholder.room} px of the search box at 360 px`);
 
   // Paid: its delivery and event name the order by its reference, linking to the order.
   await stack.orders.markOrderPaid({ storeId: m.storeId, orderId: order.id });
