@@ -1083,6 +1083,7 @@ test.serial("a new merchant's words are true: an empty chart says No sales yet a
   await shoot(t, page, "endpoint-long-url");
   await follow(page, page.locator(`main a[href*="/deliveries/"]`).first());
   t.regex(await bodyText(page), new RegExp(`Order\\s+${order.payment_reference}`), "the delivery page names the order SO-…");
+  await shoot(t, page, "delivery-long-url");
   await nav(page, "Webhooks");
   await shoot(t, page, "webhooks-long-url");
   assertNoCspViolations(t, page);

@@ -7,7 +7,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { isUuid } from "../../../common/ids.js";
 import type { Delivery, Endpoint } from "../../../gen/webhook/v1/webhook_pb.js";
 import type { ServiceClients } from "../../clients.js";
-import { Reference, Time } from "../../html/components.js";
+import { Breakable, Reference, Time } from "../../html/components.js";
 import { may, notFoundPage, seeOther, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath, type Section } from "../views/layout.js";
 import { DataTable } from "../views/data-table.js";
@@ -135,7 +135,7 @@ function DeliveryPage(props: { ctx: DashboardContext; delivery: Delivery; endpoi
         </h2>
         <dl class="details">
           <dt>Endpoint</dt>
-          <dd class="mono">{endpoint ? endpoint.url : <span class="muted">(deleted)</span>}</dd>
+          <dd class="mono">{endpoint ? <Breakable text={endpoint.url} /> : <span class="muted">(deleted)</span>}</dd>
           <dt>Order</dt>
           <dd>
             <OrderLink storeId={store.id} orderId={delivery.orderId} reference={delivery.orderReference} />
