@@ -53,3 +53,16 @@ export function roleMay(role: Role, permission: Permission): boolean {
 export function permissionsOf(role: Role): Permission[] {
   return PERMISSION_NAMES.filter((permission) => roleMay(role, permission));
 }
+
+/** Why a store's last owner may not go or step down (the catalog's refusal and the Team page say it alike). */
+export const LAST_OWNER_TEXT = "a store must keep at least one owner: make another member owner first";
+
+/**
+ * Whether `memberId` is the store's only owner among `members` (its whole team), so
+ * removing them or changing their role would leave the store without one. The catalog
+ * decides with the same count under its lock; a page uses this to say so before asking.
+ */
+export function isLastOwner(members: readonly { id: string; role: string }[], memberId: string): boolean {
+  const owners = members.filter((member) => member.role === "owner");
+  return owners.length === 1 && owners[0]!.id === memberId;
+}

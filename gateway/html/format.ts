@@ -21,3 +21,18 @@ export function safeHttpUrl(value: string): string | undefined {
 
 /** The dashboard's words for a status: the buyer's English ones (common/i18n/en.ts), so the two never disagree. */
 export const STATUS_LABELS: Record<string, string> = en.status;
+
+/** An order status as every page names it (badge, filter, history); an unknown one as itself. */
+export function statusLabel(status: string): string {
+  return STATUS_LABELS[status] ?? status;
+}
+
+/**
+ * Where an email, URL or other long name may break on a narrow screen: after `@`, `.`,
+ * `/`, `-` and `_`, so "kusumaningrum." stays whole on its line and never becomes
+ * "kusumaning" + "rum". The text split after each such character (a run of them stays
+ * together: "https://" breaks once, after the second slash); joined, the parts are the text.
+ */
+export function breakParts(text: string): string[] {
+  return text.match(/[^@./_-]*[@./_-]*/g)!.filter((part) => part !== "");
+}

@@ -908,9 +908,9 @@ test.serial("bank mutations: a statement imported on the page pays its order; un
   t.deepEqual(
     results.map((row) => [row.mutation, row.result]),
     [
-      [m1, "matched"],
-      [m2, "unmatched"],
-      [m3, "unmatched"],
+      [m1, "Matched"],
+      [m2, "Unmatched"],
+      [m3, "Unmatched"],
     ],
   );
   t.is((await apiOrder(m.key, a.order.id)).status, "paid", "the matching credit paid its order");
@@ -1119,4 +1119,76 @@ test.serial("Export CSV on the Orders page downloads every order of the filter a
     t.is(row.created_at, new Date(row.created_at!).toISOString());
   }
   assertNoCspViolations(t, m.page);
+});
+
+test.serial("a new merchant's words are true: an empty chart says No sales yet at a fixed label size; a pending order's empty deliveries name its events; one label per status; events and deliveries name the order SO-…", async (t) => {
+  const m = await signedInMember(t, `Toko Jujur ${uid()}`);
+  const { page } = m;
+
+  // No sale in 30 days: the chart says so, and its day labels are as tall on a phone as on a desktop.
+  await page.goto(storeUrl(m.storeId));
+  t.true((await bodyText(page)).includes("No sales yet"), "an empty chart says No sales yet");
+  const labelHeight = async (width: number) => {
+    await page.setViewportSize({ width, height: 800 });
+    const name = (await page.getByRole("img", { name: /^Paid each day/ }).getAttribute("aria-label"))!;
+    const first = /^Paid each day, (.+?) to /.exec(name)![1]!;
+    return page.locator("figure").evaluate(
+      (figure: any, text: string) =>
+        [...figure.querySelectorAll("*")].filter((el: any) => el.children.length === 0 && el.textContent.trim() === text).map((el: any) => el.getBoundingClientRect().height)[0],
+      first,
+    );
+  };
+  const [phone, desktop] = [await labelHeight(360), await labelHeight(1280)];
+  t.true(phone > 0);
+  t.is(phone, desktop, "the chart's day label is the same size at 360 and 1280 px");
+  await shoot(t, page, "overview-empty");
+
+  // An endpoint that takes order.paid only, with a long URL; a pending order of a buyer with a long email.
+  const receiver = await startReceiver(() => ({ status: 200, body: "ok" }));
+  t.teardown(() => receiver.close());
+  const url = `${receiver.url}/kusumaningrum-wijayakusuma/pesanan.dibayar/terima`;
+  const { endpoint } = await stack.webhooks!.createEndpoint({ storeId: m.storeId, url, events: { all: false, types: ["order.paid"] } });
+  const product = await createProduct(stack, m.storeId, "Kopi Jujur", 30_000);
+  const email = "kusumaningrum.wijayakusuma@example.co.id";
+  const { order } = await createApiOrder(m.key, { items: [{ product_id: product.id, quantity: 1 }], payment_method: "bank_transfer", buyer: { ...buyer, email } });
+  await settled(stack, [m.storeId]);
+
+  await page.goto(storeUrl(m.storeId, `orders/${order.id}`));
+  t.false((await bodyText(page)).includes("None of the store's endpoints is enabled and subscribed"), "an enabled endpoint is subscribed to order.paid");
+  t.regex((await bodyText(page)).replace(/\s+/g, " "), /So far this order has had order\.created, and no enabled endpoint takes it \(they take order\.paid\)/);
+  const label = "Awaiting payment";
+  t.is((await page.locator(".badge").first().innerText()).trim(), label, "the badge");
+  t.true((await tableRows(page)).some((row) => row.change === label), "the status history");
+  await shoot(t, page, "order-pending-long-email");
+  await page.goto(storeUrl(m.storeId, "orders"));
+  const option = await page.getByRole("combobox", { name: "Status", exact: true }).locator('option[value="pending"]').innerText();
+  t.is(option.trim(), label, "the Orders filter");
+  await shoot(t, page, "orders-long-email");
+  // The search's placeholder is read whole on a phone, not cut off inside the box.
+  await page.setViewportSize({ width: 360, height: 800 });
+  const placeholder = await page.getByLabel("Search", { exact: true }).evaluate((input: any) => {
+    const style = getComputedStyle(input);
+    const context = document.createElement("canvas").getContext("2d")!;
+    context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    return { text: input.placeholder, width: context.measureText(input.placeholder).width, room: input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) };
+  });
+  t.true(placeholder.width <= placeholder.room, `"${placeholder.text}" (${placeholder.width} px) fits the ${placeholder.room} px of the search box at 360 px`);
+
+  // Paid: its delivery and event name the order by its reference, linking to the order.
+  await stack.orders.markOrderPaid({ storeId: m.storeId, orderId: order.id });
+  await waitFor(() => receiver.events().some((event) => event.type === "order.paid"), 15_000);
+  await settled(stack, [m.storeId]);
+  await page.goto(storeUrl(m.storeId, "events"));
+  const paidEvent = (await tableRows(page)).find((row) => row.type === "order.paid")!;
+  t.is(paidEvent.order, order.payment_reference, "the Events page names the order SO-…");
+  t.true(paidEvent.links.includes(`/orders/${order.id}`));
+  await page.goto(storeUrl(m.storeId, `webhooks/${endpoint!.id}`));
+  t.is((await tableRows(page)).find((row) => row.event === "order.paid")?.order, order.payment_reference, "the endpoint's deliveries name the order SO-…");
+  await shoot(t, page, "endpoint-long-url");
+  await follow(page, page.locator(`main a[href*="/deliveries/"]`).first());
+  t.regex(await bodyText(page), new RegExp(`Order\\s+${order.payment_reference}`), "the delivery page names the order SO-…");
+  await shoot(t, page, "delivery-long-url");
+  await nav(page, "Webhooks");
+  await shoot(t, page, "webhooks-long-url");
+  assertNoCspViolations(t, page);
 });

@@ -433,3 +433,23 @@ test.serial("the Team page with members of several roles and a pending invitatio
   await shoot(t, o.page, "team");
   assertNoCspViolations(t, o, developer, support);
 });
+
+test.serial("the only owner is offered no Remove, and their Remove page says why without a button; long emails break only between their parts at 360 px", async (t) => {
+  const o = await owner(t, "Toko Nama Panjang", "kusumaningrum.wijayakusuma@example.co.id");
+  const invited = "wijayakusuma.kusumaningrum@toko-kopi-nusantara.example.co.id";
+  await stack.accounts.inviteMember({ storeId: o.storeId, email: invited, role: "viewer" });
+  await o.page.goto(storeUrl(o.storeId, "team"));
+  t.is(await o.page.getByRole("link", { name: `Remove member ${o.email}` }).count(), 0, "no Remove for the only owner");
+  await shoot(t, o.page, "team-long-emails");
+
+  const { members } = await stack.accounts.listMembers({ storeId: o.storeId });
+  const me = members.find((member) => member.email === o.email)!;
+  const response = await o.page.goto(storeUrl(o.storeId, `team/${me.id}/remove`));
+  t.is(response?.status(), 409);
+  const text = (await bodyText(o.page)).replace(/\s+/g, " ");
+  t.true(text.includes(`${o.email} is the only owner of Toko Nama Panjang: a store must keep at least one owner`), text);
+  t.is(await button(o.page, "Remove member").count(), 0, "no button to confirm what would be refused");
+  t.true(await link(o.page, "Back to the team").isVisible());
+  await shoot(t, o.page, "team-last-owner");
+  assertNoCspViolations(t, o);
+});

@@ -257,12 +257,13 @@ test("the Test data switch: Webhooks and Events show one mode's endpoints and ev
   const [sandbox] = (await stack.webhooks!.listEndpoints({ storeId: m.storeId, testMode: true })).endpoints;
   t.like(sandbox, { url: "https://sandbox.example/hooks", livemode: false }, "the form in test mode makes a test endpoint");
 
-  const live = await (await m.get("webhooks")).text();
+  // An address is shown with a <wbr> after each @ . / - _ (where a phone may break it): read as its text.
+  const live = (await (await m.get("webhooks")).text()).replaceAll("<wbr/>", "");
   t.true(live.includes("https://live.example/hooks"));
   t.false(live.includes("sandbox.example"));
   t.false(live.includes(banner));
   t.regex(live, /href="[^"]*\/webhooks\?mode=test"[^>]*role="switch" aria-checked="false"/);
-  const inTest = await (await m.get("webhooks?mode=test")).text();
+  const inTest = (await (await m.get("webhooks?mode=test")).text()).replaceAll("<wbr/>", "");
   t.true(inTest.includes("https://sandbox.example/hooks"));
   t.false(inTest.includes("live.example"));
   t.true(inTest.includes(banner));
@@ -424,5 +425,6 @@ test("an order is asked for by its payment reference on the Events page too; its
 
   t.regex(await (await m.get(`orders/${order.id}`)).text(), /The store has no webhook endpoint/);
   await stack.webhooks!.createEndpoint({ storeId: m.storeId, url: "https://erp.example/hooks", description: "", events: { all: false, types: ["order.refunded"] } });
-  t.regex(await (await m.get(`orders/${order.id}`)).text(), /None of the store(&#39;|&#x27;|')s endpoints is enabled and subscribed to this order(&#39;|&#x27;|')s events/);
+  // Enabled and taking order.refunded: the pending order has had only order.created so far, which it does not take.
+  t.regex(await (await m.get(`orders/${order.id}`)).text(), /So far this order has had <code[^>]*>order\.created<\/code>, and no enabled endpoint takes it \(they take <code[^>]*>order\.refunded<\/code>\)/);
 });

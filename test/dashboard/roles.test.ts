@@ -126,7 +126,8 @@ test("a section the role may not use is 403 saying what the role may not do; the
 test.serial("a role sees webhooks and bank mutations without secrets or buttons it may not use", async (t) => {
   const { endpoint } = await stack.webhooks!.createEndpoint({ storeId: m.storeId, url: "https://example.com/hooks", description: "ERP", events: { all: true, types: [] } });
   for (const role of ["support", "viewer"] as const) {
-    const list = await (await m.members[role].get("webhooks")).text();
+    // An address is shown with a <wbr> after each @ . / - _ (where a phone may break it): read as its text.
+    const list = (await (await m.members[role].get("webhooks")).text()).replaceAll("<wbr/>", "");
     t.regex(list, />https:\/\/example\.com</, role);
     t.notRegex(list, /example\.com\/hooks/, `${role}: the endpoint's origin only`);
     t.notRegex(list, /Save endpoint|Add endpoint/, role);

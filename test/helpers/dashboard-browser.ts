@@ -83,9 +83,11 @@ export const DASHBOARD_SHOTS = path.join(ARTIFACTS, "dashboard");
 /**
  * What a phone user would see as broken at the page's current width: anything reaching
  * past the viewport's right edge (the page scrolling sideways, or a column pushed out
- * of a table's own scroll box), and a word in a table cell, heading or button broken
- * over two lines because its box is narrower than the word. Words longer than 24
- * characters (URLs, ids, long emails) may wrap: no phone column holds them whole.
+ * of a table's own scroll box), and a word in a table cell, heading, button, list item
+ * or detail broken over two lines because its box is narrower than the word. Words
+ * longer than 24 characters (URLs, ids, long emails) may wrap, since no phone column
+ * holds them whole, but only after @ . / - or _ ("kusumaningrum." + "wijayakusuma@…",
+ * never "kusumaning" + "rum"); a <wbr> joins the parts of one word.
  */
 export async function layoutFaults(page: Page): Promise<string[]> {
   // A string, not a function: the test loader would wrap named helpers in a call the page lacks.
@@ -105,16 +107,51 @@ const LAYOUT_FAULTS = `(() => {
     if (rect.width === 0 || rect.height === 0 || el.closest("pre") || clipped(el)) continue;
     if (rect.right > width + 0.5) faults.push(describe(el) + " reaches " + Math.round(rect.right) + "px of " + width + "px");
   }
-  for (const el of document.body.querySelectorAll("td,th,h1,h2,h3,button,.button,nav a,.badge,dt")) {
+  // Text nodes one word may span: those a <wbr> (Breakable) separates.
+  const groups = (el) => {
+    const out = [];
     const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    let group = [];
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      for (const match of (node.textContent || "").matchAll(/\\S+/g)) {
-        if (match[0].length > 24) continue;
-        const range = document.createRange();
-        range.setStart(node, match.index);
-        range.setEnd(node, match.index + match[0].length);
-        const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
-        if (tops.size > 1) faults.push(describe(el) + ": " + JSON.stringify(match[0]) + " is broken over " + tops.size + " lines");
+      if (node.parentElement.closest("pre") || clipped(node.parentElement)) continue;
+      const last = group[group.length - 1];
+      const joined = last && last.nextSibling && last.nextSibling.nodeName === "WBR" && last.nextSibling.nextSibling === node;
+      if (!joined && group.length) { out.push(group); group = []; }
+      group.push(node);
+    }
+    if (group.length) out.push(group);
+    return out;
+  };
+  const top = (node, offset) => {
+    const range = document.createRange();
+    range.setStart(node, offset);
+    range.setEnd(node, offset + 1);
+    const rect = [...range.getClientRects()].find((r) => r.width > 0);
+    return rect ? Math.round(rect.top) : undefined;
+  };
+  for (const el of document.body.querySelectorAll("td,th,h1,h2,h3,button,.button,nav a,.badge,dt,dd,li,strong")) {
+    for (const group of groups(el)) {
+      const chars = [];
+      for (const node of group) for (let i = 0; i < node.textContent.length; i++) chars.push([node, i]);
+      const text = group.map((node) => node.textContent).join("");
+      for (const match of text.matchAll(/\\S+/g)) {
+        const word = match[0];
+        const tops = [];
+        for (let i = match.index; i < match.index + word.length; i++) tops.push(top(chars[i][0], chars[i][1]));
+        const lines = new Set(tops.filter((t) => t !== undefined)).size;
+        if (lines <= 1) continue;
+        if (word.length <= 24 && group.length === 1) {
+          faults.push(describe(el) + ": " + JSON.stringify(word) + " is broken over " + lines + " lines");
+          continue;
+        }
+        let before;
+        for (let i = 0; i < word.length; i++) {
+          if (tops[i] === undefined) continue;
+          if (before !== undefined && tops[i] > before && !"@./-_".includes(word[i - 1])) {
+            faults.push(describe(el) + ": " + JSON.stringify(word) + " breaks after " + JSON.stringify(word.slice(0, i)) + ", not after @ . / - _");
+          }
+          before = tops[i];
+        }
       }
     }
   }

@@ -8,7 +8,7 @@ import { isUuid } from "../../../common/ids.js";
 import { KEY_MODE_NAMES, type KeyMode } from "../../../common/key-mode.js";
 import { grantableScopes, SCOPE_TEXT, SCOPES, type Scope } from "../../../common/scopes.js";
 import type { ApiKey } from "../../../gen/catalog/v1/catalog_pb.js";
-import { Time } from "../../html/components.js";
+import { Breakable, Time } from "../../html/components.js";
 import { field, type Form } from "../forms.js";
 import { flashMessage, notFoundPage, problemText, ROLE_NAMES, seeOther, seeOtherWith, sendPage, shownOnce, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
@@ -147,7 +147,7 @@ function KeysPage(props: { ctx: DashboardContext; keys: ApiKey[]; values?: KeyVa
               <td>
                 <Scopes scopes={key.scopes} />
               </td>
-              <td>{key.createdBy ? auditActorText(key.createdBy) : <span class="muted">—</span>}</td>
+              <td>{key.createdBy ? <Breakable text={auditActorText(key.createdBy)} /> : <span class="muted">—</span>}</td>
               <td>
                 <Time iso={iso(key.createdAt)} />
               </td>

@@ -7,7 +7,7 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { isAuditAction, MAX_AUDIT_ACTOR_LENGTH } from "../../../common/audit.js";
 import { AUDIT_ACTION_CHOICES, auditActorText, auditFieldText, auditSentence } from "../../../common/audit-text.js";
 import { decodeAuditCursor, storeAuditLog, type AuditEntryLike } from "../../../platform/audit-log.js";
-import { Time } from "../../html/components.js";
+import { Breakable, Reference, Time } from "../../html/components.js";
 import { sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Empty, Shell, storePath } from "../views/layout.js";
 import { DataTable } from "../views/data-table.js";
@@ -44,17 +44,19 @@ function targetHref(storeId: string, kind: string, id: string): string | undefin
 function Sentence({ storeId, entry }: { storeId: string; entry: AuditEntryLike }) {
   const { before, target, after } = auditSentence(entry);
   const href = target && targetHref(storeId, target.kind, target.id);
+  // An order by its reference, whole; an email or a URL breaking only between its parts.
+  const name = target && (target.kind === "order" ? <Reference value={target.name} /> : <Breakable text={target.name} />);
   return (
     <>
       {before}
       {target && " "}
-      {target && (href ? <a href={href}>{target.name}</a> : <strong>{target.name}</strong>)}
+      {target && (href ? <a href={href}>{name}</a> : <strong>{name}</strong>)}
       {after && ` ${after}`}
       {entry.changes.length > 0 && (
         <ul class="changes small">
           {entry.changes.map((change) => (
             <li>
-              <span class="muted">{auditFieldText(change.field)}:</span> <span class="was">{change.before || "(empty)"}</span> → <span>{change.after || "(empty)"}</span>
+              <span class="muted">{auditFieldText(change.field)}:</span> <span class="was">{change.before ? <Breakable text={change.before} /> : "(empty)"}</span> → <span>{change.after ? <Breakable text={change.after} /> : "(empty)"}</span>
             </li>
           ))}
         </ul>
@@ -113,7 +115,7 @@ function AuditPage(props: { ctx: DashboardContext; entries: AuditEntryLike[]; ne
               </td>
               <td>
                 <a href={withFilters({ actor: entry.actor })} title={`Only the changes of ${auditActorText(entry.actor)}`}>
-                  {auditActorText(entry.actor)}
+                  <Breakable text={auditActorText(entry.actor)} />
                 </a>
               </td>
               <td>

@@ -39,8 +39,17 @@ interface ImportResults {
 
 const RESULT_BADGE: Record<string, string> = { matched: "paid", assigned: "paid", unmatched: "failed", duplicate: "expired", ignored: "expired", dismissed: "expired" };
 
+const RESULT_LABELS: Record<string, string> = {
+  matched: "Matched",
+  assigned: "Assigned",
+  unmatched: "Unmatched",
+  duplicate: "Duplicate",
+  ignored: "Ignored",
+  dismissed: "Dismissed",
+};
+
 function Badge({ value }: { value: string }) {
-  return <span class={`badge badge-${RESULT_BADGE[value] ?? "expired"}`}>{value}</span>;
+  return <span class={`badge badge-${RESULT_BADGE[value] ?? "expired"}`}>{RESULT_LABELS[value] ?? value}</span>;
 }
 
 // The mutation id travels in the form body, not the path: ids are the bank's own text,

@@ -7,10 +7,11 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { isUuid } from "../../../common/ids.js";
 import type { Delivery, Endpoint } from "../../../gen/webhook/v1/webhook_pb.js";
 import type { ServiceClients } from "../../clients.js";
-import { Time } from "../../html/components.js";
+import { Breakable, Reference, Time } from "../../html/components.js";
 import { flashMessage, may, notFoundPage, seeOther, seeOtherWith, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath, type Section } from "../views/layout.js";
 import { DataTable } from "../views/data-table.js";
+import { withMode } from "../views/test-data.js";
 
 export type WebhookClient = NonNullable<ServiceClients["webhook"]>;
 
@@ -20,6 +21,16 @@ export const endpointPath = (storeId: string, endpointId: string, rest = "") => 
 export const deliveryPath = (storeId: string, delivery: Pick<Delivery, "id" | "endpointId">) =>
   endpointPath(storeId, delivery.endpointId, `deliveries/${delivery.id}`);
 export const orderPath = (storeId: string, orderId: string) => storePath(storeId, `orders/${orderId}`);
+
+/**
+ * The order of an event or delivery, named as a person knows it (SO-…) and linking to
+ * its page; its id only when the body named no reference; a dash without an order.
+ */
+export function OrderLink(props: { storeId: string; orderId: string; reference: string; testMode?: boolean }) {
+  if (!props.orderId) return <span class="muted">—</span>;
+  const href = withMode(orderPath(props.storeId, props.orderId), props.testMode ?? false);
+  return <a href={href}>{props.reference ? <Reference value={props.reference} /> : <span class="mono small">{props.orderId}</span>}</a>;
+}
 
 /** The confirmations shown once by a delivery's page after a test event or a resend. */
 export const DELIVERY_DONE = {
@@ -37,9 +48,19 @@ const ATTEMPT_RESULTS: Record<string, string> = {
   endpoint_disabled: "Not sent: endpoint disabled",
 };
 
-/** A delivery's status as a badge (pending, succeeded, failed, refused). */
+/** A delivery's status as every page names it (badge and filter). */
+export const DELIVERY_STATUS_LABELS: Record<(typeof DELIVERY_STATUSES)[number], string> = {
+  pending: "Pending",
+  succeeded: "Succeeded",
+  failed: "Failed",
+  refused: "Refused",
+};
+
+export const deliveryStatusLabel = (status: string) => (DELIVERY_STATUS_LABELS as Record<string, string>)[status] ?? status;
+
+/** A delivery's status as a badge. */
 export function DeliveryBadge({ status }: { status: string }) {
-  return <span class={`badge badge-${status}`}>{status}</span>;
+  return <span class={`badge badge-${status}`}>{deliveryStatusLabel(status)}</span>;
 }
 
 /**
@@ -74,7 +95,9 @@ export function DeliveriesTable(props: { storeId: string; deliveries: Delivery[]
             </a>
             {delivery.kind !== "event" && <span class="small muted"> ({delivery.kind})</span>}
           </td>
-          <td class="mono small">{delivery.orderId ? <a href={orderPath(props.storeId, delivery.orderId)}>{delivery.orderId}</a> : <span class="muted">—</span>}</td>
+          <td>
+            <OrderLink storeId={props.storeId} orderId={delivery.orderId} reference={delivery.orderReference} />
+          </td>
           <td>
             <DeliveryBadge status={delivery.status} />
           </td>
@@ -113,9 +136,12 @@ function DeliveryPage(props: { ctx: DashboardContext; delivery: Delivery; endpoi
         </h2>
         <dl class="details">
           <dt>Endpoint</dt>
-          <dd class="mono">{endpoint ? endpoint.url : <span class="muted">(deleted)</span>}</dd>
+          <dd class="mono">{endpoint ? <Breakable text={endpoint.url} /> : <span class="muted">(deleted)</span>}</dd>
           <dt>Order</dt>
-          <dd class="mono">{delivery.orderId ? <a href={orderPath(store.id, delivery.orderId)}>{delivery.orderId}</a> : <span class="muted">—</span>}</dd>
+          <dd>
+            <OrderLink storeId={store.id} orderId={delivery.orderId} reference={delivery.orderReference} />
+            {delivery.orderId && delivery.orderReference && <div class="muted small mono">{delivery.orderId}</div>}
+          </dd>
           <dt>Kind</dt>
           <dd>{delivery.kind === "test" ? "Test event" : delivery.kind === "replay" ? "Replay" : "Event"}</dd>
           <dt>Attempts</dt>

@@ -10,7 +10,7 @@ import { dashboardMode, sendPage, type DashboardContext, type Kit } from "../kit
 import { Empty, Shell, storePath } from "../views/layout.js";
 import { ModeField, TestData, withMode } from "../views/test-data.js";
 import { DataTable } from "../views/data-table.js";
-import { DeliveryBadge, deliveryPath, orderPath, webhookClientOr } from "./deliveries.js";
+import { DeliveryBadge, deliveryPath, OrderLink, webhookClientOr } from "./deliveries.js";
 import { parseRfc3339 } from "../../../common/rfc3339.js";
 
 // Fifty, as every other list: a hundred events with their deliveries doubled what each view drew.
@@ -89,8 +89,16 @@ function EventsPage(props: { ctx: DashboardContext; events: Event[]; endpoints: 
         ) : (
           <Empty title="No events yet">
             <p>
-              Events appear here when orders are created or change status (paid, failed, expired, cancelled, refunded) and when a refund succeeds or fails. Add an endpoint on the{" "}
-              <a href={withMode(storePath(store.id, "webhooks"), filters.testMode)}>Webhooks</a> page to receive them.
+              Events appear here when orders are created or change status (paid, failed, expired, cancelled, refunded) and when a refund succeeds or fails.{" "}
+              {props.endpoints.length === 0 ? (
+                <>
+                  Add an endpoint on the <a href={withMode(storePath(store.id, "webhooks"), filters.testMode)}>Webhooks</a> page to receive them.
+                </>
+              ) : (
+                <>
+                  Your <a href={withMode(storePath(store.id, "webhooks"), filters.testMode)}>endpoints</a> receive the events they take as they happen.
+                </>
+              )}
             </p>
           </Empty>
         )
@@ -104,7 +112,9 @@ function EventsPage(props: { ctx: DashboardContext; events: Event[]; endpoints: 
               <td>
                 <code style="white-space:nowrap">{event.type}</code>
               </td>
-              <td class="mono small">{event.orderId ? <a href={withMode(orderPath(store.id, event.orderId), filters.testMode)}>{event.orderId}</a> : <span class="muted">—</span>}</td>
+              <td>
+                <OrderLink storeId={store.id} orderId={event.orderId} reference={event.orderReference} testMode={filters.testMode} />
+              </td>
               <td>
                 {event.deliveries.length === 0 ? (
                   <span class="muted small">None: no endpoint received it</span>

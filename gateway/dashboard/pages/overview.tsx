@@ -31,7 +31,9 @@ function SalesCard(props: { id: string; title: string; total: SalesTotal | undef
 
 /**
  * 30 bars of paid amounts, drawn on the server as SVG (no script), stretching to the
- * card's width so it reads at 360 px; each bar's title gives its day and amount.
+ * card's width so it reads at 360 px; each bar's title gives its day and amount. The
+ * first and last day are HTML under it, not SVG text, which would grow with the chart
+ * (28 px tall on a desktop); with nothing paid in the 30 days the box says so.
  */
 function SalesChart({ days }: { days: SalesDay[] }) {
   const width = 300;
@@ -41,8 +43,9 @@ function SalesChart({ days }: { days: SalesDay[] }) {
   const label = (day: string) => (day === "" ? "" : dayLabel.format(new Date(`${day}T00:00:00Z`)));
   const total = days.reduce((sum, day) => sum + day.amount, 0n);
   return (
-    <figure style="margin:0">
-      <svg viewBox={`0 0 ${width} ${height + 16}`} width="100%" role="img" aria-label={`Paid each day, ${label(days[0]?.day ?? "")} to ${label(days.at(-1)?.day ?? "")}: ${rupiah(total)} in all`}>
+    <figure class="chart">
+      {total === 0n && <p class="chart-empty">No sales yet</p>}
+      <svg viewBox={`0 0 ${width} ${height}`} width="100%" role="img" aria-label={`Paid each day, ${label(days[0]?.day ?? "")} to ${label(days.at(-1)?.day ?? "")}: ${rupiah(total)} in all`}>
         <line x1="0" y1={height} x2={width} y2={height} stroke="#c4cbd6" stroke-width="1" />
         {days.map((day, i) => {
           const barHeight = Math.round((Number(day.amount) / top) * (height - 4));
@@ -52,13 +55,11 @@ function SalesChart({ days }: { days: SalesDay[] }) {
             </rect>
           );
         })}
-        <text x="0" y={height + 13} font-size="9" fill="#5b6678">
-          {label(days[0]?.day ?? "")}
-        </text>
-        <text x={width} y={height + 13} font-size="9" fill="#5b6678" text-anchor="end">
-          {label(days.at(-1)?.day ?? "")}
-        </text>
       </svg>
+      <div class="chart-days small muted" aria-hidden="true">
+        <span>{label(days[0]?.day ?? "")}</span>
+        <span>{label(days.at(-1)?.day ?? "")}</span>
+      </div>
       <figcaption class="muted small">
         Highest day {rupiah(BigInt(top === 1 && total === 0n ? 0 : top))}; {rupiah(total)} in 30 days.
       </figcaption>

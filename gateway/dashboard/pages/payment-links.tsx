@@ -12,7 +12,7 @@ import { methodName } from "../../../common/payment-methods.js";
 import { rupiah } from "../../../common/rupiah.js";
 import { ItemStatus, ItemType, type Item } from "../../../gen/catalog/v1/catalog_pb.js";
 import type { OrderItemInput, PaymentLink, PaymentMethod } from "../../../gen/order/v1/order_pb.js";
-import { Time } from "../../html/components.js";
+import { Breakable, Time } from "../../html/components.js";
 import { field, type Form } from "../forms.js";
 import { dashboardMode, flashMessage, forbiddenPage, may, notFoundPage, problemText, seeOther, seeOtherWith, sendPage, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
@@ -136,7 +136,7 @@ function LinkCard(props: { ctx: DashboardContext; link: PaymentLink; titles: Map
     <li class="card" aria-labelledby={`${id}-title`}>
       <div class="person" style="margin-bottom:8px">
         <strong id={`${id}-title`} class="mono">
-          /pay/{link.slug}
+          <Breakable text={`/pay/${link.slug}`} />
         </strong>
         <span class={`badge ${state.badge}`}>{state.label}</span>
       </div>
@@ -295,7 +295,7 @@ function DeactivatePage(props: { ctx: DashboardContext; link: PaymentLink }) {
     <Shell title="Deactivate this link?" member={member} store={store} section="payment-links" csrf={csrf}>
       <div class="card">
         <p style="margin-top:0">
-          <span class="mono">{link.url}</span> will stop taking orders at once: whoever opens it is told it is closed. Orders already made through it can still be
+          <Breakable class="mono" text={link.url} /> will stop taking orders at once: whoever opens it is told it is closed. Orders already made through it can still be
           paid. This cannot be undone; make a new link to sell again.
         </p>
         <div class="actions">

@@ -8,9 +8,9 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { auditTarget, MEMBER_API_KEYS_FIELD } from "../../../common/audit.js";
 import { isUuid } from "../../../common/ids.js";
-import { ROLES, type Role } from "../../../common/roles.js";
+import { isLastOwner, LAST_OWNER_TEXT, ROLES, type Role } from "../../../common/roles.js";
 import type { Invitation, Member } from "../../../gen/catalog/v1/account_pb.js";
-import { Time } from "../../html/components.js";
+import { Breakable, Time } from "../../html/components.js";
 import { field } from "../forms.js";
 import { flashMessage, notFoundPage, problemText, ROLE_NAMES, seeOther, seeOtherWith, sendPage, shownOnce, type DashboardContext, type Kit } from "../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../views/layout.js";
@@ -74,7 +74,9 @@ function TeamPage(props: {
           return (
             <li class="card person">
               <div class="who-is">
-                <strong>{member.email}</strong>
+                <strong>
+                  <Breakable text={member.email} />
+                </strong>
                 {you && <span class="muted small"> (you)</span>}
                 <div class="small muted">
                   <span class="badge badge-role">{ROLE_NAMES[role] ?? member.role}</span>{" "}
@@ -90,9 +92,12 @@ function TeamPage(props: {
                     Change role
                   </button>
                 </form>
-                <a class="button danger" href={storePath(store.id, `team/${member.id}/remove`)} aria-label={`Remove member ${member.email}`}>
-                  Remove member
-                </a>
+                {/* The only owner cannot go: no button that would only lead to a refusal. */}
+                {!isLastOwner(props.members, member.id) && (
+                  <a class="button danger" href={storePath(store.id, `team/${member.id}/remove`)} aria-label={`Remove member ${member.email}`}>
+                    Remove member
+                  </a>
+                )}
               </div>
             </li>
           );
@@ -107,7 +112,9 @@ function TeamPage(props: {
           {props.invitations.map((invitation) => (
             <li class="card person">
               <div class="who-is">
-                <strong>{invitation.email}</strong>
+                <strong>
+                  <Breakable text={invitation.email} />
+                </strong>
                 <div class="small muted">
                   {/* The same for every address: whether it already has an account elsewhere is not this store's to know. */}
                   <span class="badge badge-role">{ROLE_NAMES[invitation.role as Role] ?? invitation.role}</span> <span class="badge badge-invited">Invited</span> Sent{" "}
@@ -160,6 +167,26 @@ function TeamPage(props: {
   );
 }
 
+/** The only owner's removal page: why it cannot be done, and no button (a post is still refused by the catalog). */
+function LastOwnerPage(props: { ctx: DashboardContext; member: Member }) {
+  const { member: me, store, csrf } = props.ctx.state.scope;
+  return (
+    <Shell title="This member cannot be removed" member={me} store={store} section="team" csrf={csrf}>
+      <div class="card" role="alert">
+        <p style="margin-top:0">
+          <strong>
+            <Breakable text={props.member.email} />
+          </strong>{" "}
+          is the only owner of {store.name}: {LAST_OWNER_TEXT}.
+        </p>
+        <a class="button secondary" href={storePath(store.id, "team")}>
+          Back to the team
+        </a>
+      </div>
+    </Shell>
+  );
+}
+
 function RemovePage(props: { ctx: DashboardContext; member: Member }) {
   const { member: me, store, csrf } = props.ctx.state.scope;
   const you = props.member.id === me.id;
@@ -167,7 +194,10 @@ function RemovePage(props: { ctx: DashboardContext; member: Member }) {
     <Shell title="Remove this member?" member={me} store={store} section="team" csrf={csrf}>
       <div class="card">
         <p style="margin-top:0">
-          <strong>{props.member.email}</strong> will no longer be able to open {store.name}, and every session of theirs ends at once.
+          <strong>
+            <Breakable text={props.member.email} />
+          </strong>{" "}
+          will no longer be able to open {store.name}, and every session of theirs ends at once.
           {you && " That is you: you will be signed out."}
         </p>
         <form method="post" action={storePath(store.id, `team/${props.member.id}/remove`)}>
@@ -228,10 +258,13 @@ export function teamPages(router: Router, kit: Kit) {
     sendPage(ctx, <TeamPage ctx={ctx} {...await load(ctx)} error={problem} invite={invite} />, status);
   };
 
+  /** The member of the URL, with whether they are the store's only owner. */
   const findMember = async (ctx: DashboardContext) => {
     const memberId = (ctx.params.memberId ?? "").toLowerCase();
     if (!isUuid(memberId)) return undefined;
-    return (await clients.accounts.listMembers({ storeId: ctx.state.scope.store.id })).members.find((member) => member.id === memberId);
+    const { members } = await clients.accounts.listMembers({ storeId: ctx.state.scope.store.id });
+    const member = members.find((candidate) => candidate.id === memberId);
+    return member && { member, lastOwner: isLastOwner(members, member.id) };
   };
 
   router.get(base, storeScope, handle(teamPage));
@@ -285,9 +318,11 @@ export function teamPages(router: Router, kit: Kit) {
   }
 
   async function confirmRemoveMember(ctx: DashboardContext) {
-    const member = await findMember(ctx);
-    if (!member) return notFoundPage(ctx);
-    sendPage(ctx, <RemovePage ctx={ctx} member={member} />);
+    const found = await findMember(ctx);
+    if (!found) return notFoundPage(ctx);
+    // Said before asking: confirming would only be refused.
+    if (found.lastOwner) return sendPage(ctx, <LastOwnerPage ctx={ctx} member={found.member} />, 409);
+    sendPage(ctx, <RemovePage ctx={ctx} member={found.member} />);
   }
 
   async function removeMember(ctx: DashboardContext) {

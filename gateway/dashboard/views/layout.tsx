@@ -2,6 +2,7 @@
 // docs/dashboard.md#navigation, and the page. Works without script, from 360 px wide up.
 import type { ComponentChildren } from "preact";
 import { roleMay, type Permission, type Role } from "../../../common/roles.js";
+import { Breakable } from "../../html/components.js";
 import { Document } from "../../html/render.js";
 
 export const DASHBOARD_CSS = `
@@ -28,6 +29,10 @@ h2{font-size:1.0625rem;margin:24px 0 10px}
 td .mono,td.mono{word-break:normal;overflow-wrap:break-word}
 .num{white-space:nowrap;font-variant-numeric:tabular-nums}
 .nowrap{white-space:nowrap}
+.breakable{overflow-wrap:normal;word-break:normal}
+.chart-days{display:flex;justify-content:space-between;gap:8px;margin-top:2px}
+.chart{position:relative;margin:0}
+.chart-empty{position:absolute;left:0;right:0;top:30%;margin:0;text-align:center;color:#5b6678;font-weight:600}
 .table-wrap{overflow-x:auto;-webkit-overflow-scrolling:touch;border:1px solid #e3e7ee;border-radius:12px;background:#fff}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:8px 12px;overflow-wrap:normal;border-bottom:1px solid #eef0f4;vertical-align:top;font-size:.875rem}
@@ -166,7 +171,7 @@ export function Shell(props: ShellProps) {
             </ul>
           </details>
         )}
-        <span class="who">{props.member.email}</span>
+        <Breakable class="who" text={props.member.email} />
         <form method="post" action="/dashboard/logout">
           <input type="hidden" name="csrf" value={props.csrf} />
           <button type="submit">Sign out</button>

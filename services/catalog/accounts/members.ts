@@ -6,7 +6,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Actor } from "../../../common/actor.js";
 import { auditTarget, MEMBER_API_KEYS_FIELD } from "../../../common/audit.js";
-import type { Role } from "../../../common/roles.js";
+import { LAST_OWNER_TEXT, type Role } from "../../../common/roles.js";
 import { auditEntry, fieldChanges } from "../../../platform/audit-log.js";
 import { transaction, type Db, type Sql } from "../../../platform/db.js";
 import type { Logger } from "../../../platform/logger.js";
@@ -40,7 +40,7 @@ export interface Invitation {
 
 /** FAILED_PRECONDITION: a store always keeps at least one owner (docs/team.md#roles). */
 export function lastOwner(): ConnectError {
-  return new ConnectError("a store must keep at least one owner: make another member owner first", Code.FailedPrecondition);
+  return new ConnectError(LAST_OWNER_TEXT, Code.FailedPrecondition);
 }
 
 export function createMembers({

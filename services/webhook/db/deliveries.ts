@@ -27,6 +27,8 @@ export interface DeliveryRow {
   updated_at: Date;
   /** The trace its attempts continue (010_delivery_traceparent.sql); null when untraced. */
   traceparent?: string | null;
+  /** Its order's payment reference (SO-…) as the body names it, where a read selects `orderReference`. */
+  order_reference?: string | null;
 }
 
 /**
@@ -65,12 +67,19 @@ export interface AttemptOutcome {
 }
 
 /**
+ * The payment reference (SO-…) of the order an event is about, from the order the body
+ * carries (`data.order`): a person names an order by it, and the webhook service keeps
+ * no copy of its own. Null for a body without an order (a test event).
+ */
+export const orderReference = (db: Db) => db`case when order_id is null then null else (body::jsonb #>> '{data,order,payment_reference}') end as order_reference`;
+
+/**
  * A delivery's columns as lists carry it: without its body, which only GetDelivery
- * sends (an event's body is on the event), so a list page does not read a hundred
- * bodies from TOAST to throw them away.
+ * sends (an event's body is on the event), so a list page does not carry a hundred
+ * bodies to throw them away; only the order's reference is read out of each.
  */
 export const listedDelivery = (db: Db) => db`
-  id, endpoint_id, store_id, event_id, event_type, order_id, '' as body, kind, status, attempts, next_attempt_at, last_error, created_at, updated_at`;
+  id, endpoint_id, store_id, event_id, event_type, order_id, '' as body, kind, status, attempts, next_attempt_at, last_error, created_at, updated_at, ${orderReference(db)}`;
 
 export async function insertDelivery(db: Db, delivery: NewDelivery): Promise<DeliveryRow> {
   const [row] = await db<DeliveryRow[]>`insert into deliveries ${db({ ...delivery })} returning *`;
@@ -243,7 +252,7 @@ export async function listDeliveries(db: Db, storeId: string, filter: DeliveryFi
 
 /** One of the store's deliveries with its attempts in order. */
 export async function getDelivery(db: Db, storeId: string, deliveryId: string): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] } | undefined> {
-  const [delivery] = await db<DeliveryRow[]>`select * from deliveries where id = ${deliveryId} and store_id = ${storeId}`;
+  const [delivery] = await db<DeliveryRow[]>`select *, ${orderReference(db)} from deliveries where id = ${deliveryId} and store_id = ${storeId}`;
   if (!delivery) return undefined;
   return { delivery, attempts: await attemptsOf(db, [delivery.id]) };
 }

@@ -2,7 +2,7 @@
 // endpoint existed when it happened. Every function takes `db: Db`, a pool or a
 // transaction (postgres.js `ISql`), so the caller decides what runs in one transaction.
 import type { Db } from "../../../platform/db.js";
-import { listedDelivery, type DeliveryRow } from "./deliveries.js";
+import { listedDelivery, orderReference, type DeliveryRow } from "./deliveries.js";
 
 export interface EventRow {
   id: string;
@@ -13,6 +13,8 @@ export interface EventRow {
   /** Its order's mode (docs/webhooks.md#test-mode): false for test data. */
   livemode: boolean;
   created_at: Date;
+  /** Its order's payment reference (SO-…), read from the body by listEvents. */
+  order_reference?: string | null;
 }
 
 export type NewEvent = Omit<EventRow, "created_at" | "livemode"> & {
@@ -93,7 +95,7 @@ export async function recordEvents(db: Db, events: NewEvent[]): Promise<number> 
 /** The store's events matching `filter`, newest first, each with its deliveries (oldest first, no attempts). */
 export async function listEvents(db: Db, storeId: string, filter: EventFilter, limit: number): Promise<{ event: EventRow; deliveries: DeliveryRow[] }[]> {
   const events = await db<EventRow[]>`
-    select ${filter.withoutBodies ? db`id, store_id, type, order_id, '' as body, livemode, created_at` : db`*`} from events
+    select ${filter.withoutBodies ? db`id, store_id, type, order_id, '' as body, livemode, created_at` : db`*`}, ${orderReference(db)} from events
     where store_id = ${storeId} and livemode = ${filter.livemode ?? true} and created_at >= ${filter.notBefore}
       ${filter.orderId ? db`and order_id = ${filter.orderId}` : db``}
       ${filter.type ? db`and type = ${filter.type}` : db``}

@@ -4,18 +4,20 @@
 // are in confirm.tsx and refund.tsx, through the same RPCs as `store-admin order …`.
 // Reading an order here never prepares a payment session (docs/dashboard.md).
 import { amountReceivedText } from "../../../../common/bank-mutations.js";
+import type { ComponentChildren } from "preact";
 import { isUuid } from "../../../../common/ids.js";
 import { methodName } from "../../../../common/payment-methods.js";
 import type { GetOrderResponse, Order, OrderDetail, Refund, StatusChange } from "../../../../gen/order/v1/order_pb.js";
 import type { Delivery } from "../../../../gen/webhook/v1/webhook_pb.js";
 import type { Item } from "../../../../gen/catalog/v1/catalog_pb.js";
 import type { ServiceClients } from "../../../clients.js";
-import { Money, StatusBadge, Time } from "../../../html/components.js";
-import { rupiah } from "../../../html/format.js";
+import { Breakable, Money, StatusBadge, Time } from "../../../html/components.js";
+import { rupiah, statusLabel } from "../../../html/format.js";
 import { dashboardMode, flashMessage, notFoundPage, sendPage, shownOnce, type DashboardContext } from "../../kit.js";
 import { Empty, Shell, storePath } from "../../views/layout.js";
 import { DataTable } from "../../views/data-table.js";
 import { DeliveriesTable } from "../deliveries.js";
+import { whyNoDeliveries, type NoDeliveries } from "./deliveries-empty.js";
 import { withMode } from "../../views/test-data.js";
 
 /** The confirmations shown once by an order's page after marking it paid or cancelling it (confirm.tsx). */
@@ -54,8 +56,8 @@ function OrderPage(props: {
   history: StatusChange[];
   allowed: string[];
   deliveries: Delivery[] | undefined;
-  /** The store's endpoints: "no deliveries" says whether there is none or none takes these events. */
-  endpointCount: number;
+  /** Why there are no deliveries (undefined while there are some). */
+  noDeliveries: NoDeliveries | undefined;
   /** The products this order took after its hold had been released, with how many (empty: none). */
   oversold: OversoldLine[];
   flash?: string;
@@ -103,7 +105,7 @@ function OrderPage(props: {
           )}
           <dt>Buyer</dt>
           <dd>
-            {order.buyer?.name} <span class="muted mono">{order.buyer?.email}</span> <span class="muted">{order.buyer?.phone}</span>
+            {order.buyer?.name} <Breakable class="muted mono" text={order.buyer?.email ?? ""} /> <span class="muted">{order.buyer?.phone}</span>
           </dd>
           <dt>Created</dt>
           <dd>
@@ -202,7 +204,9 @@ function OrderPage(props: {
           )}
           <dt>Checkout page</dt>
           <dd class="mono">
-            <a href={order.checkoutUrl}>{order.checkoutUrl}</a>
+            <a href={order.checkoutUrl}>
+              <Breakable text={order.checkoutUrl} />
+            </a>
           </dd>
         </dl>
       </div>
@@ -221,7 +225,7 @@ function OrderPage(props: {
             <td>
               <Time iso={change.at} />
             </td>
-            <td class="nowrap">{change.fromStatus ? `${change.fromStatus} → ${change.toStatus}` : change.toStatus}</td>
+            <td class="nowrap">{change.fromStatus ? `${statusLabel(change.fromStatus)} → ${statusLabel(change.toStatus)}` : statusLabel(change.toStatus)}</td>
             <td>
               {change.cause}
               {change.detail && <div class="muted small mono">{change.detail}</div>}
@@ -236,24 +240,49 @@ function OrderPage(props: {
         <p class="muted">Deliveries cannot be shown: the webhook service is not part of this deployment.</p>
       ) : props.deliveries.length === 0 ? (
         <Empty title="No deliveries for this order">
-          <p>
-            {props.endpointCount === 0 ? (
-              <>
-                The store has no webhook endpoint. Add one on the <a href={storePath(store.id, "webhooks")}>Webhooks</a> page to receive this order's events.
-              </>
-            ) : (
-              <>
-                None of the store's endpoints is enabled and subscribed to this order's events. Check their events on the{" "}
-                <a href={storePath(store.id, "webhooks")}>Webhooks</a> page.
-              </>
-            )}
-          </p>
+          <NoDeliveriesText why={props.noDeliveries ?? { kind: "no-events" }} webhooks={withMode(storePath(store.id, "webhooks"), mode.testMode)} />
         </Empty>
       ) : (
         <DeliveriesTable storeId={store.id} deliveries={props.deliveries} />
       )}
     </Shell>
   );
+}
+
+/** Event types as a list: "order.created", "order.created and order.paid", "a, b and c". */
+function typesText(types: readonly string[]): ComponentChildren {
+  return types.map((type, i) => (
+    <>
+      {i === 0 ? "" : i === types.length - 1 ? " and " : ", "}
+      <code class="nowrap">{type}</code>
+    </>
+  ));
+}
+
+/** What is true of an order without deliveries (deliveries-empty.ts). */
+function NoDeliveriesText({ why, webhooks }: { why: NoDeliveries; webhooks: string }) {
+  const page = <a href={webhooks}>Webhooks</a>;
+  switch (why.kind) {
+    case "no-endpoint":
+      return <p>The store has no webhook endpoint. Add one on the {page} page to receive this order's events.</p>;
+    case "none-enabled":
+      return <p>{why.endpoints === 1 ? "The store's endpoint is disabled" : `All ${why.endpoints} of the store's endpoints are disabled`}, so no event is sent. Enable one on the {page} page.</p>;
+    case "no-events":
+      return <p>No event of this order is in the event log yet: its deliveries show here within seconds of each event.</p>;
+    case "not-subscribed":
+      return (
+        <p>
+          So far this order has had {typesText(why.events)}, and no enabled endpoint takes {why.events.length === 1 ? "it" : "any of them"}
+          {why.subscribed.length > 0 && <> (they take {typesText(why.subscribed)})</>}. Its later events are sent as they happen; change what an endpoint receives on the {page} page.
+        </p>
+      );
+    case "not-delivered":
+      return (
+        <p>
+          This order's {typesText(why.events)} happened before any enabled endpoint took {why.events.length === 1 ? "it" : "them"} (it was added or enabled later), so {why.events.length === 1 ? "it was" : "they were"} not sent. Its later events are sent as they happen; "Resend failed since" on an endpoint's page sends missed ones.
+        </p>
+      );
+  }
 }
 
 interface OversoldLine {
@@ -332,6 +361,24 @@ function RefundsTable({ refunds }: { refunds: Refund[] }) {
 }
 
 /**
+ * The order's deliveries and, when it has none, why: its mode's endpoints and the types
+ * of its events so far (asked only then). Undefined without the webhook service.
+ */
+async function webhookDeliveries(clients: ServiceClients, order: Order): Promise<[Delivery[] | undefined, NoDeliveries | undefined]> {
+  const webhook = clients.webhook;
+  if (!webhook) return [undefined, undefined];
+  const scope = { storeId: order.storeId, testMode: !order.livemode };
+  const { deliveries } = await webhook.listDeliveries({ storeId: order.storeId, orderId: order.id, withoutAttempts: true });
+  if (deliveries.length > 0) return [deliveries, undefined];
+  const [{ endpoints }, { events }] = await Promise.all([
+    webhook.listEndpoints(scope),
+    webhook.listEvents({ ...scope, orderId: order.id, withoutBodies: true, limit: 100 }),
+  ]);
+  // The log is newest first; the sentence reads in the order they happened.
+  return [deliveries, whyNoDeliveries(endpoints, events.map((event) => event.type).reverse())];
+}
+
+/**
  * The order of this store with what may be done to it, or undefined (a malformed id
  * or another store's order is simply not found). Never prepares a payment session.
  */
@@ -354,16 +401,10 @@ export async function showOrder(
   const found = await load(ctx, clients, true);
   if (!found) return notFoundPage(ctx);
   const order = found.detail!.order!;
-  const [[deliveries, endpointCount], oversold] = await Promise.all([
-    clients.webhook
-      ? Promise.all([
-          clients.webhook.listDeliveries({ storeId: order.storeId, orderId: order.id, withoutAttempts: true }).then((answer) => answer.deliveries),
-          clients.webhook.listEndpoints({ storeId: order.storeId, testMode: !order.livemode }).then((answer) => answer.endpoints.length),
-        ])
-      : ([undefined, 0] as const),
-    oversoldLines(clients, order),
-  ]);
-  const messages = typeof extra === "function" ? extra(order) : extra;
+  const [[deliveries, noDeliveries], oversold] = await Promise.all([webhookDeliveries(clients, order), oversoldLines(clients, order)]);
+  const messages = typeof extra === "function" ? extra(order) : { ...extra };
+  // A service's refusal names the order by its id; a person knows it by its reference.
+  if (messages.error) messages.error = messages.error.replaceAll(order.id, order.paymentReference);
   sendPage(
     ctx,
     <OrderPage
@@ -372,7 +413,7 @@ export async function showOrder(
       history={found.history}
       allowed={found.allowedActions}
       deliveries={deliveries}
-      endpointCount={endpointCount}
+      noDeliveries={noDeliveries}
       oversold={oversold}
       {...messages}
     />,

@@ -6,7 +6,8 @@ import { isUuid } from "../../../../common/ids.js";
 import { ORDER_STATUSES } from "../../../../common/order-status.js";
 import type { Order } from "../../../../gen/order/v1/order_pb.js";
 import type { ServiceClients } from "../../../clients.js";
-import { Money, StatusBadge, Time } from "../../../html/components.js";
+import { statusLabel } from "../../../html/format.js";
+import { Breakable, Money, StatusBadge, Time } from "../../../html/components.js";
 import { dashboardMode, problemText, sendPage, type DashboardContext } from "../../kit.js";
 import { Empty, Shell, storePath } from "../../views/layout.js";
 import { TestData, withMode } from "../../views/test-data.js";
@@ -38,14 +39,14 @@ function OrdersPage(props: { ctx: DashboardContext; orders: Order[]; hasMore: bo
             <option value="">Any</option>
             {ORDER_STATUSES.map((status) => (
               <option value={status} selected={status === props.status}>
-                {status}
+                {statusLabel(status)}
               </option>
             ))}
           </select>
         </label>
         <label style="flex:1 1 220px">
           Search
-          <input type="search" name="q" value={props.search} placeholder="Payment reference, external id or buyer email" />
+          <input type="search" name="q" value={props.search} placeholder="SO-…, external id or email" />
         </label>
         <button type="submit">Search</button>
       </form>
@@ -76,7 +77,9 @@ function OrdersPage(props: { ctx: DashboardContext; orders: Order[]; hasMore: bo
               </td>
               <td>
                 {order.buyer?.name}
-                <div class="muted small mono">{order.buyer?.email}</div>
+                <div class="muted small mono">
+                  <Breakable text={order.buyer?.email ?? ""} />
+                </div>
               </td>
               <td>
                 <Money amount={order.amount} />

@@ -1,5 +1,6 @@
 // Deleting an endpoint: a page that says what is lost, then the post that deletes it.
 import type { Endpoint } from "../../../../gen/webhook/v1/webhook_pb.js";
+import { Breakable } from "../../../html/components.js";
 import { forbiddenPage, may, seeOtherWith, sendPage, type DashboardContext } from "../../kit.js";
 import { Csrf, Shell, storePath } from "../../views/layout.js";
 import { withMode } from "../../views/test-data.js";
@@ -13,7 +14,7 @@ function DeletePage(props: { ctx: DashboardContext; endpoint: Endpoint }) {
     <Shell title="Delete this endpoint?" member={member} store={store} section="webhooks" csrf={csrf}>
       <div class="card">
         <p>
-          Endpoint <span class="mono">{endpoint.url}</span> will receive nothing more: deliveries still waiting are not sent, and its secret is forgotten.
+          Endpoint <Breakable class="mono" text={endpoint.url} /> will receive nothing more: deliveries still waiting are not sent, and its secret is forgotten.
           Its past deliveries stay listed on the Events page. This cannot be undone.
         </p>
         <div class="actions">

@@ -3,10 +3,10 @@
 // The posts made from it are in actions.ts (docs/webhooks.md, docs/dashboard.md).
 import { jakartaLocalInput } from "../../../../common/jakarta-time.js";
 import type { Delivery, Endpoint } from "../../../../gen/webhook/v1/webhook_pb.js";
-import { Time } from "../../../html/components.js";
+import { Breakable, Time } from "../../../html/components.js";
 import { flashMessage, may, sendPage, shownOnce, type DashboardContext } from "../../kit.js";
 import { Csrf, Empty, Shell, storePath } from "../../views/layout.js";
-import { DeliveriesTable, DELIVERY_STATUSES, endpointPath, type WebhookClient } from "../deliveries.js";
+import { DeliveriesTable, DELIVERY_STATUSES, deliveryStatusLabel, endpointPath, type WebhookClient } from "../deliveries.js";
 import { EndpointForm, SecretCard, valuesOfEndpoint, type EndpointValues } from "./forms.js";
 import { EndpointStatus, eventsText } from "./health.js";
 
@@ -79,7 +79,7 @@ function EndpointPage(props: {
         <dl class="details">
           <dt>URL</dt>
           <dd>
-            <span class="mono">{endpoint.url}</span>
+            <Breakable class="mono" text={endpoint.url} />
             {/* The webhook service gives this role the origin only: a path or query often holds the receiver's token. */}
             {!manages && <span class="small muted"> (its path is shown only to roles that manage webhooks)</span>}
           </dd>
@@ -275,7 +275,7 @@ function EndpointPage(props: {
               </option>
               {DELIVERY_STATUSES.map((status) => (
                 <option value={status} selected={props.status === status}>
-                  {status}
+                  {deliveryStatusLabel(status)}
                 </option>
               ))}
             </select>
@@ -285,11 +285,13 @@ function EndpointPage(props: {
           </button>
         </form>
         {deliveries.length === 0 ? (
-          <Empty title={props.status ? `No ${props.status} delivery` : "No delivery yet"}>
+          <Empty title={props.status ? `No ${deliveryStatusLabel(props.status).toLowerCase()} delivery` : "No delivery yet"}>
             <p>
               {props.status
                 ? "Choose another status, or any, to see the others."
-                : "Each order event this endpoint receives is listed here. Send a test event to try it now."}
+                : endpoint.enabled
+                  ? "Each order event this endpoint receives is listed here. Send a test event to try it now."
+                  : "It is disabled, so no order event is sent to it: each one it receives once enabled is listed here."}
             </p>
           </Empty>
         ) : (

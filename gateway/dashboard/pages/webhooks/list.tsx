@@ -3,7 +3,7 @@
 // shows once after the redirect (docs/webhooks.md, docs/dashboard.md). The "Test data" switch
 // (?mode=test) shows the test endpoints, and the form then adds a test endpoint.
 import type { Endpoint, EndpointHealth } from "../../../../gen/webhook/v1/webhook_pb.js";
-import { Time } from "../../../html/components.js";
+import { Breakable, Time } from "../../../html/components.js";
 import { dashboardMode, flashMessage, may, seeOtherWith, sendPage, shownOnce, type DashboardContext } from "../../kit.js";
 import { Empty, Shell, storePath } from "../../views/layout.js";
 import { TestData, withMode } from "../../views/test-data.js";
@@ -61,7 +61,9 @@ function EndpointsPage(props: {
           {endpoints.map((endpoint) => (
             <tr>
               <td class="mono">
-                <a href={endpointPath(store.id, endpoint.id)}>{endpoint.url}</a>
+                <a href={endpointPath(store.id, endpoint.id)}>
+                  <Breakable text={endpoint.url} />
+                </a>
               </td>
               <td>{endpoint.description || <span class="muted">—</span>}</td>
               <td>
@@ -107,7 +109,7 @@ function Created(props: { storeId: string; created: CreatedEndpoint }) {
   return (
     <>
       <p>
-        {created.livemode ? "Events" : "Test events"} are now sent to <span class="mono">{created.url}</span> ({created.events}).
+        {created.livemode ? "Events" : "Test events"} are now sent to <Breakable class="mono" text={created.url} /> ({created.events}).
       </p>
       <SecretCard heading="Signing secret" secret={created.secret}>
         <p class="small muted">
