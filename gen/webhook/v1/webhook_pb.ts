@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file webhook/v1/webhook.proto.
  */
 export const file_webhook_v1_webhook: GenFile = /*@__PURE__*/
-  fileDesc("Chh3ZWJob29rL3YxL3dlYmhvb2sucHJvdG8SCndlYmhvb2sudjEinQIKCEVuZHBvaW50EgoKAmlkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEgsKA3VybBgDIAEoCRIPCgdlbmFibGVkGAQgASgIEhIKCmNyZWF0ZWRfYXQYBSABKAkSEwoLZGVzY3JpcHRpb24YBiABKAkSEwoLZXZlbnRfdHlwZXMYByADKAkSFwoPZGlzYWJsZWRfcmVhc29uGAggASgJEhIKCnVwZGF0ZWRfYXQYCSABKAkSFQoNZmFpbGluZ19zaW5jZRgKIAEoCRITCgtmYWlsZWRfZnJvbRgLIAEoCRIUCgxoZWFkZXJfbmFtZXMYDCADKAkSFgoObWF4X3Blcl9zZWNvbmQYDSABKAUSEAoIbGl2ZW1vZGUYPCABKAgiKwoMQ3VzdG9tSGVhZGVyEgwKBG5hbWUYASABKAkSDQoFdmFsdWUYAiABKAkiawoYU2V0RW5kcG9pbnRIZWFkZXJSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJEigKBmhlYWRlchgDIAEoCzIYLndlYmhvb2sudjEuQ3VzdG9tSGVhZGVyIkMKGVNldEVuZHBvaW50SGVhZGVyUmVzcG9uc2USJgoIZW5kcG9pbnQYASABKAsyFC53ZWJob29rLnYxLkVuZHBvaW50IlIKG1JlbW92ZUVuZHBvaW50SGVhZGVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRIMCgRuYW1lGAMgASgJIkYKHFJlbW92ZUVuZHBvaW50SGVhZGVyUmVzcG9uc2USJgoIZW5kcG9pbnQYASABKAsyFC53ZWJob29rLnYxLkVuZHBvaW50IkUKHFJldmVhbEVuZHBvaW50SGVhZGVyc1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEwoLZW5kcG9pbnRfaWQYAiABKAkiSgodUmV2ZWFsRW5kcG9pbnRIZWFkZXJzUmVzcG9uc2USKQoHaGVhZGVycxgBIAMoCzIYLndlYmhvb2sudjEuQ3VzdG9tSGVhZGVyIi8KEUV2ZW50U3Vic2NyaXB0aW9uEgsKA2FsbBgBIAEoCBINCgV0eXBlcxgCIAMoCSKjAQoFRXZlbnQSCgoCaWQYASABKAkSEAoIc3RvcmVfaWQYAiABKAkSDAoEdHlwZRgDIAEoCRIQCghvcmRlcl9pZBgEIAEoCRISCgpjcmVhdGVkX2F0GAUgASgJEgwKBGJvZHkYBiABKAkSKAoKZGVsaXZlcmllcxgHIAMoCzIULndlYmhvb2sudjEuRGVsaXZlcnkSEAoIbGl2ZW1vZGUYPCABKAgijwEKB0F0dGVtcHQSDgoGbnVtYmVyGAEgASgFEhIKCnN0YXJ0ZWRfYXQYAiABKAkSEwoLc3RhdHVzX2NvZGUYAyABKAUSEgoKbGF0ZW5jeV9tcxgEIAEoBRIOCgZyZXN1bHQYBSABKAkSDQoFZXJyb3IYBiABKAkSGAoQcmVzcG9uc2VfZXhjZXJwdBgHIAEoCSKiAgoIRGVsaXZlcnkSCgoCaWQYASABKAkSEwoLZW5kcG9pbnRfaWQYAiABKAkSEAoIZXZlbnRfaWQYAyABKAkSEgoKZXZlbnRfdHlwZRgEIAEoCRIQCghvcmRlcl9pZBgFIAEoCRIOCgZzdGF0dXMYBiABKAkSFQoNYXR0ZW1wdHNfbWFkZRgHIAEoBRIXCg9uZXh0X2F0dGVtcHRfYXQYCCABKAkSEgoKY3JlYXRlZF9hdBgJIAEoCRIlCghhdHRlbXB0cxgKIAMoCzITLndlYmhvb2sudjEuQXR0ZW1wdBIMCgRraW5kGAsgASgJEgwKBGJvZHkYDCABKAkSEgoKbGFzdF9lcnJvchgNIAEoCRISCgp1cGRhdGVkX2F0GA4gASgJIkYKElNldEVuZHBvaW50UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRILCgN1cmwYAiABKAkSEQoJdGVzdF9tb2RlGDwgASgIIk0KE1NldEVuZHBvaW50UmVzcG9uc2USJgoIZW5kcG9pbnQYASABKAsyFC53ZWJob29rLnYxLkVuZHBvaW50Eg4KBnNlY3JldBgCIAEoCSKNAQoVQ3JlYXRlRW5kcG9pbnRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEgsKA3VybBgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRItCgZldmVudHMYBCABKAsyHS53ZWJob29rLnYxLkV2ZW50U3Vic2NyaXB0aW9uEhEKCXRlc3RfbW9kZRg8IAEoCCJQChZDcmVhdGVFbmRwb2ludFJlc3BvbnNlEiYKCGVuZHBvaW50GAEgASgLMhQud2ViaG9vay52MS5FbmRwb2ludBIOCgZzZWNyZXQYAiABKAkiOwoUTGlzdEVuZHBvaW50c1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEQoJdGVzdF9tb2RlGDwgASgIIkAKFUxpc3RFbmRwb2ludHNSZXNwb25zZRInCgllbmRwb2ludHMYASADKAsyFC53ZWJob29rLnYxLkVuZHBvaW50ImEKEkdldEVuZHBvaW50UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRIWCgl0ZXN0X21vZGUYPCABKAhIAIgBAUIMCgpfdGVzdF9tb2RlIj0KE0dldEVuZHBvaW50UmVzcG9uc2USJgoIZW5kcG9pbnQYASABKAsyFC53ZWJob29rLnYxLkVuZHBvaW50IvkCChVVcGRhdGVFbmRwb2ludFJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEwoLZW5kcG9pbnRfaWQYAiABKAkSEAoDdXJsGAMgASgJSACIAQESGAoLZGVzY3JpcHRpb24YBCABKAlIAYgBARIyCgZldmVudHMYBSABKAsyHS53ZWJob29rLnYxLkV2ZW50U3Vic2NyaXB0aW9uSAKIAQESFAoHZW5hYmxlZBgGIAEoCEgDiAEBEiAKE3Jlc2VuZF9mYWlsZWRfc2luY2UYByABKAlIBIgBARIbCg5tYXhfcGVyX3NlY29uZBgJIAEoCUgFiAEBEhYKCXRlc3RfbW9kZRg8IAEoCEgGiAEBQgYKBF91cmxCDgoMX2Rlc2NyaXB0aW9uQgkKB19ldmVudHNCCgoIX2VuYWJsZWRCFgoUX3Jlc2VuZF9mYWlsZWRfc2luY2VCEQoPX21heF9wZXJfc2Vjb25kQgwKCl90ZXN0X21vZGVKBAgIEAkiQAoWVXBkYXRlRW5kcG9pbnRSZXNwb25zZRImCghlbmRwb2ludBgBIAEoCzIULndlYmhvb2sudjEuRW5kcG9pbnQiPgoVRGVsZXRlRW5kcG9pbnRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJIkAKFkRlbGV0ZUVuZHBvaW50UmVzcG9uc2USJgoIZW5kcG9pbnQYASABKAsyFC53ZWJob29rLnYxLkVuZHBvaW50IjwKE1JldmVhbFNlY3JldFJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEwoLZW5kcG9pbnRfaWQYAiABKAkiJgoUUmV2ZWFsU2VjcmV0UmVzcG9uc2USDgoGc2VjcmV0GAEgASgJIjwKE1JvdGF0ZVNlY3JldFJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEwoLZW5kcG9pbnRfaWQYAiABKAkicgoUUm90YXRlU2VjcmV0UmVzcG9uc2USJgoIZW5kcG9pbnQYASABKAsyFC53ZWJob29rLnYxLkVuZHBvaW50Eg4KBnNlY3JldBgCIAEoCRIiChpwcmV2aW91c19zZWNyZXRfZXhwaXJlc19hdBgDIAEoCSJjChRTZW5kVGVzdEV2ZW50UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRIWCgl0ZXN0X21vZGUYPCABKAhIAIgBAUIMCgpfdGVzdF9tb2RlIj8KFVNlbmRUZXN0RXZlbnRSZXNwb25zZRImCghkZWxpdmVyeRgBIAEoCzIULndlYmhvb2sudjEuRGVsaXZlcnkiugEKEUxpc3RFdmVudHNSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhAKCG9yZGVyX2lkGAIgASgJEgwKBHR5cGUYAyABKAkSDQoFbGltaXQYBCABKAUSDgoGYmVmb3JlGAUgASgJEhEKCWJlZm9yZV9pZBgHIAEoCRIWCg53aXRob3V0X2JvZGllcxgGIAEoCBIRCgl0ZXN0X21vZGUYPCABKAgSFgoOc3RhcnRpbmdfYWZ0ZXIYPSABKAkiSQoSTGlzdEV2ZW50c1Jlc3BvbnNlEiEKBmV2ZW50cxgBIAMoCzIRLndlYmhvb2sudjEuRXZlbnQSEAoIaGFzX21vcmUYPCABKAgicQoTUmVwbGF5RXZlbnRzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRINCgVzaW5jZRgDIAEoCRIWCgl0ZXN0X21vZGUYPCABKAhIAIgBAUIMCgpfdGVzdF9tb2RlIiYKFFJlcGxheUV2ZW50c1Jlc3BvbnNlEg4KBnF1ZXVlZBgBIAEoBSLBAQoVTGlzdERlbGl2ZXJpZXNSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhAKCG9yZGVyX2lkGAIgASgJEg0KBWxpbWl0GAMgASgFEhMKC2VuZHBvaW50X2lkGAQgASgJEg4KBnN0YXR1cxgFIAEoCRIQCghldmVudF9pZBgGIAEoCRIYChB3aXRob3V0X2F0dGVtcHRzGAcgASgIEhYKCXRlc3RfbW9kZRg8IAEoCEgAiAEBQgwKCl90ZXN0X21vZGUiOwoSR2V0RGVsaXZlcnlSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2RlbGl2ZXJ5X2lkGAIgASgJIj0KE0dldERlbGl2ZXJ5UmVzcG9uc2USJgoIZGVsaXZlcnkYASABKAsyFC53ZWJob29rLnYxLkRlbGl2ZXJ5IkIKFkxpc3REZWxpdmVyaWVzUmVzcG9uc2USKAoKZGVsaXZlcmllcxgBIAMoCzIULndlYmhvb2sudjEuRGVsaXZlcnkiOQoQUmVkZWxpdmVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtkZWxpdmVyeV9pZBgCIAEoCSI7ChFSZWRlbGl2ZXJSZXNwb25zZRImCghkZWxpdmVyeRgBIAEoCzIULndlYmhvb2sudjEuRGVsaXZlcnkiewoQTGlzdEF1ZGl0UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBRInCgZiZWZvcmUYAyABKAsyFy5hdWRpdC52MS5BdWRpdFBvc2l0aW9uEg0KBWFjdG9yGAQgASgJEg4KBmFjdGlvbhgFIAEoCSI6ChFMaXN0QXVkaXRSZXNwb25zZRIlCgdlbnRyaWVzGAEgAygLMhQuYXVkaXQudjEuQXVkaXRFbnRyeSI+ChdHZXRXZWJob29rSGVhbHRoUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIRCgl0ZXN0X21vZGUYPCABKAgimgEKDkVuZHBvaW50SGVhbHRoEhMKC2VuZHBvaW50X2lkGAEgASgJEhQKDGF0dGVtcHRzXzI0aBgCIAEoBRIVCg1zdWNjZWVkZWRfMjRoGAMgASgFEhcKD2xhc3RfYXR0ZW1wdF9hdBgEIAEoCRITCgtsYXN0X3Jlc3VsdBgFIAEoCRIYChBsYXN0X3N0YXR1c19jb2RlGAYgASgFImYKGEdldFdlYmhvb2tIZWFsdGhSZXNwb25zZRIbChNmYWlsZWRfYXR0ZW1wdHNfMjRoGAEgASgFEi0KCWVuZHBvaW50cxgCIAMoCzIaLndlYmhvb2sudjEuRW5kcG9pbnRIZWFsdGgyhA0KDldlYmhvb2tTZXJ2aWNlEk4KC1NldEVuZHBvaW50Eh4ud2ViaG9vay52MS5TZXRFbmRwb2ludFJlcXVlc3QaHy53ZWJob29rLnYxLlNldEVuZHBvaW50UmVzcG9uc2USVwoOQ3JlYXRlRW5kcG9pbnQSIS53ZWJob29rLnYxLkNyZWF0ZUVuZHBvaW50UmVxdWVzdBoiLndlYmhvb2sudjEuQ3JlYXRlRW5kcG9pbnRSZXNwb25zZRJUCg1MaXN0RW5kcG9pbnRzEiAud2ViaG9vay52MS5MaXN0RW5kcG9pbnRzUmVxdWVzdBohLndlYmhvb2sudjEuTGlzdEVuZHBvaW50c1Jlc3BvbnNlEk4KC0dldEVuZHBvaW50Eh4ud2ViaG9vay52MS5HZXRFbmRwb2ludFJlcXVlc3QaHy53ZWJob29rLnYxLkdldEVuZHBvaW50UmVzcG9uc2USVwoOVXBkYXRlRW5kcG9pbnQSIS53ZWJob29rLnYxLlVwZGF0ZUVuZHBvaW50UmVxdWVzdBoiLndlYmhvb2sudjEuVXBkYXRlRW5kcG9pbnRSZXNwb25zZRJXCg5EZWxldGVFbmRwb2ludBIhLndlYmhvb2sudjEuRGVsZXRlRW5kcG9pbnRSZXF1ZXN0GiIud2ViaG9vay52MS5EZWxldGVFbmRwb2ludFJlc3BvbnNlElEKDFJldmVhbFNlY3JldBIfLndlYmhvb2sudjEuUmV2ZWFsU2VjcmV0UmVxdWVzdBogLndlYmhvb2sudjEuUmV2ZWFsU2VjcmV0UmVzcG9uc2USUQoMUm90YXRlU2VjcmV0Eh8ud2ViaG9vay52MS5Sb3RhdGVTZWNyZXRSZXF1ZXN0GiAud2ViaG9vay52MS5Sb3RhdGVTZWNyZXRSZXNwb25zZRJgChFTZXRFbmRwb2ludEhlYWRlchIkLndlYmhvb2sudjEuU2V0RW5kcG9pbnRIZWFkZXJSZXF1ZXN0GiUud2ViaG9vay52MS5TZXRFbmRwb2ludEhlYWRlclJlc3BvbnNlEmkKFFJlbW92ZUVuZHBvaW50SGVhZGVyEicud2ViaG9vay52MS5SZW1vdmVFbmRwb2ludEhlYWRlclJlcXVlc3QaKC53ZWJob29rLnYxLlJlbW92ZUVuZHBvaW50SGVhZGVyUmVzcG9uc2USbAoVUmV2ZWFsRW5kcG9pbnRIZWFkZXJzEigud2ViaG9vay52MS5SZXZlYWxFbmRwb2ludEhlYWRlcnNSZXF1ZXN0Gikud2ViaG9vay52MS5SZXZlYWxFbmRwb2ludEhlYWRlcnNSZXNwb25zZRJdChBHZXRXZWJob29rSGVhbHRoEiMud2ViaG9vay52MS5HZXRXZWJob29rSGVhbHRoUmVxdWVzdBokLndlYmhvb2sudjEuR2V0V2ViaG9va0hlYWx0aFJlc3BvbnNlElQKDVNlbmRUZXN0RXZlbnQSIC53ZWJob29rLnYxLlNlbmRUZXN0RXZlbnRSZXF1ZXN0GiEud2ViaG9vay52MS5TZW5kVGVzdEV2ZW50UmVzcG9uc2USSwoKTGlzdEV2ZW50cxIdLndlYmhvb2sudjEuTGlzdEV2ZW50c1JlcXVlc3QaHi53ZWJob29rLnYxLkxpc3RFdmVudHNSZXNwb25zZRJRCgxSZXBsYXlFdmVudHMSHy53ZWJob29rLnYxLlJlcGxheUV2ZW50c1JlcXVlc3QaIC53ZWJob29rLnYxLlJlcGxheUV2ZW50c1Jlc3BvbnNlElcKDkxpc3REZWxpdmVyaWVzEiEud2ViaG9vay52MS5MaXN0RGVsaXZlcmllc1JlcXVlc3QaIi53ZWJob29rLnYxLkxpc3REZWxpdmVyaWVzUmVzcG9uc2USTgoLR2V0RGVsaXZlcnkSHi53ZWJob29rLnYxLkdldERlbGl2ZXJ5UmVxdWVzdBofLndlYmhvb2sudjEuR2V0RGVsaXZlcnlSZXNwb25zZRJICglSZWRlbGl2ZXISHC53ZWJob29rLnYxLlJlZGVsaXZlclJlcXVlc3QaHS53ZWJob29rLnYxLlJlZGVsaXZlclJlc3BvbnNlEkgKCUxpc3RBdWRpdBIcLndlYmhvb2sudjEuTGlzdEF1ZGl0UmVxdWVzdBodLndlYmhvb2sudjEuTGlzdEF1ZGl0UmVzcG9uc2ViBnByb3RvMw", [file_audit_v1_audit]);
+  fileDesc("Chh3ZWJob29rL3YxL3dlYmhvb2sucHJvdG8SCndlYmhvb2sudjEinQIKCEVuZHBvaW50EgoKAmlkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEgsKA3VybBgDIAEoCRIPCgdlbmFibGVkGAQgASgIEhIKCmNyZWF0ZWRfYXQYBSABKAkSEwoLZGVzY3JpcHRpb24YBiABKAkSEwoLZXZlbnRfdHlwZXMYByADKAkSFwoPZGlzYWJsZWRfcmVhc29uGAggASgJEhIKCnVwZGF0ZWRfYXQYCSABKAkSFQoNZmFpbGluZ19zaW5jZRgKIAEoCRITCgtmYWlsZWRfZnJvbRgLIAEoCRIUCgxoZWFkZXJfbmFtZXMYDCADKAkSFgoObWF4X3Blcl9zZWNvbmQYDSABKAUSEAoIbGl2ZW1vZGUYPCABKAgiKwoMQ3VzdG9tSGVhZGVyEgwKBG5hbWUYASABKAkSDQoFdmFsdWUYAiABKAkiawoYU2V0RW5kcG9pbnRIZWFkZXJSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJEigKBmhlYWRlchgDIAEoCzIYLndlYmhvb2sudjEuQ3VzdG9tSGVhZGVyIkMKGVNldEVuZHBvaW50SGVhZGVyUmVzcG9uc2USJgoIZW5kcG9pbnQYASABKAsyFC53ZWJob29rLnYxLkVuZHBvaW50IlIKG1JlbW92ZUVuZHBvaW50SGVhZGVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRIMCgRuYW1lGAMgASgJIkYKHFJlbW92ZUVuZHBvaW50SGVhZGVyUmVzcG9uc2USJgoIZW5kcG9pbnQYASABKAsyFC53ZWJob29rLnYxLkVuZHBvaW50IkUKHFJldmVhbEVuZHBvaW50SGVhZGVyc1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEwoLZW5kcG9pbnRfaWQYAiABKAkiSgodUmV2ZWFsRW5kcG9pbnRIZWFkZXJzUmVzcG9uc2USKQoHaGVhZGVycxgBIAMoCzIYLndlYmhvb2sudjEuQ3VzdG9tSGVhZGVyIi8KEUV2ZW50U3Vic2NyaXB0aW9uEgsKA2FsbBgBIAEoCBINCgV0eXBlcxgCIAMoCSKjAQoFRXZlbnQSCgoCaWQYASABKAkSEAoIc3RvcmVfaWQYAiABKAkSDAoEdHlwZRgDIAEoCRIQCghvcmRlcl9pZBgEIAEoCRISCgpjcmVhdGVkX2F0GAUgASgJEgwKBGJvZHkYBiABKAkSKAoKZGVsaXZlcmllcxgHIAMoCzIULndlYmhvb2sudjEuRGVsaXZlcnkSEAoIbGl2ZW1vZGUYPCABKAgiwAEKB0F0dGVtcHQSDgoGbnVtYmVyGAEgASgFEhIKCnN0YXJ0ZWRfYXQYAiABKAkSEwoLc3RhdHVzX2NvZGUYAyABKAUSEgoKbGF0ZW5jeV9tcxgEIAEoBRIOCgZyZXN1bHQYBSABKAkSDQoFZXJyb3IYBiABKAkSGAoQcmVzcG9uc2VfZXhjZXJwdBgHIAEoCRIvCg9yZXF1ZXN0X2hlYWRlcnMYCCADKAsyFi53ZWJob29rLnYxLlNlbnRIZWFkZXIiOQoKU2VudEhlYWRlchIMCgRuYW1lGAEgASgJEg0KBXZhbHVlGAIgASgJEg4KBm1hc2tlZBgDIAEoCCKiAgoIRGVsaXZlcnkSCgoCaWQYASABKAkSEwoLZW5kcG9pbnRfaWQYAiABKAkSEAoIZXZlbnRfaWQYAyABKAkSEgoKZXZlbnRfdHlwZRgEIAEoCRIQCghvcmRlcl9pZBgFIAEoCRIOCgZzdGF0dXMYBiABKAkSFQoNYXR0ZW1wdHNfbWFkZRgHIAEoBRIXCg9uZXh0X2F0dGVtcHRfYXQYCCABKAkSEgoKY3JlYXRlZF9hdBgJIAEoCRIlCghhdHRlbXB0cxgKIAMoCzITLndlYmhvb2sudjEuQXR0ZW1wdBIMCgRraW5kGAsgASgJEgwKBGJvZHkYDCABKAkSEgoKbGFzdF9lcnJvchgNIAEoCRISCgp1cGRhdGVkX2F0GA4gASgJIkYKElNldEVuZHBvaW50UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRILCgN1cmwYAiABKAkSEQoJdGVzdF9tb2RlGDwgASgIIk0KE1NldEVuZHBvaW50UmVzcG9uc2USJgoIZW5kcG9pbnQYASABKAsyFC53ZWJob29rLnYxLkVuZHBvaW50Eg4KBnNlY3JldBgCIAEoCSKNAQoVQ3JlYXRlRW5kcG9pbnRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEgsKA3VybBgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRItCgZldmVudHMYBCABKAsyHS53ZWJob29rLnYxLkV2ZW50U3Vic2NyaXB0aW9uEhEKCXRlc3RfbW9kZRg8IAEoCCJQChZDcmVhdGVFbmRwb2ludFJlc3BvbnNlEiYKCGVuZHBvaW50GAEgASgLMhQud2ViaG9vay52MS5FbmRwb2ludBIOCgZzZWNyZXQYAiABKAkiOwoUTGlzdEVuZHBvaW50c1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEQoJdGVzdF9tb2RlGDwgASgIIkAKFUxpc3RFbmRwb2ludHNSZXNwb25zZRInCgllbmRwb2ludHMYASADKAsyFC53ZWJob29rLnYxLkVuZHBvaW50ImEKEkdldEVuZHBvaW50UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRIWCgl0ZXN0X21vZGUYPCABKAhIAIgBAUIMCgpfdGVzdF9tb2RlIj0KE0dldEVuZHBvaW50UmVzcG9uc2USJgoIZW5kcG9pbnQYASABKAsyFC53ZWJob29rLnYxLkVuZHBvaW50IvkCChVVcGRhdGVFbmRwb2ludFJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEwoLZW5kcG9pbnRfaWQYAiABKAkSEAoDdXJsGAMgASgJSACIAQESGAoLZGVzY3JpcHRpb24YBCABKAlIAYgBARIyCgZldmVudHMYBSABKAsyHS53ZWJob29rLnYxLkV2ZW50U3Vic2NyaXB0aW9uSAKIAQESFAoHZW5hYmxlZBgGIAEoCEgDiAEBEiAKE3Jlc2VuZF9mYWlsZWRfc2luY2UYByABKAlIBIgBARIbCg5tYXhfcGVyX3NlY29uZBgJIAEoCUgFiAEBEhYKCXRlc3RfbW9kZRg8IAEoCEgGiAEBQgYKBF91cmxCDgoMX2Rlc2NyaXB0aW9uQgkKB19ldmVudHNCCgoIX2VuYWJsZWRCFgoUX3Jlc2VuZF9mYWlsZWRfc2luY2VCEQoPX21heF9wZXJfc2Vjb25kQgwKCl90ZXN0X21vZGVKBAgIEAkiQAoWVXBkYXRlRW5kcG9pbnRSZXNwb25zZRImCghlbmRwb2ludBgBIAEoCzIULndlYmhvb2sudjEuRW5kcG9pbnQiPgoVRGVsZXRlRW5kcG9pbnRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJIkAKFkRlbGV0ZUVuZHBvaW50UmVzcG9uc2USJgoIZW5kcG9pbnQYASABKAsyFC53ZWJob29rLnYxLkVuZHBvaW50IjwKE1JldmVhbFNlY3JldFJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEwoLZW5kcG9pbnRfaWQYAiABKAkiJgoUUmV2ZWFsU2VjcmV0UmVzcG9uc2USDgoGc2VjcmV0GAEgASgJIjwKE1JvdGF0ZVNlY3JldFJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEwoLZW5kcG9pbnRfaWQYAiABKAkicgoUUm90YXRlU2VjcmV0UmVzcG9uc2USJgoIZW5kcG9pbnQYASABKAsyFC53ZWJob29rLnYxLkVuZHBvaW50Eg4KBnNlY3JldBgCIAEoCRIiChpwcmV2aW91c19zZWNyZXRfZXhwaXJlc19hdBgDIAEoCSJjChRTZW5kVGVzdEV2ZW50UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRIWCgl0ZXN0X21vZGUYPCABKAhIAIgBAUIMCgpfdGVzdF9tb2RlIj8KFVNlbmRUZXN0RXZlbnRSZXNwb25zZRImCghkZWxpdmVyeRgBIAEoCzIULndlYmhvb2sudjEuRGVsaXZlcnkiugEKEUxpc3RFdmVudHNSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhAKCG9yZGVyX2lkGAIgASgJEgwKBHR5cGUYAyABKAkSDQoFbGltaXQYBCABKAUSDgoGYmVmb3JlGAUgASgJEhEKCWJlZm9yZV9pZBgHIAEoCRIWCg53aXRob3V0X2JvZGllcxgGIAEoCBIRCgl0ZXN0X21vZGUYPCABKAgSFgoOc3RhcnRpbmdfYWZ0ZXIYPSABKAkiSQoSTGlzdEV2ZW50c1Jlc3BvbnNlEiEKBmV2ZW50cxgBIAMoCzIRLndlYmhvb2sudjEuRXZlbnQSEAoIaGFzX21vcmUYPCABKAgicQoTUmVwbGF5RXZlbnRzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRINCgVzaW5jZRgDIAEoCRIWCgl0ZXN0X21vZGUYPCABKAhIAIgBAUIMCgpfdGVzdF9tb2RlIiYKFFJlcGxheUV2ZW50c1Jlc3BvbnNlEg4KBnF1ZXVlZBgBIAEoBSLBAQoVTGlzdERlbGl2ZXJpZXNSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhAKCG9yZGVyX2lkGAIgASgJEg0KBWxpbWl0GAMgASgFEhMKC2VuZHBvaW50X2lkGAQgASgJEg4KBnN0YXR1cxgFIAEoCRIQCghldmVudF9pZBgGIAEoCRIYChB3aXRob3V0X2F0dGVtcHRzGAcgASgIEhYKCXRlc3RfbW9kZRg8IAEoCEgAiAEBQgwKCl90ZXN0X21vZGUiOwoSR2V0RGVsaXZlcnlSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2RlbGl2ZXJ5X2lkGAIgASgJIj0KE0dldERlbGl2ZXJ5UmVzcG9uc2USJgoIZGVsaXZlcnkYASABKAsyFC53ZWJob29rLnYxLkRlbGl2ZXJ5IkIKFkxpc3REZWxpdmVyaWVzUmVzcG9uc2USKAoKZGVsaXZlcmllcxgBIAMoCzIULndlYmhvb2sudjEuRGVsaXZlcnkiOQoQUmVkZWxpdmVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtkZWxpdmVyeV9pZBgCIAEoCSI7ChFSZWRlbGl2ZXJSZXNwb25zZRImCghkZWxpdmVyeRgBIAEoCzIULndlYmhvb2sudjEuRGVsaXZlcnkiewoQTGlzdEF1ZGl0UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBRInCgZiZWZvcmUYAyABKAsyFy5hdWRpdC52MS5BdWRpdFBvc2l0aW9uEg0KBWFjdG9yGAQgASgJEg4KBmFjdGlvbhgFIAEoCSI6ChFMaXN0QXVkaXRSZXNwb25zZRIlCgdlbnRyaWVzGAEgAygLMhQuYXVkaXQudjEuQXVkaXRFbnRyeSI+ChdHZXRXZWJob29rSGVhbHRoUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIRCgl0ZXN0X21vZGUYPCABKAgimgEKDkVuZHBvaW50SGVhbHRoEhMKC2VuZHBvaW50X2lkGAEgASgJEhQKDGF0dGVtcHRzXzI0aBgCIAEoBRIVCg1zdWNjZWVkZWRfMjRoGAMgASgFEhcKD2xhc3RfYXR0ZW1wdF9hdBgEIAEoCRITCgtsYXN0X3Jlc3VsdBgFIAEoCRIYChBsYXN0X3N0YXR1c19jb2RlGAYgASgFImYKGEdldFdlYmhvb2tIZWFsdGhSZXNwb25zZRIbChNmYWlsZWRfYXR0ZW1wdHNfMjRoGAEgASgFEi0KCWVuZHBvaW50cxgCIAMoCzIaLndlYmhvb2sudjEuRW5kcG9pbnRIZWFsdGgyhA0KDldlYmhvb2tTZXJ2aWNlEk4KC1NldEVuZHBvaW50Eh4ud2ViaG9vay52MS5TZXRFbmRwb2ludFJlcXVlc3QaHy53ZWJob29rLnYxLlNldEVuZHBvaW50UmVzcG9uc2USVwoOQ3JlYXRlRW5kcG9pbnQSIS53ZWJob29rLnYxLkNyZWF0ZUVuZHBvaW50UmVxdWVzdBoiLndlYmhvb2sudjEuQ3JlYXRlRW5kcG9pbnRSZXNwb25zZRJUCg1MaXN0RW5kcG9pbnRzEiAud2ViaG9vay52MS5MaXN0RW5kcG9pbnRzUmVxdWVzdBohLndlYmhvb2sudjEuTGlzdEVuZHBvaW50c1Jlc3BvbnNlEk4KC0dldEVuZHBvaW50Eh4ud2ViaG9vay52MS5HZXRFbmRwb2ludFJlcXVlc3QaHy53ZWJob29rLnYxLkdldEVuZHBvaW50UmVzcG9uc2USVwoOVXBkYXRlRW5kcG9pbnQSIS53ZWJob29rLnYxLlVwZGF0ZUVuZHBvaW50UmVxdWVzdBoiLndlYmhvb2sudjEuVXBkYXRlRW5kcG9pbnRSZXNwb25zZRJXCg5EZWxldGVFbmRwb2ludBIhLndlYmhvb2sudjEuRGVsZXRlRW5kcG9pbnRSZXF1ZXN0GiIud2ViaG9vay52MS5EZWxldGVFbmRwb2ludFJlc3BvbnNlElEKDFJldmVhbFNlY3JldBIfLndlYmhvb2sudjEuUmV2ZWFsU2VjcmV0UmVxdWVzdBogLndlYmhvb2sudjEuUmV2ZWFsU2VjcmV0UmVzcG9uc2USUQoMUm90YXRlU2VjcmV0Eh8ud2ViaG9vay52MS5Sb3RhdGVTZWNyZXRSZXF1ZXN0GiAud2ViaG9vay52MS5Sb3RhdGVTZWNyZXRSZXNwb25zZRJgChFTZXRFbmRwb2ludEhlYWRlchIkLndlYmhvb2sudjEuU2V0RW5kcG9pbnRIZWFkZXJSZXF1ZXN0GiUud2ViaG9vay52MS5TZXRFbmRwb2ludEhlYWRlclJlc3BvbnNlEmkKFFJlbW92ZUVuZHBvaW50SGVhZGVyEicud2ViaG9vay52MS5SZW1vdmVFbmRwb2ludEhlYWRlclJlcXVlc3QaKC53ZWJob29rLnYxLlJlbW92ZUVuZHBvaW50SGVhZGVyUmVzcG9uc2USbAoVUmV2ZWFsRW5kcG9pbnRIZWFkZXJzEigud2ViaG9vay52MS5SZXZlYWxFbmRwb2ludEhlYWRlcnNSZXF1ZXN0Gikud2ViaG9vay52MS5SZXZlYWxFbmRwb2ludEhlYWRlcnNSZXNwb25zZRJdChBHZXRXZWJob29rSGVhbHRoEiMud2ViaG9vay52MS5HZXRXZWJob29rSGVhbHRoUmVxdWVzdBokLndlYmhvb2sudjEuR2V0V2ViaG9va0hlYWx0aFJlc3BvbnNlElQKDVNlbmRUZXN0RXZlbnQSIC53ZWJob29rLnYxLlNlbmRUZXN0RXZlbnRSZXF1ZXN0GiEud2ViaG9vay52MS5TZW5kVGVzdEV2ZW50UmVzcG9uc2USSwoKTGlzdEV2ZW50cxIdLndlYmhvb2sudjEuTGlzdEV2ZW50c1JlcXVlc3QaHi53ZWJob29rLnYxLkxpc3RFdmVudHNSZXNwb25zZRJRCgxSZXBsYXlFdmVudHMSHy53ZWJob29rLnYxLlJlcGxheUV2ZW50c1JlcXVlc3QaIC53ZWJob29rLnYxLlJlcGxheUV2ZW50c1Jlc3BvbnNlElcKDkxpc3REZWxpdmVyaWVzEiEud2ViaG9vay52MS5MaXN0RGVsaXZlcmllc1JlcXVlc3QaIi53ZWJob29rLnYxLkxpc3REZWxpdmVyaWVzUmVzcG9uc2USTgoLR2V0RGVsaXZlcnkSHi53ZWJob29rLnYxLkdldERlbGl2ZXJ5UmVxdWVzdBofLndlYmhvb2sudjEuR2V0RGVsaXZlcnlSZXNwb25zZRJICglSZWRlbGl2ZXISHC53ZWJob29rLnYxLlJlZGVsaXZlclJlcXVlc3QaHS53ZWJob29rLnYxLlJlZGVsaXZlclJlc3BvbnNlEkgKCUxpc3RBdWRpdBIcLndlYmhvb2sudjEuTGlzdEF1ZGl0UmVxdWVzdBodLndlYmhvb2sudjEuTGlzdEF1ZGl0UmVzcG9uc2ViBnByb3RvMw", [file_audit_v1_audit]);
 
 /**
  * @generated from message webhook.v1.Endpoint
@@ -388,6 +388,15 @@ export type Attempt = Message<"webhook.v1.Attempt"> & {
    * @generated from field: string response_excerpt = 7;
    */
   responseExcerpt: string;
+
+  /**
+   * The headers this attempt was sent with, in the order sent (HTTP's own Host and
+   * Content-Length aside). Empty when nothing was sent (refused, endpoint disabled) and
+   * for attempts recorded before the headers were kept.
+   *
+   * @generated from field: repeated webhook.v1.SentHeader request_headers = 8;
+   */
+  requestHeaders: SentHeader[];
 };
 
 /**
@@ -396,6 +405,39 @@ export type Attempt = Message<"webhook.v1.Attempt"> & {
  */
 export const AttemptSchema: GenMessage<Attempt> = /*@__PURE__*/
   messageDesc(file_webhook_v1_webhook, 10);
+
+/**
+ * A header as an attempt sent it.
+ *
+ * @generated from message webhook.v1.SentHeader
+ */
+export type SentHeader = Message<"webhook.v1.SentHeader"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Empty when masked.
+   *
+   * @generated from field: string value = 2;
+   */
+  value: string;
+
+  /**
+   * An endpoint's custom header: its value is a credential, kept only on the endpoint.
+   *
+   * @generated from field: bool masked = 3;
+   */
+  masked: boolean;
+};
+
+/**
+ * Describes the message webhook.v1.SentHeader.
+ * Use `create(SentHeaderSchema)` to create a new message.
+ */
+export const SentHeaderSchema: GenMessage<SentHeader> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 11);
 
 /**
  * @generated from message webhook.v1.Delivery
@@ -483,7 +525,7 @@ export type Delivery = Message<"webhook.v1.Delivery"> & {
  * Use `create(DeliverySchema)` to create a new message.
  */
 export const DeliverySchema: GenMessage<Delivery> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 11);
+  messageDesc(file_webhook_v1_webhook, 12);
 
 /**
  * @generated from message webhook.v1.SetEndpointRequest
@@ -512,7 +554,7 @@ export type SetEndpointRequest = Message<"webhook.v1.SetEndpointRequest"> & {
  * Use `create(SetEndpointRequestSchema)` to create a new message.
  */
 export const SetEndpointRequestSchema: GenMessage<SetEndpointRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 12);
+  messageDesc(file_webhook_v1_webhook, 13);
 
 /**
  * @generated from message webhook.v1.SetEndpointResponse
@@ -534,7 +576,7 @@ export type SetEndpointResponse = Message<"webhook.v1.SetEndpointResponse"> & {
  * Use `create(SetEndpointResponseSchema)` to create a new message.
  */
 export const SetEndpointResponseSchema: GenMessage<SetEndpointResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 13);
+  messageDesc(file_webhook_v1_webhook, 14);
 
 /**
  * @generated from message webhook.v1.CreateEndpointRequest
@@ -575,7 +617,7 @@ export type CreateEndpointRequest = Message<"webhook.v1.CreateEndpointRequest"> 
  * Use `create(CreateEndpointRequestSchema)` to create a new message.
  */
 export const CreateEndpointRequestSchema: GenMessage<CreateEndpointRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 14);
+  messageDesc(file_webhook_v1_webhook, 15);
 
 /**
  * @generated from message webhook.v1.CreateEndpointResponse
@@ -597,7 +639,7 @@ export type CreateEndpointResponse = Message<"webhook.v1.CreateEndpointResponse"
  * Use `create(CreateEndpointResponseSchema)` to create a new message.
  */
 export const CreateEndpointResponseSchema: GenMessage<CreateEndpointResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 15);
+  messageDesc(file_webhook_v1_webhook, 16);
 
 /**
  * @generated from message webhook.v1.ListEndpointsRequest
@@ -621,7 +663,7 @@ export type ListEndpointsRequest = Message<"webhook.v1.ListEndpointsRequest"> & 
  * Use `create(ListEndpointsRequestSchema)` to create a new message.
  */
 export const ListEndpointsRequestSchema: GenMessage<ListEndpointsRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 16);
+  messageDesc(file_webhook_v1_webhook, 17);
 
 /**
  * @generated from message webhook.v1.ListEndpointsResponse
@@ -638,7 +680,7 @@ export type ListEndpointsResponse = Message<"webhook.v1.ListEndpointsResponse"> 
  * Use `create(ListEndpointsResponseSchema)` to create a new message.
  */
 export const ListEndpointsResponseSchema: GenMessage<ListEndpointsResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 17);
+  messageDesc(file_webhook_v1_webhook, 18);
 
 /**
  * @generated from message webhook.v1.GetEndpointRequest
@@ -667,7 +709,7 @@ export type GetEndpointRequest = Message<"webhook.v1.GetEndpointRequest"> & {
  * Use `create(GetEndpointRequestSchema)` to create a new message.
  */
 export const GetEndpointRequestSchema: GenMessage<GetEndpointRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 18);
+  messageDesc(file_webhook_v1_webhook, 19);
 
 /**
  * @generated from message webhook.v1.GetEndpointResponse
@@ -684,7 +726,7 @@ export type GetEndpointResponse = Message<"webhook.v1.GetEndpointResponse"> & {
  * Use `create(GetEndpointResponseSchema)` to create a new message.
  */
 export const GetEndpointResponseSchema: GenMessage<GetEndpointResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 19);
+  messageDesc(file_webhook_v1_webhook, 20);
 
 /**
  * @generated from message webhook.v1.UpdateEndpointRequest
@@ -751,7 +793,7 @@ export type UpdateEndpointRequest = Message<"webhook.v1.UpdateEndpointRequest"> 
  * Use `create(UpdateEndpointRequestSchema)` to create a new message.
  */
 export const UpdateEndpointRequestSchema: GenMessage<UpdateEndpointRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 20);
+  messageDesc(file_webhook_v1_webhook, 21);
 
 /**
  * @generated from message webhook.v1.UpdateEndpointResponse
@@ -768,7 +810,7 @@ export type UpdateEndpointResponse = Message<"webhook.v1.UpdateEndpointResponse"
  * Use `create(UpdateEndpointResponseSchema)` to create a new message.
  */
 export const UpdateEndpointResponseSchema: GenMessage<UpdateEndpointResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 21);
+  messageDesc(file_webhook_v1_webhook, 22);
 
 /**
  * @generated from message webhook.v1.DeleteEndpointRequest
@@ -790,7 +832,7 @@ export type DeleteEndpointRequest = Message<"webhook.v1.DeleteEndpointRequest"> 
  * Use `create(DeleteEndpointRequestSchema)` to create a new message.
  */
 export const DeleteEndpointRequestSchema: GenMessage<DeleteEndpointRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 22);
+  messageDesc(file_webhook_v1_webhook, 23);
 
 /**
  * @generated from message webhook.v1.DeleteEndpointResponse
@@ -807,7 +849,7 @@ export type DeleteEndpointResponse = Message<"webhook.v1.DeleteEndpointResponse"
  * Use `create(DeleteEndpointResponseSchema)` to create a new message.
  */
 export const DeleteEndpointResponseSchema: GenMessage<DeleteEndpointResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 23);
+  messageDesc(file_webhook_v1_webhook, 24);
 
 /**
  * @generated from message webhook.v1.RevealSecretRequest
@@ -829,7 +871,7 @@ export type RevealSecretRequest = Message<"webhook.v1.RevealSecretRequest"> & {
  * Use `create(RevealSecretRequestSchema)` to create a new message.
  */
 export const RevealSecretRequestSchema: GenMessage<RevealSecretRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 24);
+  messageDesc(file_webhook_v1_webhook, 25);
 
 /**
  * @generated from message webhook.v1.RevealSecretResponse
@@ -846,7 +888,7 @@ export type RevealSecretResponse = Message<"webhook.v1.RevealSecretResponse"> & 
  * Use `create(RevealSecretResponseSchema)` to create a new message.
  */
 export const RevealSecretResponseSchema: GenMessage<RevealSecretResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 25);
+  messageDesc(file_webhook_v1_webhook, 26);
 
 /**
  * @generated from message webhook.v1.RotateSecretRequest
@@ -870,7 +912,7 @@ export type RotateSecretRequest = Message<"webhook.v1.RotateSecretRequest"> & {
  * Use `create(RotateSecretRequestSchema)` to create a new message.
  */
 export const RotateSecretRequestSchema: GenMessage<RotateSecretRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 26);
+  messageDesc(file_webhook_v1_webhook, 27);
 
 /**
  * @generated from message webhook.v1.RotateSecretResponse
@@ -897,7 +939,7 @@ export type RotateSecretResponse = Message<"webhook.v1.RotateSecretResponse"> & 
  * Use `create(RotateSecretResponseSchema)` to create a new message.
  */
 export const RotateSecretResponseSchema: GenMessage<RotateSecretResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 27);
+  messageDesc(file_webhook_v1_webhook, 28);
 
 /**
  * @generated from message webhook.v1.SendTestEventRequest
@@ -926,7 +968,7 @@ export type SendTestEventRequest = Message<"webhook.v1.SendTestEventRequest"> & 
  * Use `create(SendTestEventRequestSchema)` to create a new message.
  */
 export const SendTestEventRequestSchema: GenMessage<SendTestEventRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 28);
+  messageDesc(file_webhook_v1_webhook, 29);
 
 /**
  * @generated from message webhook.v1.SendTestEventResponse
@@ -943,7 +985,7 @@ export type SendTestEventResponse = Message<"webhook.v1.SendTestEventResponse"> 
  * Use `create(SendTestEventResponseSchema)` to create a new message.
  */
 export const SendTestEventResponseSchema: GenMessage<SendTestEventResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 29);
+  messageDesc(file_webhook_v1_webhook, 30);
 
 /**
  * @generated from message webhook.v1.ListEventsRequest
@@ -1015,7 +1057,7 @@ export type ListEventsRequest = Message<"webhook.v1.ListEventsRequest"> & {
  * Use `create(ListEventsRequestSchema)` to create a new message.
  */
 export const ListEventsRequestSchema: GenMessage<ListEventsRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 30);
+  messageDesc(file_webhook_v1_webhook, 31);
 
 /**
  * @generated from message webhook.v1.ListEventsResponse
@@ -1039,7 +1081,7 @@ export type ListEventsResponse = Message<"webhook.v1.ListEventsResponse"> & {
  * Use `create(ListEventsResponseSchema)` to create a new message.
  */
 export const ListEventsResponseSchema: GenMessage<ListEventsResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 31);
+  messageDesc(file_webhook_v1_webhook, 32);
 
 /**
  * @generated from message webhook.v1.ReplayEventsRequest
@@ -1076,7 +1118,7 @@ export type ReplayEventsRequest = Message<"webhook.v1.ReplayEventsRequest"> & {
  * Use `create(ReplayEventsRequestSchema)` to create a new message.
  */
 export const ReplayEventsRequestSchema: GenMessage<ReplayEventsRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 32);
+  messageDesc(file_webhook_v1_webhook, 33);
 
 /**
  * @generated from message webhook.v1.ReplayEventsResponse
@@ -1095,7 +1137,7 @@ export type ReplayEventsResponse = Message<"webhook.v1.ReplayEventsResponse"> & 
  * Use `create(ReplayEventsResponseSchema)` to create a new message.
  */
 export const ReplayEventsResponseSchema: GenMessage<ReplayEventsResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 33);
+  messageDesc(file_webhook_v1_webhook, 34);
 
 /**
  * @generated from message webhook.v1.ListDeliveriesRequest
@@ -1154,7 +1196,7 @@ export type ListDeliveriesRequest = Message<"webhook.v1.ListDeliveriesRequest"> 
  * Use `create(ListDeliveriesRequestSchema)` to create a new message.
  */
 export const ListDeliveriesRequestSchema: GenMessage<ListDeliveriesRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 34);
+  messageDesc(file_webhook_v1_webhook, 35);
 
 /**
  * @generated from message webhook.v1.GetDeliveryRequest
@@ -1176,7 +1218,7 @@ export type GetDeliveryRequest = Message<"webhook.v1.GetDeliveryRequest"> & {
  * Use `create(GetDeliveryRequestSchema)` to create a new message.
  */
 export const GetDeliveryRequestSchema: GenMessage<GetDeliveryRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 35);
+  messageDesc(file_webhook_v1_webhook, 36);
 
 /**
  * @generated from message webhook.v1.GetDeliveryResponse
@@ -1193,7 +1235,7 @@ export type GetDeliveryResponse = Message<"webhook.v1.GetDeliveryResponse"> & {
  * Use `create(GetDeliveryResponseSchema)` to create a new message.
  */
 export const GetDeliveryResponseSchema: GenMessage<GetDeliveryResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 36);
+  messageDesc(file_webhook_v1_webhook, 37);
 
 /**
  * @generated from message webhook.v1.ListDeliveriesResponse
@@ -1210,7 +1252,7 @@ export type ListDeliveriesResponse = Message<"webhook.v1.ListDeliveriesResponse"
  * Use `create(ListDeliveriesResponseSchema)` to create a new message.
  */
 export const ListDeliveriesResponseSchema: GenMessage<ListDeliveriesResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 37);
+  messageDesc(file_webhook_v1_webhook, 38);
 
 /**
  * @generated from message webhook.v1.RedeliverRequest
@@ -1232,7 +1274,7 @@ export type RedeliverRequest = Message<"webhook.v1.RedeliverRequest"> & {
  * Use `create(RedeliverRequestSchema)` to create a new message.
  */
 export const RedeliverRequestSchema: GenMessage<RedeliverRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 38);
+  messageDesc(file_webhook_v1_webhook, 39);
 
 /**
  * @generated from message webhook.v1.RedeliverResponse
@@ -1249,7 +1291,7 @@ export type RedeliverResponse = Message<"webhook.v1.RedeliverResponse"> & {
  * Use `create(RedeliverResponseSchema)` to create a new message.
  */
 export const RedeliverResponseSchema: GenMessage<RedeliverResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 39);
+  messageDesc(file_webhook_v1_webhook, 40);
 
 /**
  * @generated from message webhook.v1.ListAuditRequest
@@ -1294,7 +1336,7 @@ export type ListAuditRequest = Message<"webhook.v1.ListAuditRequest"> & {
  * Use `create(ListAuditRequestSchema)` to create a new message.
  */
 export const ListAuditRequestSchema: GenMessage<ListAuditRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 40);
+  messageDesc(file_webhook_v1_webhook, 41);
 
 /**
  * @generated from message webhook.v1.ListAuditResponse
@@ -1311,7 +1353,7 @@ export type ListAuditResponse = Message<"webhook.v1.ListAuditResponse"> & {
  * Use `create(ListAuditResponseSchema)` to create a new message.
  */
 export const ListAuditResponseSchema: GenMessage<ListAuditResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 41);
+  messageDesc(file_webhook_v1_webhook, 42);
 
 /**
  * @generated from message webhook.v1.GetWebhookHealthRequest
@@ -1335,7 +1377,7 @@ export type GetWebhookHealthRequest = Message<"webhook.v1.GetWebhookHealthReques
  * Use `create(GetWebhookHealthRequestSchema)` to create a new message.
  */
 export const GetWebhookHealthRequestSchema: GenMessage<GetWebhookHealthRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 42);
+  messageDesc(file_webhook_v1_webhook, 43);
 
 /**
  * @generated from message webhook.v1.EndpointHealth
@@ -1379,7 +1421,7 @@ export type EndpointHealth = Message<"webhook.v1.EndpointHealth"> & {
  * Use `create(EndpointHealthSchema)` to create a new message.
  */
 export const EndpointHealthSchema: GenMessage<EndpointHealth> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 43);
+  messageDesc(file_webhook_v1_webhook, 44);
 
 /**
  * @generated from message webhook.v1.GetWebhookHealthResponse
@@ -1403,7 +1445,7 @@ export type GetWebhookHealthResponse = Message<"webhook.v1.GetWebhookHealthRespo
  * Use `create(GetWebhookHealthResponseSchema)` to create a new message.
  */
 export const GetWebhookHealthResponseSchema: GenMessage<GetWebhookHealthResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 44);
+  messageDesc(file_webhook_v1_webhook, 45);
 
 /**
  * Webhook endpoints, their secrets, the event log and deliveries. Owned by the webhook
