@@ -112,7 +112,8 @@ async function demoMemberSignIn(demo: DemoFile): Promise<string[]> {
   if (members.some((member) => member.email === DEMO_MEMBER_EMAIL && member.status === "active")) {
     return [
       `Dashboard: sign in at ${base}${DASHBOARD_PATH}/login as ${DEMO_MEMBER_EMAIL} with the password you chose`,
-      `  Forgot it? ${base}${DASHBOARD_PATH}/forgot-password mails a reset link${config.SMTP_URL ? "" : ` (a file in ${shownPath(path.resolve(config.DATA_DIR, "mail"))})`}`,
+      `  Forgot it? ${base}${DASHBOARD_PATH}/forgot-password mails a reset link${config.SMTP_URL ? "" : ` (a file in ${shownPath(path.resolve(config.DATA_DIR, "mail"))})`},`,
+      `  or npx store-admin user invite --store ${demo.store_id} --email ${DEMO_MEMBER_EMAIL} prints a one-time link that sets a new one`,
     ];
   }
   // The catalog audits the invitation, as the operator's.

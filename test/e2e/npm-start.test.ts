@@ -392,6 +392,7 @@ test.serial("a second npm start on the same DATA_DIR says so in one line and exi
   t.is(loginUrl, `http://localhost:${new URL(third.baseUrl).port}/dashboard/login`);
   t.is(email, "demo@example.com");
   t.regex(third.npm.output(), /Forgot it\? \S+\/dashboard\/forgot-password mails a reset link/);
+  t.true(third.npm.output().includes(`npx store-admin user invite --store ${third.storeId} --email demo@example.com`));
   t.is((await demoInvitations(third)).length, 1, "still one invitation in the audit log");
   t.is((await api(third.baseUrl, "/v1/products?limit=1", { key: third.key })).status, 200);
   await stop(t, third);
