@@ -69,7 +69,6 @@ process.stdout.write(
   ].join("\n") + "\n",
 );
 
-
 /**
  * The demo store is made on the first start and its key kept in DATA_DIR (a local
  * development convenience: the key is printed on every start). If that key no longer
