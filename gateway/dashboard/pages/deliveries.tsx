@@ -180,7 +180,7 @@ function DeliveryPage(props: { ctx: DashboardContext; delivery: Delivery; endpoi
             Each attempt's own, exactly as sent, are listed with the attempt. <code>webhook-id</code> is the event id, the same on every attempt: dedupe on
             it. <code>webhook-timestamp</code> and <code>webhook-signature</code> are made for each attempt: its time, and <code>v1,</code> + base64
             HMAC-SHA256 of <code>{"{webhook-id}.{webhook-timestamp}.{body}"}</code> with the endpoint's secret (two, space-separated, while a rotated
-            secret still signs). A custom header's value shows as <code>{MASKED_HEADER_VALUE}</code>: reveal it on the endpoint's page.
+            secret still signs). A custom header's value shows as <code>{MASKED_HEADER_VALUE}</code>, as on the endpoint's page: it is never kept with an attempt.
           </p>
           <h3 class="small">Body</h3>
           <pre aria-label="Request body">{pretty}</pre>
