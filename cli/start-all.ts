@@ -13,6 +13,7 @@ import { createCatalogChanges, createLocalCatalogChanges } from "../platform/cat
 import { listenAddress, type Config } from "../platform/config.js";
 import { connectDb, type Sql } from "../platform/db.js";
 import { createLogger, type Logger } from "../platform/logger.js";
+import type { DestinationStream } from "pino";
 import { startServiceMetrics } from "../platform/metrics.js";
 import { createNatsProbe } from "../gateway/nats-probe.js";
 import { flushTracing, startTracing } from "../platform/tracing.js";
@@ -20,6 +21,8 @@ import { flushTracing, startTracing } from "../platform/tracing.js";
 export interface StartAllOverrides {
   /** A logger for every role (default: one per role at LOG_LEVEL). */
   logger?: Logger;
+  /** Where each role's own logger writes (default: stdout); `npm start` sends it to a file. */
+  logDestination?: DestinationStream;
   /** Listen on port 0 (any free port) for every service instead of the *_ADDR ports. */
   anyServicePort?: boolean;
   /** Pool sizes by schema (defaults: postgres.js's 10 each). */
@@ -67,7 +70,7 @@ const loopback = (host: string, port: number) => `http://${loopbackHost(host)}:$
  * order, each on its own pool and schema; `close()` stops them in reverse.
  */
 export async function startAll(config: Config, databaseUrl: string, overrides: StartAllOverrides = {}): Promise<AllRoles> {
-  const log = (role: string) => overrides.logger ?? createLogger(role, config.LOG_LEVEL);
+  const log = (role: string) => overrides.logger ?? createLogger(role, config.LOG_LEVEL, overrides.logDestination);
   const where = (addr: string) => ({ ...listenAddress(addr), ...(overrides.anyServicePort ? { port: 0 } : {}) });
   // One process has no reason to send its own calls through HTTP/2 framing and a socket.
   const transport = overrides.transport ?? "in-process";

@@ -77,3 +77,6 @@ export class HeaderError extends Error {
     super(`${field} ${problem}`);
   }
 }
+
+/** How a custom header's value is shown wherever it is not revealed: the endpoint's page, each attempt's headers. */
+export const MASKED_HEADER_VALUE = "••••••••";

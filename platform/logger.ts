@@ -35,3 +35,15 @@ export function createLogger(service: string, level = process.env.LOG_LEVEL ?? "
   };
   return destination ? pino(options, destination) : pino(options);
 }
+
+/**
+ * Where `npm start` logs when LOG_LEVEL is not set: every line to `file` (appended, so
+ * earlier runs stay readable) and only warnings and worse to the terminal as well, so
+ * the start banner is the last thing a newcomer reads there. Both stay JSON lines.
+ */
+export function fileAndTerminalDestination(file: string): DestinationStream {
+  return pino.multistream([
+    { level: "trace", stream: pino.destination({ dest: file, mkdir: true, append: true, sync: true }) },
+    { level: "warn", stream: pino.destination({ dest: 1, sync: true }) },
+  ]);
+}

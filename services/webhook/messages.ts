@@ -70,6 +70,7 @@ export function deliveryMessage(
       result: a.result,
       error: a.error ?? "",
       responseExcerpt: a.response_excerpt ?? "",
+      requestHeaders: (a.request_headers ?? []).map((header) => ("masked" in header ? { name: header.name, masked: true } : header)),
     })),
   };
 }

@@ -8,7 +8,7 @@ import { nextAttemptDelay, parseRetryAfter, RETRY_AFTER_STATUSES } from "./retry
 import type { SecretBox } from "./secret-box.js";
 import { sendWebhook, type SendResult } from "./sender.js";
 import { signatureHeader } from "./signing.js";
-import { leaseDue, recordAttempt, releaseLease, type AttemptOutcome, type AttemptRow, type DueDelivery, type SentTo } from "./db/deliveries.js";
+import { leaseDue, recordAttempt, releaseLease, type AttemptOutcome, type DueDelivery, type NewAttempt, type SentHeader, type SentTo } from "./db/deliveries.js";
 import { disableEndpoint, endpointLiveForShare } from "./db/endpoints.js";
 
 export interface WorkerOptions {
@@ -52,7 +52,7 @@ export function startDeliveryWorker(options: WorkerOptions) {
    * an outage, it is written again without them, so the delivery still moves on. Should
    * that fail too, the lease lapses and leaseDue's step rule ends the delivery.
    */
-  async function recordOutcome(attempt: Omit<AttemptRow, "number">, outcome: AttemptOutcome, sent?: SentTo) {
+  async function recordOutcome(attempt: NewAttempt, outcome: AttemptOutcome, sent?: SentTo) {
     try {
       // The attempt's row, its delivery's new state and its endpoint's streak, in one statement.
       await recordAttempt(sql, attempt, outcome, sent);
@@ -88,7 +88,16 @@ export function startDeliveryWorker(options: WorkerOptions) {
         if (await endpointLiveForShare(tx, delivery.endpoint_id)) return false;
         await recordAttempt(
           tx,
-          { delivery_id: delivery.id, started_at: started, status_code: null, latency_ms: 0, result: "endpoint_disabled", error: "endpoint is disabled", response_excerpt: null },
+          {
+            delivery_id: delivery.id,
+            started_at: started,
+            status_code: null,
+            latency_ms: 0,
+            result: "endpoint_disabled",
+            error: "endpoint is disabled",
+            response_excerpt: null,
+            request_headers: null,
+          },
           { status: "failed", error: "endpoint is disabled" },
         );
         return true;
@@ -101,13 +110,14 @@ export function startDeliveryWorker(options: WorkerOptions) {
     }
     const secrets = delivery.secrets.map((sealed) => options.box.open(sealed));
     const timestamp = Math.floor(Date.now() / 1000);
+    const custom = customHeaders(delivery.headers_sealed);
     const result = await post(
       delivery.url,
       {
         "user-agent": "store-order-webhooks/1",
         // The endpoint's own headers (docs/webhooks.md#custom-headers): never one of the names set below,
         // which the service refuses (common/webhook-headers.ts) and which win anyway.
-        ...customHeaders(delivery.headers_sealed),
+        ...custom,
         "content-type": "application/json",
         "webhook-id": delivery.event_id,
         "webhook-timestamp": String(timestamp),
@@ -141,6 +151,8 @@ export function startDeliveryWorker(options: WorkerOptions) {
       result: result.result,
       error: result.error ?? null,
       response_excerpt: result.responseExcerpt?.slice(0, 1_024) ?? null,
+      // A refused destination was sent nothing.
+      request_headers: result.result === "refused" ? null : recordedHeaders(result.headers, custom),
     };
     const attemptsMade = delivery.attempts + 1;
     const sent: SentTo = { endpointId: delivery.endpoint_id, succeeded: result.result === "succeeded" };
@@ -172,8 +184,11 @@ export function startDeliveryWorker(options: WorkerOptions) {
    * carries as `traceparent` (replacing an endpoint's custom header of that name: the
    * trace is the service's to state).
    */
-  function post(url: string, headers: Record<string, string>, body: string): Promise<SendResult> {
-    const send = (trace: TraceCarrier) => sendWebhook(url, { ...headers, ...trace }, body, { allowHttp: options.allowHttp, allowPrivate: options.allowPrivate, timeoutMs });
+  function post(url: string, headers: Record<string, string>, body: string): Promise<SendResult & { headers: Record<string, string> }> {
+    const send = async (trace: TraceCarrier) => {
+      const sent = { ...headers, ...trace };
+      return { ...(await sendWebhook(url, sent, body, { allowHttp: options.allowHttp, allowPrivate: options.allowPrivate, timeoutMs })), headers: sent };
+    };
     if (!tracingEnabled()) return send({});
     const target = targetOf(url);
     const attributes = { "http.request.method": "POST", "server.address": target.hostname, "server.port": target.port };
@@ -268,6 +283,15 @@ export function startDeliveryWorker(options: WorkerOptions) {
       await Promise.allSettled([...running]);
     },
   };
+}
+
+/**
+ * The headers an attempt sent, as its record keeps them: in the order sent, a value that
+ * came from the endpoint's custom headers masked (a credential, kept only sealed on the
+ * endpoint). HTTP's own Host and Content-Length, which the client adds, are not listed.
+ */
+function recordedHeaders(sent: Record<string, string>, custom: Record<string, string>): SentHeader[] {
+  return Object.entries(sent).map(([name, value]) => (custom[name] === value ? { name, masked: true as const } : { name, value }));
 }
 
 /** Where a URL points, for a span (never its path or query, which may hold a token). */

@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import net from "node:net";
 import { api, waitFor } from "../helpers/http.js";
 import { capturingLogger } from "../helpers/logs.js";
+import { startReceiver } from "../helpers/receiver.js";
 import { StockAction } from "../../gen/catalog/v1/catalog_pb.js";
 import { buyer, createProduct, createStore, ItemStatus, Plan, startStack, type Stack } from "../helpers/stack.js";
 
@@ -427,4 +428,33 @@ test("an order is asked for by its payment reference on the Events page too; its
   await stack.webhooks!.createEndpoint({ storeId: m.storeId, url: "https://erp.example/hooks", description: "", events: { all: false, types: ["order.refunded"] } });
   // Enabled and taking order.refunded: the pending order has had only order.created so far, which it does not take.
   t.regex(await (await m.get(`orders/${order.id}`)).text(), /So far this order has had <code[^>]*>order\.created<\/code>, and no enabled endpoint takes it \(they take <code[^>]*>order\.refunded<\/code>\)/);
+});
+
+test("a delivery's page lists each attempt's headers as the receiver got them: its timestamp and signature, a custom header masked", async (t) => {
+  const m = await member("Header Page Store");
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const { endpoint } = await stack.webhooks!.setEndpoint({ storeId: m.storeId, url: receiver.url });
+  await stack.webhooks!.setEndpointHeader({ storeId: m.storeId, endpointId: endpoint!.id, header: { name: "X-Erp-Token", value: "erp-secret-123" } });
+  const { delivery } = await stack.webhooks!.sendTestEvent({ storeId: m.storeId, endpointId: endpoint!.id });
+  await waitFor(async () => (await stack.webhooks!.getDelivery({ storeId: m.storeId, deliveryId: delivery!.id })).delivery!.attempts.length === 1, 15_000);
+  const got = receiver.received[0]!.headers;
+  const pagePath = `webhooks/${endpoint!.id}/deliveries/${delivery!.id}`;
+
+  const page = await (await m.get(pagePath)).text();
+  const shown = /<pre aria-label="Request headers of attempt 1">([^<]*)<\/pre>/.exec(page)?.[1];
+  t.truthy(shown, page);
+  const lines = shown!.split("\n");
+  t.true(lines.includes(`webhook-timestamp: ${String(got["webhook-timestamp"])}`), shown);
+  t.true(lines.includes(`webhook-signature: ${String(got["webhook-signature"])}`), shown);
+  t.true(lines.includes(`webhook-id: ${String(got["webhook-id"])}`), shown);
+  t.true(lines.includes("x-erp-token: ••••••••"), "a custom header's value is masked, as on the endpoint's page");
+  t.false(page.includes("erp-secret-123"));
+  t.false(page.includes("&lt;Unix seconds"), "no template in place of the real headers");
+
+  // An attempt from before each attempt's headers were kept says so.
+  await stack.webhookSql!`update delivery_attempts set request_headers = null where delivery_id = ${delivery!.id}`;
+  const older = await (await m.get(pagePath)).text();
+  t.regex(older, /Not recorded: this attempt was made before each attempt's headers were kept\./);
+  t.false(older.includes("&lt;Unix seconds"));
 });

@@ -19,7 +19,10 @@ import { freePort, spawnProcess, type Spawned } from "../helpers/process.js";
 const BANNER = /Store Order API listening on (\S+)/;
 const DEMO_KEY = /Demo API key: (sk_live_\w+)/;
 const DEMO_STORE = /Demo store (\S+)/;
-const DEMO_SIGN_IN = /Dashboard: sign in as (\S+) with this one-time link \(72 h\): (\S+)/;
+const DEMO_SIGN_IN = /Dashboard: sign in as (\S+) with this one-time link \(until [^)]+\): (\S+)/;
+const DEMO_PASSWORD_SIGN_IN = /Dashboard: sign in at (\S+) as (\S+) with the password you chose/;
+/** The banner's last line at the default level: where the log went. */
+const LOG_LINE = /^Log: (\S+) \(warnings and errors also here; LOG_LEVEL=info prints every line here instead\)$/m;
 
 let dataDir: string | undefined;
 const started: Spawned[] = [];
@@ -113,10 +116,12 @@ interface Run {
   storeId: string;
   startupMs: number;
   catalogAddr: string;
-  signIn: { email: string; link: string };
+  /** The one-time link, or undefined once the demo member has a password. */
+  signIn?: { email: string; link: string };
 }
 
-async function npmStart(): Promise<Run> {
+/** `npm start` on the test's DATA_DIR; `env` adds to (or unsets, with undefined) its environment. */
+async function npmStart(env: Record<string, string | undefined> = {}): Promise<Run> {
   const port = await freePort();
   const catalogAddr = `http://127.0.0.1:${await freePort()}`;
   const spawnedAt = performance.now();
@@ -133,15 +138,18 @@ async function npmStart(): Promise<Run> {
     PUBLIC_BASE_URL: undefined,
     NATS_URL: undefined,
     INTERNAL_TOKEN: undefined,
+    ...env,
   });
   started.push(npm);
   await npm.waitFor(BANNER, 90_000);
   const startupMs = performance.now() - spawnedAt;
   const [, key] = await npm.waitFor(DEMO_KEY, 5_000);
   const [, storeId] = await npm.waitFor(DEMO_STORE, 5_000);
-  const [, email, link] = await npm.waitFor(DEMO_SIGN_IN, 5_000);
+  // The banner's end: its last line and the blank line after it.
+  await npm.waitFor(/^(?:Metrics|Log)[^\n]*\n\n/m, 5_000);
+  const [, email, link] = npm.output().match(DEMO_SIGN_IN) ?? [];
   for (const pid of processTree(npm.child.pid!)) descendants.add(pid);
-  return { npm, baseUrl: `http://127.0.0.1:${port}`, key: key!, storeId: storeId!, startupMs, catalogAddr, signIn: { email: email!, link: link! } };
+  return { npm, baseUrl: `http://127.0.0.1:${port}`, key: key!, storeId: storeId!, startupMs, catalogAddr, signIn: email ? { email, link: link! } : undefined };
 }
 
 /** SIGTERM to `npm start`: exit code 0 within 10 s, and nothing of it keeps running. */
@@ -178,7 +186,21 @@ function describe(pid: number): string {
   }
 }
 
-let first: { key: string; storeId: string; items: unknown[]; lastUsedAt?: string; internalToken?: string } | undefined;
+let first: { key: string; storeId: string; items: unknown[]; lastUsedAt?: string; internalToken?: string; signInLink?: string } | undefined;
+
+/** The invitation token of a printed one-time link. */
+const tokenOf = (link: string) => decodeURIComponent(link.slice(link.indexOf("/dashboard/invite/") + "/dashboard/invite/".length));
+
+/** The store's audit entries of the demo member's invitations. */
+async function demoInvitations(run: Run) {
+  const channel = createRpcChannel(run.catalogAddr, { actor: OPERATOR, internalToken: keptInternalToken(dataDir!) });
+  try {
+    const { entries } = await channel.client(AccountService).listAudit({ storeId: run.storeId, action: "member.invited" });
+    return entries.filter((entry) => entry.target === "member:demo@example.com");
+  } finally {
+    channel.close();
+  }
+}
 
 /** The demo key's "Last used", as the dashboard shows it (the catalog's key list). */
 async function lastUsedOf(run: Run): Promise<string | undefined> {
@@ -193,7 +215,8 @@ async function lastUsedOf(run: Run): Promise<string | undefined> {
 }
 
 test.serial("npm start on a fresh DATA_DIR serves the API with a printed demo key and stops on SIGTERM", async (t) => {
-  const run = await npmStart();
+  // LOG_LEVEL unset, as a newcomer runs it.
+  const run = await npmStart({ LOG_LEVEL: undefined });
   t.log(`fresh DATA_DIR: spawn → "listening" banner in ${(run.startupMs / 1000).toFixed(2)} s`);
   t.regex(run.key, /^sk_live_[0-9A-Za-z]{32,}$/);
 
@@ -205,7 +228,7 @@ test.serial("npm start on a fresh DATA_DIR serves the API with a printed demo ke
   t.true(page.body.data.has_more);
   const all = await api(run.baseUrl, "/v1/products?limit=50", { key: run.key });
   t.is(all.status, 200);
-  first = { key: run.key, storeId: run.storeId, items: all.body.data.items };
+  first = { key: run.key, storeId: run.storeId, items: all.body.data.items, signInLink: run.signIn?.link };
 
   // The banner shows the URL the API is on (PUBLIC_BASE_URL follows PORT).
   const printed = run.npm.output().match(BANNER)![1]!;
@@ -219,21 +242,34 @@ test.serial("npm start on a fresh DATA_DIR serves the API with a printed demo ke
   t.regex(metrics, /^rpc_calls_total\{side="server",service="catalog\.v1\.CatalogService",/m);
   t.is((await api(run.baseUrl, "/metrics")).status, 404);
 
-  // The dashboard link is a one-time invitation of a demo member of the demo store.
+  // The dashboard link is a one-time invitation of the demo member, still open.
   const invitePrefix = `${printed}/dashboard/invite/`;
-  t.true(run.signIn.link.startsWith(invitePrefix), run.signIn.link);
+  t.truthy(run.signIn, run.npm.output());
+  t.true(run.signIn!.link.startsWith(invitePrefix), run.signIn!.link);
+  t.is(run.signIn!.email, "demo@example.com");
   const accounts = createRpcChannel(run.catalogAddr, { actor: OPERATOR, internalToken: keptInternalToken(dataDir!) });
   try {
-    const client = accounts.client(AccountService);
-    const token = decodeURIComponent(run.signIn.link.slice(invitePrefix.length));
-    const accepted = await client.acceptInvitation({ token, password: "a demo password" });
-    t.is(accepted.member!.email, run.signIn.email);
-    const session = await client.resolveSession({ token: accepted.session!.token });
-    t.deepEqual(session.stores.map((store) => store.id), [run.storeId]);
-    await t.throwsAsync(client.acceptInvitation({ token, password: "a demo password" }), undefined, "the link works once");
+    const link = await accounts.client(AccountService).checkLink({ kind: "invitation", token: tokenOf(run.signIn!.link) });
+    t.deepEqual([link.state, link.email], ["pending", "demo@example.com"]);
   } finally {
     accounts.close();
   }
+
+  // At the default level the terminal shows the banner alone: no JSON line before it
+  // (npm's own two lines aside), and none after it while requests were served (the
+  // refused call below is the first thing here that warns).
+  const lines = run.npm.output().split("\n").filter((line) => line.trim() !== "");
+  t.deepEqual(lines.filter((line) => line.startsWith("{")), [], "no log line on the terminal");
+  t.regex(lines.at(-1)!, LOG_LINE, "the banner's last line is the last thing printed");
+  t.true(lines.indexOf(lines.find((line) => BANNER.test(line))!) <= 2, `the banner comes right after npm's own lines:\n${lines.join("\n")}`);
+  // Every line went to the file the banner names instead, JSON as ever.
+  const logPath = run.npm.output().match(LOG_LINE)![1]!;
+  t.is(logPath, path.join(dataDir!, "logs", "start.log"));
+  const logText = readFileSync(logPath, "utf8");
+  const logged = logText.split("\n").filter(Boolean).map((line) => JSON.parse(line) as { msg: string; path?: string });
+  t.true(logged.some((line) => line.msg === "gateway listening"), logText.slice(0, 2_000));
+  t.true(logged.some((line) => line.msg === "request" && line.path?.startsWith("/v1/products")), "the API's requests are logged to the file");
+
   first.lastUsedAt = await lastUsedOf(run);
   t.truthy(first.lastUsedAt, "the requests above used the key");
 
@@ -259,18 +295,39 @@ test.serial("npm start on a fresh DATA_DIR serves the API with a printed demo ke
   t.is(await admin.exited, 0, admin.output());
   t.is(JSON.parse(admin.output()).keys.length, 1, "store-admin lists the demo key");
 
+  t.false(readFileSync(logPath, "utf8").includes(token!), "the internal token is not in the log file either");
+
   await stop(t, run);
 });
 
 test.serial("npm start again on the same DATA_DIR keeps the demo store, key and products", async (t) => {
   t.truthy(first, "the first start ran");
-  const run = await npmStart();
+  // LOG_LEVEL set: every line on the terminal, as before.
+  const run = await npmStart({ LOG_LEVEL: "info" });
   t.log(`used DATA_DIR: spawn → "listening" banner in ${(run.startupMs / 1000).toFixed(2)} s`);
+  const logLines = run.npm.output().split("\n").filter((line) => line.startsWith("{"));
+  t.true(logLines.some((line) => JSON.parse(line).msg === "gateway listening"), run.npm.output().slice(0, 2_000));
+  t.notRegex(run.npm.output(), LOG_LINE, "no log file is named: there is none this time");
   t.is(run.key, first!.key, "the same demo key is printed");
   t.is(run.storeId, first!.storeId, "the same demo store");
   t.notRegex(run.npm.output(), /demo store seeded/, "nothing was seeded again");
   t.is(await lastUsedOf(run), first!.lastUsedAt, "starting is not a use: the key's Last used is untouched");
-  t.is(run.signIn.email, "demo@example.com", "a fresh sign-in link for the same demo member");
+  // The invitation still open is printed again, not made anew: one in the audit log.
+  t.is(run.signIn?.link && tokenOf(run.signIn.link), tokenOf(first!.signInLink!), "the same sign-in link");
+  t.is((await demoInvitations(run)).length, 1, "the demo member was invited once");
+  // Used once, it signs the demo member in to the demo store.
+  const accounts = createRpcChannel(run.catalogAddr, { actor: OPERATOR, internalToken: keptInternalToken(dataDir!) });
+  try {
+    const client = accounts.client(AccountService);
+    const token = tokenOf(run.signIn!.link);
+    const accepted = await client.acceptInvitation({ token, password: "a demo password" });
+    t.is(accepted.member!.email, "demo@example.com");
+    const session = await client.resolveSession({ token: accepted.session!.token });
+    t.deepEqual(session.stores.map((store) => store.id), [run.storeId]);
+    await t.throwsAsync(client.acceptInvitation({ token, password: "a demo password" }), undefined, "the link works once");
+  } finally {
+    accounts.close();
+  }
   t.is(keptInternalToken(dataDir!), first!.internalToken, "the same internal token");
 
   const all = await api(run.baseUrl, "/v1/products?limit=50", { key: run.key });
@@ -329,6 +386,14 @@ test.serial("a second npm start on the same DATA_DIR says so in one line and exi
   await first.npm.exited;
   const third = await npmStart();
   t.is(third.key, first.key, "the same demo store, from the same database");
+  // The invitation was used: the banner says to sign in with the password, and no new one is made.
+  t.is(third.signIn, undefined, third.npm.output());
+  const [, loginUrl, email] = third.npm.output().match(DEMO_PASSWORD_SIGN_IN) ?? [];
+  t.is(loginUrl, `http://localhost:${new URL(third.baseUrl).port}/dashboard/login`);
+  t.is(email, "demo@example.com");
+  t.regex(third.npm.output(), /Forgot it\? \S+\/dashboard\/forgot-password mails a reset link/);
+  t.true(third.npm.output().includes(`npx store-admin user invite --store ${third.storeId} --email demo@example.com`));
+  t.is((await demoInvitations(third)).length, 1, "still one invitation in the audit log");
   t.is((await api(third.baseUrl, "/v1/products?limit=1", { key: third.key })).status, 200);
   await stop(t, third);
 });

@@ -1,8 +1,8 @@
 // An attempt and its outcome as the webhook worker records them, from the receiver's
 // status alone: a 2xx succeeded, anything else failed with HTTP <status> and stays pending.
-import type { AttemptOutcome, AttemptRow } from "../../services/webhook/db/deliveries.js";
+import type { AttemptOutcome, NewAttempt } from "../../services/webhook/db/deliveries.js";
 
-export function attemptOf(deliveryId: string, startedAt: Date, statusCode: number): Omit<AttemptRow, "number"> {
+export function attemptOf(deliveryId: string, startedAt: Date, statusCode: number): NewAttempt {
   return {
     delivery_id: deliveryId,
     started_at: startedAt,

@@ -24,6 +24,9 @@ import { checkPaging } from "../helpers/audit-pages.js";
 import { migratedDatabase } from "../helpers/template-db.js";
 import { attemptOf, outcomeOf } from "../helpers/webhook-attempts.js";
 import { failure } from "../helpers/rpc-failure.js";
+import { waitFor } from "../helpers/http.js";
+import { startReceiver } from "../helpers/receiver.js";
+import { startDeliveryWorker } from "../../services/webhook/worker.js";
 
 const OVERLAP_MS = 3_600_000;
 const RETENTION_MS = 30 * 86_400_000;
@@ -966,4 +969,39 @@ test("ListAudit: filtered by actor and by action, paged by position with nothing
 
   t.deepEqual(await failure(list({ action: "endpoint.renamed" })), { code: Code.InvalidArgument, field: "action", message: "action: is not an action the audit log records" });
   t.like(await failure(list({ before: { micros: 1n, seq: -1n } })), { code: Code.InvalidArgument, field: "before" });
+});
+
+test("GetDelivery: each attempt lists the headers it was sent with, exactly as the receiver got them, a custom header's value masked", async (t) => {
+  const { sql, box, client } = await setup(t, { allowHttp: true });
+  // The receiver refuses the first request, so the delivery has two attempts, each signed at its own time.
+  const receiver = await startReceiver((_request, index) => ({ status: index === 0 ? 500 : 200 }));
+  t.teardown(() => receiver.close());
+  const storeId = randomUUID();
+  const { endpoint } = await client.createEndpoint({ storeId, url: receiver.url });
+  await client.setEndpointHeader({ storeId, endpointId: endpoint!.id, header: { name: "X-Erp-Token", value: "erp-secret-123" } });
+  const { delivery } = await client.sendTestEvent({ storeId, endpointId: endpoint!.id });
+  const worker = startDeliveryWorker({ sql, logger, box, schedule: [0, 0], allowHttp: true, allowPrivate: true, pollMs: 50 });
+  t.teardown(() => worker.stop());
+  await waitFor(async () => (await client.getDelivery({ storeId, deliveryId: delivery!.id })).delivery!.status === "succeeded", 20_000, 50);
+
+  const { delivery: full } = await client.getDelivery({ storeId, deliveryId: delivery!.id });
+  t.is(full!.attempts.length, 2);
+  t.is(receiver.received.length, 2);
+  for (const [index, attempt] of full!.attempts.entries()) {
+    const got = receiver.received[index]!.headers;
+    const recorded = attempt.requestHeaders.map((header) => [header.name, header.masked ? "(masked)" : header.value]);
+    const expected = Object.keys(got)
+      // HTTP's own, which the client adds, are not the worker's.
+      .filter((name) => !["host", "content-length", "connection"].includes(name))
+      .map((name) => [name, name === "x-erp-token" ? "(masked)" : got[name]]);
+    t.deepEqual(recorded, expected, `attempt ${attempt.number}`);
+    t.is(got["x-erp-token"], "erp-secret-123", "the value itself was sent");
+    t.false(JSON.stringify(attempt.requestHeaders).includes("erp-secret-123"), "and is not in the record");
+  }
+  t.deepEqual(
+    full!.attempts[0]!.requestHeaders.map((header) => header.name).sort(),
+    ["content-type", "user-agent", "webhook-id", "webhook-signature", "webhook-timestamp", "x-erp-token"],
+  );
+  const stored = await sql<{ request_headers: unknown }[]>`select request_headers from delivery_attempts where delivery_id = ${delivery!.id}`;
+  t.false(JSON.stringify(stored).includes("erp-secret-123"), "the custom header's value is never stored with the attempt");
 });

@@ -5,7 +5,8 @@
 import type { RouterInstance as Router } from "@koa/router";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { isUuid } from "../../../common/ids.js";
-import type { Delivery, Endpoint } from "../../../gen/webhook/v1/webhook_pb.js";
+import { MASKED_HEADER_VALUE } from "../../../common/webhook-headers.js";
+import type { Attempt, Delivery, Endpoint } from "../../../gen/webhook/v1/webhook_pb.js";
 import type { ServiceClients } from "../../clients.js";
 import { Breakable, Reference, Time } from "../../html/components.js";
 import { flashMessage, may, notFoundPage, seeOther, seeOtherWith, sendPage, type DashboardContext, type Kit } from "../kit.js";
@@ -111,6 +112,25 @@ export function DeliveriesTable(props: { storeId: string; deliveries: Delivery[]
   );
 }
 
+/** Results whose attempt sent no request, so it has no headers to show. */
+const NOTHING_SENT = new Set(["refused", "endpoint_disabled"]);
+
+/** The headers an attempt was sent with, a custom header's value masked as on the endpoint's page. */
+function AttemptHeaders({ attempt }: { attempt: Attempt }) {
+  if (attempt.requestHeaders.length > 0) {
+    return (
+      <pre aria-label={`Request headers of attempt ${attempt.number}`}>
+        {attempt.requestHeaders.map((header) => `${header.name}: ${header.masked ? MASKED_HEADER_VALUE : header.value}`).join("\n")}
+      </pre>
+    );
+  }
+  return (
+    <span class="muted">
+      {NOTHING_SENT.has(attempt.result) ? "None: no request was sent." : "Not recorded: this attempt was made before each attempt's headers were kept."}
+    </span>
+  );
+}
+
 /** The body as JSON with indentation, or as it is when it is not JSON. */
 function prettyBody(body: string): string {
   try {
@@ -183,19 +203,11 @@ function DeliveryPage(props: { ctx: DashboardContext; delivery: Delivery; endpoi
             <span class="mono">POST {endpoint?.url ?? ""}</span>
           </p>
           <h3 class="small">Headers</h3>
-          <pre aria-label="Request headers">
-            {[
-              "content-type: application/json",
-              "user-agent: store-order-webhooks/1",
-              `webhook-id: ${delivery.eventId}`,
-              "webhook-timestamp: <Unix seconds of the attempt>",
-              "webhook-signature: v1,<signature of the attempt>",
-            ].join("\n")}
-          </pre>
           <p class="small muted">
-            <code>webhook-id</code> is the event id, the same on every attempt: dedupe on it. <code>webhook-timestamp</code> and{" "}
-            <code>webhook-signature</code> are made for each attempt: its time, and <code>v1,</code> + base64 HMAC-SHA256 of{" "}
-            <code>{"{webhook-id}.{webhook-timestamp}.{body}"}</code> with the endpoint's secret (two, space-separated, while a rotated secret still signs).
+            Each attempt's own, exactly as sent, are listed with the attempt. <code>webhook-id</code> is the event id, the same on every attempt: dedupe on
+            it. <code>webhook-timestamp</code> and <code>webhook-signature</code> are made for each attempt: its time, and <code>v1,</code> + base64
+            HMAC-SHA256 of <code>{"{webhook-id}.{webhook-timestamp}.{body}"}</code> with the endpoint's secret (two, space-separated, while a rotated
+            secret still signs). A custom header's value shows as <code>{MASKED_HEADER_VALUE}</code>, as on the endpoint's page: it is never kept with an attempt.
           </p>
           <h3 class="small">Body</h3>
           <pre aria-label="Request body">{pretty}</pre>
@@ -238,6 +250,10 @@ function DeliveryPage(props: { ctx: DashboardContext; delivery: Delivery; endpoi
                         <dd class="mono small">{attempt.error}</dd>
                       </>
                     )}
+                    <dt>Request headers</dt>
+                    <dd>
+                      <AttemptHeaders attempt={attempt} />
+                    </dd>
                     <dt>Response</dt>
                     <dd>{attempt.responseExcerpt ? <pre>{attempt.responseExcerpt}</pre> : <span class="muted">(empty)</span>}</dd>
                   </dl>

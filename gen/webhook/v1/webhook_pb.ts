@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file webhook/v1/webhook.proto.
  */
 export const file_webhook_v1_webhook: GenFile = /*@__PURE__*/
-  fileDesc("Chh3ZWJob29rL3YxL3dlYmhvb2sucHJvdG8SCndlYmhvb2sudjEinQIKCEVuZHBvaW50EgoKAmlkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEgsKA3VybBgDIAEoCRIPCgdlbmFibGVkGAQgASgIEhIKCmNyZWF0ZWRfYXQYBSABKAkSEwoLZGVzY3JpcHRpb24YBiABKAkSEwoLZXZlbnRfdHlwZXMYByADKAkSFwoPZGlzYWJsZWRfcmVhc29uGAggASgJEhIKCnVwZGF0ZWRfYXQYCSABKAkSFQoNZmFpbGluZ19zaW5jZRgKIAEoCRITCgtmYWlsZWRfZnJvbRgLIAEoCRIUCgxoZWFkZXJfbmFtZXMYDCADKAkSFgoObWF4X3Blcl9zZWNvbmQYDSABKAUSEAoIbGl2ZW1vZGUYPCABKAgiKwoMQ3VzdG9tSGVhZGVyEgwKBG5hbWUYASABKAkSDQoFdmFsdWUYAiABKAkiawoYU2V0RW5kcG9pbnRIZWFkZXJSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJEigKBmhlYWRlchgDIAEoCzIYLndlYmhvb2sudjEuQ3VzdG9tSGVhZGVyIkMKGVNldEVuZHBvaW50SGVhZGVyUmVzcG9uc2USJgoIZW5kcG9pbnQYASABKAsyFC53ZWJob29rLnYxLkVuZHBvaW50IlIKG1JlbW92ZUVuZHBvaW50SGVhZGVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRIMCgRuYW1lGAMgASgJIkYKHFJlbW92ZUVuZHBvaW50SGVhZGVyUmVzcG9uc2USJgoIZW5kcG9pbnQYASABKAsyFC53ZWJob29rLnYxLkVuZHBvaW50IkUKHFJldmVhbEVuZHBvaW50SGVhZGVyc1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEwoLZW5kcG9pbnRfaWQYAiABKAkiSgodUmV2ZWFsRW5kcG9pbnRIZWFkZXJzUmVzcG9uc2USKQoHaGVhZGVycxgBIAMoCzIYLndlYmhvb2sudjEuQ3VzdG9tSGVhZGVyIi8KEUV2ZW50U3Vic2NyaXB0aW9uEgsKA2FsbBgBIAEoCBINCgV0eXBlcxgCIAMoCSK8AQoFRXZlbnQSCgoCaWQYASABKAkSEAoIc3RvcmVfaWQYAiABKAkSDAoEdHlwZRgDIAEoCRIQCghvcmRlcl9pZBgEIAEoCRISCgpjcmVhdGVkX2F0GAUgASgJEgwKBGJvZHkYBiABKAkSKAoKZGVsaXZlcmllcxgHIAMoCzIULndlYmhvb2sudjEuRGVsaXZlcnkSEAoIbGl2ZW1vZGUYPCABKAgSFwoPb3JkZXJfcmVmZXJlbmNlGAggASgJIo8BCgdBdHRlbXB0Eg4KBm51bWJlchgBIAEoBRISCgpzdGFydGVkX2F0GAIgASgJEhMKC3N0YXR1c19jb2RlGAMgASgFEhIKCmxhdGVuY3lfbXMYBCABKAUSDgoGcmVzdWx0GAUgASgJEg0KBWVycm9yGAYgASgJEhgKEHJlc3BvbnNlX2V4Y2VycHQYByABKAkiuwIKCERlbGl2ZXJ5EgoKAmlkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJEhAKCGV2ZW50X2lkGAMgASgJEhIKCmV2ZW50X3R5cGUYBCABKAkSEAoIb3JkZXJfaWQYBSABKAkSDgoGc3RhdHVzGAYgASgJEhUKDWF0dGVtcHRzX21hZGUYByABKAUSFwoPbmV4dF9hdHRlbXB0X2F0GAggASgJEhIKCmNyZWF0ZWRfYXQYCSABKAkSJQoIYXR0ZW1wdHMYCiADKAsyEy53ZWJob29rLnYxLkF0dGVtcHQSDAoEa2luZBgLIAEoCRIMCgRib2R5GAwgASgJEhIKCmxhc3RfZXJyb3IYDSABKAkSEgoKdXBkYXRlZF9hdBgOIAEoCRIXCg9vcmRlcl9yZWZlcmVuY2UYDyABKAkiRgoSU2V0RW5kcG9pbnRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEgsKA3VybBgCIAEoCRIRCgl0ZXN0X21vZGUYPCABKAgiTQoTU2V0RW5kcG9pbnRSZXNwb25zZRImCghlbmRwb2ludBgBIAEoCzIULndlYmhvb2sudjEuRW5kcG9pbnQSDgoGc2VjcmV0GAIgASgJIo0BChVDcmVhdGVFbmRwb2ludFJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSCwoDdXJsGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEi0KBmV2ZW50cxgEIAEoCzIdLndlYmhvb2sudjEuRXZlbnRTdWJzY3JpcHRpb24SEQoJdGVzdF9tb2RlGDwgASgIIlAKFkNyZWF0ZUVuZHBvaW50UmVzcG9uc2USJgoIZW5kcG9pbnQYASABKAsyFC53ZWJob29rLnYxLkVuZHBvaW50Eg4KBnNlY3JldBgCIAEoCSI7ChRMaXN0RW5kcG9pbnRzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIRCgl0ZXN0X21vZGUYPCABKAgiQAoVTGlzdEVuZHBvaW50c1Jlc3BvbnNlEicKCWVuZHBvaW50cxgBIAMoCzIULndlYmhvb2sudjEuRW5kcG9pbnQiYQoSR2V0RW5kcG9pbnRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJEhYKCXRlc3RfbW9kZRg8IAEoCEgAiAEBQgwKCl90ZXN0X21vZGUiPQoTR2V0RW5kcG9pbnRSZXNwb25zZRImCghlbmRwb2ludBgBIAEoCzIULndlYmhvb2sudjEuRW5kcG9pbnQi+QIKFVVwZGF0ZUVuZHBvaW50UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRIQCgN1cmwYAyABKAlIAIgBARIYCgtkZXNjcmlwdGlvbhgEIAEoCUgBiAEBEjIKBmV2ZW50cxgFIAEoCzIdLndlYmhvb2sudjEuRXZlbnRTdWJzY3JpcHRpb25IAogBARIUCgdlbmFibGVkGAYgASgISAOIAQESIAoTcmVzZW5kX2ZhaWxlZF9zaW5jZRgHIAEoCUgEiAEBEhsKDm1heF9wZXJfc2Vjb25kGAkgASgJSAWIAQESFgoJdGVzdF9tb2RlGDwgASgISAaIAQFCBgoEX3VybEIOCgxfZGVzY3JpcHRpb25CCQoHX2V2ZW50c0IKCghfZW5hYmxlZEIWChRfcmVzZW5kX2ZhaWxlZF9zaW5jZUIRCg9fbWF4X3Blcl9zZWNvbmRCDAoKX3Rlc3RfbW9kZUoECAgQCSJAChZVcGRhdGVFbmRwb2ludFJlc3BvbnNlEiYKCGVuZHBvaW50GAEgASgLMhQud2ViaG9vay52MS5FbmRwb2ludCI+ChVEZWxldGVFbmRwb2ludFJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEwoLZW5kcG9pbnRfaWQYAiABKAkiQAoWRGVsZXRlRW5kcG9pbnRSZXNwb25zZRImCghlbmRwb2ludBgBIAEoCzIULndlYmhvb2sudjEuRW5kcG9pbnQiPAoTUmV2ZWFsU2VjcmV0UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCSImChRSZXZlYWxTZWNyZXRSZXNwb25zZRIOCgZzZWNyZXQYASABKAkiPAoTUm90YXRlU2VjcmV0UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCSJyChRSb3RhdGVTZWNyZXRSZXNwb25zZRImCghlbmRwb2ludBgBIAEoCzIULndlYmhvb2sudjEuRW5kcG9pbnQSDgoGc2VjcmV0GAIgASgJEiIKGnByZXZpb3VzX3NlY3JldF9leHBpcmVzX2F0GAMgASgJImMKFFNlbmRUZXN0RXZlbnRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJEhYKCXRlc3RfbW9kZRg8IAEoCEgAiAEBQgwKCl90ZXN0X21vZGUiPwoVU2VuZFRlc3RFdmVudFJlc3BvbnNlEiYKCGRlbGl2ZXJ5GAEgASgLMhQud2ViaG9vay52MS5EZWxpdmVyeSK6AQoRTGlzdEV2ZW50c1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEAoIb3JkZXJfaWQYAiABKAkSDAoEdHlwZRgDIAEoCRINCgVsaW1pdBgEIAEoBRIOCgZiZWZvcmUYBSABKAkSEQoJYmVmb3JlX2lkGAcgASgJEhYKDndpdGhvdXRfYm9kaWVzGAYgASgIEhEKCXRlc3RfbW9kZRg8IAEoCBIWCg5zdGFydGluZ19hZnRlchg9IAEoCSJJChJMaXN0RXZlbnRzUmVzcG9uc2USIQoGZXZlbnRzGAEgAygLMhEud2ViaG9vay52MS5FdmVudBIQCghoYXNfbW9yZRg8IAEoCCJxChNSZXBsYXlFdmVudHNSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJEg0KBXNpbmNlGAMgASgJEhYKCXRlc3RfbW9kZRg8IAEoCEgAiAEBQgwKCl90ZXN0X21vZGUiJgoUUmVwbGF5RXZlbnRzUmVzcG9uc2USDgoGcXVldWVkGAEgASgFIsEBChVMaXN0RGVsaXZlcmllc1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEAoIb3JkZXJfaWQYAiABKAkSDQoFbGltaXQYAyABKAUSEwoLZW5kcG9pbnRfaWQYBCABKAkSDgoGc3RhdHVzGAUgASgJEhAKCGV2ZW50X2lkGAYgASgJEhgKEHdpdGhvdXRfYXR0ZW1wdHMYByABKAgSFgoJdGVzdF9tb2RlGDwgASgISACIAQFCDAoKX3Rlc3RfbW9kZSI7ChJHZXREZWxpdmVyeVJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEwoLZGVsaXZlcnlfaWQYAiABKAkiPQoTR2V0RGVsaXZlcnlSZXNwb25zZRImCghkZWxpdmVyeRgBIAEoCzIULndlYmhvb2sudjEuRGVsaXZlcnkiQgoWTGlzdERlbGl2ZXJpZXNSZXNwb25zZRIoCgpkZWxpdmVyaWVzGAEgAygLMhQud2ViaG9vay52MS5EZWxpdmVyeSI5ChBSZWRlbGl2ZXJSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2RlbGl2ZXJ5X2lkGAIgASgJIjsKEVJlZGVsaXZlclJlc3BvbnNlEiYKCGRlbGl2ZXJ5GAEgASgLMhQud2ViaG9vay52MS5EZWxpdmVyeSJ7ChBMaXN0QXVkaXRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg0KBWxpbWl0GAIgASgFEicKBmJlZm9yZRgDIAEoCzIXLmF1ZGl0LnYxLkF1ZGl0UG9zaXRpb24SDQoFYWN0b3IYBCABKAkSDgoGYWN0aW9uGAUgASgJIjoKEUxpc3RBdWRpdFJlc3BvbnNlEiUKB2VudHJpZXMYASADKAsyFC5hdWRpdC52MS5BdWRpdEVudHJ5Ij4KF0dldFdlYmhvb2tIZWFsdGhSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhEKCXRlc3RfbW9kZRg8IAEoCCKaAQoORW5kcG9pbnRIZWFsdGgSEwoLZW5kcG9pbnRfaWQYASABKAkSFAoMYXR0ZW1wdHNfMjRoGAIgASgFEhUKDXN1Y2NlZWRlZF8yNGgYAyABKAUSFwoPbGFzdF9hdHRlbXB0X2F0GAQgASgJEhMKC2xhc3RfcmVzdWx0GAUgASgJEhgKEGxhc3Rfc3RhdHVzX2NvZGUYBiABKAUiZgoYR2V0V2ViaG9va0hlYWx0aFJlc3BvbnNlEhsKE2ZhaWxlZF9hdHRlbXB0c18yNGgYASABKAUSLQoJZW5kcG9pbnRzGAIgAygLMhoud2ViaG9vay52MS5FbmRwb2ludEhlYWx0aDKEDQoOV2ViaG9va1NlcnZpY2USTgoLU2V0RW5kcG9pbnQSHi53ZWJob29rLnYxLlNldEVuZHBvaW50UmVxdWVzdBofLndlYmhvb2sudjEuU2V0RW5kcG9pbnRSZXNwb25zZRJXCg5DcmVhdGVFbmRwb2ludBIhLndlYmhvb2sudjEuQ3JlYXRlRW5kcG9pbnRSZXF1ZXN0GiIud2ViaG9vay52MS5DcmVhdGVFbmRwb2ludFJlc3BvbnNlElQKDUxpc3RFbmRwb2ludHMSIC53ZWJob29rLnYxLkxpc3RFbmRwb2ludHNSZXF1ZXN0GiEud2ViaG9vay52MS5MaXN0RW5kcG9pbnRzUmVzcG9uc2USTgoLR2V0RW5kcG9pbnQSHi53ZWJob29rLnYxLkdldEVuZHBvaW50UmVxdWVzdBofLndlYmhvb2sudjEuR2V0RW5kcG9pbnRSZXNwb25zZRJXCg5VcGRhdGVFbmRwb2ludBIhLndlYmhvb2sudjEuVXBkYXRlRW5kcG9pbnRSZXF1ZXN0GiIud2ViaG9vay52MS5VcGRhdGVFbmRwb2ludFJlc3BvbnNlElcKDkRlbGV0ZUVuZHBvaW50EiEud2ViaG9vay52MS5EZWxldGVFbmRwb2ludFJlcXVlc3QaIi53ZWJob29rLnYxLkRlbGV0ZUVuZHBvaW50UmVzcG9uc2USUQoMUmV2ZWFsU2VjcmV0Eh8ud2ViaG9vay52MS5SZXZlYWxTZWNyZXRSZXF1ZXN0GiAud2ViaG9vay52MS5SZXZlYWxTZWNyZXRSZXNwb25zZRJRCgxSb3RhdGVTZWNyZXQSHy53ZWJob29rLnYxLlJvdGF0ZVNlY3JldFJlcXVlc3QaIC53ZWJob29rLnYxLlJvdGF0ZVNlY3JldFJlc3BvbnNlEmAKEVNldEVuZHBvaW50SGVhZGVyEiQud2ViaG9vay52MS5TZXRFbmRwb2ludEhlYWRlclJlcXVlc3QaJS53ZWJob29rLnYxLlNldEVuZHBvaW50SGVhZGVyUmVzcG9uc2USaQoUUmVtb3ZlRW5kcG9pbnRIZWFkZXISJy53ZWJob29rLnYxLlJlbW92ZUVuZHBvaW50SGVhZGVyUmVxdWVzdBooLndlYmhvb2sudjEuUmVtb3ZlRW5kcG9pbnRIZWFkZXJSZXNwb25zZRJsChVSZXZlYWxFbmRwb2ludEhlYWRlcnMSKC53ZWJob29rLnYxLlJldmVhbEVuZHBvaW50SGVhZGVyc1JlcXVlc3QaKS53ZWJob29rLnYxLlJldmVhbEVuZHBvaW50SGVhZGVyc1Jlc3BvbnNlEl0KEEdldFdlYmhvb2tIZWFsdGgSIy53ZWJob29rLnYxLkdldFdlYmhvb2tIZWFsdGhSZXF1ZXN0GiQud2ViaG9vay52MS5HZXRXZWJob29rSGVhbHRoUmVzcG9uc2USVAoNU2VuZFRlc3RFdmVudBIgLndlYmhvb2sudjEuU2VuZFRlc3RFdmVudFJlcXVlc3QaIS53ZWJob29rLnYxLlNlbmRUZXN0RXZlbnRSZXNwb25zZRJLCgpMaXN0RXZlbnRzEh0ud2ViaG9vay52MS5MaXN0RXZlbnRzUmVxdWVzdBoeLndlYmhvb2sudjEuTGlzdEV2ZW50c1Jlc3BvbnNlElEKDFJlcGxheUV2ZW50cxIfLndlYmhvb2sudjEuUmVwbGF5RXZlbnRzUmVxdWVzdBogLndlYmhvb2sudjEuUmVwbGF5RXZlbnRzUmVzcG9uc2USVwoOTGlzdERlbGl2ZXJpZXMSIS53ZWJob29rLnYxLkxpc3REZWxpdmVyaWVzUmVxdWVzdBoiLndlYmhvb2sudjEuTGlzdERlbGl2ZXJpZXNSZXNwb25zZRJOCgtHZXREZWxpdmVyeRIeLndlYmhvb2sudjEuR2V0RGVsaXZlcnlSZXF1ZXN0Gh8ud2ViaG9vay52MS5HZXREZWxpdmVyeVJlc3BvbnNlEkgKCVJlZGVsaXZlchIcLndlYmhvb2sudjEuUmVkZWxpdmVyUmVxdWVzdBodLndlYmhvb2sudjEuUmVkZWxpdmVyUmVzcG9uc2USSAoJTGlzdEF1ZGl0Ehwud2ViaG9vay52MS5MaXN0QXVkaXRSZXF1ZXN0Gh0ud2ViaG9vay52MS5MaXN0QXVkaXRSZXNwb25zZWIGcHJvdG8z", [file_audit_v1_audit]);
+  fileDesc("Chh3ZWJob29rL3YxL3dlYmhvb2sucHJvdG8SCndlYmhvb2sudjEinQIKCEVuZHBvaW50EgoKAmlkGAEgASgJEhAKCHN0b3JlX2lkGAIgASgJEgsKA3VybBgDIAEoCRIPCgdlbmFibGVkGAQgASgIEhIKCmNyZWF0ZWRfYXQYBSABKAkSEwoLZGVzY3JpcHRpb24YBiABKAkSEwoLZXZlbnRfdHlwZXMYByADKAkSFwoPZGlzYWJsZWRfcmVhc29uGAggASgJEhIKCnVwZGF0ZWRfYXQYCSABKAkSFQoNZmFpbGluZ19zaW5jZRgKIAEoCRITCgtmYWlsZWRfZnJvbRgLIAEoCRIUCgxoZWFkZXJfbmFtZXMYDCADKAkSFgoObWF4X3Blcl9zZWNvbmQYDSABKAUSEAoIbGl2ZW1vZGUYPCABKAgiKwoMQ3VzdG9tSGVhZGVyEgwKBG5hbWUYASABKAkSDQoFdmFsdWUYAiABKAkiawoYU2V0RW5kcG9pbnRIZWFkZXJSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJEigKBmhlYWRlchgDIAEoCzIYLndlYmhvb2sudjEuQ3VzdG9tSGVhZGVyIkMKGVNldEVuZHBvaW50SGVhZGVyUmVzcG9uc2USJgoIZW5kcG9pbnQYASABKAsyFC53ZWJob29rLnYxLkVuZHBvaW50IlIKG1JlbW92ZUVuZHBvaW50SGVhZGVyUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRIMCgRuYW1lGAMgASgJIkYKHFJlbW92ZUVuZHBvaW50SGVhZGVyUmVzcG9uc2USJgoIZW5kcG9pbnQYASABKAsyFC53ZWJob29rLnYxLkVuZHBvaW50IkUKHFJldmVhbEVuZHBvaW50SGVhZGVyc1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEwoLZW5kcG9pbnRfaWQYAiABKAkiSgodUmV2ZWFsRW5kcG9pbnRIZWFkZXJzUmVzcG9uc2USKQoHaGVhZGVycxgBIAMoCzIYLndlYmhvb2sudjEuQ3VzdG9tSGVhZGVyIi8KEUV2ZW50U3Vic2NyaXB0aW9uEgsKA2FsbBgBIAEoCBINCgV0eXBlcxgCIAMoCSK8AQoFRXZlbnQSCgoCaWQYASABKAkSEAoIc3RvcmVfaWQYAiABKAkSDAoEdHlwZRgDIAEoCRIQCghvcmRlcl9pZBgEIAEoCRISCgpjcmVhdGVkX2F0GAUgASgJEgwKBGJvZHkYBiABKAkSKAoKZGVsaXZlcmllcxgHIAMoCzIULndlYmhvb2sudjEuRGVsaXZlcnkSEAoIbGl2ZW1vZGUYPCABKAgSFwoPb3JkZXJfcmVmZXJlbmNlGAggASgJIsABCgdBdHRlbXB0Eg4KBm51bWJlchgBIAEoBRISCgpzdGFydGVkX2F0GAIgASgJEhMKC3N0YXR1c19jb2RlGAMgASgFEhIKCmxhdGVuY3lfbXMYBCABKAUSDgoGcmVzdWx0GAUgASgJEg0KBWVycm9yGAYgASgJEhgKEHJlc3BvbnNlX2V4Y2VycHQYByABKAkSLwoPcmVxdWVzdF9oZWFkZXJzGAggAygLMhYud2ViaG9vay52MS5TZW50SGVhZGVyIjkKClNlbnRIZWFkZXISDAoEbmFtZRgBIAEoCRINCgV2YWx1ZRgCIAEoCRIOCgZtYXNrZWQYAyABKAgiuwIKCERlbGl2ZXJ5EgoKAmlkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJEhAKCGV2ZW50X2lkGAMgASgJEhIKCmV2ZW50X3R5cGUYBCABKAkSEAoIb3JkZXJfaWQYBSABKAkSDgoGc3RhdHVzGAYgASgJEhUKDWF0dGVtcHRzX21hZGUYByABKAUSFwoPbmV4dF9hdHRlbXB0X2F0GAggASgJEhIKCmNyZWF0ZWRfYXQYCSABKAkSJQoIYXR0ZW1wdHMYCiADKAsyEy53ZWJob29rLnYxLkF0dGVtcHQSDAoEa2luZBgLIAEoCRIMCgRib2R5GAwgASgJEhIKCmxhc3RfZXJyb3IYDSABKAkSEgoKdXBkYXRlZF9hdBgOIAEoCRIXCg9vcmRlcl9yZWZlcmVuY2UYDyABKAkiRgoSU2V0RW5kcG9pbnRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEgsKA3VybBgCIAEoCRIRCgl0ZXN0X21vZGUYPCABKAgiTQoTU2V0RW5kcG9pbnRSZXNwb25zZRImCghlbmRwb2ludBgBIAEoCzIULndlYmhvb2sudjEuRW5kcG9pbnQSDgoGc2VjcmV0GAIgASgJIo0BChVDcmVhdGVFbmRwb2ludFJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSCwoDdXJsGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEi0KBmV2ZW50cxgEIAEoCzIdLndlYmhvb2sudjEuRXZlbnRTdWJzY3JpcHRpb24SEQoJdGVzdF9tb2RlGDwgASgIIlAKFkNyZWF0ZUVuZHBvaW50UmVzcG9uc2USJgoIZW5kcG9pbnQYASABKAsyFC53ZWJob29rLnYxLkVuZHBvaW50Eg4KBnNlY3JldBgCIAEoCSI7ChRMaXN0RW5kcG9pbnRzUmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRIRCgl0ZXN0X21vZGUYPCABKAgiQAoVTGlzdEVuZHBvaW50c1Jlc3BvbnNlEicKCWVuZHBvaW50cxgBIAMoCzIULndlYmhvb2sudjEuRW5kcG9pbnQiYQoSR2V0RW5kcG9pbnRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJEhYKCXRlc3RfbW9kZRg8IAEoCEgAiAEBQgwKCl90ZXN0X21vZGUiPQoTR2V0RW5kcG9pbnRSZXNwb25zZRImCghlbmRwb2ludBgBIAEoCzIULndlYmhvb2sudjEuRW5kcG9pbnQi+QIKFVVwZGF0ZUVuZHBvaW50UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRIQCgN1cmwYAyABKAlIAIgBARIYCgtkZXNjcmlwdGlvbhgEIAEoCUgBiAEBEjIKBmV2ZW50cxgFIAEoCzIdLndlYmhvb2sudjEuRXZlbnRTdWJzY3JpcHRpb25IAogBARIUCgdlbmFibGVkGAYgASgISAOIAQESIAoTcmVzZW5kX2ZhaWxlZF9zaW5jZRgHIAEoCUgEiAEBEhsKDm1heF9wZXJfc2Vjb25kGAkgASgJSAWIAQESFgoJdGVzdF9tb2RlGDwgASgISAaIAQFCBgoEX3VybEIOCgxfZGVzY3JpcHRpb25CCQoHX2V2ZW50c0IKCghfZW5hYmxlZEIWChRfcmVzZW5kX2ZhaWxlZF9zaW5jZUIRCg9fbWF4X3Blcl9zZWNvbmRCDAoKX3Rlc3RfbW9kZUoECAgQCSJAChZVcGRhdGVFbmRwb2ludFJlc3BvbnNlEiYKCGVuZHBvaW50GAEgASgLMhQud2ViaG9vay52MS5FbmRwb2ludCI+ChVEZWxldGVFbmRwb2ludFJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEwoLZW5kcG9pbnRfaWQYAiABKAkiQAoWRGVsZXRlRW5kcG9pbnRSZXNwb25zZRImCghlbmRwb2ludBgBIAEoCzIULndlYmhvb2sudjEuRW5kcG9pbnQiPAoTUmV2ZWFsU2VjcmV0UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCSImChRSZXZlYWxTZWNyZXRSZXNwb25zZRIOCgZzZWNyZXQYASABKAkiPAoTUm90YXRlU2VjcmV0UmVxdWVzdBIQCghzdG9yZV9pZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCSJyChRSb3RhdGVTZWNyZXRSZXNwb25zZRImCghlbmRwb2ludBgBIAEoCzIULndlYmhvb2sudjEuRW5kcG9pbnQSDgoGc2VjcmV0GAIgASgJEiIKGnByZXZpb3VzX3NlY3JldF9leHBpcmVzX2F0GAMgASgJImMKFFNlbmRUZXN0RXZlbnRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJEhYKCXRlc3RfbW9kZRg8IAEoCEgAiAEBQgwKCl90ZXN0X21vZGUiPwoVU2VuZFRlc3RFdmVudFJlc3BvbnNlEiYKCGRlbGl2ZXJ5GAEgASgLMhQud2ViaG9vay52MS5EZWxpdmVyeSK6AQoRTGlzdEV2ZW50c1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEAoIb3JkZXJfaWQYAiABKAkSDAoEdHlwZRgDIAEoCRINCgVsaW1pdBgEIAEoBRIOCgZiZWZvcmUYBSABKAkSEQoJYmVmb3JlX2lkGAcgASgJEhYKDndpdGhvdXRfYm9kaWVzGAYgASgIEhEKCXRlc3RfbW9kZRg8IAEoCBIWCg5zdGFydGluZ19hZnRlchg9IAEoCSJJChJMaXN0RXZlbnRzUmVzcG9uc2USIQoGZXZlbnRzGAEgAygLMhEud2ViaG9vay52MS5FdmVudBIQCghoYXNfbW9yZRg8IAEoCCJxChNSZXBsYXlFdmVudHNSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJEg0KBXNpbmNlGAMgASgJEhYKCXRlc3RfbW9kZRg8IAEoCEgAiAEBQgwKCl90ZXN0X21vZGUiJgoUUmVwbGF5RXZlbnRzUmVzcG9uc2USDgoGcXVldWVkGAEgASgFIsEBChVMaXN0RGVsaXZlcmllc1JlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEAoIb3JkZXJfaWQYAiABKAkSDQoFbGltaXQYAyABKAUSEwoLZW5kcG9pbnRfaWQYBCABKAkSDgoGc3RhdHVzGAUgASgJEhAKCGV2ZW50X2lkGAYgASgJEhgKEHdpdGhvdXRfYXR0ZW1wdHMYByABKAgSFgoJdGVzdF9tb2RlGDwgASgISACIAQFCDAoKX3Rlc3RfbW9kZSI7ChJHZXREZWxpdmVyeVJlcXVlc3QSEAoIc3RvcmVfaWQYASABKAkSEwoLZGVsaXZlcnlfaWQYAiABKAkiPQoTR2V0RGVsaXZlcnlSZXNwb25zZRImCghkZWxpdmVyeRgBIAEoCzIULndlYmhvb2sudjEuRGVsaXZlcnkiQgoWTGlzdERlbGl2ZXJpZXNSZXNwb25zZRIoCgpkZWxpdmVyaWVzGAEgAygLMhQud2ViaG9vay52MS5EZWxpdmVyeSI5ChBSZWRlbGl2ZXJSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhMKC2RlbGl2ZXJ5X2lkGAIgASgJIjsKEVJlZGVsaXZlclJlc3BvbnNlEiYKCGRlbGl2ZXJ5GAEgASgLMhQud2ViaG9vay52MS5EZWxpdmVyeSJ7ChBMaXN0QXVkaXRSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEg0KBWxpbWl0GAIgASgFEicKBmJlZm9yZRgDIAEoCzIXLmF1ZGl0LnYxLkF1ZGl0UG9zaXRpb24SDQoFYWN0b3IYBCABKAkSDgoGYWN0aW9uGAUgASgJIjoKEUxpc3RBdWRpdFJlc3BvbnNlEiUKB2VudHJpZXMYASADKAsyFC5hdWRpdC52MS5BdWRpdEVudHJ5Ij4KF0dldFdlYmhvb2tIZWFsdGhSZXF1ZXN0EhAKCHN0b3JlX2lkGAEgASgJEhEKCXRlc3RfbW9kZRg8IAEoCCKaAQoORW5kcG9pbnRIZWFsdGgSEwoLZW5kcG9pbnRfaWQYASABKAkSFAoMYXR0ZW1wdHNfMjRoGAIgASgFEhUKDXN1Y2NlZWRlZF8yNGgYAyABKAUSFwoPbGFzdF9hdHRlbXB0X2F0GAQgASgJEhMKC2xhc3RfcmVzdWx0GAUgASgJEhgKEGxhc3Rfc3RhdHVzX2NvZGUYBiABKAUiZgoYR2V0V2ViaG9va0hlYWx0aFJlc3BvbnNlEhsKE2ZhaWxlZF9hdHRlbXB0c18yNGgYASABKAUSLQoJZW5kcG9pbnRzGAIgAygLMhoud2ViaG9vay52MS5FbmRwb2ludEhlYWx0aDKEDQoOV2ViaG9va1NlcnZpY2USTgoLU2V0RW5kcG9pbnQSHi53ZWJob29rLnYxLlNldEVuZHBvaW50UmVxdWVzdBofLndlYmhvb2sudjEuU2V0RW5kcG9pbnRSZXNwb25zZRJXCg5DcmVhdGVFbmRwb2ludBIhLndlYmhvb2sudjEuQ3JlYXRlRW5kcG9pbnRSZXF1ZXN0GiIud2ViaG9vay52MS5DcmVhdGVFbmRwb2ludFJlc3BvbnNlElQKDUxpc3RFbmRwb2ludHMSIC53ZWJob29rLnYxLkxpc3RFbmRwb2ludHNSZXF1ZXN0GiEud2ViaG9vay52MS5MaXN0RW5kcG9pbnRzUmVzcG9uc2USTgoLR2V0RW5kcG9pbnQSHi53ZWJob29rLnYxLkdldEVuZHBvaW50UmVxdWVzdBofLndlYmhvb2sudjEuR2V0RW5kcG9pbnRSZXNwb25zZRJXCg5VcGRhdGVFbmRwb2ludBIhLndlYmhvb2sudjEuVXBkYXRlRW5kcG9pbnRSZXF1ZXN0GiIud2ViaG9vay52MS5VcGRhdGVFbmRwb2ludFJlc3BvbnNlElcKDkRlbGV0ZUVuZHBvaW50EiEud2ViaG9vay52MS5EZWxldGVFbmRwb2ludFJlcXVlc3QaIi53ZWJob29rLnYxLkRlbGV0ZUVuZHBvaW50UmVzcG9uc2USUQoMUmV2ZWFsU2VjcmV0Eh8ud2ViaG9vay52MS5SZXZlYWxTZWNyZXRSZXF1ZXN0GiAud2ViaG9vay52MS5SZXZlYWxTZWNyZXRSZXNwb25zZRJRCgxSb3RhdGVTZWNyZXQSHy53ZWJob29rLnYxLlJvdGF0ZVNlY3JldFJlcXVlc3QaIC53ZWJob29rLnYxLlJvdGF0ZVNlY3JldFJlc3BvbnNlEmAKEVNldEVuZHBvaW50SGVhZGVyEiQud2ViaG9vay52MS5TZXRFbmRwb2ludEhlYWRlclJlcXVlc3QaJS53ZWJob29rLnYxLlNldEVuZHBvaW50SGVhZGVyUmVzcG9uc2USaQoUUmVtb3ZlRW5kcG9pbnRIZWFkZXISJy53ZWJob29rLnYxLlJlbW92ZUVuZHBvaW50SGVhZGVyUmVxdWVzdBooLndlYmhvb2sudjEuUmVtb3ZlRW5kcG9pbnRIZWFkZXJSZXNwb25zZRJsChVSZXZlYWxFbmRwb2ludEhlYWRlcnMSKC53ZWJob29rLnYxLlJldmVhbEVuZHBvaW50SGVhZGVyc1JlcXVlc3QaKS53ZWJob29rLnYxLlJldmVhbEVuZHBvaW50SGVhZGVyc1Jlc3BvbnNlEl0KEEdldFdlYmhvb2tIZWFsdGgSIy53ZWJob29rLnYxLkdldFdlYmhvb2tIZWFsdGhSZXF1ZXN0GiQud2ViaG9vay52MS5HZXRXZWJob29rSGVhbHRoUmVzcG9uc2USVAoNU2VuZFRlc3RFdmVudBIgLndlYmhvb2sudjEuU2VuZFRlc3RFdmVudFJlcXVlc3QaIS53ZWJob29rLnYxLlNlbmRUZXN0RXZlbnRSZXNwb25zZRJLCgpMaXN0RXZlbnRzEh0ud2ViaG9vay52MS5MaXN0RXZlbnRzUmVxdWVzdBoeLndlYmhvb2sudjEuTGlzdEV2ZW50c1Jlc3BvbnNlElEKDFJlcGxheUV2ZW50cxIfLndlYmhvb2sudjEuUmVwbGF5RXZlbnRzUmVxdWVzdBogLndlYmhvb2sudjEuUmVwbGF5RXZlbnRzUmVzcG9uc2USVwoOTGlzdERlbGl2ZXJpZXMSIS53ZWJob29rLnYxLkxpc3REZWxpdmVyaWVzUmVxdWVzdBoiLndlYmhvb2sudjEuTGlzdERlbGl2ZXJpZXNSZXNwb25zZRJOCgtHZXREZWxpdmVyeRIeLndlYmhvb2sudjEuR2V0RGVsaXZlcnlSZXF1ZXN0Gh8ud2ViaG9vay52MS5HZXREZWxpdmVyeVJlc3BvbnNlEkgKCVJlZGVsaXZlchIcLndlYmhvb2sudjEuUmVkZWxpdmVyUmVxdWVzdBodLndlYmhvb2sudjEuUmVkZWxpdmVyUmVzcG9uc2USSAoJTGlzdEF1ZGl0Ehwud2ViaG9vay52MS5MaXN0QXVkaXRSZXF1ZXN0Gh0ud2ViaG9vay52MS5MaXN0QXVkaXRSZXNwb25zZWIGcHJvdG8z", [file_audit_v1_audit]);
 
 /**
  * @generated from message webhook.v1.Endpoint
@@ -395,6 +395,15 @@ export type Attempt = Message<"webhook.v1.Attempt"> & {
    * @generated from field: string response_excerpt = 7;
    */
   responseExcerpt: string;
+
+  /**
+   * The headers this attempt was sent with, in the order sent (HTTP's own Host and
+   * Content-Length aside). Empty when nothing was sent (refused, endpoint disabled) and
+   * for attempts recorded before the headers were kept.
+   *
+   * @generated from field: repeated webhook.v1.SentHeader request_headers = 8;
+   */
+  requestHeaders: SentHeader[];
 };
 
 /**
@@ -403,6 +412,39 @@ export type Attempt = Message<"webhook.v1.Attempt"> & {
  */
 export const AttemptSchema: GenMessage<Attempt> = /*@__PURE__*/
   messageDesc(file_webhook_v1_webhook, 10);
+
+/**
+ * A header as an attempt sent it.
+ *
+ * @generated from message webhook.v1.SentHeader
+ */
+export type SentHeader = Message<"webhook.v1.SentHeader"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Empty when masked.
+   *
+   * @generated from field: string value = 2;
+   */
+  value: string;
+
+  /**
+   * An endpoint's custom header: its value is a credential, kept only on the endpoint.
+   *
+   * @generated from field: bool masked = 3;
+   */
+  masked: boolean;
+};
+
+/**
+ * Describes the message webhook.v1.SentHeader.
+ * Use `create(SentHeaderSchema)` to create a new message.
+ */
+export const SentHeaderSchema: GenMessage<SentHeader> = /*@__PURE__*/
+  messageDesc(file_webhook_v1_webhook, 11);
 
 /**
  * @generated from message webhook.v1.Delivery
@@ -497,7 +539,7 @@ export type Delivery = Message<"webhook.v1.Delivery"> & {
  * Use `create(DeliverySchema)` to create a new message.
  */
 export const DeliverySchema: GenMessage<Delivery> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 11);
+  messageDesc(file_webhook_v1_webhook, 12);
 
 /**
  * @generated from message webhook.v1.SetEndpointRequest
@@ -526,7 +568,7 @@ export type SetEndpointRequest = Message<"webhook.v1.SetEndpointRequest"> & {
  * Use `create(SetEndpointRequestSchema)` to create a new message.
  */
 export const SetEndpointRequestSchema: GenMessage<SetEndpointRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 12);
+  messageDesc(file_webhook_v1_webhook, 13);
 
 /**
  * @generated from message webhook.v1.SetEndpointResponse
@@ -548,7 +590,7 @@ export type SetEndpointResponse = Message<"webhook.v1.SetEndpointResponse"> & {
  * Use `create(SetEndpointResponseSchema)` to create a new message.
  */
 export const SetEndpointResponseSchema: GenMessage<SetEndpointResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 13);
+  messageDesc(file_webhook_v1_webhook, 14);
 
 /**
  * @generated from message webhook.v1.CreateEndpointRequest
@@ -589,7 +631,7 @@ export type CreateEndpointRequest = Message<"webhook.v1.CreateEndpointRequest"> 
  * Use `create(CreateEndpointRequestSchema)` to create a new message.
  */
 export const CreateEndpointRequestSchema: GenMessage<CreateEndpointRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 14);
+  messageDesc(file_webhook_v1_webhook, 15);
 
 /**
  * @generated from message webhook.v1.CreateEndpointResponse
@@ -611,7 +653,7 @@ export type CreateEndpointResponse = Message<"webhook.v1.CreateEndpointResponse"
  * Use `create(CreateEndpointResponseSchema)` to create a new message.
  */
 export const CreateEndpointResponseSchema: GenMessage<CreateEndpointResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 15);
+  messageDesc(file_webhook_v1_webhook, 16);
 
 /**
  * @generated from message webhook.v1.ListEndpointsRequest
@@ -635,7 +677,7 @@ export type ListEndpointsRequest = Message<"webhook.v1.ListEndpointsRequest"> & 
  * Use `create(ListEndpointsRequestSchema)` to create a new message.
  */
 export const ListEndpointsRequestSchema: GenMessage<ListEndpointsRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 16);
+  messageDesc(file_webhook_v1_webhook, 17);
 
 /**
  * @generated from message webhook.v1.ListEndpointsResponse
@@ -652,7 +694,7 @@ export type ListEndpointsResponse = Message<"webhook.v1.ListEndpointsResponse"> 
  * Use `create(ListEndpointsResponseSchema)` to create a new message.
  */
 export const ListEndpointsResponseSchema: GenMessage<ListEndpointsResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 17);
+  messageDesc(file_webhook_v1_webhook, 18);
 
 /**
  * @generated from message webhook.v1.GetEndpointRequest
@@ -681,7 +723,7 @@ export type GetEndpointRequest = Message<"webhook.v1.GetEndpointRequest"> & {
  * Use `create(GetEndpointRequestSchema)` to create a new message.
  */
 export const GetEndpointRequestSchema: GenMessage<GetEndpointRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 18);
+  messageDesc(file_webhook_v1_webhook, 19);
 
 /**
  * @generated from message webhook.v1.GetEndpointResponse
@@ -698,7 +740,7 @@ export type GetEndpointResponse = Message<"webhook.v1.GetEndpointResponse"> & {
  * Use `create(GetEndpointResponseSchema)` to create a new message.
  */
 export const GetEndpointResponseSchema: GenMessage<GetEndpointResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 19);
+  messageDesc(file_webhook_v1_webhook, 20);
 
 /**
  * @generated from message webhook.v1.UpdateEndpointRequest
@@ -765,7 +807,7 @@ export type UpdateEndpointRequest = Message<"webhook.v1.UpdateEndpointRequest"> 
  * Use `create(UpdateEndpointRequestSchema)` to create a new message.
  */
 export const UpdateEndpointRequestSchema: GenMessage<UpdateEndpointRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 20);
+  messageDesc(file_webhook_v1_webhook, 21);
 
 /**
  * @generated from message webhook.v1.UpdateEndpointResponse
@@ -782,7 +824,7 @@ export type UpdateEndpointResponse = Message<"webhook.v1.UpdateEndpointResponse"
  * Use `create(UpdateEndpointResponseSchema)` to create a new message.
  */
 export const UpdateEndpointResponseSchema: GenMessage<UpdateEndpointResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 21);
+  messageDesc(file_webhook_v1_webhook, 22);
 
 /**
  * @generated from message webhook.v1.DeleteEndpointRequest
@@ -804,7 +846,7 @@ export type DeleteEndpointRequest = Message<"webhook.v1.DeleteEndpointRequest"> 
  * Use `create(DeleteEndpointRequestSchema)` to create a new message.
  */
 export const DeleteEndpointRequestSchema: GenMessage<DeleteEndpointRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 22);
+  messageDesc(file_webhook_v1_webhook, 23);
 
 /**
  * @generated from message webhook.v1.DeleteEndpointResponse
@@ -821,7 +863,7 @@ export type DeleteEndpointResponse = Message<"webhook.v1.DeleteEndpointResponse"
  * Use `create(DeleteEndpointResponseSchema)` to create a new message.
  */
 export const DeleteEndpointResponseSchema: GenMessage<DeleteEndpointResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 23);
+  messageDesc(file_webhook_v1_webhook, 24);
 
 /**
  * @generated from message webhook.v1.RevealSecretRequest
@@ -843,7 +885,7 @@ export type RevealSecretRequest = Message<"webhook.v1.RevealSecretRequest"> & {
  * Use `create(RevealSecretRequestSchema)` to create a new message.
  */
 export const RevealSecretRequestSchema: GenMessage<RevealSecretRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 24);
+  messageDesc(file_webhook_v1_webhook, 25);
 
 /**
  * @generated from message webhook.v1.RevealSecretResponse
@@ -860,7 +902,7 @@ export type RevealSecretResponse = Message<"webhook.v1.RevealSecretResponse"> & 
  * Use `create(RevealSecretResponseSchema)` to create a new message.
  */
 export const RevealSecretResponseSchema: GenMessage<RevealSecretResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 25);
+  messageDesc(file_webhook_v1_webhook, 26);
 
 /**
  * @generated from message webhook.v1.RotateSecretRequest
@@ -884,7 +926,7 @@ export type RotateSecretRequest = Message<"webhook.v1.RotateSecretRequest"> & {
  * Use `create(RotateSecretRequestSchema)` to create a new message.
  */
 export const RotateSecretRequestSchema: GenMessage<RotateSecretRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 26);
+  messageDesc(file_webhook_v1_webhook, 27);
 
 /**
  * @generated from message webhook.v1.RotateSecretResponse
@@ -911,7 +953,7 @@ export type RotateSecretResponse = Message<"webhook.v1.RotateSecretResponse"> & 
  * Use `create(RotateSecretResponseSchema)` to create a new message.
  */
 export const RotateSecretResponseSchema: GenMessage<RotateSecretResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 27);
+  messageDesc(file_webhook_v1_webhook, 28);
 
 /**
  * @generated from message webhook.v1.SendTestEventRequest
@@ -940,7 +982,7 @@ export type SendTestEventRequest = Message<"webhook.v1.SendTestEventRequest"> & 
  * Use `create(SendTestEventRequestSchema)` to create a new message.
  */
 export const SendTestEventRequestSchema: GenMessage<SendTestEventRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 28);
+  messageDesc(file_webhook_v1_webhook, 29);
 
 /**
  * @generated from message webhook.v1.SendTestEventResponse
@@ -957,7 +999,7 @@ export type SendTestEventResponse = Message<"webhook.v1.SendTestEventResponse"> 
  * Use `create(SendTestEventResponseSchema)` to create a new message.
  */
 export const SendTestEventResponseSchema: GenMessage<SendTestEventResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 29);
+  messageDesc(file_webhook_v1_webhook, 30);
 
 /**
  * @generated from message webhook.v1.ListEventsRequest
@@ -1029,7 +1071,7 @@ export type ListEventsRequest = Message<"webhook.v1.ListEventsRequest"> & {
  * Use `create(ListEventsRequestSchema)` to create a new message.
  */
 export const ListEventsRequestSchema: GenMessage<ListEventsRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 30);
+  messageDesc(file_webhook_v1_webhook, 31);
 
 /**
  * @generated from message webhook.v1.ListEventsResponse
@@ -1053,7 +1095,7 @@ export type ListEventsResponse = Message<"webhook.v1.ListEventsResponse"> & {
  * Use `create(ListEventsResponseSchema)` to create a new message.
  */
 export const ListEventsResponseSchema: GenMessage<ListEventsResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 31);
+  messageDesc(file_webhook_v1_webhook, 32);
 
 /**
  * @generated from message webhook.v1.ReplayEventsRequest
@@ -1090,7 +1132,7 @@ export type ReplayEventsRequest = Message<"webhook.v1.ReplayEventsRequest"> & {
  * Use `create(ReplayEventsRequestSchema)` to create a new message.
  */
 export const ReplayEventsRequestSchema: GenMessage<ReplayEventsRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 32);
+  messageDesc(file_webhook_v1_webhook, 33);
 
 /**
  * @generated from message webhook.v1.ReplayEventsResponse
@@ -1109,7 +1151,7 @@ export type ReplayEventsResponse = Message<"webhook.v1.ReplayEventsResponse"> & 
  * Use `create(ReplayEventsResponseSchema)` to create a new message.
  */
 export const ReplayEventsResponseSchema: GenMessage<ReplayEventsResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 33);
+  messageDesc(file_webhook_v1_webhook, 34);
 
 /**
  * @generated from message webhook.v1.ListDeliveriesRequest
@@ -1168,7 +1210,7 @@ export type ListDeliveriesRequest = Message<"webhook.v1.ListDeliveriesRequest"> 
  * Use `create(ListDeliveriesRequestSchema)` to create a new message.
  */
 export const ListDeliveriesRequestSchema: GenMessage<ListDeliveriesRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 34);
+  messageDesc(file_webhook_v1_webhook, 35);
 
 /**
  * @generated from message webhook.v1.GetDeliveryRequest
@@ -1190,7 +1232,7 @@ export type GetDeliveryRequest = Message<"webhook.v1.GetDeliveryRequest"> & {
  * Use `create(GetDeliveryRequestSchema)` to create a new message.
  */
 export const GetDeliveryRequestSchema: GenMessage<GetDeliveryRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 35);
+  messageDesc(file_webhook_v1_webhook, 36);
 
 /**
  * @generated from message webhook.v1.GetDeliveryResponse
@@ -1207,7 +1249,7 @@ export type GetDeliveryResponse = Message<"webhook.v1.GetDeliveryResponse"> & {
  * Use `create(GetDeliveryResponseSchema)` to create a new message.
  */
 export const GetDeliveryResponseSchema: GenMessage<GetDeliveryResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 36);
+  messageDesc(file_webhook_v1_webhook, 37);
 
 /**
  * @generated from message webhook.v1.ListDeliveriesResponse
@@ -1224,7 +1266,7 @@ export type ListDeliveriesResponse = Message<"webhook.v1.ListDeliveriesResponse"
  * Use `create(ListDeliveriesResponseSchema)` to create a new message.
  */
 export const ListDeliveriesResponseSchema: GenMessage<ListDeliveriesResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 37);
+  messageDesc(file_webhook_v1_webhook, 38);
 
 /**
  * @generated from message webhook.v1.RedeliverRequest
@@ -1246,7 +1288,7 @@ export type RedeliverRequest = Message<"webhook.v1.RedeliverRequest"> & {
  * Use `create(RedeliverRequestSchema)` to create a new message.
  */
 export const RedeliverRequestSchema: GenMessage<RedeliverRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 38);
+  messageDesc(file_webhook_v1_webhook, 39);
 
 /**
  * @generated from message webhook.v1.RedeliverResponse
@@ -1263,7 +1305,7 @@ export type RedeliverResponse = Message<"webhook.v1.RedeliverResponse"> & {
  * Use `create(RedeliverResponseSchema)` to create a new message.
  */
 export const RedeliverResponseSchema: GenMessage<RedeliverResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 39);
+  messageDesc(file_webhook_v1_webhook, 40);
 
 /**
  * @generated from message webhook.v1.ListAuditRequest
@@ -1308,7 +1350,7 @@ export type ListAuditRequest = Message<"webhook.v1.ListAuditRequest"> & {
  * Use `create(ListAuditRequestSchema)` to create a new message.
  */
 export const ListAuditRequestSchema: GenMessage<ListAuditRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 40);
+  messageDesc(file_webhook_v1_webhook, 41);
 
 /**
  * @generated from message webhook.v1.ListAuditResponse
@@ -1325,7 +1367,7 @@ export type ListAuditResponse = Message<"webhook.v1.ListAuditResponse"> & {
  * Use `create(ListAuditResponseSchema)` to create a new message.
  */
 export const ListAuditResponseSchema: GenMessage<ListAuditResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 41);
+  messageDesc(file_webhook_v1_webhook, 42);
 
 /**
  * @generated from message webhook.v1.GetWebhookHealthRequest
@@ -1349,7 +1391,7 @@ export type GetWebhookHealthRequest = Message<"webhook.v1.GetWebhookHealthReques
  * Use `create(GetWebhookHealthRequestSchema)` to create a new message.
  */
 export const GetWebhookHealthRequestSchema: GenMessage<GetWebhookHealthRequest> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 42);
+  messageDesc(file_webhook_v1_webhook, 43);
 
 /**
  * @generated from message webhook.v1.EndpointHealth
@@ -1393,7 +1435,7 @@ export type EndpointHealth = Message<"webhook.v1.EndpointHealth"> & {
  * Use `create(EndpointHealthSchema)` to create a new message.
  */
 export const EndpointHealthSchema: GenMessage<EndpointHealth> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 43);
+  messageDesc(file_webhook_v1_webhook, 44);
 
 /**
  * @generated from message webhook.v1.GetWebhookHealthResponse
@@ -1417,7 +1459,7 @@ export type GetWebhookHealthResponse = Message<"webhook.v1.GetWebhookHealthRespo
  * Use `create(GetWebhookHealthResponseSchema)` to create a new message.
  */
 export const GetWebhookHealthResponseSchema: GenMessage<GetWebhookHealthResponse> = /*@__PURE__*/
-  messageDesc(file_webhook_v1_webhook, 44);
+  messageDesc(file_webhook_v1_webhook, 45);
 
 /**
  * Webhook endpoints, their secrets, the event log and deliveries. Owned by the webhook

@@ -57,7 +57,15 @@ export interface AttemptRow {
   result: string;
   error: string | null;
   response_excerpt: string | null;
+  /** The headers sent, in order (014_attempt_request_headers.sql); null when nothing was sent or before they were kept. */
+  request_headers: SentHeader[] | null;
 }
+
+/** One header as an attempt sent it; a custom header's value is never kept (`masked`). */
+export type SentHeader = { name: string; value: string } | { name: string; masked: true };
+
+/** An attempt to record: its headers left out when nothing was sent. */
+export type NewAttempt = Omit<AttemptRow, "number" | "request_headers"> & { request_headers?: SentHeader[] | null };
 
 /** How an attempt leaves its delivery: the new status, when to try again, the last error. */
 export interface AttemptOutcome {
@@ -180,7 +188,7 @@ export interface SentTo {
  * makes it wait for the streak's. A delivery gone meanwhile (purged) records nothing,
  * the streak included.
  */
-export async function recordAttempt(db: Db, attempt: Omit<AttemptRow, "number">, outcome: AttemptOutcome, sent?: SentTo): Promise<void> {
+export async function recordAttempt(db: Db, attempt: NewAttempt, outcome: AttemptOutcome, sent?: SentTo): Promise<void> {
   await db`
     with streak as (
       update endpoints set failing_since = case when ${sent?.succeeded ?? true}::boolean then null else ${attempt.started_at}::timestamptz end
@@ -200,9 +208,10 @@ export async function recordAttempt(db: Db, attempt: Omit<AttemptRow, "number">,
       where id = ${attempt.delivery_id} and (select count(*) from streak) >= 0
       returning id, endpoint_id, store_id, attempts
     ), recorded as (
-      insert into delivery_attempts (delivery_id, number, started_at, status_code, latency_ms, result, error, response_excerpt)
+      insert into delivery_attempts (delivery_id, number, started_at, status_code, latency_ms, result, error, response_excerpt, request_headers)
       select f.id, f.attempts, ${attempt.started_at}::timestamptz, ${attempt.status_code}::int, ${attempt.latency_ms}::int,
-        ${attempt.result}::text, ${attempt.error}::text, ${attempt.response_excerpt}::text
+        ${attempt.result}::text, ${attempt.error}::text, ${attempt.response_excerpt}::text,
+        ${attempt.request_headers ? db.json(attempt.request_headers) : null}::jsonb
       from finished f
       returning delivery_id, started_at, result, status_code
     )
@@ -229,7 +238,7 @@ export async function failPendingDeliveries(db: Db, endpointId: string, error: s
 async function attemptsOf(db: Db, deliveryIds: string[]): Promise<AttemptRow[]> {
   if (deliveryIds.length === 0) return [];
   return db<AttemptRow[]>`
-    select delivery_id, number, started_at, status_code, latency_ms, result, error, response_excerpt
+    select delivery_id, number, started_at, status_code, latency_ms, result, error, response_excerpt, request_headers
     from delivery_attempts where delivery_id = any(${deliveryIds}::uuid[]) order by delivery_id, number`;
 }
 

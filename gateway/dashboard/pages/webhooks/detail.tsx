@@ -2,6 +2,7 @@
 // failed", its deliveries (whose own pages are in ../deliveries.tsx) and the edit form.
 // The posts made from it are in actions.ts (docs/webhooks.md, docs/dashboard.md).
 import { jakartaLocalInput } from "../../../../common/jakarta-time.js";
+import { MASKED_HEADER_VALUE } from "../../../../common/webhook-headers.js";
 import type { Delivery, Endpoint } from "../../../../gen/webhook/v1/webhook_pb.js";
 import { Breakable, Time } from "../../../html/components.js";
 import { flashMessage, may, sendPage, shownOnce, type DashboardContext } from "../../kit.js";
@@ -157,7 +158,7 @@ function EndpointPage(props: {
               return (
                 <li class="person">
                   <div class="who-is">
-                    <span class="mono">{name}</span>: <span class="mono">{revealed ? revealed.value : "••••••••"}</span>
+                    <span class="mono">{name}</span>: <span class="mono">{revealed ? revealed.value : MASKED_HEADER_VALUE}</span>
                   </div>
                   {manages && (
                     <form method="post" action={`${here}/headers/remove`}>
