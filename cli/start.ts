@@ -64,7 +64,7 @@ process.stdout.write(
     all.metricsPort > 0
       ? `Metrics of every role (Prometheus, not on the API's port): http://${loopbackHost(config.METRICS_HOST)}:${all.metricsPort}/metrics`
       : "Metrics: not served (the metrics port was taken; see the log, METRICS_PORT picks another)",
-    ...(logFile ? [`Log: ${shownPath(logFile)} (warnings and errors also here; LOG_LEVEL=info prints every line here instead)`] : []),
+    ...(logFile ? [`Log: ${shownPath(logFile)} (warnings and errors show on this terminal too; LOG_LEVEL=info prints every line to this terminal instead)`] : []),
     "",
   ].join("\n") + "\n",
 );

@@ -22,7 +22,7 @@ const DEMO_STORE = /Demo store (\S+)/;
 const DEMO_SIGN_IN = /Dashboard: sign in as (\S+) with this one-time link \(until [^)]+\): (\S+)/;
 const DEMO_PASSWORD_SIGN_IN = /Dashboard: sign in at (\S+) as (\S+) with the password you chose/;
 /** The banner's last line at the default level: where the log went. */
-const LOG_LINE = /^Log: (\S+) \(warnings and errors also here; LOG_LEVEL=info prints every line here instead\)$/m;
+const LOG_LINE = /^Log: (\S+) \(warnings and errors show on this terminal too; LOG_LEVEL=info prints every line to this terminal instead\)$/m;
 
 let dataDir: string | undefined;
 const started: Spawned[] = [];
