@@ -1055,6 +1055,9 @@ test.serial("an endpoint's custom headers and rate on its page: added, refused w
   t.false((await bodyText(m.page)).includes("erp-rahasia"), "the value is masked");
   await follow(m.page, button(m.page, "Reveal headers"));
   t.regex(await headers.innerText(), /Authorization: Bearer erp-rahasia/);
+  t.is(m.page.url(), storeUrl(m.storeId, `webhooks/${endpoint!.id}`), "the reveal answered with a redirect to the endpoint's page");
+  await m.page.reload();
+  t.regex(await headers.innerText(), /Authorization: ••••••••/, "a reload shows the value masked again, and reveals nothing more");
 
   await m.page.getByLabel("Max deliveries per second", { exact: true }).fill("5");
   await follow(m.page, button(m.page, "Save rate"));
@@ -1074,6 +1077,7 @@ test.serial("an endpoint's custom headers and rate on its page: added, refused w
   const rows = await auditLog(m.page);
   for (const sentence of [/^Set a custom header on http.*Authorization/, /^Revealed the custom headers of http/, /^Removed a custom header from http.*Authorization/, /^Changed webhook endpoint http.*max per second/])
     assertAudited(t, rows, m.email, sentence, `/webhooks/${endpoint!.id}`);
+  t.is(rows.filter((row) => /^Revealed the custom headers of http/.test(row.what ?? "")).length, 1, "the reload recorded no second reveal");
   assertNoCspViolations(t, m.page);
 });
 

@@ -5,10 +5,11 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { fromJakartaLocalInput } from "../../../../common/jakarta-time.js";
 import type { Endpoint } from "../../../../gen/webhook/v1/webhook_pb.js";
+import { flashFits } from "../../flash.js";
 import { field } from "../../forms.js";
 import { problemText, seeOtherWith, type DashboardContext } from "../../kit.js";
 import { DELIVERY_DONE, deliveryPath, endpointPath, type WebhookClient } from "../deliveries.js";
-import { ENDPOINT_DONE, JUST_ENABLED, showEndpoint, type ShownSecret } from "./detail.js";
+import { ENDPOINT_DONE, JUST_ENABLED, REVEALED_HEADERS, showEndpoint, type ShownHeaders, type ShownSecret } from "./detail.js";
 import { formProblem, subscriptionOf, valuesFrom } from "./forms.js";
 
 /** How long "Send test event" waits for the first attempt before showing the delivery. */
@@ -123,9 +124,14 @@ export async function removeHeader(ctx: DashboardContext, webhook: WebhookClient
 
 export async function revealHeaders(ctx: DashboardContext, webhook: WebhookClient, endpoint: Endpoint) {
   const storeId = ctx.state.scope.store.id;
-  // Shown in this response only; the service records the reveal with it.
+  // The service records the reveal with it. Shown once by the endpoint's page after the
+  // redirect, so a reload neither reveals (and records) them again nor shows them; only
+  // values too long for the flash's cookie are shown in this answer itself.
   const { headers } = await webhook.revealEndpointHeaders({ storeId, endpointId: endpoint.id });
-  await showEndpoint(webhook, ctx, endpoint, { revealedHeaders: headers.map(({ name, value }) => ({ name, value })) });
+  const revealed = { kind: REVEALED_HEADERS, headers: headers.map(({ name, value }) => ({ name, value })) } satisfies ShownHeaders;
+  const location = endpointPath(storeId, endpoint.id);
+  if (flashFits(location, storeId, { shown: revealed })) return seeOtherWith(ctx, location, { shown: revealed });
+  await showEndpoint(webhook, ctx, endpoint, { revealedHeaders: revealed.headers });
 }
 
 /** "Resend failed since": enables the endpoint and queues again what did not reach it since then. */

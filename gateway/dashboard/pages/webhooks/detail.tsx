@@ -35,6 +35,9 @@ export type ShownSecret = { kind: "endpoint_secret"; secret: string } & ({ how: 
 
 /** The flash of "Enable endpoint": offer "Resend failed since" even if it was never disabled for failing. */
 export const JUST_ENABLED = "endpoint_enabled";
+/** The custom header values a reveal shows once, after its redirect (in the encrypted flash only). */
+export const REVEALED_HEADERS = "endpoint_headers";
+export type ShownHeaders = { kind: typeof REVEALED_HEADERS; headers: { name: string; value: string }[] };
 
 function EndpointPage(props: {
   ctx: DashboardContext;
@@ -327,6 +330,7 @@ export async function endpointDetail(ctx: DashboardContext, webhook: WebhookClie
       flash={flashMessage(ctx)}
       shown={shownOnce<ShownSecret>(ctx, "endpoint_secret")}
       offerResend={shownOnce(ctx, JUST_ENABLED) !== undefined}
+      revealedHeaders={shownOnce<ShownHeaders>(ctx, REVEALED_HEADERS)?.headers}
     />,
   );
 }
