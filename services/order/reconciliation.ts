@@ -183,7 +183,7 @@ export function createReconciliation(deps: ReconciliationDeps) {
           : await findOrderByReference(tx, key.paymentReference, true, { storeId, livemode });
       if (!order) throw new ConnectError(`order ${"orderId" in key ? key.orderId : key.paymentReference} not found`, Code.NotFound);
       if (order.payment_kind !== "bank_transfer") {
-        throw new ConnectError(`order ${order.id} is not a bank-transfer order`, Code.FailedPrecondition);
+        throw new ConnectError(`order ${order.payment_reference} is not a bank-transfer order`, Code.FailedPrecondition);
       }
       const current = await expiry.expireIfDue(tx, order);
       const difference = amountDifferenceText(mutation.amount, current.amount);
@@ -196,7 +196,7 @@ export function createReconciliation(deps: ReconciliationDeps) {
         );
       }
       const { changed } = await statusChanges.apply(tx, current, "paid", BANK_MUTATION_CAUSE, { detail: mutationId, amountReceived: mutation.amount });
-      if (!changed) throw new ConnectError(`order ${order.id} is already paid`, Code.FailedPrecondition);
+      if (!changed) throw new ConnectError(`order ${order.payment_reference} is already paid`, Code.FailedPrecondition);
       // A difference is recorded as what the order asked for against what arrived.
       const changes = difference ? [{ field: "amount", before: `${rupiah(current.amount)} due`, after: amountReceivedText(mutation.amount, current.amount) }] : [];
       await insertAudit(tx, [auditEntry(storeId, actor, "bank_mutation.assigned", auditTarget("mutation", mutationId), { label: mutation.mutation_id, changes })]);

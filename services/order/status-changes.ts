@@ -72,7 +72,7 @@ export function createStatusChanges(deps: {
     const note = typeof detail === "string" ? { detail } : { detail: detail?.detail, amount_received: detail?.amountReceived };
     for (const row of rows) {
       if (checkTransition(row.status, to).kind === "refused") {
-        throw new ConnectError(`order ${row.id} cannot go from ${row.status} to ${to}`, Code.FailedPrecondition);
+        throw new ConnectError(`order ${row.payment_reference} cannot go from ${row.status} to ${to}`, Code.FailedPrecondition);
       }
     }
     const changing = rows.filter((row) => checkTransition(row.status, to).kind !== "repeat");

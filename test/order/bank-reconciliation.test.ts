@@ -302,9 +302,9 @@ test("assign refuses what cannot be paid and leaves the mutation waiting", async
   const assign = (fields: { orderId?: string; paymentReference?: string }) =>
     refusal(bank(shop).assignMutation({ storeId: shop.storeId, mutationId: "WAIT", ...fields }));
 
-  t.like(await assign({ orderId: paid.id }), { code: Code.FailedPrecondition, message: `order ${paid.id} is already paid` });
-  t.like(await assign({ orderId: cancelled.id }), { code: Code.FailedPrecondition, message: `order ${cancelled.id} cannot go from cancelled to paid` });
-  t.like(await assign({ orderId: card.id }), { code: Code.FailedPrecondition, message: `order ${card.id} is not a bank-transfer order` });
+  t.like(await assign({ orderId: paid.id }), { code: Code.FailedPrecondition, message: `order ${paid.paymentReference} is already paid` });
+  t.like(await assign({ orderId: cancelled.id }), { code: Code.FailedPrecondition, message: `order ${cancelled.paymentReference} cannot go from cancelled to paid` });
+  t.like(await assign({ orderId: card.id }), { code: Code.FailedPrecondition, message: `order ${card.paymentReference} is not a bank-transfer order` });
   t.like(await assign({ orderId: elsewhere.id }), { code: Code.NotFound });
   t.like(await assign({ paymentReference: elsewhere.paymentReference }), { code: Code.NotFound });
   t.like(await refusal(bank(shop).assignMutation({ storeId: shop.storeId, mutationId: "NOPE", orderId: paid.id })), {
