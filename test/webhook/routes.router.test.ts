@@ -89,12 +89,15 @@ async function setup(t: ExecutionContext, { allowHttp = false } = {}) {
   /** An order event for the store, as the bus hands it to the consumer. */
   async function event(storeId: string, orderId: string, type = "order.created") {
     const id = randomUUID();
-    const body = JSON.stringify({ type, timestamp: new Date().toISOString(), data: { store_id: storeId, order: { id: orderId }, previous_status: null } });
+    const body = JSON.stringify({ type, timestamp: new Date().toISOString(), data: { store_id: storeId, order: { id: orderId, payment_reference: referenceOf(orderId) }, previous_status: null } });
     await consume([{ id, storeId, type, body: Buffer.from(body), deliveryCount: 1 }]);
     return id;
   }
   return { sql, db: tablesOf(sql), box, client, requeued, event, as };
 }
+
+/** The payment reference the test events' orders carry. */
+const referenceOf = (orderId: string) => `SO-${orderId.slice(0, 8).toUpperCase()}`;
 
 async function rejects(t: ExecutionContext, call: Promise<unknown>, code: Code, message?: RegExp) {
   const error = await t.throwsAsync(call);
@@ -523,6 +526,7 @@ test("ListEvents: every event of the store, with or without endpoints, newest fi
   t.deepEqual(events[1]!.deliveries.map((d) => d.endpointId).sort(), [paid!.id, all!.id].sort());
   t.deepEqual(events[0]!.deliveries.map((d) => d.endpointId), [all!.id], "order.created is not order.paid");
   t.true(events[1]!.deliveries.every((d) => d.eventId === e2 && d.kind === "event" && d.attempts.length === 0 && d.body === ""));
+  t.deepEqual(events.map((e) => e.orderReference), [orderB, orderA, orderA].map(referenceOf), "each event names its order as a person knows it");
 
   t.deepEqual((await client.listEvents({ storeId, orderId: orderA.toUpperCase() })).events.map((e) => e.id), [e2, e1]);
   t.deepEqual((await client.listEvents({ storeId, type: "order.created" })).events.map((e) => e.id), [e3, e1]);
@@ -607,8 +611,10 @@ test("ListDeliveries filters by endpoint, status and event; GetDelivery shows on
   const otherStoreId = randomUUID();
   const { endpoint: a } = await client.createEndpoint({ storeId, url: "https://a.example/" });
   const { endpoint: b } = await client.createEndpoint({ storeId, url: "https://b.example/" });
-  const first = await event(storeId, randomUUID(), "order.created");
-  const second = await event(storeId, randomUUID(), "order.paid");
+  const firstOrder = randomUUID();
+  const secondOrder = randomUUID();
+  const first = await event(storeId, firstOrder, "order.created");
+  const second = await event(storeId, secondOrder, "order.paid");
 
   const leased = await leaseDue(sql, 1, 20_000, []);
   const failed = leased[0]!;
@@ -621,6 +627,7 @@ test("ListDeliveries filters by endpoint, status and event; GetDelivery shows on
   t.is((await client.listDeliveries({ storeId })).deliveries.length, 4);
   const ofA = (await client.listDeliveries({ storeId, endpointId: a!.id })).deliveries;
   t.deepEqual(ofA.map((d) => d.eventId), [second, first]);
+  t.deepEqual(ofA.map((d) => d.orderReference), [secondOrder, firstOrder].map(referenceOf), "each delivery names its order as a person knows it");
   t.true(ofA.every((d) => d.endpointId === a!.id));
   t.deepEqual((await client.listDeliveries({ storeId, status: "failed" })).deliveries.map((d) => d.id), [failed.id]);
   t.is((await client.listDeliveries({ storeId, status: "pending" })).deliveries.length, 3);
@@ -636,6 +643,7 @@ test("ListDeliveries filters by endpoint, status and event; GetDelivery shows on
   const { delivery } = await client.getDelivery({ storeId, deliveryId: failed.id.toUpperCase() });
   t.like(delivery, { id: failed.id, kind: "event", status: "failed", lastError: "HTTP 500", attemptsMade: 1, nextAttemptAt: "" });
   t.is(delivery!.body, failed.body);
+  t.is(delivery!.orderReference, referenceOf(JSON.parse(delivery!.body).data.order.id), "the delivery's page names its order by its reference");
   t.is(delivery!.body, (await client.listEvents({ storeId, type: "order.created" })).events[0]!.body, "the event's body as the bus carried it");
   t.like(delivery!.attempts[0], { number: 1, statusCode: 500, latencyMs: 9, result: "http_error", responseExcerpt: "no" });
   t.true(delivery!.updatedAt >= delivery!.createdAt);

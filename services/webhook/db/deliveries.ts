@@ -75,19 +75,30 @@ export interface AttemptOutcome {
 }
 
 /**
- * The payment reference (SO-…) of the order an event is about, from the order the body
- * carries (`data.order`): a person names an order by it, and the webhook service keeps
- * no copy of its own. Null for a body without an order (a test event).
+ * Fills in the payment reference (SO-…) of each listed row's order, read from the order
+ * its body carries (`data.order`): a person names an order by it, and the webhook
+ * service keeps no copy of its own. Asked after the list's LIMIT, by id, so only the
+ * bodies of the rows shown are read and parsed, never those of every row a sort or
+ * filter goes through. A body without an order (a test event) leaves it null.
  */
-export const orderReference = (db: Db) => db`case when order_id is null then null else (body::jsonb #>> '{data,order,payment_reference}') end as order_reference`;
+export async function withOrderReferences<T extends { id: string; order_reference?: string | null }>(db: Db, table: "events" | "deliveries", rows: T[]): Promise<T[]> {
+  const ids = rows.map((row) => row.id);
+  if (ids.length === 0) return rows;
+  const found = await db<{ id: string; order_reference: string | null }[]>`
+    select id, body::jsonb #>> '{data,order,payment_reference}' as order_reference
+    from ${db(table)} where id = any(${ids}::uuid[]) and order_id is not null`;
+  const byId = new Map(found.map((row) => [row.id, row.order_reference]));
+  for (const row of rows) row.order_reference = byId.get(row.id) ?? null;
+  return rows;
+}
 
 /**
  * A delivery's columns as lists carry it: without its body, which only GetDelivery
- * sends (an event's body is on the event), so a list page does not carry a hundred
- * bodies to throw them away; only the order's reference is read out of each.
+ * sends (an event's body is on the event), so a list page does not read a hundred
+ * bodies from TOAST to throw them away (withOrderReferences reads the shown rows' references).
  */
 export const listedDelivery = (db: Db) => db`
-  id, endpoint_id, store_id, event_id, event_type, order_id, '' as body, kind, status, attempts, next_attempt_at, last_error, created_at, updated_at, ${orderReference(db)}`;
+  id, endpoint_id, store_id, event_id, event_type, order_id, '' as body, kind, status, attempts, next_attempt_at, last_error, created_at, updated_at`;
 
 export async function insertDelivery(db: Db, delivery: NewDelivery): Promise<DeliveryRow> {
   const [row] = await db<DeliveryRow[]>`insert into deliveries ${db({ ...delivery })} returning *`;
@@ -253,6 +264,7 @@ export async function listDeliveries(db: Db, storeId: string, filter: DeliveryFi
       ${filter.eventId ? db`and event_id = ${filter.eventId}` : db``}
       ${filter.livemode === undefined ? db`` : db`and endpoint_id in (select id from endpoints where store_id = ${storeId} and livemode = ${filter.livemode})`}
     order by created_at desc, id limit ${limit}`;
+  await withOrderReferences(db, "deliveries", deliveries);
   const attempts = withAttempts ? await attemptsOf(db, deliveries.map((d) => d.id)) : [];
   const byDelivery = new Map<string, AttemptRow[]>(deliveries.map((delivery) => [delivery.id, []]));
   for (const attempt of attempts) byDelivery.get(attempt.delivery_id)!.push(attempt);
@@ -261,8 +273,9 @@ export async function listDeliveries(db: Db, storeId: string, filter: DeliveryFi
 
 /** One of the store's deliveries with its attempts in order. */
 export async function getDelivery(db: Db, storeId: string, deliveryId: string): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] } | undefined> {
-  const [delivery] = await db<DeliveryRow[]>`select *, ${orderReference(db)} from deliveries where id = ${deliveryId} and store_id = ${storeId}`;
+  const [delivery] = await db<DeliveryRow[]>`select * from deliveries where id = ${deliveryId} and store_id = ${storeId}`;
   if (!delivery) return undefined;
+  await withOrderReferences(db, "deliveries", [delivery]);
   return { delivery, attempts: await attemptsOf(db, [delivery.id]) };
 }
 
