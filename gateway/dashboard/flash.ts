@@ -137,3 +137,16 @@ export function takeFlash(ctx: Context, options: { secure: boolean; browserSecre
   if (payload) appendCookie(ctx, serializeCookie(name, "", options.secure, 0));
   return payload;
 }
+
+/**
+ * Takes back the clearing of a flash taken by a page that then failed (a service away,
+ * 503): the browser keeps it, so trying again shows it, a new key or secret included.
+ */
+export function keepFlash(ctx: Context, secure: boolean): void {
+  const existing = ctx.response.get("Set-Cookie") as unknown as string[] | string | undefined;
+  if (!existing) return;
+  const clearing = `${flashCookieName(secure)}=;`;
+  const kept = (Array.isArray(existing) ? existing : [existing]).filter((cookie) => !cookie.startsWith(clearing));
+  if (kept.length === 0) ctx.remove("Set-Cookie");
+  else ctx.set("Set-Cookie", kept);
+}

@@ -17,7 +17,7 @@ import type { ServiceClients } from "../clients.js";
 import { loggablePath, type GatewayContext, type RouteContext } from "../context.js";
 import { toApiError } from "../errors.js";
 import { sendHtml } from "../html/render.js";
-import { setFlash, takeFlash, type FlashPayload } from "./flash.js";
+import { keepFlash, setFlash, takeFlash, type FlashPayload } from "./flash.js";
 import { readForm, readMultipartForm, type Form, type UploadedFile } from "./forms.js";
 import { csrfTokenFor, sameToken, type Member, type SessionCookies } from "./session-cookie.js";
 import { Shell, sectionPermission, storePath } from "./views/layout.js";
@@ -155,6 +155,8 @@ export function createKit(deps: DashboardDeps, sessions: SessionCookies) {
       try {
         await handler(ctx, next);
       } catch (error) {
+        // The page did not show: a flash it took stays for the next try.
+        keepFlash(ctx, sessions.secure);
         // A role refused by a service (a forged form, a tab left open across a role
         // change): one 403 page for every dashboard page; the service changed nothing.
         if (error instanceof ConnectError && error.code === Code.PermissionDenied) {

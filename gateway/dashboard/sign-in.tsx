@@ -202,7 +202,8 @@ export function signInRoutes(router: Router, kit: Kit, sessions: SessionCookies,
     // email and per address, the address counted as the limits here count it); the
     // answer here is the same either way.
     await clients.accounts.requestPasswordReset({ email, clientAddress: addressBucket(ctx.ip) }, { timeoutMs: PASSWORD_CALL_TIMEOUT_MS });
-    flashTo(ctx, "/dashboard/forgot-password", `If an account uses ${email || "that email"}, a link to choose a new password is on its way. It works once, for 1 hour.`);
+    // No address is longer than 254 characters; a longer one is not repeated (nor carried in the flash's cookie).
+    flashTo(ctx, "/dashboard/forgot-password", `If an account uses ${email && email.length <= 254 ? email : "that email"}, a link to choose a new password is on its way. It works once, for 1 hour.`);
   }
 
   async function signOut(ctx: GatewayContext) {

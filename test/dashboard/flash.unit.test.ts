@@ -2,7 +2,7 @@
 // survives a redirect in the cookie, and what is refused.
 import test from "ava";
 import type { Context } from "koa";
-import { fitList, FLASH_MAX_AGE_SECONDS, MAX_FLASH_CHARS, openFlash, sealFlash, setFlash, takeFlash } from "../../gateway/dashboard/flash.js";
+import { fitList, FLASH_MAX_AGE_SECONDS, MAX_FLASH_CHARS, keepFlash, openFlash, sealFlash, setFlash, takeFlash } from "../../gateway/dashboard/flash.js";
 
 const session = "s".repeat(43);
 const page = { path: "/dashboard/stores/0b6f3c1e-2f4a-4c2b-9d7e-0a1b2c3d4e5f/api-keys", storeId: "0b6f3c1e-2f4a-4c2b-9d7e-0a1b2c3d4e5f" };
@@ -17,6 +17,7 @@ function fakeContext(path: string, cookieHeader = "") {
       path,
       get: (name: string) => (name.toLowerCase() === "cookie" ? cookieHeader : ""),
       set: (name: string, value: unknown) => (headers[name] = value),
+      remove: (name: string) => delete headers[name],
       response: { get: (name: string) => headers[name] },
     } as unknown as Context,
   };
@@ -89,3 +90,18 @@ test("a long list keeps the first rows that fit and counts the rest", (t) => {
   // One more row would not have fitted.
   t.throws(() => sealFlash(session, { ...page, payload: { shown: { kind: "rows", rows: rows.slice(0, shown.rows.length + 1), more: shown.more - 1 } } }));
 });
+
+test("a page that fails after taking its flash keeps it for the next try; other cookies stay as set", (t) => {
+  const sealed = sealFlash(session, { ...page, payload });
+  const { ctx, headers } = fakeContext(page.path, `flash=${sealed}`);
+  headers["Set-Cookie"] = ["session=abc; Path=/"];
+  t.deepEqual(takeFlash(ctx, { secure: false, browserSecret: session, storeId: page.storeId }), payload);
+  t.true((headers["Set-Cookie"] as string[]).some((cookie) => cookie.startsWith("flash=;")), "taking it clears it");
+  keepFlash(ctx, false);
+  t.deepEqual(headers["Set-Cookie"], ["session=abc; Path=/"], "the clearing is taken back, nothing else");
+  const alone = fakeContext(page.path, `flash=${sealed}`);
+  takeFlash(alone.ctx, { secure: false, browserSecret: session, storeId: page.storeId });
+  keepFlash(alone.ctx, false);
+  t.is(alone.headers["Set-Cookie"], undefined);
+});
+

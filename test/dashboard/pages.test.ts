@@ -458,3 +458,13 @@ test("a delivery's page lists each attempt's headers as the receiver got them: i
   t.regex(older, /Not recorded: this attempt was made before each attempt's headers were kept\./);
   t.false(older.includes("&lt;Unix seconds"));
 });
+
+test("an endpoint whose URL is too long for the flash once percent-encoded still answers 303 and shows its secret once", async (t) => {
+  const m = await member("Long Url Store");
+  // 1,000 "ü" are 1,020 characters typed and 6,000 once percent-encoded: more than the flash's cookie holds.
+  const added = await m.post("webhooks", { url: `https://hooks.example/${"ü".repeat(1000)}`, description: "", all_events: "1" });
+  t.is(added.status, 303);
+  const page = await (await m.follow(added)).text();
+  t.regex(page, /whsec_[A-Za-z0-9+/=_-]{20,}/, "the secret arrives");
+  t.regex(page, /are now sent to the new endpoint/);
+});

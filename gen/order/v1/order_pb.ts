@@ -771,8 +771,8 @@ export type StatusChange = Message<"order.v1.StatusChange"> & {
 
   /**
    * For a payment by a bank mutation, the credit's amount (IDR): the order's transfer
-   * amount, or what a person accepted instead. 0 for any other change, and for payments
-   * recorded before the amount was kept.
+   * amount, or what a person accepted instead. 0 for any other change (payments made
+   * before the amount was kept have it from the mutation that paid them).
    *
    * @generated from field: int64 amount_received = 6;
    */

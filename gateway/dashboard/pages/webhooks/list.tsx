@@ -4,6 +4,7 @@
 // (?mode=test) shows the test endpoints, and the form then adds a test endpoint.
 import type { Endpoint, EndpointHealth } from "../../../../gen/webhook/v1/webhook_pb.js";
 import { Breakable, Time } from "../../../html/components.js";
+import { flashFits } from "../../flash.js";
 import { dashboardMode, flashMessage, may, seeOtherWith, sendPage, shownOnce, type DashboardContext } from "../../kit.js";
 import { Empty, Shell, storePath } from "../../views/layout.js";
 import { TestData, withMode } from "../../views/test-data.js";
@@ -109,7 +110,7 @@ function Created(props: { storeId: string; created: CreatedEndpoint }) {
   return (
     <>
       <p>
-        {created.livemode ? "Events" : "Test events"} are now sent to <Breakable class="mono" text={created.url} /> ({created.events}).
+        {created.livemode ? "Events" : "Test events"} are now sent to {created.url ? <Breakable class="mono" text={created.url} /> : "the new endpoint"} ({created.events}).
       </p>
       <SecretCard heading="Signing secret" secret={created.secret}>
         <p class="small muted">
@@ -146,9 +147,11 @@ export async function addEndpoint(ctx: DashboardContext, webhook: WebhookClient)
     const created = await webhook.createEndpoint({ storeId, url: values.url, description: values.description, events: subscriptionOf(values), testMode });
     // The secret rides to the list in the encrypted flash only, never in a URL; a reload adds nothing.
     const { endpoint, secret } = created;
-    seeOtherWith(ctx, withMode(storePath(storeId, "webhooks"), testMode), {
-      shown: { kind: "endpoint_created", endpointId: endpoint!.id, url: endpoint!.url, livemode: endpoint!.livemode, events: eventsText(endpoint!), secret } satisfies CreatedEndpoint,
-    });
+    const location = withMode(storePath(storeId, "webhooks"), testMode);
+    const shown = { kind: "endpoint_created", endpointId: endpoint!.id, url: endpoint!.url, livemode: endpoint!.livemode, events: eventsText(endpoint!), secret } satisfies CreatedEndpoint;
+    // A URL of many non-ASCII characters grows up to ninefold once percent-encoded, past
+    // what the flash's cookie holds: the card then names no URL (the list below does), and the secret still arrives.
+    seeOtherWith(ctx, location, { shown: flashFits(location, storeId, { shown }) ? shown : { ...shown, url: "" } });
   } catch (error) {
     const problem = formProblem(error);
     if (!problem) throw error;
