@@ -30,6 +30,8 @@ export function deliveryJson(d: Delivery) {
     event_id: d.eventId,
     event_type: d.eventType,
     order_id: d.orderId || null,
+    // The order as a person names it (SO-…), from the event's body.
+    order_reference: d.orderReference || null,
     status: d.status,
     attempts_made: d.attemptsMade,
     next_attempt_at: d.nextAttemptAt || null,
@@ -43,6 +45,8 @@ export function deliveryJson(d: Delivery) {
       result: a.result,
       error: a.error || null,
       response_excerpt: a.responseExcerpt || null,
+      // The headers exactly as sent, in order; a custom header's value is never kept (null, masked).
+      request_headers: a.requestHeaders.map((h) => ({ name: h.name, value: h.masked ? null : h.value, masked: h.masked })),
     })),
   };
 }
@@ -52,6 +56,7 @@ export function eventJson(e: Event) {
     id: e.id,
     type: e.type,
     order_id: e.orderId || null,
+    order_reference: e.orderReference || null,
     livemode: e.livemode,
     created_at: e.createdAt,
     deliveries: e.deliveries.map((d) => ({ id: d.id, endpoint_id: d.endpointId, kind: d.kind || "event", status: d.status })),

@@ -85,6 +85,7 @@ test("events made while the store had no endpoint are kept and replayed with the
   const log = await ok(t, "webhook", "events", "--store", shop.storeId, "--order", order.id);
   t.deepEqual(log.events.map((e: { type: string }) => e.type), ["order.created"]);
   t.is(log.events[0].order_id, order.id);
+  t.is(log.events[0].order_reference, order.payment_reference, "and names it as a person knows it");
   t.deepEqual(log.events[0].deliveries, [], "nobody was there to receive it");
   const byType = await ok(t, "webhook", "events", "--store", shop.storeId, "--type", "order.paid");
   t.deepEqual(byType.events, []);

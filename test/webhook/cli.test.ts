@@ -122,6 +122,14 @@ test("webhook deliveries lists deliveries with their attempts, and --order filte
   t.is(created.event_type, "order.created");
   t.like(created.attempts[0], { number: 1, status_code: 500, result: "http_error", response_excerpt: "try later" });
   t.like(created.attempts[1], { number: 2, status_code: 200, result: "succeeded", response_excerpt: "thanks" });
+  t.is(created.order_reference, first.payment_reference, "the order as a person names it");
+  // Each attempt's headers as sent: the receiver got the same signature on the attempt that succeeded.
+  const sentHeaders = Object.fromEntries(created.attempts[1].request_headers.map((h: { name: string; value: string }) => [h.name, h.value]));
+  t.is(sentHeaders["webhook-id"], created.event_id);
+  t.true(
+    hooks.received.some((entry) => entry.headers["webhook-signature"] === sentHeaders["webhook-signature"] && entry.headers["webhook-timestamp"] === sentHeaders["webhook-timestamp"]),
+    JSON.stringify(sentHeaders),
+  );
 
   const secondOnly = await ok(t, "deliveries", "--store", shop.storeId, "--order", second.id);
   t.deepEqual(secondOnly.items.map((item: any) => item.event_type).sort(), ["order.created", "order.paid", "orderUpdated"]);
