@@ -13,6 +13,8 @@ const OUTAGE_CODES = new Set([
   "CONNECTION_CLOSED",
   "CONNECTION_ENDED",
   "CONNECTION_DESTROYED",
+  // DriverConfusion, below.
+  "DRIVER_CONFUSED",
   "CONNECT_TIMEOUT",
   "ECONNREFUSED",
   "ECONNRESET",
@@ -41,6 +43,20 @@ const OUTAGE_CODES = new Set([
  * pg_terminate_backend (test/e2e/outages.test.ts).
  */
 const DRIVER_CONNECTION_FRAME = /[\\/]postgres[\\/](?:cjs[\\/]|cf[\\/])?src[\\/]connection\.js:/;
+
+/**
+ * The driver answered a query with rows that cannot be its answer (a written row coming
+ * back as another's, or none where one must be). Seen once in thousands of answers
+ * while backends were terminated under load (postgres.js, a pipelined query settling
+ * after its connection's previous query failed mid-stream). Treated as the connection
+ * dying: the caller answers 503 and is asked to retry, never 500.
+ */
+export class DriverConfusion extends Error {
+  readonly code = "DRIVER_CONFUSED";
+  constructor(what: string) {
+    super(`the database driver answered ${what} with rows that are not its answer`);
+  }
+}
 
 /** True when `error` means a dependency (database, socket) is unreachable or dropped the connection. */
 export function isOutage(error: unknown): boolean {

@@ -4,7 +4,7 @@ import { inspect } from "node:util";
 import test from "ava";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { pino } from "pino";
-import { isOutage, toRpcError } from "../../platform/rpc-errors.js";
+import { DriverConfusion, isOutage, toRpcError } from "../../platform/rpc-errors.js";
 
 const silent = pino({ level: "silent" });
 const where = { service: "order.v1.OrderService", method: "CreateOrder" };
@@ -33,6 +33,12 @@ test("postgres.js tripping over a terminated backend's last messages counts as a
     stack: "TypeError: Cannot set properties of null (setting 'parsing')\n    at placeOrder (file:///srv/app/services/order/orders.ts:40:1)\n    at (file:///srv/app/node_modules/postgres/src/connection.js:1:1)",
   });
   t.false(isOutage(ours), "only when the driver's connection code threw it");
+});
+
+test("rows the driver gave a statement that cannot be its answer count as an outage: UNAVAILABLE, retried, never INTERNAL", (t) => {
+  const confused = new DriverConfusion("the order's insert");
+  t.true(isOutage(confused));
+  t.is(toRpcError(confused, silent, where).code, Code.Unavailable);
 });
 
 test("bugs and bad SQL are not outages", (t) => {

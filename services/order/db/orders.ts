@@ -6,6 +6,7 @@
 import type postgres from "postgres";
 import type { Metadata } from "../../../common/order-metadata.js";
 import type { Db } from "../../../platform/db.js";
+import { DriverConfusion } from "../../../platform/rpc-errors.js";
 import type { OrderStatus } from "../status-machine.js";
 import { inTrace, type NewOutboxRow } from "./outbox.js";
 import type { RefundRow } from "./refunds.js";
@@ -99,7 +100,7 @@ export async function insertNewOrder(
   // The row's own keys (never input), quoted: postgres.js's column-list helper reads the
   // words around it and takes a list after "insert" for a VALUES list.
   const columns = db.unsafe(Object.keys(row).map((column) => `"${column}"`).join(", "));
-  const [inserted] = await db<OrderRow[]>`
+  const result = await db<OrderRow[]>`
     with r as (
       ${
         options.reserveAmount
@@ -137,6 +138,12 @@ export async function insertNewOrder(
       select o.store_id, o.id, 'confirm' from o where o.holds_stock
     )
     select * from o`;
+  // Written without a reservation, the order always comes back; with one, it comes back
+  // unless the code was taken. Anything else (another row, a hole in the array) is not
+  // this statement's answer, and reading it as "the code was taken" could write twice.
+  const [inserted] = result;
+  const foreign = result.length !== result.count || (inserted ? inserted.id !== row.id || inserted.amount === undefined : !options.reserveAmount);
+  if (foreign) throw new DriverConfusion("the order's insert");
   return inserted;
 }
 
