@@ -75,22 +75,14 @@ export interface AttemptOutcome {
 }
 
 /**
- * Fills in the payment reference (SO-…) of each listed row's order, read from the order
- * its body carries (`data.order`): a person names an order by it, and the webhook
- * service keeps no copy of its own. Asked after the list's LIMIT, by id, so only the
- * bodies of the rows shown are read and parsed, never those of every row a sort or
- * filter goes through. A body without an order (a test event) leaves it null.
+ * The payment reference (SO-…) of the order a row of `alias` (events or deliveries) is
+ * about, read from the order its body carries (`data.order`): a person names an order by
+ * it, and the webhook service keeps no copy of its own. Null for a body without an
+ * order (a test event). Used only over a page already chosen (a LIMIT in a subquery),
+ * so only the bodies of the rows shown are parsed, never those a sort went through.
  */
-export async function withOrderReferences<T extends { id: string; order_reference?: string | null }>(db: Db, table: "events" | "deliveries", rows: T[]): Promise<T[]> {
-  const ids = rows.map((row) => row.id);
-  if (ids.length === 0) return rows;
-  const found = await db<{ id: string; order_reference: string | null }[]>`
-    select id, body::jsonb #>> '{data,order,payment_reference}' as order_reference
-    from ${db(table)} where id = any(${ids}::uuid[]) and order_id is not null`;
-  const byId = new Map(found.map((row) => [row.id, row.order_reference]));
-  for (const row of rows) row.order_reference = byId.get(row.id) ?? null;
-  return rows;
-}
+export const orderReferenceOf = (db: Db, alias: string) =>
+  db`case when ${db(alias)}.order_id is null then null else (${db(alias)}.body::jsonb #>> '{data,order,payment_reference}') end as order_reference`;
 
 /**
  * A delivery's columns as lists carry it: without its body, which only GetDelivery
@@ -99,6 +91,10 @@ export async function withOrderReferences<T extends { id: string; order_referenc
  */
 export const listedDelivery = (db: Db) => db`
   id, endpoint_id, store_id, event_id, event_type, order_id, '' as body, kind, status, attempts, next_attempt_at, last_error, created_at, updated_at`;
+
+/** listedDelivery's columns of a page chosen in a subquery `d` that kept the body, for orderReferenceOf. */
+const listedDeliveryOfPage = (db: Db) => db`
+  d.id, d.endpoint_id, d.store_id, d.event_id, d.event_type, d.order_id, '' as body, d.kind, d.status, d.attempts, d.next_attempt_at, d.last_error, d.created_at, d.updated_at`;
 
 export async function insertDelivery(db: Db, delivery: NewDelivery): Promise<DeliveryRow> {
   const [row] = await db<DeliveryRow[]>`insert into deliveries ${db({ ...delivery })} returning *`;
@@ -255,16 +251,20 @@ async function attemptsOf(db: Db, deliveryIds: string[]): Promise<AttemptRow[]> 
 
 /** The store's newest deliveries matching `filter`, each with its attempts in order. */
 export async function listDeliveries(db: Db, storeId: string, filter: DeliveryFilter, limit: number, withAttempts = true) {
+  // The page first, then the references of its rows alone (orderReferenceOf).
   const deliveries = await db<DeliveryRow[]>`
-    select ${listedDelivery(db)} from deliveries
-    where store_id = ${storeId}
-      ${filter.orderId ? db`and order_id = ${filter.orderId}` : db``}
-      ${filter.endpointId ? db`and endpoint_id = ${filter.endpointId}` : db``}
-      ${filter.status ? db`and status = ${filter.status}` : db``}
-      ${filter.eventId ? db`and event_id = ${filter.eventId}` : db``}
-      ${filter.livemode === undefined ? db`` : db`and endpoint_id in (select id from endpoints where store_id = ${storeId} and livemode = ${filter.livemode})`}
-    order by created_at desc, id limit ${limit}`;
-  await withOrderReferences(db, "deliveries", deliveries);
+    select ${listedDeliveryOfPage(db)}, ${orderReferenceOf(db, "d")}
+    from (
+      select * from deliveries
+      where store_id = ${storeId}
+        ${filter.orderId ? db`and order_id = ${filter.orderId}` : db``}
+        ${filter.endpointId ? db`and endpoint_id = ${filter.endpointId}` : db``}
+        ${filter.status ? db`and status = ${filter.status}` : db``}
+        ${filter.eventId ? db`and event_id = ${filter.eventId}` : db``}
+        ${filter.livemode === undefined ? db`` : db`and endpoint_id in (select id from endpoints where store_id = ${storeId} and livemode = ${filter.livemode})`}
+      order by created_at desc, id limit ${limit}
+    ) d
+    order by d.created_at desc, d.id`;
   const attempts = withAttempts ? await attemptsOf(db, deliveries.map((d) => d.id)) : [];
   const byDelivery = new Map<string, AttemptRow[]>(deliveries.map((delivery) => [delivery.id, []]));
   for (const attempt of attempts) byDelivery.get(attempt.delivery_id)!.push(attempt);
@@ -273,9 +273,8 @@ export async function listDeliveries(db: Db, storeId: string, filter: DeliveryFi
 
 /** One of the store's deliveries with its attempts in order. */
 export async function getDelivery(db: Db, storeId: string, deliveryId: string): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] } | undefined> {
-  const [delivery] = await db<DeliveryRow[]>`select * from deliveries where id = ${deliveryId} and store_id = ${storeId}`;
+  const [delivery] = await db<DeliveryRow[]>`select d.*, ${orderReferenceOf(db, "d")} from deliveries d where d.id = ${deliveryId} and d.store_id = ${storeId}`;
   if (!delivery) return undefined;
-  await withOrderReferences(db, "deliveries", [delivery]);
   return { delivery, attempts: await attemptsOf(db, [delivery.id]) };
 }
 

@@ -2,7 +2,7 @@
 // endpoint existed when it happened. Every function takes `db: Db`, a pool or a
 // transaction (postgres.js `ISql`), so the caller decides what runs in one transaction.
 import type { Db } from "../../../platform/db.js";
-import { listedDelivery, withOrderReferences, type DeliveryRow } from "./deliveries.js";
+import { listedDelivery, orderReferenceOf, type DeliveryRow } from "./deliveries.js";
 
 export interface EventRow {
   id: string;
@@ -94,15 +94,21 @@ export async function recordEvents(db: Db, events: NewEvent[]): Promise<number> 
 
 /** The store's events matching `filter`, newest first, each with its deliveries (oldest first, no attempts). */
 export async function listEvents(db: Db, storeId: string, filter: EventFilter, limit: number): Promise<{ event: EventRow; deliveries: DeliveryRow[] }[]> {
+  // The page is chosen first (the LIMIT in its own subquery, which the planner keeps
+  // apart), then each of its rows has its order's reference read from its body: only
+  // the bodies of the rows shown are parsed, in the same round trip.
   const events = await db<EventRow[]>`
-    select ${filter.withoutBodies ? db`id, store_id, type, order_id, '' as body, livemode, created_at` : db`*`} from events
-    where store_id = ${storeId} and livemode = ${filter.livemode ?? true} and created_at >= ${filter.notBefore}
-      ${filter.orderId ? db`and order_id = ${filter.orderId}` : db``}
-      ${filter.type ? db`and type = ${filter.type}` : db``}
-      ${filter.before ? (filter.beforeId ? db`and created_at <= ${filter.before} and (created_at < ${filter.before} or id < ${filter.beforeId}::uuid)` : db`and created_at < ${filter.before}`) : db``}
-    order by created_at desc, id desc
-    limit ${limit}`;
-  await withOrderReferences(db, "events", events);
+    select e.id, e.store_id, e.type, e.order_id, ${filter.withoutBodies ? db`''` : db`e.body`} as body, e.livemode, e.created_at, ${orderReferenceOf(db, "e")}
+    from (
+      select id, store_id, type, order_id, body, livemode, created_at from events
+      where store_id = ${storeId} and livemode = ${filter.livemode ?? true} and created_at >= ${filter.notBefore}
+        ${filter.orderId ? db`and order_id = ${filter.orderId}` : db``}
+        ${filter.type ? db`and type = ${filter.type}` : db``}
+        ${filter.before ? (filter.beforeId ? db`and created_at <= ${filter.before} and (created_at < ${filter.before} or id < ${filter.beforeId}::uuid)` : db`and created_at < ${filter.before}`) : db``}
+      order by created_at desc, id desc
+      limit ${limit}
+    ) e
+    order by e.created_at desc, e.id desc`;
   const ids = events.map((e) => e.id);
   const deliveries = ids.length
     ? await db<DeliveryRow[]>`
