@@ -10,7 +10,7 @@
 // stores the session token either, so it cannot read a flash it did not just get.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import type { Context } from "koa";
-import { appendCookie, serializeCookie } from "./session-cookie.js";
+import { appendCookie, readCookie, serializeCookie } from "./session-cookie.js";
 
 /** What a page shows once after a change. */
 export interface FlashPayload {
@@ -112,14 +112,6 @@ export function openFlash(browserSecret: string, sealed: string, page: { path: s
   return envelope.d;
 }
 
-function readFlashCookie(ctx: Context, name: string): string | undefined {
-  for (const part of (ctx.get("cookie") || "").split(";")) {
-    const eq = part.indexOf("=");
-    if (eq >= 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
-}
-
 /** Sets the flash for the page at `location` (its path), replacing any earlier one. */
 export function setFlash(ctx: Context, options: { secure: boolean; browserSecret: string; location: string; storeId: string; payload: FlashPayload }): void {
   const sealed = sealFlash(options.browserSecret, { path: pathOf(options.location), storeId: options.storeId, payload: options.payload });
@@ -131,7 +123,7 @@ export function setFlash(ctx: Context, options: { secure: boolean; browserSecret
 /** The flash for this page (ctx.path), cleared from the browser as it is taken; another page's is left alone. */
 export function takeFlash(ctx: Context, options: { secure: boolean; browserSecret: string | undefined; storeId: string }): FlashPayload | undefined {
   const name = flashCookieName(options.secure);
-  const sealed = readFlashCookie(ctx, name);
+  const sealed = readCookie(ctx, name, MAX_FLASH_CHARS);
   if (!sealed || !options.browserSecret) return undefined;
   const payload = openFlash(options.browserSecret, sealed, { path: ctx.path, storeId: options.storeId });
   if (payload) appendCookie(ctx, serializeCookie(name, "", options.secure, 0));

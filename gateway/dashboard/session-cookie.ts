@@ -28,13 +28,13 @@ export function serializeCookie(name: string, value: string, secure: boolean, ma
   return [`${name}=${value}`, "Path=/", `Max-Age=${maxAgeSeconds}`, "HttpOnly", "SameSite=Lax", ...(secure ? ["Secure"] : [])].join("; ");
 }
 
-/** Reads one cookie from the request (a well-formed token only: base64url characters). */
-export function readCookie(ctx: Context, name: string): string | undefined {
+/** Reads one cookie from the request (a well-formed token only: 16 to `maxLength` base64url characters). */
+export function readCookie(ctx: Context, name: string, maxLength = 128): string | undefined {
   for (const part of (ctx.get("cookie") || "").split(";")) {
     const eq = part.indexOf("=");
     if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
     const value = part.slice(eq + 1).trim();
-    return /^[A-Za-z0-9_-]{16,128}$/.test(value) ? value : undefined;
+    return value.length >= 16 && value.length <= maxLength && /^[A-Za-z0-9_-]+$/.test(value) ? value : undefined;
   }
   return undefined;
 }

@@ -19,12 +19,12 @@ export function safeHttpUrl(value: string): string | undefined {
   }
 }
 
-/** The dashboard's words for a status: the buyer's English ones (common/i18n/en.ts), so the two never disagree. */
-export const STATUS_LABELS: Record<string, string> = en.status;
-
-/** An order status as every page names it (badge, filter, history); an unknown one as itself. */
+/**
+ * An order status as every page names it (badge, filter, history): the buyer's English
+ * words (common/i18n/en.ts), so the two never disagree; an unknown one as itself.
+ */
 export function statusLabel(status: string): string {
-  return STATUS_LABELS[status] ?? status;
+  return (en.status as Record<string, string>)[status] ?? status;
 }
 
 /**

@@ -87,7 +87,7 @@ export const orderReferenceOf = (db: Db, alias: string) =>
 /**
  * A delivery's columns as lists carry it: without its body, which only GetDelivery
  * sends (an event's body is on the event), so a list page does not read a hundred
- * bodies from TOAST to throw them away (withOrderReferences reads the shown rows' references).
+ * bodies from TOAST to throw them away (orderReferenceOf reads the shown rows' references).
  */
 export const listedDelivery = (db: Db) => db`
   id, endpoint_id, store_id, event_id, event_type, order_id, '' as body, kind, status, attempts, next_attempt_at, last_error, created_at, updated_at`;
