@@ -1,6 +1,7 @@
 // store-admin: the operator CLI (docs/cli.md). JSON on stdout; errors on stderr, exit 1.
 import { OPERATOR } from "../common/actor.js";
 import { AUDIT_ACTIONS, isAuditAction } from "../common/audit.js";
+import { ASSIGN_ANYWAY_HINT } from "../common/bank-mutations.js";
 import { DEFAULT_INVITE_ROLE, isRole, ROLES, type Role } from "../common/roles.js";
 import { isScope, SCOPES } from "../common/scopes.js";
 import { isKeyMode } from "../common/key-mode.js";
@@ -525,7 +526,7 @@ async function run(command: string, values: Values, channels: Channels, io: CliI
         return bankMutationJson(mutation!);
       } catch (error) {
         // The service words the difference; the option that accepts it is the CLI's own word.
-        if (!acceptAmountDifference && error instanceof ConnectError && error.code === Code.FailedPrecondition && /assign it anyway/.test(error.rawMessage)) {
+        if (!acceptAmountDifference && error instanceof ConnectError && error.code === Code.FailedPrecondition && error.rawMessage.endsWith(ASSIGN_ANYWAY_HINT)) {
           throw new ConnectError(`${error.rawMessage} (add --accept-difference to do so)`, error.code);
         }
         throw error;

@@ -31,6 +31,12 @@ export function amountDifferenceText(received: bigint | number, due: bigint | nu
   return difference < 0n ? `${rupiah(-difference)} short` : `${rupiah(difference)} over`;
 }
 
+/**
+ * How the order service's refusal of a differing credit ends: what a person must decide.
+ * The CLI recognises the refusal by it to name its own option for that decision.
+ */
+export const ASSIGN_ANYWAY_HINT = "assign it anyway only if the store accepts the difference";
+
 /** "Rp 65.000 received, Rp 152 short"; "Rp 65.152 received" when it was the amount due. */
 export function amountReceivedText(received: bigint | number, due: bigint | number): string {
   const difference = amountDifferenceText(received, due);

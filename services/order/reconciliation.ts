@@ -4,7 +4,7 @@
 // to assign or dismiss them. Each mode is its own ledger (docs/reconciliation.md#test-mode):
 // a test mutation is recorded, matched, listed and reviewed among test orders only.
 import { auditTarget } from "../../common/audit.js";
-import { amountDifferenceText, amountReceivedText } from "../../common/bank-mutations.js";
+import { amountDifferenceText, amountReceivedText, ASSIGN_ANYWAY_HINT } from "../../common/bank-mutations.js";
 import { rupiah } from "../../common/rupiah.js";
 import type { Actor } from "../../common/actor.js";
 import { auditEntry, insertAudit } from "../../platform/audit-log.js";
@@ -191,7 +191,7 @@ export function createReconciliation(deps: ReconciliationDeps) {
       // must not be the step before learning the order is paid already.
       if (difference && !acceptDifference && checkTransition(current.status, "paid").kind === "change") {
         throw new ConnectError(
-          `the transfer of ${rupiah(mutation.amount)} is not the ${rupiah(current.amount)} that order ${current.payment_reference} asks for, ${difference}: assign it anyway only if the store accepts the difference`,
+          `the transfer of ${rupiah(mutation.amount)} is not the ${rupiah(current.amount)} that order ${current.payment_reference} asks for, ${difference}: ${ASSIGN_ANYWAY_HINT}`,
           Code.FailedPrecondition,
         );
       }
