@@ -11,7 +11,7 @@ import type { GetOrderResponse, Order, OrderDetail, Refund, StatusChange } from 
 import type { Delivery } from "../../../../gen/webhook/v1/webhook_pb.js";
 import type { Item } from "../../../../gen/catalog/v1/catalog_pb.js";
 import type { ServiceClients } from "../../../clients.js";
-import { Breakable, Money, StatusBadge, Time } from "../../../html/components.js";
+import { Breakable, Money, Reference, StatusBadge, Time } from "../../../html/components.js";
 import { rupiah, statusLabel } from "../../../html/format.js";
 import { dashboardMode, flashMessage, notFoundPage, sendPage, shownOnce, type DashboardContext } from "../../kit.js";
 import { Empty, Shell, storePath } from "../../views/layout.js";
@@ -76,7 +76,7 @@ function OrderPage(props: {
       // The hyphen in "SO-…" is a break opportunity: on a phone the line must break at the space instead.
       heading={
         <>
-          Order <span class="nowrap">{order.paymentReference}</span>
+          Order <Reference value={order.paymentReference} />
         </>
       }
       member={member}
